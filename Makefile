@@ -1,0 +1,39 @@
+# Every target installs what it needs into .venv first, so each works on a fresh clone.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test lint bench schema clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## The main job on the bundled example: offline, no keys.
+demo: $(STAMP)
+	$(BIN)/adk-eval-gate validate --config examples/hello_world/eval-gate.yml
+	$(BIN)/adk-eval-gate run --config examples/hello_world/eval-gate.yml --output out/results.json; \
+	  rc=$$?; echo "exit code $$rc (1 = some cases failed, as the example intends)"; test $$rc -le 1
+
+test: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+bench: $(STAMP)
+	$(BIN)/python bench/scoring.py
+
+## Regenerate the results JSON Schema from the pydantic models.
+schema: $(STAMP)
+	$(BIN)/adk-eval-gate schema results > src/adk_eval_gate/results/results.schema.json
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .ruff_cache

@@ -1,0 +1,107 @@
+"""What a criterion is: a plain scoring function plus its options model, behind a registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..evalsets.models import EvalCase, Invocation
+
+
+class Status(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_EVALUATED = "not_evaluated"
+    ERROR = "error"
+
+
+def status_for(score: float | None, threshold: float) -> Status:
+    """ADK's rule for every built-in metric: higher is better, pass at `score >= threshold`."""
+    if score is None:
+        return Status.NOT_EVALUATED
+    return Status.PASSED if score >= threshold else Status.FAILED
+
+
+def running_mean(scores: list[float]) -> float:
+    """Left-to-right accumulation, as ADK's evaluators do it. Not `sum()`: from Python 3.12 `sum()` of floats
+    is compensated and can differ from ADK in the last digit."""
+    total = 0.0
+    for score in scores:
+        total += score
+    return total / len(scores)
+
+
+@dataclass(frozen=True)
+class InvocationScore:
+    score: float | None
+    status: Status
+    detail: str | None = None
+
+
+@dataclass
+class MetricOutcome:
+    """One criterion applied to one run of one case."""
+
+    score: float | None
+    status: Status
+    per_invocation: list[InvocationScore] = field(default_factory=list)
+    reason: str | None = None
+
+    @classmethod
+    def not_evaluated(cls, reason: str, invocations: int = 0) -> MetricOutcome:
+        placeholders = [InvocationScore(None, Status.NOT_EVALUATED)] * invocations
+        return cls(None, Status.NOT_EVALUATED, placeholders, reason)
+
+
+@dataclass(frozen=True)
+class ScoringInput:
+    case: EvalCase
+    actual: Sequence[Invocation]
+    expected: Sequence[Invocation] | None
+
+
+class CriterionUnavailable(Exception):
+    """The criterion cannot run here (no implementation, no credentials); it is reported as not evaluated."""
+
+
+class NotEvaluable(ValueError):
+    """The data does not allow this criterion (ADK raises ValueError and reports NOT_EVALUATED)."""
+
+
+Scorer = Callable[[ScoringInput, Any], MetricOutcome]
+
+
+@dataclass(frozen=True)
+class CriterionSpec:
+    name: str
+    options_model: type[BaseModel]
+    scorer: Scorer | None
+    summary: str
+    needs_reference: bool = False
+    judged: bool = False
+    # Set when the criterion is a valid ADK name that this build cannot score yet.
+    unavailable_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ConfiguredCriterion:
+    """A criterion name resolved against the registry, with validated options."""
+
+    spec: CriterionSpec
+    options: Any
+    raw: Any  # the value as written (float shorthand or object), kept for identity hashing and reports
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def threshold(self) -> float:
+        return self.options.threshold
+
+    def options_json(self) -> dict[str, Any]:
+        return self.options.model_dump(mode="json", exclude_defaults=False)

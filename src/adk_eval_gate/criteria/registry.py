@@ -1,0 +1,119 @@
+"""Criterion names → specs, and resolution of a `criteria` mapping (ADK's eval_config shape) into typed options.
+
+Every metric name ADK 2.13 registers is known here. Names this build cannot score yet resolve to specs
+with an `unavailable_reason`: they are reported as not evaluated (ADK's behaviour for a metric that
+cannot run), never silently dropped. A name ADK does not know is an error with a did-you-mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import InputError, did_you_mean, format_loc
+from ..validation import LineLookup, input_error_from
+from . import options as o
+from .base import ConfiguredCriterion, CriterionSpec
+from .response_match import score_response_match
+from .tool_trajectory import score_tool_trajectory
+
+_PENDING_JUDGE = "LLM-judged criteria arrive in a later adk-eval-gate release"
+_PENDING_VERTEX = "Vertex AI evaluation-service criteria arrive in a later adk-eval-gate release"
+
+_SPECS: tuple[CriterionSpec, ...] = (
+    CriterionSpec("tool_trajectory_avg_score", o.ToolTrajectoryOptions, score_tool_trajectory,
+                  "tool-call trajectory match (EXACT / IN_ORDER / ANY_ORDER), mean over turns", needs_reference=True),
+    CriterionSpec("response_match_score", o.ThresholdOptions, score_response_match,
+                  "ROUGE-1 F-measure of the final response against the reference", needs_reference=True),
+    CriterionSpec("final_response_match_v2", o.LlmJudgeOptions, None,
+                  "LLM judge: is the final response valid against the reference", needs_reference=True,
+                  judged=True, unavailable_reason=_PENDING_JUDGE),
+    CriterionSpec("rubric_based_final_response_quality_v1", o.RubricsOptions, None,
+                  "LLM judge: rubric verdicts on the final response", judged=True, unavailable_reason=_PENDING_JUDGE),
+    CriterionSpec("rubric_based_tool_use_quality_v1", o.RubricsOptions, None,
+                  "LLM judge: rubric verdicts on tool use", judged=True, unavailable_reason=_PENDING_JUDGE),
+    CriterionSpec("rubric_based_multi_turn_trajectory_quality_v1", o.RubricsOptions, None,
+                  "LLM judge: rubric verdicts on the whole dialogue", judged=True, unavailable_reason=_PENDING_JUDGE),
+    CriterionSpec("hallucinations_v1", o.HallucinationsOptions, None,
+                  "LLM judge: share of sentences supported by the context", judged=True,
+                  unavailable_reason=_PENDING_JUDGE),
+    CriterionSpec("per_turn_user_simulator_quality_v1", o.UserSimulatorQualityOptions, None,
+                  "LLM judge: fidelity of the user simulator to the plan", judged=True,
+                  unavailable_reason=_PENDING_JUDGE),
+    CriterionSpec("safety_v1", o.ThresholdOptions, None, "Vertex AI safety metric", judged=True,
+                  unavailable_reason=_PENDING_VERTEX),
+    CriterionSpec("response_evaluation_score", o.ThresholdOptions, None, "Vertex AI coherence (1-5)",
+                  needs_reference=True, judged=True, unavailable_reason=_PENDING_VERTEX),
+    CriterionSpec("multi_turn_task_success_v1", o.ThresholdOptions, None, "Vertex AI multi-turn task success",
+                  judged=True, unavailable_reason=_PENDING_VERTEX),
+    CriterionSpec("multi_turn_trajectory_quality_v1", o.ThresholdOptions, None,
+                  "Vertex AI multi-turn trajectory quality", judged=True, unavailable_reason=_PENDING_VERTEX),
+    CriterionSpec("multi_turn_tool_use_quality_v1", o.ThresholdOptions, None, "Vertex AI multi-turn tool use quality",
+                  judged=True, unavailable_reason=_PENDING_VERTEX),
+)
+
+REGISTRY: dict[str, CriterionSpec] = {spec.name: spec for spec in _SPECS}
+
+# ADK appends these to every eval as informational values; they take no threshold, so naming one is a mistake.
+INFORMATIONAL = ("tool_call_count_v1", "inference_call_count_v1", "token_usage_v1", "invocation_duration_v1")
+
+DEFAULT_CRITERIA: dict[str, Any] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
+
+
+def register(spec: CriterionSpec) -> None:
+    """Plug a criterion in (the LLM-judged ones register themselves this way)."""
+    REGISTRY[spec.name] = spec
+
+
+def _custom_spec(name: str) -> CriterionSpec:
+    return CriterionSpec(name, o.ThresholdOptions, None, "custom metric (code_config)",
+                         unavailable_reason="custom metrics (eval_config custom_metrics) are not run by adk-eval-gate yet")
+
+
+def resolve_criteria(
+    raw: Mapping[str, Any],
+    file: str | None,
+    *,
+    loc: tuple[str | int, ...] = ("criteria",),
+    custom_metrics: Iterable[str] = (),
+    lines: LineLookup | None = None,
+) -> list[ConfiguredCriterion]:
+    """Validates a `criteria` mapping; errors name `file` and `<loc>.<criterion>[.<option>]`."""
+
+    def fail(at: tuple[str | int, ...], problem: str, fix: str) -> InputError:
+        return InputError(file, format_loc(at), problem, fix, line=lines(at) if lines else None)
+
+    if not isinstance(raw, Mapping):
+        raise fail(loc, f"expected a mapping of criterion names, got {type(raw).__name__}",
+                         "write e.g. {tool_trajectory_avg_score: 1.0}")
+    if not raw:
+        raise fail(loc, "no criteria configured",
+                         "name at least one, e.g. tool_trajectory_avg_score: 1.0 (or drop the key for ADK's defaults)")
+    custom = set(custom_metrics)
+    resolved: list[ConfiguredCriterion] = []
+    for name, value in raw.items():
+        if not isinstance(name, str):
+            raise fail(loc, f"criterion name {name!r} is not a string", "use a metric name")
+        where = (*loc, name)
+        if name in INFORMATIONAL:
+            raise fail(where, "is an informational metric that takes no threshold",
+                             "remove it from criteria (ADK reports it on its own)")
+        spec = REGISTRY.get(name) or (_custom_spec(name) if name in custom else None)
+        if spec is None:
+            guess = did_you_mean(name, [*REGISTRY, *custom])
+            fix = f"did you mean `{guess}`?" if guess else f"use one of {', '.join(REGISTRY)}"
+            raise fail(where, "is not an ADK evaluation criterion", fix)
+        payload = {"threshold": value} if not isinstance(value, Mapping) else dict(value)
+        if isinstance(value, Mapping) and "threshold" not in payload:
+            raise fail((*where, "threshold"), "is required but missing", "add `threshold: <0..1>`")
+        try:
+            options = spec.options_model.model_validate(payload)
+        except ValidationError as exc:
+            if isinstance(value, Mapping):
+                raise input_error_from(exc, file, prefix=where, model=spec.options_model, lines=lines) from None
+            error = input_error_from(exc, file, model=spec.options_model)
+            raise fail(where, error.problem, error.fix or "use a number between 0 and 1") from None
+        resolved.append(ConfiguredCriterion(spec, options, value))
+    return resolved

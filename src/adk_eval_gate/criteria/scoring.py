@@ -1,0 +1,123 @@
+"""Scores one case over all its runs, with ADK's aggregation rules.
+
+* One run: a criterion's case score is the evaluator's own overall score (what `adk eval` reports).
+* Several runs: the case score is the mean of every non-None per-invocation score of every run, pooled
+  (AgentEvaluator's rule; not the mean of per-run scores). Every run's own outcome is kept.
+* Case status (`adk eval`'s rule): any failed criterion fails the case; otherwise any passed criterion
+  passes it; a not-evaluated criterion never fails a case. A run whose agent errored makes the case `error`.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..evalsets.models import EvalCase
+from ..targets.base import CaseRun
+from .base import (
+    ConfiguredCriterion,
+    InvocationScore,
+    MetricOutcome,
+    NotEvaluable,
+    ScoringInput,
+    Status,
+    status_for,
+)
+
+
+@dataclass
+class CriterionResult:
+    name: str
+    threshold: float
+    score: float | None
+    status: Status
+    runs: list[MetricOutcome | None]  # None where the run errored before scoring
+    reason: str | None = None
+
+    def pooled_per_invocation(self) -> list[float | None]:
+        """Per turn, the mean score over runs (None where no run produced one)."""
+        width = max((len(o.per_invocation) for o in self.runs if o), default=0)
+        pooled: list[float | None] = []
+        for i in range(width):
+            scores = [o.per_invocation[i].score for o in self.runs if o and i < len(o.per_invocation)]
+            scores = [s for s in scores if s is not None]
+            pooled.append(statistics.mean(scores) if scores else None)
+        return pooled
+
+
+@dataclass
+class CaseScore:
+    eval_id: str
+    status: Status
+    criteria: list[CriterionResult] = field(default_factory=list)
+    reason: str | None = None
+
+
+def evaluate_run(criterion: ConfiguredCriterion, case: EvalCase, run: CaseRun) -> MetricOutcome:
+    assert run.invocations is not None
+    actual = list(run.invocations)
+    spec = criterion.spec
+    if spec.scorer is None:
+        return MetricOutcome.not_evaluated(spec.unavailable_reason or "not available", len(actual))
+    expected = list(case.conversation) if case.conversation is not None else None
+    try:
+        if spec.needs_reference and expected is None:
+            raise NotEvaluable("needs a reference conversation; this case only has a conversation_scenario")
+        if expected is not None and len(expected) != len(actual):
+            raise NotEvaluable(f"the agent produced {len(actual)} invocation(s) but the case expects {len(expected)}")
+        return spec.scorer(ScoringInput(case, actual, expected), criterion.options)
+    except NotEvaluable as exc:
+        return MetricOutcome.not_evaluated(str(exc), len(actual))
+
+
+def _pooled(criterion: ConfiguredCriterion, outcomes: Sequence[MetricOutcome | None]) -> tuple[float | None, str | None]:
+    scored = [o for o in outcomes if o is not None]
+    if not scored:
+        return None, "no run produced invocations"
+    if len(outcomes) == 1:
+        return scored[0].score, scored[0].reason
+    values = [s.score for o in scored for s in o.per_invocation if s.score is not None]
+    if not values:
+        reasons = {o.reason for o in scored if o.reason}
+        return None, "; ".join(sorted(reasons)) or "no scores"
+    return statistics.mean(values), None  # AgentEvaluator's exact call
+
+
+def case_status(results: Sequence[CriterionResult]) -> Status:
+    status = Status.NOT_EVALUATED
+    for result in results:
+        if result.status is Status.FAILED:
+            return Status.FAILED
+        if result.status is Status.PASSED:
+            status = Status.PASSED
+    return status
+
+
+def score_case(case: EvalCase, runs: Sequence[CaseRun], criteria: Sequence[ConfiguredCriterion]) -> CaseScore:
+    results = []
+    for criterion in criteria:
+        outcomes = [evaluate_run(criterion, case, run) if run.ok else None for run in runs]
+        score, reason = _pooled(criterion, outcomes)
+        status = status_for(score, criterion.threshold)
+        results.append(CriterionResult(criterion.name, criterion.threshold, score, status, outcomes, reason))
+    errors = [run for run in runs if not run.ok]
+    if errors:
+        detail = errors[0].error or "no invocations"
+        reason = detail if len(runs) == 1 else f"{len(errors)} of {len(runs)} runs errored: {detail}"
+        return CaseScore(case.eval_id, Status.ERROR, results, reason)
+    status = case_status(results)
+    reason = None
+    if status is Status.FAILED:
+        failed = [r for r in results if r.status is Status.FAILED]
+        reason = ", ".join(f"{r.name} {_fmt(r.score)} < {r.threshold:g}" for r in failed)
+    elif status is Status.NOT_EVALUATED:
+        reason = "no criterion could be evaluated" + (f": {results[0].reason}" if results and results[0].reason else "")
+    return CaseScore(case.eval_id, status, results, reason)
+
+
+def _fmt(score: float | None) -> str:
+    return "n/a" if score is None else f"{score:.4g}"
+
+
+__all__ = ["CaseScore", "CriterionResult", "InvocationScore", "case_status", "evaluate_run", "score_case"]

@@ -1,0 +1,16 @@
+"""Stage 9: the exit code.
+
+Until a gate policy is configured, `run` follows `adk eval` 2.13: success only when every case passed.
+"""
+
+from __future__ import annotations
+
+from ..results.models import ResultsFile
+
+EXIT_PASS = 0
+EXIT_FAIL = 1
+
+
+def exit_code_for(results: ResultsFile) -> int:
+    summary = results.summary
+    return EXIT_PASS if summary.total > 0 and summary.passed == summary.total else EXIT_FAIL

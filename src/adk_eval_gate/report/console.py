@@ -1,0 +1,45 @@
+"""The compact per-case table printed by `run`, readable in a CI log."""
+
+from __future__ import annotations
+
+from ..results.models import ResultsFile
+
+_MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR"}
+
+
+def _cell(metric) -> str:
+    if metric.score is None:
+        return "n/a"
+    sign = ">=" if metric.score >= metric.threshold else "< "
+    return f"{metric.score:.3f} {sign} {metric.threshold:g}"
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_table(results: ResultsFile) -> str:
+    lines: list[str] = []
+    for eval_set in results.eval_sets:
+        names = list(eval_set.criteria)
+        header = ["case", "status", *names]
+        rows = []
+        for case in eval_set.cases:
+            cells = [_cell(case.metrics[n]) if n in case.metrics else "-" for n in names]
+            rows.append([_clip(case.eval_id, 40), _MARK[case.status], *cells])
+        widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+        s = eval_set.summary
+        lines.append(f"{eval_set.agent} / {eval_set.eval_set_id}  ({eval_set.file}, criteria: {eval_set.criteria_source}, "
+                     f"runs: {eval_set.num_runs})")
+        lines.append("  " + "  ".join(h.ljust(w) for h, w in zip(header, widths)))
+        for row, case in zip(rows, eval_set.cases):
+            lines.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+            if case.reason and case.status != "passed":
+                lines.append(f"      ↳ {_clip(case.reason, 160)}")
+        lines.append(f"  {s.passed}/{s.total} passed, {s.failed} failed, {s.error} errors, {s.not_evaluated} not evaluated")
+        lines.append("")
+    t = results.summary
+    lines.append(f"Total: {t.passed}/{t.total} cases passed, {t.failed} failed, {t.error} errors, "
+                 f"{t.not_evaluated} not evaluated in {results.timings.duration_seconds:.2f}s")
+    return "\n".join(lines)

@@ -1,0 +1,123 @@
+"""Builds the results file from scored cases."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .. import __version__
+from ..criteria.base import ConfiguredCriterion, MetricOutcome
+from ..criteria.scoring import CaseScore
+from ..evalsets.models import dump_invocation
+from ..files import write_text_atomic
+from ..targets.base import CaseRun
+from .models import (
+    CaseResult,
+    Counts,
+    CriterionConfig,
+    GitInfo,
+    InvocationResult,
+    MetricResult,
+    ResultsFile,
+    RunMetric,
+    RunRecord,
+)
+
+ADK_SEMANTICS = "google-adk 2.13"
+
+
+def _run_metric(run: int, outcome: MetricOutcome | None) -> RunMetric | None:
+    if outcome is None:
+        return None
+    return RunMetric(
+        run=run,
+        score=outcome.score,
+        status=outcome.status.value,
+        per_invocation=[InvocationResult(score=i.score, status=i.status.value, detail=i.detail) for i in outcome.per_invocation],
+        reason=outcome.reason,
+    )
+
+
+def case_result(score: CaseScore, runs: Sequence[CaseRun]) -> CaseResult:
+    metrics = {
+        c.name: MetricResult(
+            score=c.score,
+            threshold=c.threshold,
+            status=c.status.value,
+            per_invocation=c.pooled_per_invocation(),
+            runs=[_run_metric(i, o) for i, o in enumerate(c.runs)],
+            reason=c.reason,
+        )
+        for c in score.criteria
+    }
+    records = [
+        RunRecord(
+            run=r.run,
+            error=r.error,
+            duration_seconds=round(r.duration_seconds, 6),
+            actual_invocations=[dump_invocation(i) for i in r.invocations] if r.invocations is not None else None,
+        )
+        for r in runs
+    ]
+    return CaseResult(eval_id=score.eval_id, status=score.status.value, reason=score.reason, metrics=metrics, runs=records)
+
+
+def criteria_config(criteria: Iterable[ConfiguredCriterion]) -> dict[str, CriterionConfig]:
+    return {c.name: CriterionConfig(threshold=c.threshold, options=c.options_json()) for c in criteria}
+
+
+def count(statuses: Iterable[str]) -> Counts:
+    counts = Counts()
+    for status in statuses:
+        counts.total += 1
+        setattr(counts, status, getattr(counts, status) + 1)
+    return counts
+
+
+def git_info(directory: Path) -> GitInfo:
+    sha = os.environ.get("GITHUB_SHA")
+    ref = os.environ.get("GITHUB_REF")
+    if sha is None:
+        try:
+            sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True,
+                                 timeout=10, check=True).stdout.strip() or None
+        except (OSError, subprocess.SubprocessError):
+            sha = None
+    return GitInfo(sha=sha, ref=ref)
+
+
+def tool_info():
+    from .models import ToolInfo
+
+    return ToolInfo(version=__version__, adk_semantics=ADK_SEMANTICS)
+
+
+def write_results(results: ResultsFile, path: Path) -> None:
+    write_text_atomic(path, results.model_dump_json(indent=2) + "\n")
+
+
+def read_results(path: Path) -> ResultsFile:
+    from pydantic import ValidationError
+
+    from ..files import load_json
+    from ..validation import input_error_from
+
+    data = load_json(path, "results file")
+    try:
+        return ResultsFile.model_validate(data)
+    except ValidationError as exc:
+        raise input_error_from(exc, path, model=ResultsFile) from None
+
+
+def results_json_schema() -> dict:
+    schema = ResultsFile.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://github.com/adk-eval-gate/adk-eval-gate/results.schema.json"
+    return schema
+
+
+def results_json_schema_text() -> str:
+    return json.dumps(results_json_schema(), indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,118 @@
+"""The results file: a versioned public contract (`schema_version` 1) that later stages and other tools read.
+
+Its JSON Schema (`results.schema.json`, shipped in this package) is generated from these models; a test
+keeps the two in step. Additive changes keep schema_version 1; anything else bumps it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+StatusName = Literal["passed", "failed", "not_evaluated", "error"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class InvocationResult(_Model):
+    score: float | None = Field(description="This turn's score; null when it could not be scored.")
+    status: StatusName
+    detail: str | None = None
+
+
+class RunMetric(_Model):
+    run: int = Field(description="0-based run index.")
+    score: float | None = Field(description="The criterion's overall score for this run, as ADK's evaluator computes it.")
+    status: StatusName
+    per_invocation: list[InvocationResult]
+    reason: str | None = None
+
+
+class MetricResult(_Model):
+    score: float | None = Field(
+        description="The case's score: the evaluator's overall score with one run; with several runs the mean of "
+        "every per-invocation score of every run (ADK AgentEvaluator's pooling)."
+    )
+    threshold: float
+    status: StatusName
+    per_invocation: list[float | None] = Field(description="Per turn, the mean score over runs.")
+    runs: list[RunMetric | None] = Field(description="Every run's outcome; null for a run whose agent errored.")
+    reason: str | None = Field(default=None, description="Why the criterion was not evaluated, when it was not.")
+
+
+class RunRecord(_Model):
+    run: int
+    error: str | None = None
+    duration_seconds: float | None = None
+    actual_invocations: list[dict[str, Any]] | None = Field(
+        default=None, description="The agent's invocations in ADK's Invocation JSON shape (snake_case)."
+    )
+
+
+class CaseResult(_Model):
+    eval_id: str
+    status: StatusName
+    reason: str | None = Field(default=None, description="One line: why the case failed, errored or was not evaluated.")
+    metrics: dict[str, MetricResult]
+    runs: list[RunRecord]
+
+
+class CriterionConfig(_Model):
+    threshold: float
+    options: dict[str, Any]
+
+
+class Counts(_Model):
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    not_evaluated: int = 0
+    error: int = 0
+
+
+class EvalSetResult(_Model):
+    agent: str
+    eval_set_id: str
+    file: str = Field(description="The eval set file, relative to the config file's directory.")
+    shape: Literal["evalset", "legacy_turns", "legacy_named"]
+    criteria_source: str = Field(description='"inline", "default" or the eval config file it came from.')
+    criteria: dict[str, CriterionConfig]
+    num_runs: int
+    target: str
+    summary: Counts
+    cases: list[CaseResult]
+
+
+class ToolInfo(_Model):
+    name: Literal["adk-eval-gate"] = "adk-eval-gate"
+    version: str
+    adk_semantics: str = Field(description="The google-adk release whose scoring rules these numbers follow.")
+
+
+class GitInfo(_Model):
+    sha: str | None = None
+    ref: str | None = None
+
+
+class Timings(_Model):
+    started_at: str
+    finished_at: str
+    duration_seconds: float
+    inference_seconds: float
+    scoring_seconds: float
+
+
+class ResultsFile(_Model):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    tool: ToolInfo
+    git: GitInfo
+    config_file: str
+    interrupted: bool = Field(default=False, description="True when the run stopped early; unfinished cases are listed as errors.")
+    timings: Timings
+    summary: Counts
+    eval_sets: list[EvalSetResult]

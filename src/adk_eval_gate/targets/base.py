@@ -1,0 +1,32 @@
+"""What running an agent produces: the actual invocations of one case in one run, or why there are none."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..evalsets.models import EvalCase, Invocation
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    eval_set_id: str
+    eval_id: str
+    run: int
+    invocations: tuple[Invocation, ...] | None
+    error: str | None = None
+    duration_seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.invocations is not None
+
+
+class Target(Protocol):
+    """Produces actual invocations for one case and run (replaying, or running an agent)."""
+
+    kind: str
+
+    async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,195 @@
+"""`replay` target: actual invocations recorded elsewhere, matched to expected cases by eval_id.
+
+Sources, detected by content:
+* ADK eval history, `*.evalset_result.json` written by `adk eval` / AgentEvaluator (plain JSON, or the
+  double-encoded JSON string ADK <= 1.21 wrote), or a directory of them (e.g. `.adk/eval_history`);
+* an evalset-shaped file whose cases' `conversation` holds the actual invocations;
+* an adk-eval-gate results file (its recorded actual invocations).
+
+A case recorded several times (AgentEvaluator's num_runs, several history files) has several runs, newest
+history file first; run k of the gate takes the k-th recording.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import InputError
+from ..evalsets.loader import parse_eval_set
+from ..evalsets.models import EvalCase, Invocation
+from ..files import load_json
+from ..validation import input_error_from
+from .base import CaseRun
+
+HISTORY_SUFFIX = ".evalset_result.json"
+FAILED_STATUS = 2  # ADK's EvalStatus.FAILED; a case result with no invocations and this status crashed in inference
+
+
+@dataclass
+class Recording:
+    invocations: tuple[Invocation, ...] | None
+    error: str | None
+    source: str
+
+
+@dataclass
+class ActualsIndex:
+    by_set_and_case: dict[tuple[str, str], list[Recording]] = field(default_factory=lambda: defaultdict(list))
+    by_case: dict[str, list[Recording]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, eval_set_id: str | None, eval_id: str, recording: Recording) -> None:
+        if eval_set_id is not None:
+            self.by_set_and_case[(eval_set_id, eval_id)].append(recording)
+        self.by_case[eval_id].append(recording)
+
+    def lookup(self, eval_set_id: str, eval_id: str) -> list[Recording]:
+        # Prefer an exact (set, case) match; fall back to eval_id alone because many actuals files carry
+        # a different eval_set_id (legacy files get random ids from ADK).
+        return self.by_set_and_case.get((eval_set_id, eval_id)) or self.by_case.get(eval_id, [])
+
+
+def _get(mapping: dict[str, Any], snake: str, default: Any = None) -> Any:
+    if snake in mapping:
+        return mapping[snake]
+    head, *rest = snake.split("_")
+    return mapping.get(head + "".join(word.title() for word in rest), default)
+
+
+def validate_recorded_invocation(data: Any, path: Path, loc: list[str | int]) -> Invocation:
+    """Recorded invocations may come from a newer ADK with fields 2.13 lacks: drop unknown keys, keep the rest."""
+    payload = copy.deepcopy(data)
+    for _ in range(50):
+        try:
+            return Invocation.model_validate(payload)
+        except ValidationError as exc:
+            extras = [e["loc"] for e in exc.errors() if e["type"] == "extra_forbidden"]
+            if not extras or len(extras) != len(exc.errors()):
+                raise input_error_from(exc, path, prefix=loc, model=Invocation) from None
+            for extra in extras:
+                _delete(payload, extra)
+    raise InputError(path, None, "too many unknown fields in a recorded invocation", "check the file's format")
+
+
+def _delete(payload: Any, loc: tuple) -> None:
+    target = payload
+    for part in loc[:-1]:
+        if (isinstance(target, dict) and part in target) or (isinstance(target, list) and isinstance(part, int) and part < len(target)):
+            target = target[part]
+        else:
+            return  # union branch names appear in loc; the key lives one level down
+    if isinstance(target, dict):
+        target.pop(loc[-1], None)
+
+
+def _load_history(data: dict[str, Any], path: Path, index: ActualsIndex) -> None:
+    set_id = _get(data, "eval_set_id")
+    for i, case in enumerate(_get(data, "eval_case_results") or []):
+        eval_id = _get(case, "eval_id", "")
+        rows = _get(case, "eval_metric_result_per_invocation") or []
+        if not rows:
+            status = _get(case, "final_eval_status")
+            error = "inference failed when this result was recorded" if status == FAILED_STATUS else "no invocations recorded"
+            index.add(set_id, eval_id, Recording(None, error, str(path)))
+            continue
+        invocations = tuple(
+            validate_recorded_invocation(_get(row, "actual_invocation"), path,
+                                         ["eval_case_results", i, "eval_metric_result_per_invocation", j, "actual_invocation"])
+            for j, row in enumerate(rows)
+        )
+        index.add(set_id, eval_id, Recording(invocations, None, str(path)))
+
+
+def _load_results_file(data: dict[str, Any], path: Path, index: ActualsIndex) -> None:
+    for s, eval_set in enumerate(data.get("eval_sets") or []):
+        for c, case in enumerate(eval_set.get("cases") or []):
+            for r, run in enumerate(case.get("runs") or []):
+                if run.get("error") or run.get("actual_invocations") is None:
+                    index.add(eval_set.get("eval_set_id"), case["eval_id"],
+                              Recording(None, run.get("error") or "no invocations recorded", str(path)))
+                    continue
+                loc: list[str | int] = ["eval_sets", s, "cases", c, "runs", r, "actual_invocations"]
+                invocations = tuple(validate_recorded_invocation(inv, path, [*loc, k])
+                                    for k, inv in enumerate(run["actual_invocations"]))
+                index.add(eval_set.get("eval_set_id"), case["eval_id"], Recording(invocations, None, str(path)))
+
+
+def _load_file(path: Path, index: ActualsIndex) -> None:
+    data = load_json(path, "actuals file")
+    if isinstance(data, str):  # ADK <= 1.21 wrote history files as a JSON string holding the JSON
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, None, f"holds a string that is not JSON: {exc.msg}", "point at an ADK eval history file") from None
+    if isinstance(data, dict) and "schema_version" in data and "eval_sets" in data:
+        _load_results_file(data, path, index)
+    elif isinstance(data, dict) and (_get(data, "eval_case_results") is not None or _get(data, "eval_set_result_id")):
+        _load_history(data, path, index)
+    else:
+        loaded = parse_eval_set(data, path)
+        for case in loaded.eval_set.eval_cases:
+            if case.conversation is None:
+                continue
+            index.add(loaded.eval_set.eval_set_id, case.eval_id, Recording(tuple(case.conversation), None, str(path)))
+
+
+def _history_time(path: Path) -> float:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, str):
+            data = json.loads(data)
+        return float(_get(data, "creation_timestamp", 0.0) or 0.0)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0.0
+
+
+def _expand(paths: tuple[Path, ...]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(path.rglob(f"*{HISTORY_SUFFIX}"))
+            if not found:
+                raise InputError(path, "actuals", f"directory has no *{HISTORY_SUFFIX} files",
+                                 "run `adk eval` first or point at the results files")
+            # Newest first: run 0 of the gate is the latest `adk eval` of the set.
+            files.extend(sorted(found, key=_history_time, reverse=True))
+        else:
+            files.append(path)
+    return files
+
+
+class ReplayTarget:
+    kind = "replay"
+
+    def __init__(self, index: ActualsIndex, sources: list[Path]) -> None:
+        self._index = index
+        self._sources = sources
+
+    @classmethod
+    def from_paths(cls, paths: tuple[Path, ...]) -> ReplayTarget:
+        index = ActualsIndex()
+        files = _expand(paths)
+        for path in files:
+            _load_file(path, index)
+        return cls(index, files)
+
+    def recordings(self, eval_set_id: str, eval_id: str) -> list[Recording]:
+        return self._index.lookup(eval_set_id, eval_id)
+
+    async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
+        recordings = self.recordings(eval_set_id, case.eval_id)
+        if run >= len(recordings):
+            where = ", ".join(p.name for p in self._sources[:3]) + (" ..." if len(self._sources) > 3 else "")
+            have = f"only {len(recordings)} recorded run(s)" if recordings else "no recorded actuals"
+            return CaseRun(eval_set_id, case.eval_id, run, None, f"{have} for eval_id {case.eval_id!r} in {where}")
+        recording = recordings[run]
+        return CaseRun(eval_set_id, case.eval_id, run, recording.invocations, recording.error)
+
+    async def aclose(self) -> None:
+        return None
