@@ -22,7 +22,7 @@ def _same(actual: Call, expected: Call, ignore_args: bool) -> bool:
 
 
 def exact_match(actual: Sequence[Call], expected: Sequence[Call], ignore_args: bool = False) -> bool:
-    return len(actual) == len(expected) and all(_same(a, e, ignore_args) for a, e in zip(actual, expected))
+    return len(actual) == len(expected) and all(_same(a, e, ignore_args) for a, e in zip(actual, expected, strict=True))
 
 
 def in_order_match(actual: Sequence[Call], expected: Sequence[Call], ignore_args: bool = False) -> bool:

@@ -32,9 +32,9 @@ def render_table(results: ResultsFile) -> str:
         s = eval_set.summary
         lines.append(f"{eval_set.agent} / {eval_set.eval_set_id}  ({eval_set.file}, criteria: {eval_set.criteria_source}, "
                      f"runs: {eval_set.num_runs})")
-        lines.append("  " + "  ".join(h.ljust(w) for h, w in zip(header, widths)))
-        for row, case in zip(rows, eval_set.cases):
-            lines.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+        lines.append("  " + "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+        for row, case in zip(rows, eval_set.cases, strict=True):
+            lines.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
             if case.reason and case.status != "passed":
                 lines.append(f"      ↳ {_clip(case.reason, 160)}")
         lines.append(f"  {s.passed}/{s.total} passed, {s.failed} failed, {s.error} errors, {s.not_evaluated} not evaluated")
