@@ -12,9 +12,14 @@ from .errors import EXIT_BAD_INPUT, InputError
 
 
 def _validate(args: argparse.Namespace) -> int:
+    import asyncio
+
     from .plan import build_plan
+    from .targets import build_target
 
     plan = build_plan(args.config)
+    for agent in plan.agents:
+        asyncio.run(build_target(agent.agent).aclose())  # a target checks its own inputs when built
     for agent in plan.agents:
         cases = sum(len(s.file.eval_set.eval_cases) for s in agent.eval_sets)
         print(f"{agent.name}: {len(agent.eval_sets)} eval set(s), {cases} case(s), target {agent.agent.settings.target.kind}")

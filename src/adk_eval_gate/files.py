@@ -47,8 +47,8 @@ def parse_json(text: str, path: Path, what: str) -> Any:
         raise InputError(path, None, f"{what} is not valid JSON: {exc.msg} (column {exc.colno})", "fix the JSON syntax", line=exc.lineno) from None
     except RecursionError:
         raise InputError(path, None, f"{what} is nested too deeply to be an eval file", "flatten the JSON") from None
-    except ValueError as exc:  # e.g. an integer literal with thousands of digits
-        raise InputError(path, None, f"{what} holds an unreadable value: {exc}", "remove the absurd number") from None
+    except ValueError:  # an integer literal with thousands of digits
+        raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
 
 
 def load_json(path: Path, what: str) -> Any:
@@ -70,6 +70,8 @@ def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
         raise InputError(path, None, f"{what} is not valid YAML: {str(exc).splitlines()[0]}", "fix the YAML syntax") from None
     except RecursionError:
         raise InputError(path, None, f"{what} is nested too deeply", "flatten the YAML") from None
+    except ValueError:  # an integer with thousands of digits
+        raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
     return data, node
 
 

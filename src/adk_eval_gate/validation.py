@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic.alias_generators import to_snake
 
 from .errors import InputError, did_you_mean, format_loc
 
@@ -107,15 +108,34 @@ def input_error_from(
     lines: LineLookup | None = None,
 ) -> InputError:
     errors = exc.errors(include_url=False)
-    first = errors[0]
-    # Union errors carry the tag or the class name in loc; it is noise to a user.
-    loc = [p for p in first["loc"] if not (isinstance(p, str) and (p[:1].isupper() or p.startswith("function-")))]
+    # A misspelt key shows up twice (unknown key + missing field); the unknown key is the one to fix.
+    first = min(errors, key=lambda e: 0 if e["type"] == "extra_forbidden" else 1)
+    loc = _display_loc(first)
     problem, fix = _fix_for({**first, "loc": tuple(loc)}, model)
-    if len(errors) > 1:
-        problem += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    others = [e for e in errors if e is not first and not _consequence_of(first, e, fix)]
+    if others:
+        problem += f" (and {len(others)} more problem{'s' if len(others) > 1 else ''})"
     full_loc = [*prefix, *loc]
     line = lines(full_loc) if lines else None
     return InputError(file, format_loc(full_loc) or None, problem, fix, line=line)
+
+
+def _consequence_of(typo: dict[str, Any], error: dict[str, Any], fix: str | None) -> bool:
+    """The 'missing' error a misspelt key causes is the same mistake, not another one."""
+    if typo["type"] != "extra_forbidden" or error["type"] != "missing" or not fix:
+        return False
+    return tuple(error["loc"][:-1]) == tuple(typo["loc"][:-1]) and f"`{error['loc'][-1]}`" in fix
+
+
+def _display_loc(error: dict[str, Any]) -> list[str | int]:
+    """Drops union branch names from loc and shows field names in snake_case, the spelling ADK writes.
+    An unknown key is shown exactly as the user wrote it."""
+    parts = [p for p in error["loc"] if not (isinstance(p, str) and (p[:1].isupper() or p.startswith("function-")))]
+    last = len(parts) - 1
+    return [
+        p if isinstance(p, int) or (i == last and error["type"] == "extra_forbidden") else to_snake(p)
+        for i, p in enumerate(parts)
+    ]
 
 
 def yaml_line_lookup(root: yaml.Node | None) -> LineLookup:
@@ -126,16 +146,16 @@ def yaml_line_lookup(root: yaml.Node | None) -> LineLookup:
         best = node.start_mark.line + 1 if node is not None else None
         for part in loc:
             if isinstance(node, yaml.MappingNode):
-                nxt = next((v for k, v in node.value if getattr(k, "value", None) == part), None)
-                if nxt is None:
-                    key = next((k for k, _ in node.value if getattr(k, "value", None) == part), None)
-                    return key.start_mark.line + 1 if key is not None else best
-                node = nxt
+                pair = next(((k, v) for k, v in node.value if getattr(k, "value", None) == part), None)
+                if pair is None:
+                    return best
+                best = pair[0].start_mark.line + 1  # the key's line reads best in an error
+                node = pair[1]
             elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
                 node = node.value[part]
+                best = node.start_mark.line + 1
             else:
                 return best
-            best = node.start_mark.line + 1
         return best
 
     return lookup

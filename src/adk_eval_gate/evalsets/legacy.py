@@ -84,11 +84,11 @@ def _convert_turns(turns: Any, path: Path, loc: str, eval_id: str) -> list[Invoc
 
 
 def is_flat_turns(data: list[Any]) -> bool:
-    return bool(data) and all(isinstance(item, dict) and "query" in item for item in data)
+    return any(isinstance(item, dict) and "query" in item for item in data)
 
 
 def is_named_list(data: list[Any]) -> bool:
-    return bool(data) and all(isinstance(item, dict) and "data" in item for item in data)
+    return any(isinstance(item, dict) and "data" in item for item in data)
 
 
 def convert_flat_turns(data: list[Any], path: Path) -> EvalSet:
@@ -102,7 +102,10 @@ def convert_named_list(data: list[Any], path: Path) -> EvalSet:
     cases = []
     for index, entry in enumerate(data):
         loc = f"[{index}]"
+        if not isinstance(entry, dict):
+            raise InputError(path, loc, f"expected a case object, got {type(entry).__name__}", "use {\"name\": ..., \"data\": [...]}")
         name = _require(entry, "name", path, loc, "give each case a unique `name`")
+        turns = _require(entry, "data", path, loc, "give the case's turns as `data`")
         if not isinstance(name, str) or not name:
             raise InputError(path, f"{loc}.name", "must be a non-empty string", "give each case a unique `name`")
         session = entry.get("initial_session") or {}
@@ -110,11 +113,13 @@ def convert_named_list(data: list[Any], path: Path) -> EvalSet:
             raise InputError(path, f"{loc}.initial_session", "must be an object", "use {\"app_name\", \"user_id\", \"state\"}")
         session_input = None
         if session:
-            session_input = SessionInput(
-                app_name=session.get("app_name", ""), user_id=session.get("user_id", ""), state=session.get("state", {})
-            )
+            try:
+                session_input = SessionInput(
+                    app_name=session.get("app_name", ""), user_id=session.get("user_id", ""), state=session.get("state", {})
+                )
+            except ValidationError as exc:
+                raise input_error_from(exc, path, prefix=[f"{loc}.initial_session"], model=SessionInput) from None
         cases.append(
-            EvalCase(eval_id=name, conversation=_convert_turns(entry["data"], path, f"{loc}.data", name),
-                     session_input=session_input)
+            EvalCase(eval_id=name, conversation=_convert_turns(turns, path, f"{loc}.data", name), session_input=session_input)
         )
     return EvalSet(eval_set_id=set_id, name=set_id, eval_cases=cases)
