@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..errors import InputError
+from ..errors import InputError, format_loc
 from ..files import load_yaml
 from ..validation import LineLookup, input_error_from, yaml_line_lookup
 from .models import AgentSettings, Settings, is_glob
@@ -34,11 +34,6 @@ class Workflow:
     settings: Settings
     agents: tuple[AgentPlan, ...]
     lines: LineLookup
-
-    def error(self, loc: tuple[str | int, ...], problem: str, fix: str) -> InputError:
-        from ..errors import format_loc
-
-        return InputError(self.path, format_loc(loc), problem, fix, line=self.lines(loc))
 
 
 def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error, *, allow_dirs: bool) -> list[Path]:
@@ -75,9 +70,7 @@ def load_workflow(path: str | Path) -> Workflow:
 
     base = config_path.resolve().parent
 
-    def error(loc, problem, fix):
-        from ..errors import format_loc
-
+    def error(loc: tuple[str | int, ...], problem: str, fix: str) -> InputError:
         return InputError(config_path, format_loc(loc), problem, fix, line=lines(loc))
 
     agents = []

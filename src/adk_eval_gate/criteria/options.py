@@ -13,6 +13,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+from ..evalsets.models import Rubric
+
 
 class _Options(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
@@ -78,23 +80,12 @@ class JudgeModelOptions(_Options):
     parallelism_limit: int = Field(default=1, ge=1)
 
 
-class RubricContentOptions(_Options):
-    text_property: str | None = None
-
-
-class RubricOptions(_Options):
-    rubric_id: str
-    rubric_content: RubricContentOptions
-    description: str | None = None
-    type: str | None = None
-
-
 class LlmJudgeOptions(ThresholdOptions):
     judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
 
 
 class RubricsOptions(LlmJudgeOptions):
-    rubrics: list[RubricOptions] = Field(default_factory=list)
+    rubrics: list[Rubric] = Field(default_factory=list)
 
 
 class HallucinationsOptions(LlmJudgeOptions):

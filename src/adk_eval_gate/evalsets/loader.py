@@ -12,7 +12,7 @@ from ..errors import InputError
 from ..files import load_json
 from ..validation import input_error_from
 from . import legacy
-from .models import EvalCase, EvalSet
+from .models import EvalSet
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,3 @@ def _check_cases(eval_set: EvalSet, path: Path) -> None:
 
 def load_eval_set(path: Path) -> EvalSetFile:
     return parse_eval_set(load_json(path, "eval set"), path)
-
-
-def expected_conversation(case: EvalCase) -> list | None:
-    return list(case.conversation) if case.conversation is not None else None

@@ -154,18 +154,22 @@ class EvalSet(BaseModel):
 # Accessors with ADK's exact semantics (`eval_case.get_all_tool_calls` and friends).
 
 
+def _event_parts(data: InvocationEvents, attribute: str) -> list[Any]:
+    return [
+        getattr(part, attribute)
+        for event in data.invocation_events
+        if event.content and event.content.parts
+        for part in event.content.parts
+        if getattr(part, attribute)
+    ]
+
+
 def tool_calls(data: IntermediateData | InvocationEvents | None) -> list[genai_types.FunctionCall]:
     if data is None:
         return []
     if isinstance(data, IntermediateData):
         return list(data.tool_uses)
-    return [
-        part.function_call
-        for event in data.invocation_events
-        if event.content and event.content.parts
-        for part in event.content.parts
-        if part.function_call
-    ]
+    return _event_parts(data, "function_call")
 
 
 def tool_responses(data: IntermediateData | InvocationEvents | None) -> list[genai_types.FunctionResponse]:
@@ -173,13 +177,7 @@ def tool_responses(data: IntermediateData | InvocationEvents | None) -> list[gen
         return []
     if isinstance(data, IntermediateData):
         return list(data.tool_responses)
-    return [
-        part.function_response
-        for event in data.invocation_events
-        if event.content and event.content.parts
-        for part in event.content.parts
-        if part.function_response
-    ]
+    return _event_parts(data, "function_response")
 
 
 def content_text(content: genai_types.Content | None) -> str:

@@ -8,12 +8,15 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from .. import __version__
 from ..criteria.base import ConfiguredCriterion, MetricOutcome
 from ..criteria.scoring import CaseScore
 from ..evalsets.models import dump_invocation
-from ..files import write_text_atomic
+from ..files import load_json, write_text_atomic
 from ..targets.base import CaseRun
+from ..validation import input_error_from
 from .models import (
     CaseResult,
     Counts,
@@ -24,6 +27,7 @@ from .models import (
     ResultsFile,
     RunMetric,
     RunRecord,
+    ToolInfo,
 )
 
 ADK_SEMANTICS = "google-adk 2.13"
@@ -89,9 +93,7 @@ def git_info(directory: Path) -> GitInfo:
     return GitInfo(sha=sha, ref=ref)
 
 
-def tool_info():
-    from .models import ToolInfo
-
+def tool_info() -> ToolInfo:
     return ToolInfo(version=__version__, adk_semantics=ADK_SEMANTICS)
 
 
@@ -100,11 +102,6 @@ def write_results(results: ResultsFile, path: Path) -> None:
 
 
 def read_results(path: Path) -> ResultsFile:
-    from pydantic import ValidationError
-
-    from ..files import load_json
-    from ..validation import input_error_from
-
     data = load_json(path, "results file")
     try:
         return ResultsFile.model_validate(data)
