@@ -18,8 +18,16 @@ def _validate(args: argparse.Namespace) -> int:
     from .targets import build_target
 
     plan = build_plan(args.config)
-    for agent in plan.agents:
-        asyncio.run(build_target(agent.agent).aclose())  # a target checks its own inputs when built
+
+    async def check_targets() -> None:  # each target checks its own inputs: actuals parse, the agent imports
+        for agent in plan.agents:
+            target = build_target(agent.agent, plan.workflow.base_dir)
+            try:
+                await target.start()
+            finally:
+                await target.aclose()
+
+    asyncio.run(check_targets())
     for agent in plan.agents:
         cases = sum(len(s.file.eval_set.eval_cases) for s in agent.eval_sets)
         print(f"{agent.name}: {len(agent.eval_sets)} eval set(s), {cases} case(s), target {agent.agent.settings.target.kind}")
@@ -42,8 +50,10 @@ def _run(args: argparse.Namespace) -> int:
     from .results.build import write_results
 
     plan = build_plan(args.config)
-    results = run_plan(plan)
+    results = run_plan(plan, quiet=args.quiet)
     write_results(results, Path(args.output))
+    if results.interrupted:
+        print(f"stopped early ({results.stop_reason}); finished cases were scored and written", file=sys.stderr)
     if not args.quiet:
         print(render_table(results))
     print(f"results written to {args.output}")
@@ -69,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run the agents, score every case, write the results file")
     run.add_argument("--config", required=True, help="the workflow YAML file")
     run.add_argument("--output", default="adk-eval-results.json", help="where to write the results JSON")
-    run.add_argument("--quiet", action="store_true", help="do not print the per-case table")
+    run.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
     run.set_defaults(handler=_run)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of a file format")

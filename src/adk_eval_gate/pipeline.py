@@ -1,9 +1,17 @@
-"""Runs a validated plan through the stages: targets → criteria → results."""
+"""Runs a validated plan through the stages: targets → criteria → results.
+
+Every (case, run) of every agent goes through one bounded pool, so a slow eval set never idles the rest.
+On SIGINT/SIGTERM or the job time limit, what finished is scored and written; what did not is an error
+saying so, and `interrupted` is set in the results.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
+from collections import defaultdict
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from .criteria.scoring import score_case
@@ -11,67 +19,105 @@ from .plan import AgentRunPlan, EvalSetPlan, Plan
 from .results.build import case_result, count, criteria_config, git_info, tool_info
 from .results.models import EvalSetResult, ResultsFile, Timings
 from .targets import CaseRun, Target, build_target
+from .targets.runner import Job, RunnerSettings, run_jobs
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-async def _collect_runs(target: Target, agent: AgentRunPlan, eval_set: EvalSetPlan) -> dict[str, list[CaseRun]]:
-    runs: dict[str, list[CaseRun]] = {}
-    for case in eval_set.file.eval_set.eval_cases:
-        runs[case.eval_id] = [await target.run_case(eval_set.eval_set_id, case, run) for run in range(agent.num_runs)]
-    return runs
+def runner_settings(plan: Plan) -> RunnerSettings:
+    run = plan.workflow.settings.run
+    return RunnerSettings(concurrency=run.concurrency, timeout=run.timeout, retries=run.retries, job_timeout=run.job_timeout)
 
 
-async def run_plan_async(plan: Plan) -> ResultsFile:
-    started_at, start = _now(), time.perf_counter()
-    inference = scoring = 0.0
-    eval_set_results = []
-    for agent in plan.agents:
-        target = build_target(agent.agent)
+@contextmanager
+def _stop_on_signals(stop: asyncio.Event):
+    loop = asyncio.get_running_loop()
+    installed = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
         try:
-            for eval_set in agent.eval_sets:
-                t0 = time.perf_counter()
-                runs = await _collect_runs(target, agent, eval_set)
-                t1 = time.perf_counter()
-                cases = [
-                    case_result(score_case(case, runs[case.eval_id], eval_set.criteria), runs[case.eval_id])
-                    for case in eval_set.file.eval_set.eval_cases
-                ]
-                scoring += time.perf_counter() - t1
-                inference += t1 - t0
-                eval_set_results.append(
-                    EvalSetResult(
-                        agent=agent.name,
-                        eval_set_id=eval_set.eval_set_id,
-                        file=plan.relative(eval_set.file.path),
-                        shape=eval_set.file.shape,
-                        criteria_source=eval_set.criteria_source,
-                        criteria=criteria_config(eval_set.criteria),
-                        num_runs=agent.num_runs,
-                        target=target.kind,
-                        summary=count(c.status for c in cases),
-                        cases=cases,
-                    )
-                )
-        finally:
+            loop.add_signal_handler(sig, stop.set)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            pass
+    try:
+        yield
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+
+def _eval_set_result(plan: Plan, agent: AgentRunPlan, eval_set: EvalSetPlan, target: Target,
+                     runs: dict[str, list[CaseRun]]) -> EvalSetResult:
+    cases = [
+        case_result(score_case(case, runs[case.eval_id], eval_set.criteria), runs[case.eval_id])
+        for case in eval_set.file.eval_set.eval_cases
+    ]
+    return EvalSetResult(
+        agent=agent.name,
+        eval_set_id=eval_set.eval_set_id,
+        file=plan.relative(eval_set.file.path),
+        shape=eval_set.file.shape,
+        criteria_source=eval_set.criteria_source,
+        criteria=criteria_config(eval_set.criteria),
+        num_runs=agent.num_runs,
+        target=target.kind,
+        summary=count(c.status for c in cases),
+        cases=cases,
+    )
+
+
+async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSettings | None = None) -> ResultsFile:
+    started_at, start = _now(), time.perf_counter()
+    settings = settings or runner_settings(plan)
+    targets: list[Target] = []
+    try:
+        for agent in plan.agents:
+            target = build_target(agent.agent, plan.workflow.base_dir)
+            targets.append(target)
+            await target.start()
+        jobs = [
+            Job(target, eval_set.eval_set_id, case, run)
+            for agent, target in zip(plan.agents, targets, strict=True)
+            for eval_set in agent.eval_sets
+            for case in eval_set.file.eval_set.eval_cases
+            for run in range(agent.num_runs)
+        ]
+        stop = asyncio.Event()
+        with _stop_on_signals(stop):
+            runs, stopped = await run_jobs(jobs, settings, quiet=quiet, stop=stop)
+    finally:
+        for target in targets:
             await target.aclose()
+    inference_done = time.perf_counter()
+
+    by_target: dict[int, dict[str, dict[str, list[CaseRun]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for job, run in zip(jobs, runs, strict=True):
+        by_target[id(job.target)][job.eval_set_id][job.case.eval_id].append(run)
+    eval_set_results = [
+        _eval_set_result(plan, agent, eval_set, target, by_target[id(target)][eval_set.eval_set_id])
+        for agent, target in zip(plan.agents, targets, strict=True)
+        for eval_set in agent.eval_sets
+    ]
+    finished = time.perf_counter()
     return ResultsFile(
         tool=tool_info(),
         git=git_info(plan.workflow.base_dir),
         config_file=plan.workflow.path.name,
+        interrupted=stopped is not None,
+        stop_reason=stopped,
         timings=Timings(
             started_at=started_at,
             finished_at=_now(),
-            duration_seconds=round(time.perf_counter() - start, 6),
-            inference_seconds=round(inference, 6),
-            scoring_seconds=round(scoring, 6),
+            duration_seconds=round(finished - start, 6),
+            inference_seconds=round(inference_done - start, 6),
+            scoring_seconds=round(finished - inference_done, 6),
         ),
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
     )
 
 
-def run_plan(plan: Plan) -> ResultsFile:
-    return asyncio.run(run_plan_async(plan))
+def run_plan(plan: Plan, *, quiet: bool = False) -> ResultsFile:
+    return asyncio.run(run_plan_async(plan, quiet=quiet))

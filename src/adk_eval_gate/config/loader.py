@@ -30,7 +30,7 @@ class AgentPlan:
 @dataclass(frozen=True)
 class Workflow:
     path: Path
-    base_dir: Path
+    base_dir: Path  # relative paths in the config resolve against this
     settings: Settings
     agents: tuple[AgentPlan, ...]
     lines: LineLookup
@@ -85,7 +85,10 @@ def load_workflow(path: str | Path) -> Workflow:
         if agent.eval_config is not None:
             eval_config = _expand(base, agent.eval_config, (*where, "eval_config"), error, allow_dirs=False)[0]
         actuals: list[Path] = []
-        for j, pattern in enumerate(agent.target.actuals):
-            actuals.extend(_expand(base, pattern, (*where, "target", "actuals", j), error, allow_dirs=True))
+        if agent.target.kind == "replay":
+            for j, pattern in enumerate(agent.target.actuals):
+                actuals.extend(_expand(base, pattern, (*where, "target", "actuals", j), error, allow_dirs=True))
+        elif agent.target.kind == "adk" and ":" not in agent.target.agent:
+            _expand(base, agent.target.agent, (*where, "target", "agent"), error, allow_dirs=True)
         agents.append(AgentPlan(index, agent, tuple(evalsets), eval_config, tuple(actuals)))
     return Workflow(config_path, base, settings, tuple(agents), lines)

@@ -30,7 +30,43 @@ class ReplayTarget(_Strict):
         return [value] if isinstance(value, str) else value
 
 
-TargetSettings = Annotated[ReplayTarget, Field(discriminator="kind")]
+class AdkTarget(_Strict):
+    """Run an ADK agent in process: an agent folder (as `adk eval` takes it) or `module:attribute`."""
+
+    kind: Literal["adk"]
+    agent: str = Field(min_length=1)
+
+
+class HttpTarget(_Strict):
+    """An agent served by `adk api_server` (or Cloud Run): one session per case, one `/run` call per turn."""
+
+    kind: Literal["http"]
+    url: Annotated[str, Field(pattern=r"^https?://[^\s/]+")]
+    app_name: str = Field(min_length=1)
+    # header name -> name of the environment variable holding its value (tokens never live in the config)
+    headers_from_env: dict[str, str] = Field(default_factory=dict)
+    connect_timeout: float = Field(default=10.0, gt=0)
+    read_timeout: float = Field(default=600.0, gt=0)
+
+
+class CommandTarget(_Strict):
+    """Any executable speaking the JSON protocol in the README: one request per case on stdin, events,
+    invocations or plain turns on stdout."""
+
+    kind: Literal["command"]
+    command: list[str] = Field(min_length=1)
+    cwd: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+TargetSettings = Annotated[ReplayTarget | AdkTarget | HttpTarget | CommandTarget, Field(discriminator="kind")]
+
+
+class RunSection(_Strict):
+    concurrency: int = Field(default=16, ge=1, le=512)
+    timeout: float = Field(default=600.0, gt=0, description="seconds per case and run")
+    retries: int = Field(default=2, ge=0, le=10, description="extra attempts after a transient error")
+    job_timeout: float | None = Field(default=None, gt=0, description="seconds for the whole run; unfinished cases become errors")
 
 
 class AgentSettings(_Strict):
@@ -55,6 +91,7 @@ class AgentSettings(_Strict):
 
 class Settings(_Strict):
     version: Literal[1] = 1
+    run: RunSection = Field(default_factory=RunSection)
     agents: list[AgentSettings] = Field(min_length=1)
 
     @model_validator(mode="after")

@@ -113,6 +113,7 @@ class ResultsFile(_Model):
     git: GitInfo
     config_file: str
     interrupted: bool = Field(default=False, description="True when the run stopped early; unfinished cases are listed as errors.")
+    stop_reason: str | None = Field(default=None, description="Why the run stopped early: a signal or the job time limit.")
     timings: Timings
     summary: Counts
     eval_sets: list[EvalSetResult]

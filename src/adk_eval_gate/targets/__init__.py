@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..config.loader import AgentPlan
-from .base import CaseRun, Target
-from .replay import ReplayTarget
+from .base import CaseRun, Target, TargetError, TransientTargetError
 
 
-def build_target(agent: AgentPlan) -> Target:
-    kind = agent.settings.target.kind
-    if kind == "replay":
+def build_target(agent: AgentPlan, base_dir: Path) -> Target:
+    """Builds the agent's target; `await target.start()` before running cases."""
+    settings = agent.settings.target
+    if settings.kind == "replay":
+        from .replay import ReplayTarget
+
         return ReplayTarget.from_paths(agent.actuals_paths)
-    raise AssertionError(f"unhandled target kind {kind!r}")  # the config schema admits no other kind
+    if settings.kind == "adk":
+        from .adk import AdkTarget
+
+        return AdkTarget(settings.agent, base_dir)
+    if settings.kind == "http":
+        from .http import HttpTarget
+
+        return HttpTarget(settings)
+    if settings.kind == "command":
+        from .command import CommandTarget
+
+        return CommandTarget(settings, base_dir)
+    raise AssertionError(f"unhandled target kind {settings.kind!r}")  # the config schema admits no other kind
 
 
-__all__ = ["CaseRun", "Target", "build_target"]
+__all__ = ["CaseRun", "Target", "TargetError", "TransientTargetError", "build_target"]

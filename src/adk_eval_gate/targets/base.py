@@ -22,10 +22,20 @@ class CaseRun:
         return self.error is None and self.invocations is not None
 
 
+class TargetError(Exception):
+    """A case could not be run; the message is shown to the user as the case's one-line reason."""
+
+
+class TransientTargetError(TargetError):
+    """Worth retrying: a 429/5xx, a dropped connection, a timeout of one request."""
+
+
 class Target(Protocol):
     """Produces actual invocations for one case and run (replaying, or running an agent)."""
 
     kind: str
+
+    async def start(self) -> None: ...
 
     async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun: ...
 

@@ -191,5 +191,8 @@ class ReplayTarget:
         recording = recordings[run]
         return CaseRun(eval_set_id, case.eval_id, run, recording.invocations, recording.error)
 
+    async def start(self) -> None:
+        return None
+
     async def aclose(self) -> None:
         return None

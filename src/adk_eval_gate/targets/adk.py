@@ -1,0 +1,223 @@
+"""`adk` target: run an ADK agent in process through google-adk's Runner, as `adk eval` does.
+
+The agent is found like `adk eval` finds it: an agent folder (its `__init__.py` imported as a package,
+then `agent` → `app` (an App) / `root_agent` / `await get_agent_async()`), or `module:attribute`. The folder's
+`.env` is loaded without overriding the environment. Each case and run gets its own session, seeded from the
+case's `session_input`; user turns run one after another; every event is kept and converted with ADK's rules.
+Needs the `adk` extra.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..evalsets.models import AgentDetails, AppDetails, EvalCase
+from .base import CaseRun, TargetError
+from .events import events_to_invocation
+
+MISSING_ADK = "the adk target needs google-adk; install it with: pip install 'adk-eval-gate[adk]'"
+
+
+def _require_adk() -> None:
+    if importlib.util.find_spec("google.adk") is None:
+        raise InputError(None, "target.kind", "adk: google-adk is not installed", MISSING_ADK)
+
+
+def _load_dotenv(folder: Path) -> None:
+    env_file = folder / ".env"
+    if not env_file.is_file() or os.environ.get("ADK_DISABLE_LOAD_DOTENV"):
+        return
+    from dotenv import load_dotenv  # a google-adk dependency
+
+    load_dotenv(env_file, override=False)
+
+
+def _import_folder(folder: Path) -> Any:
+    init = folder / "__init__.py"
+    if not init.is_file():
+        raise InputError(folder, "target.agent", "is not an agent folder (no __init__.py)",
+                         "point at the folder `adk eval` would take, or use module:attribute")
+    name = f"_adk_eval_gate_agent_{folder.name}_{abs(hash(str(folder.resolve())))}"
+    if name in sys.modules:
+        return sys.modules[name]
+    parent = str(folder.resolve().parent)
+    if parent not in sys.path:
+        sys.path.insert(0, parent)  # lets the agent use absolute imports of its own package
+    spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(folder)])
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return getattr(module, "agent", module)
+
+
+def _import_attribute(reference: str, base_dir: Path) -> Any:
+    module_name, _, attribute = reference.partition(":")
+    if str(base_dir) not in sys.path:
+        sys.path.insert(0, str(base_dir))
+    module = importlib.import_module(module_name)
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise InputError(None, "target.agent", f"module {module_name!r} has no attribute {attribute!r}",
+                         "name the root agent or App object after the colon") from None
+
+
+async def load_agent(reference: str, base_dir: Path) -> tuple[Any, Any]:
+    """Returns (app or None, root agent)."""
+    _require_adk()
+    from google.adk.agents.base_agent import BaseAgent
+    from google.adk.apps.app import App
+
+    path = Path(reference)
+    path = path if path.is_absolute() else base_dir / path
+    try:
+        if ":" in reference and not path.is_dir():
+            found = _import_attribute(reference, base_dir)
+            holder = None
+        else:
+            _load_dotenv(path)
+            holder = _import_folder(path)
+            found = None
+    except InputError:
+        raise
+    except Exception as exc:  # the user's agent code failed to import
+        raise InputError(reference, "target.agent", f"importing the agent failed: {type(exc).__name__}: {exc}",
+                         "fix the agent module so it imports") from None
+    if holder is not None:
+        app = getattr(holder, "app", None)
+        if isinstance(app, App):
+            return app, app.root_agent
+        if hasattr(holder, "root_agent"):
+            return None, holder.root_agent
+        if hasattr(holder, "get_agent_async"):
+            agent, _cleanup = await holder.get_agent_async()
+            return None, agent
+        raise InputError(reference, "target.agent", "the agent module has no `app`, `root_agent` or `get_agent_async`",
+                         "define root_agent in agent.py, as for `adk eval`")
+    if isinstance(found, App):
+        return found, found.root_agent
+    if isinstance(found, BaseAgent):
+        return None, found
+    if callable(found):
+        made = found()
+        made = await made if inspect.isawaitable(made) else made
+        made = made[0] if isinstance(made, tuple) else made
+        return (made, made.root_agent) if isinstance(made, App) else (None, made)
+    raise InputError(reference, "target.agent", f"{type(found).__name__} is not an ADK agent or App",
+                     "point at a root agent, an App, or a factory returning one")
+
+
+def _app_details_plugin():
+    """Records each agent's instructions and tool declarations from its first model request of a turn,
+    as ADK's request-intercepter plugin does (judges read them)."""
+    from google.adk.plugins.base_plugin import BasePlugin
+
+    class AppDetailsRecorder(BasePlugin):
+        def __init__(self) -> None:
+            super().__init__(name="adk_eval_gate_app_details")
+            self.by_invocation: dict[str, dict[str, AgentDetails]] = {}
+
+        async def before_model_callback(self, *, callback_context, llm_request):
+            details = self.by_invocation.setdefault(callback_context.invocation_id, {})
+            name = callback_context.agent_name
+            if name not in details:
+                config = llm_request.config
+                tools = [t.model_dump(mode="json", exclude_none=True) if hasattr(t, "model_dump") else t
+                         for t in (config.tools or [])]
+                instructions = config.system_instruction
+                details[name] = AgentDetails(name=name, instructions=instructions if isinstance(instructions, str) else "",
+                                             tool_declarations=tools)
+            return None
+
+    return AppDetailsRecorder()
+
+
+def _retry_plugin() -> list[Any]:
+    """`adk eval` adds HTTP retry options to the agent's model requests; so do we, when this ADK has them."""
+    try:
+        from google.adk.evaluation._retry_options_utils import EnsureRetryOptionsPlugin
+    except ImportError:
+        return []
+    return [EnsureRetryOptionsPlugin(name="ensure_retry_options")]
+
+
+class AdkTarget:
+    kind = "adk"
+
+    def __init__(self, reference: str, base_dir: Path) -> None:
+        self._reference = reference
+        self._base_dir = base_dir
+        self._app = None
+        self._agent = None
+        self._sessions = None
+
+    async def start(self) -> None:
+        self._app, self._agent = await load_agent(self._reference, self._base_dir)
+        from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+        from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
+        from google.adk.sessions.in_memory_session_service import InMemorySessionService
+
+        self._sessions = InMemorySessionService()
+        self._artifacts = InMemoryArtifactService()
+        self._memory = InMemoryMemoryService()
+
+    def _runner(self, app_name: str, recorder: Any) -> Any:
+        from google.adk.runners import Runner
+
+        plugins = [recorder, *_retry_plugin()]
+        services = {"session_service": self._sessions, "artifact_service": self._artifacts, "memory_service": self._memory}
+        if self._app is not None:
+            app = self._app.model_copy(update={"plugins": list(self._app.plugins) + plugins, "root_agent": self._agent})
+            return Runner(app=app, app_name=app_name, **services)
+        return Runner(app_name=app_name, agent=self._agent, plugins=plugins, **services)
+
+    async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
+        if case.conversation is None:
+            raise TargetError("user simulation (conversation_scenario) is not supported by this target yet")
+        session_input = case.session_input
+        app_name = session_input.app_name if session_input else "EvaluationGenerator"
+        user_id = session_input.user_id if session_input else "test_user_id"
+        session_id = (session_input.session_id if session_input else None) or f"adk-eval-gate-{uuid.uuid4()}"
+        session = None
+        if session_input and session_input.session_id:
+            session = await self._sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+        if session is None:
+            session = await self._sessions.create_session(
+                app_name=app_name, user_id=user_id, state=dict(session_input.state) if session_input else {},
+                session_id=session_id,
+            )
+        recorder = _app_details_plugin()
+        runner = self._runner(session.app_name, recorder)
+        invocations = []
+        try:
+            for expected in case.conversation:
+                started = time.monotonic()
+                events = [
+                    event.model_dump(exclude_none=True)
+                    async for event in runner.run_async(user_id=user_id, session_id=session.id, new_message=expected.user_content)
+                ]
+                invocation_id = next((e.get("invocation_id") for e in events if e.get("invocation_id")), "")
+                details = recorder.by_invocation.get(invocation_id)
+                invocations.append(events_to_invocation(
+                    events, expected.user_content, invocation_id=invocation_id, creation_timestamp=time.time(),
+                    duration=round(time.monotonic() - started, 3),
+                    app_details=AppDetails(agent_details=details) if details else None,
+                ))
+        finally:
+            close = getattr(runner, "close", None)
+            if close is not None:
+                await close()
+        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations))
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,140 @@
+"""`command` target: any executable, in any language, speaking a small JSON protocol (version 1).
+
+One process per case and run. It reads one JSON request on stdin:
+
+    {"protocol": 1, "eval_set_id": "...", "eval_id": "...", "run": 0,
+     "session_input": {"app_name": "...", "user_id": "...", "state": {...}} | null,
+     "turns": [{"invocation_id": "...", "user_content": {"role": "user", "parts": [{"text": "..."}]}}]}
+
+and prints one JSON object on stdout, with one entry per turn, in one of these forms:
+
+    {"turns": [{"events": [<ADK events, as adk api_server returns them>]}]}
+    {"turns": [{"response": "final text", "tool_calls": [{"name": "...", "args": {...}}]}]}
+    {"invocations": [<ADK Invocation JSON>]}
+
+or `{"error": "message"}` to report that the case could not be run. A non-zero exit status, output that is not
+JSON, or a hang past the timeout make the case an error; the other cases are unaffected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from google.genai import types as genai_types
+from pydantic import ValidationError
+
+from ..config.models import CommandTarget as CommandSettings
+from ..evalsets.models import EvalCase, IntermediateData, Invocation
+from .base import CaseRun, TargetError
+from .events import events_to_invocation
+
+PROTOCOL_VERSION = 1
+
+
+def request_for(eval_set_id: str, case: EvalCase, run: int) -> dict[str, Any]:
+    assert case.conversation is not None
+    return {
+        "protocol": PROTOCOL_VERSION,
+        "eval_set_id": eval_set_id,
+        "eval_id": case.eval_id,
+        "run": run,
+        "session_input": case.session_input.model_dump(mode="json") if case.session_input else None,
+        "turns": [
+            {"invocation_id": inv.invocation_id, "user_content": inv.user_content.model_dump(mode="json", exclude_none=True)}
+            for inv in case.conversation
+        ],
+    }
+
+
+def _turn_invocation(turn: Any, expected: Invocation, index: int) -> Invocation:
+    if not isinstance(turn, dict):
+        raise TargetError(f"turns[{index}] is not an object")
+    if "events" in turn:
+        if not isinstance(turn["events"], list):
+            raise TargetError(f"turns[{index}].events is not a list")
+        return events_to_invocation(turn["events"], expected.user_content)
+    response = turn.get("response")
+    calls = turn.get("tool_calls") or []
+    return Invocation(
+        user_content=expected.user_content,
+        final_response=genai_types.Content(role="model", parts=[genai_types.Part(text=response)]) if response is not None else None,
+        intermediate_data=IntermediateData(tool_uses=[genai_types.FunctionCall.model_validate(c) for c in calls]),
+    )
+
+
+def parse_response(data: Any, case: EvalCase) -> tuple[Invocation, ...]:
+    assert case.conversation is not None
+    if not isinstance(data, dict):
+        raise TargetError("stdout is JSON but not an object")
+    if data.get("error"):
+        raise TargetError(f"the command reported: {' '.join(str(data['error']).split())[:300]}")
+    try:
+        if "invocations" in data:
+            return tuple(Invocation.model_validate(item) for item in data["invocations"])
+        if "turns" in data and isinstance(data["turns"], list):
+            return tuple(_turn_invocation(t, e, i) for i, (t, e) in enumerate(zip(data["turns"], case.conversation, strict=False)))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise TargetError(f"stdout has an invalid {where or 'value'}: {first['msg']}") from None
+    raise TargetError("stdout has neither `turns` nor `invocations`")
+
+
+class CommandTarget:
+    kind = "command"
+
+    def __init__(self, settings: CommandSettings, base_dir: Path) -> None:
+        self._settings = settings
+        self._cwd = Path(settings.cwd) if settings.cwd else base_dir
+        if not self._cwd.is_absolute():
+            self._cwd = base_dir / self._cwd
+        program = settings.command[0]
+        # A relative path to a script resolves like every other path in the config; a bare name uses PATH.
+        if "/" in program and not Path(program).is_absolute():
+            program = str(base_dir / program)
+        self._argv = [program, *settings.command[1:]]
+
+    async def start(self) -> None:
+        return None
+
+    async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
+        if case.conversation is None:
+            raise TargetError("user simulation (conversation_scenario) is not supported by this target yet")
+        payload = json.dumps(request_for(eval_set_id, case, run)).encode()
+        env = {**os.environ, **self._settings.env}
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self._argv, cwd=self._cwd, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            )
+        except OSError as exc:
+            raise TargetError(f"cannot start {self._argv[0]}: {exc.strerror or exc}") from None
+        started = time.monotonic()
+        try:
+            stdout, stderr = await process.communicate(payload)
+        finally:
+            if process.returncode is None:  # cancelled (timeout, interrupt): take the whole process group down
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                await process.wait()
+        if process.returncode != 0:
+            tail = next((line for line in reversed(stderr.decode(errors="replace").splitlines()) if line.strip()), "")
+            raise TargetError(f"command exited with status {process.returncode}" + (f": {tail.strip()[:300]}" if tail else ""))
+        try:
+            data = json.loads(stdout.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            snippet = " ".join(stdout.decode(errors="replace").split())[:80]
+            raise TargetError(f"stdout is not JSON: {snippet!r}") from None
+        invocations = parse_response(data, case)
+        elapsed = round(time.monotonic() - started, 3)
+        return CaseRun(eval_set_id, case.eval_id, run, invocations, duration_seconds=elapsed)
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,116 @@
+"""`http` target: an agent served by `adk api_server` (locally, on Cloud Run, behind a gateway).
+
+Per case and run: create a session (`POST /apps/{app}/users/{user}/sessions` with the case's state), then one
+`POST /run` per user turn; the returned events become the turn's invocation with ADK's rules. Header values
+come from environment variables named in the config, so tokens never sit in a file or a log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import requests
+
+from ..config.models import HttpTarget as HttpSettings
+from ..errors import InputError
+from ..evalsets.models import EvalCase
+from .base import CaseRun, TargetError, TransientTargetError
+from .events import events_to_invocation
+
+TRANSIENT_STATUS = {408, 429, 502, 503, 504}
+
+
+class HttpTarget:
+    kind = "http"
+
+    def __init__(self, settings: HttpSettings, max_workers: int = 64) -> None:
+        self._settings = settings
+        self._base = settings.url.rstrip("/")
+        self._headers = self._resolve_headers(settings.headers_from_env)
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="adk-eval-gate-http")
+        self._local = threading.local()
+
+    @staticmethod
+    def _resolve_headers(headers_from_env: dict[str, str]) -> dict[str, str]:
+        headers = {}
+        for header, variable in headers_from_env.items():
+            value = os.environ.get(variable)
+            if value is None:
+                raise InputError(None, f"target.headers_from_env.{header}", f"environment variable {variable} is not set",
+                                 f"export {variable} (e.g. from a repository secret)")
+            headers[header] = value
+        return headers
+
+    async def start(self) -> None:
+        return None
+
+    def _session(self) -> requests.Session:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = requests.Session()
+            session.headers.update(self._headers)
+        return session
+
+    def _call(self, method: str, path: str, body: Any = None) -> Any:
+        url = f"{self._base}{path}"
+        timeout = (self._settings.connect_timeout, self._settings.read_timeout)
+        try:
+            response = self._session().request(method, url, json=body, timeout=timeout)
+        except requests.Timeout as exc:
+            raise TransientTargetError(f"{method} {path}: no answer in time ({type(exc).__name__})") from None
+        except requests.ConnectionError as exc:
+            reason = type(exc.__context__ or exc).__name__ if exc.__context__ else "connection failed"
+            raise TransientTargetError(f"{method} {path}: connection dropped or refused ({reason})") from None
+        if response.status_code >= 400:
+            detail = " ".join(response.text.split())[:200]
+            message = f"{method} {path} returned HTTP {response.status_code}: {detail or response.reason}"
+            if response.status_code in TRANSIENT_STATUS:
+                raise TransientTargetError(message)
+            raise TargetError(message)
+        try:
+            return response.json()
+        except ValueError:
+            raise TargetError(f"{method} {path} returned a body that is not JSON") from None
+
+    async def _request(self, method: str, path: str, body: Any = None) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self._call, method, path, body)
+
+    async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
+        if case.conversation is None:
+            raise TargetError("user simulation (conversation_scenario) is not supported by this target yet")
+        app = self._settings.app_name
+        session_input = case.session_input
+        user_id = session_input.user_id if session_input and session_input.user_id else "test_user_id"
+        body: dict[str, Any] = {"state": dict(session_input.state) if session_input else {}}
+        if session_input and session_input.session_id:
+            body["session_id"] = session_input.session_id
+        session = await self._request("POST", f"/apps/{app}/users/{user_id}/sessions", body)
+        session_id = session.get("id") if isinstance(session, dict) else None
+        if not session_id:
+            raise TargetError("creating the session returned no session id")
+        invocations = []
+        try:
+            for expected in case.conversation:
+                started = time.monotonic()
+                events = await self._request("POST", "/run", {
+                    "app_name": app, "user_id": user_id, "session_id": session_id, "streaming": False,
+                    "new_message": expected.user_content.model_dump(mode="json", exclude_none=True),
+                })
+                if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+                    raise TargetError("POST /run did not return a list of events")
+                invocations.append(events_to_invocation(
+                    events, expected.user_content, creation_timestamp=time.time(),
+                    duration=round(time.monotonic() - started, 3)))
+        finally:
+            with contextlib.suppress(TargetError):  # cleanup only; the server may not keep sessions at all
+                await self._request("DELETE", f"/apps/{app}/users/{user_id}/sessions/{session_id}")
+        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations))
+
+    async def aclose(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

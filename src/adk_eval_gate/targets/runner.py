@@ -1,0 +1,126 @@
+"""Runs every (case, run) job of a plan through its target: bounded concurrency, a per-case timeout, retries
+for transient errors only, and isolation (a job that raises or hangs becomes an `error` run; the rest go on).
+
+Progress lines suit CI logs. When the job is interrupted (SIGINT/SIGTERM) or runs past its overall time
+limit, finished runs are kept and every unfinished one is returned as an error saying why it did not run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from ..evalsets.models import EvalCase
+from .base import CaseRun, Target, TransientTargetError
+
+
+@dataclass(frozen=True)
+class Job:
+    target: Target
+    eval_set_id: str
+    case: EvalCase
+    run: int
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    concurrency: int = 16
+    timeout: float = 600.0  # seconds per case and run
+    retries: int = 2
+    backoff: float = 1.0  # first retry delay, doubled each retry, with jitter
+    job_timeout: float | None = None  # seconds for the whole job
+
+
+def one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    name = type(exc).__name__
+    if not text:
+        return name
+    if isinstance(exc, TransientTargetError) or type(exc).__module__.startswith("adk_eval_gate"):
+        return text[:400]
+    return f"{name}: {text}"[:400]
+
+
+class Progress:
+    """One line per ~10% of jobs or every 15 s, whichever comes first; silent when quiet."""
+
+    def __init__(self, total: int, quiet: bool, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic):
+        self.total, self.quiet, self.stream, self.clock = total, quiet, stream or sys.stderr, clock
+        self.done = self.failed = 0
+        self.start = self.last_print = clock()
+        self.step = max(1, total // 10)
+
+    def update(self, run: CaseRun) -> None:
+        self.done += 1
+        self.failed += 0 if run.ok else 1
+        now = self.clock()
+        if self.quiet:
+            return
+        if self.done == self.total or self.done % self.step == 0 or now - self.last_print >= 15:
+            self.last_print = now
+            elapsed = now - self.start
+            eta = elapsed / self.done * (self.total - self.done)
+            print(f"[adk-eval-gate] {self.done}/{self.total} runs done, {self.failed} errored, "
+                  f"{elapsed:.1f}s elapsed, ETA {eta:.0f}s", file=self.stream, flush=True)
+
+
+async def _attempt(job: Job, settings: RunnerSettings) -> CaseRun:
+    started = time.monotonic()
+    delay = settings.backoff
+    for attempt in range(settings.retries + 1):
+        try:
+            result = await asyncio.wait_for(job.target.run_case(job.eval_set_id, job.case, job.run), settings.timeout)
+            return CaseRun(result.eval_set_id, result.eval_id, result.run, result.invocations, result.error,
+                           time.monotonic() - started)
+        except asyncio.TimeoutError:
+            reason = f"timed out after {settings.timeout:g}s"
+            break  # a hung agent is not retried: it would very likely hang again and double the bill
+        except TransientTargetError as exc:
+            reason = one_line(exc)
+            if attempt < settings.retries:
+                await asyncio.sleep(delay * (0.5 + random.random()))
+                delay *= 2
+                continue
+            reason += f" (after {settings.retries + 1} attempts)"
+        except Exception as exc:  # the agent's own failure: isolate it to this case
+            reason = one_line(exc)
+            break
+    return CaseRun(job.eval_set_id, job.case.eval_id, job.run, None, reason, time.monotonic() - started)
+
+
+async def run_jobs(
+    jobs: Sequence[Job], settings: RunnerSettings, *, quiet: bool = False, stop: asyncio.Event | None = None
+) -> tuple[list[CaseRun], str | None]:
+    """Returns one CaseRun per job, in job order, and why the job stopped early (None if it finished)."""
+    progress = Progress(len(jobs), quiet)
+    semaphore = asyncio.Semaphore(settings.concurrency)
+    results: list[CaseRun | None] = [None] * len(jobs)
+
+    async def worker(index: int, job: Job) -> None:
+        async with semaphore:
+            results[index] = await _attempt(job, settings)
+        progress.update(results[index])
+
+    tasks = [asyncio.ensure_future(worker(i, job)) for i, job in enumerate(jobs)]
+    waiters = [asyncio.ensure_future(asyncio.gather(*tasks, return_exceptions=True))]
+    if stop is not None:
+        waiters.append(asyncio.ensure_future(stop.wait()))
+    done, _ = await asyncio.wait(waiters, timeout=settings.job_timeout, return_when=asyncio.FIRST_COMPLETED)
+    stopped: str | None = None
+    if waiters[0] not in done:
+        stopped = "interrupted" if stop is not None and stop.is_set() else f"job time limit of {settings.job_timeout:g}s reached"
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    for waiter in waiters[1:]:
+        waiter.cancel()
+    final = [
+        run if run is not None else CaseRun(job.eval_set_id, job.case.eval_id, job.run, None, f"not run: {stopped}")
+        for run, job in zip(results, jobs, strict=True)
+    ]
+    return final, stopped
