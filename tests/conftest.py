@@ -29,3 +29,49 @@ def write(tmp_path: Path):
         return path
 
     return _write
+
+
+FAULTY_AGENT = ROOT / "tests" / "agents" / "faulty"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def api_server(tmp_path_factory):
+    """A real `adk api_server` on 127.0.0.1 serving the example agent and the faulty test agent."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import requests
+
+    agents = tmp_path_factory.mktemp("agents")
+    shutil.copytree(EXAMPLE / "hello_world", agents / "hello_world", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(FAULTY_AGENT, agents / "faulty", ignore=shutil.ignore_patterns("__pycache__"))
+    port = free_port()
+    adk = Path(sys.executable).parent / "adk"
+    env = {**os.environ, "ADK_DISABLE_LOAD_DOTENV": "1"}
+    log = (agents / "server.log").open("w")
+    process = subprocess.Popen([str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port), str(agents)],
+                               stdout=log, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(f"{url}/list-apps", timeout=1).ok:
+                break
+        except requests.RequestException:
+            time.sleep(0.3)
+    else:
+        process.kill()
+        raise RuntimeError(f"adk api_server did not start: {(agents / 'server.log').read_text()[-2000:]}")
+    yield url
+    process.terminate()
+    process.wait(timeout=20)

@@ -13,7 +13,7 @@ from adk_eval_gate.cli import main
 def test_validate_reports_each_eval_set_and_exits_0(example, capsys):
     assert main(["validate", "--config", str(example / "eval-gate.yml")]) == 0
     out = capsys.readouterr().out
-    assert "hello_world: 1 eval set(s), 6 case(s), target replay" in out
+    assert "hello_world: 1 eval set(s), 6 case(s), target adk" in out
     assert "criteria (evals/eval_config.json): tool_trajectory_avg_score, response_match_score" in out
     assert out.strip().endswith("OK")
 

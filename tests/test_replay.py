@@ -12,6 +12,7 @@ from adk_eval_gate.pipeline import run_plan
 from adk_eval_gate.plan import build_plan
 
 HISTORY = "recorded/dice.evalset_result.json"
+CONFIG = "replay.yml"
 
 
 def _adk_scores(history: Path) -> dict[str, dict[str, float]]:
@@ -28,7 +29,7 @@ def _adk_statuses(history: Path) -> dict[str, str]:
 
 
 def test_replaying_adk_history_reproduces_adk_scores_and_statuses(example):
-    results = run_plan(build_plan(example / "eval-gate.yml"))
+    results = run_plan(build_plan(example / CONFIG))
     ours = {c.eval_id: {n: m.score for n, m in c.metrics.items()} for c in results.eval_sets[0].cases}
     assert ours == _adk_scores(example / HISTORY)  # exact equality, not approximate
     assert {c.eval_id: c.status for c in results.eval_sets[0].cases} == _adk_statuses(example / HISTORY)
@@ -37,7 +38,7 @@ def test_replaying_adk_history_reproduces_adk_scores_and_statuses(example):
 def test_double_encoded_history_from_old_adk_is_read(example):
     history = example / HISTORY
     history.write_text(json.dumps(history.read_text()))  # ADK <= 1.21 wrote a JSON string holding the JSON
-    results = run_plan(build_plan(example / "eval-gate.yml"))
+    results = run_plan(build_plan(example / CONFIG))
     assert results.summary.passed == 4 and results.summary.failed == 2
 
 
@@ -55,7 +56,7 @@ def test_history_directory_uses_newest_file_first(example):
                 row["actual_invocation"]["intermediate_data"] = row["expected_invocation"]["intermediate_data"]
     (history_dir / "a_old.evalset_result.json").write_text(json.dumps(old))
     (history_dir / "b_new.evalset_result.json").write_text(json.dumps(new))
-    config = example / "eval-gate.yml"
+    config = example / CONFIG
     config.write_text(config.read_text().replace(HISTORY, "recorded/eval_history"))
     results = run_plan(build_plan(config))
     case = next(c for c in results.eval_sets[0].cases if c.eval_id == "roll_12_wrong_golden")
@@ -73,7 +74,7 @@ def test_two_recorded_runs_pool_like_agent_evaluator(example):
                 row["actual_invocation"]["intermediate_data"] = {"tool_uses": [], "tool_responses": []}
     data["eval_case_results"] = first + data["eval_case_results"]
     history.write_text(json.dumps(data))
-    config = example / "eval-gate.yml"
+    config = example / CONFIG
     config.write_text(config.read_text().replace("num_runs: 1", "num_runs: 2"))
     results = run_plan(build_plan(config))
     case = next(c for c in results.eval_sets[0].cases if c.eval_id == "roll_6")
@@ -84,7 +85,7 @@ def test_two_recorded_runs_pool_like_agent_evaluator(example):
 
 
 def test_missing_run_is_an_error_with_a_reason(example):
-    config = example / "eval-gate.yml"
+    config = example / CONFIG
     config.write_text(config.read_text().replace("num_runs: 1", "num_runs: 2"))
     results = run_plan(build_plan(config))
     case = results.eval_sets[0].cases[0]
@@ -99,7 +100,7 @@ def test_case_absent_from_actuals_is_error_others_scored(example):
     data = json.loads(history.read_text())
     data["eval_case_results"] = [c for c in data["eval_case_results"] if c["eval_id"] != "capabilities"]
     history.write_text(json.dumps(data))
-    results = run_plan(build_plan(example / "eval-gate.yml"))
+    results = run_plan(build_plan(example / CONFIG))
     statuses = {c.eval_id: c.status for c in results.eval_sets[0].cases}
     assert statuses["capabilities"] == "error"
     assert statuses["roll_6"] == "passed"
@@ -113,7 +114,7 @@ def test_crashed_inference_in_history_is_error(example):
         if case["eval_id"] == "roll_20":
             case.update(final_eval_status=2, overall_eval_metric_results=[], eval_metric_result_per_invocation=[])
     history.write_text(json.dumps(data))
-    results = run_plan(build_plan(example / "eval-gate.yml"))
+    results = run_plan(build_plan(example / CONFIG))
     case = next(c for c in results.eval_sets[0].cases if c.eval_id == "roll_20")
     assert case.status == "error" and "inference failed" in case.reason
 
@@ -125,14 +126,14 @@ def test_newer_adk_fields_in_recorded_invocations_are_tolerated(example):
         for row in case["eval_metric_result_per_invocation"]:
             row["actual_invocation"]["field_from_adk_3"] = {"x": 1}
     history.write_text(json.dumps(data))
-    assert run_plan(build_plan(example / "eval-gate.yml")).summary.passed == 4
+    assert run_plan(build_plan(example / CONFIG)).summary.passed == 4
 
 
 def test_evalset_shaped_actuals_and_results_file_round_trip(example, tmp_path):
     out = tmp_path / "results.json"
-    assert main(["run", "--config", str(example / "eval-gate.yml"), "--output", str(out), "--quiet"]) == 1
+    assert main(["run", "--config", str(example / CONFIG), "--output", str(out), "--quiet"]) == 1
     # Our own results file is itself a valid source of actuals: replaying it reproduces every score.
-    config = example / "eval-gate.yml"
+    config = example / CONFIG
     config.write_text(config.read_text().replace(HISTORY, str(out)))
     again = run_plan(build_plan(config))
     first = json.loads(out.read_text())

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..evalsets.models import AgentDetails, AppDetails, EvalCase
-from .base import CaseRun, TargetError
+from .base import CaseRun, TargetError, TransientTargetError, one_line
 from .events import events_to_invocation
 
 MISSING_ADK = "the adk target needs google-adk; install it with: pip install 'adk-eval-gate[adk]'"
@@ -142,6 +142,12 @@ def _app_details_plugin():
     return AppDetailsRecorder()
 
 
+def _is_transient(exc: BaseException) -> bool:
+    """A model API's 408/429/5xx (google-genai's APIError carries the HTTP code)."""
+    code = getattr(exc, "code", None)
+    return type(exc).__module__.startswith("google.genai") and isinstance(code, int) and (code in (408, 429) or code >= 500)
+
+
 def _retry_plugin() -> list[Any]:
     """`adk eval` adds HTTP retry options to the agent's model requests; so do we, when this ADK has them."""
     try:
@@ -200,11 +206,21 @@ class AdkTarget:
         runner = self._runner(session.app_name, recorder)
         invocations = []
         try:
+            await self._run_turns(case, runner, user_id, session.id, recorder, invocations)
+        finally:
+            close = getattr(runner, "close", None)
+            if close is not None:
+                await close()
+        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations))
+
+    async def _run_turns(self, case: EvalCase, runner: Any, user_id: str, session_id: str, recorder: Any,
+                         invocations: list) -> None:
+        try:
             for expected in case.conversation:
                 started = time.monotonic()
                 events = [
                     event.model_dump(exclude_none=True)
-                    async for event in runner.run_async(user_id=user_id, session_id=session.id, new_message=expected.user_content)
+                    async for event in runner.run_async(user_id=user_id, session_id=session_id, new_message=expected.user_content)
                 ]
                 invocation_id = next((e.get("invocation_id") for e in events if e.get("invocation_id")), "")
                 details = recorder.by_invocation.get(invocation_id)
@@ -213,11 +229,10 @@ class AdkTarget:
                     duration=round(time.monotonic() - started, 3),
                     app_details=AppDetails(agent_details=details) if details else None,
                 ))
-        finally:
-            close = getattr(runner, "close", None)
-            if close is not None:
-                await close()
-        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations))
+        except Exception as exc:
+            if _is_transient(exc):
+                raise TransientTargetError(f"model call failed: {one_line(exc)}") from None
+            raise
 
     async def aclose(self) -> None:
         return None

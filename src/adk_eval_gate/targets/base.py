@@ -40,3 +40,13 @@ class Target(Protocol):
     async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun: ...
 
     async def aclose(self) -> None: ...
+
+
+def one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    name = type(exc).__name__
+    if not text:
+        return name
+    if isinstance(exc, TargetError) or type(exc).__module__.startswith("adk_eval_gate"):
+        return text[:400]
+    return f"{name}: {text}"[:400]

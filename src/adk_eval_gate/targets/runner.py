@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from ..evalsets.models import EvalCase
-from .base import CaseRun, Target, TransientTargetError
+from .base import CaseRun, Target, TransientTargetError, one_line
 
 
 @dataclass(frozen=True)
@@ -34,16 +34,6 @@ class RunnerSettings:
     retries: int = 2
     backoff: float = 1.0  # first retry delay, doubled each retry, with jitter
     job_timeout: float | None = None  # seconds for the whole job
-
-
-def one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    name = type(exc).__name__
-    if not text:
-        return name
-    if isinstance(exc, TransientTargetError) or type(exc).__module__.startswith("adk_eval_gate"):
-        return text[:400]
-    return f"{name}: {text}"[:400]
 
 
 class Progress:

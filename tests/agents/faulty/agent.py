@@ -1,0 +1,58 @@
+"""A test agent whose scripted model misbehaves on request: it raises, hangs, fails transiently, or reads state."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncGenerator
+
+from google.adk.agents import LlmAgent
+from google.adk.models import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.tools.tool_context import ToolContext
+from google.genai import errors, types
+
+FLAKY_FAILURES: dict[str, int] = {}
+
+
+def get_name(tool_context: ToolContext) -> str:
+    """Return the user's name from the session state."""
+    return str(tool_context.state.get("name", "unknown"))
+
+
+def _text(text: str) -> LlmResponse:
+    return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+
+
+class FaultyLlm(BaseLlm):
+    model: str = "scripted-faulty"
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        return [r"scripted-faulty"]
+
+    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> AsyncGenerator[LlmResponse, None]:
+        last = llm_request.contents[-1]
+        result = next((p.function_response for p in last.parts or [] if p.function_response), None)
+        if result is not None:
+            yield _text(f"Your name is {result.response.get('result')}.")
+            return
+        prompt = " ".join(p.text for p in last.parts or [] if p.text).lower()
+        if "crash" in prompt:
+            raise RuntimeError("model exploded")
+        if "hang" in prompt:
+            await asyncio.sleep(3600)
+        if "flaky" in prompt:
+            key = prompt + os.environ.get("FLAKY_KEY", "")
+            FLAKY_FAILURES[key] = FLAKY_FAILURES.get(key, 0) + 1
+            if FLAKY_FAILURES[key] == 1:
+                raise errors.ServerError(503, {"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}})
+        if "name" in prompt:
+            yield LlmResponse(content=types.Content(role="model", parts=[
+                types.Part(function_call=types.FunctionCall(name="get_name", args={}))]))
+            return
+        yield _text(f"echo: {prompt}")
+
+
+root_agent = LlmAgent(name="faulty", model=FaultyLlm(), instruction="Test agent.", tools=[get_name])
