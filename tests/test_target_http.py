@@ -6,6 +6,7 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -45,8 +46,8 @@ def test_agent_crash_behind_api_server_is_a_500_error(example, api_server):
 class Misbehaving(BaseHTTPRequestHandler):
     """Sessions work; /run answers by script: 'drop' closes the socket, a number is a status, 'ok' is events."""
 
-    script: list[str] = []
-    seen: list[dict] = []
+    script: ClassVar[list[str]] = []
+    seen: ClassVar[list[dict]] = []
 
     def log_message(self, *args):
         pass
