@@ -8,6 +8,7 @@ saying so, and `interrupted` is set in the results.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import time
 from collections import defaultdict
@@ -20,6 +21,7 @@ from .results.build import case_result, count, criteria_config, git_info, tool_i
 from .results.models import EvalSetResult, ResultsFile, Timings
 from .targets import CaseRun, Target, build_target
 from .targets.runner import Job, RunnerSettings, run_jobs
+from .targets.workers import run_jobs_in_workers
 
 
 def _now() -> str:
@@ -28,7 +30,18 @@ def _now() -> str:
 
 def runner_settings(plan: Plan) -> RunnerSettings:
     run = plan.workflow.settings.run
-    return RunnerSettings(concurrency=run.concurrency, timeout=run.timeout, retries=run.retries, job_timeout=run.job_timeout)
+    workers = None if run.workers == "auto" else run.workers
+    return RunnerSettings(concurrency=run.concurrency, timeout=run.timeout, retries=run.retries,
+                          job_timeout=run.job_timeout, workers=workers)
+
+
+def worker_count(settings: RunnerSettings, jobs: int) -> int:
+    """Worker processes pay off once there are more jobs than concurrency slots: then ADK's own CPU per model
+    call, not the model's latency, bounds one event loop."""
+    if settings.workers is not None:
+        return settings.workers
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(cores, 8) if jobs > settings.concurrency else 1
 
 
 @contextmanager
@@ -68,28 +81,67 @@ def _eval_set_result(plan: Plan, agent: AgentRunPlan, eval_set: EvalSetPlan, tar
     )
 
 
+async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings: RunnerSettings,
+                    quiet: bool) -> tuple[list[CaseRun], str | None]:
+    """In-process agents with many jobs go to forked worker processes (one pool per agent, started first, while
+    this process has no threads); every other job shares one in-process pool."""
+    pooled: list[tuple[Target, list[int]]] = []
+    local: list[int] = []
+    for target in targets:
+        indices = [i for i, job in enumerate(jobs) if job.target is target]
+        preload = getattr(target, "preload", None)
+        if preload is not None and worker_count(settings, len(indices)) > 1:
+            preload()
+            pooled.append((target, indices))
+        else:
+            local.extend(indices)
+    results: list[CaseRun | None] = [None] * len(jobs)
+    reasons: list[str] = []
+    stop = asyncio.Event()
+
+    async def run_group(coroutine, indices: list[int]) -> None:
+        group_runs, reason = await coroutine
+        for index, run in zip(indices, group_runs, strict=True):
+            results[index] = run
+        if reason:
+            reasons.append(reason)
+
+    with _stop_on_signals(stop):
+        groups = []
+        for target, indices in pooled:
+            group_jobs = [jobs[i] for i in indices]
+            workers = worker_count(settings, len(indices))
+            groups.append(run_group(run_jobs_in_workers(lambda t=target: t, group_jobs, settings, workers,
+                                                        quiet=quiet, stop_event=stop), indices))
+        local_targets = [t for t in targets if all(t is not p for p, _ in pooled)]
+
+        async def run_local():
+            for target in local_targets:
+                await target.start()
+            try:
+                return await run_jobs([jobs[i] for i in local], settings, quiet=quiet, stop=stop)
+            finally:
+                for target in local_targets:
+                    await target.aclose()
+
+        if local:
+            groups.append(run_group(run_local(), local))
+        await asyncio.gather(*groups)
+    return [r for r in results if r is not None], (reasons[0] if reasons else None)
+
+
 async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSettings | None = None) -> ResultsFile:
     started_at, start = _now(), time.perf_counter()
     settings = settings or runner_settings(plan)
-    targets: list[Target] = []
-    try:
-        for agent in plan.agents:
-            target = build_target(agent.agent, plan.workflow.base_dir)
-            targets.append(target)
-            await target.start()
-        jobs = [
-            Job(target, eval_set.eval_set_id, case, run)
-            for agent, target in zip(plan.agents, targets, strict=True)
-            for eval_set in agent.eval_sets
-            for case in eval_set.file.eval_set.eval_cases
-            for run in range(agent.num_runs)
-        ]
-        stop = asyncio.Event()
-        with _stop_on_signals(stop):
-            runs, stopped = await run_jobs(jobs, settings, quiet=quiet, stop=stop)
-    finally:
-        for target in targets:
-            await target.aclose()
+    targets = [build_target(agent.agent, plan.workflow.base_dir) for agent in plan.agents]
+    jobs = [
+        Job(target, eval_set.eval_set_id, case, run)
+        for agent, target in zip(plan.agents, targets, strict=True)
+        for eval_set in agent.eval_sets
+        for case in eval_set.file.eval_set.eval_cases
+        for run in range(agent.num_runs)
+    ]
+    runs, stopped = await _dispatch(plan, targets, jobs, settings, quiet)
     inference_done = time.perf_counter()
 
     by_target: dict[int, dict[str, dict[str, list[CaseRun]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))

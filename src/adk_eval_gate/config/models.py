@@ -67,6 +67,15 @@ class RunSection(_Strict):
     timeout: float = Field(default=600.0, gt=0, description="seconds per case and run")
     retries: int = Field(default=2, ge=0, le=10, description="extra attempts after a transient error")
     job_timeout: float | None = Field(default=None, gt=0, description="seconds for the whole run; unfinished cases become errors")
+    workers: int | Literal["auto"] = Field(
+        default="auto", description="processes for in-process (adk) agents; auto uses every core when the suite is large")
+
+    @field_validator("workers")
+    @classmethod
+    def _workers(cls, value: int | str) -> int | str:
+        if isinstance(value, int) and not 1 <= value <= 64:
+            raise ValueError(f"{value} workers is out of range; use 1-64 or auto")
+        return value
 
 
 class AgentSettings(_Strict):

@@ -48,7 +48,7 @@ def _import_folder(folder: Path) -> Any:
                          "point at the folder `adk eval` would take, or use module:attribute")
     name = f"_adk_eval_gate_agent_{folder.name}_{abs(hash(str(folder.resolve())))}"
     if name in sys.modules:
-        return sys.modules[name]
+        return getattr(sys.modules[name], "agent", sys.modules[name])
     parent = str(folder.resolve().parent)
     if parent not in sys.path:
         sys.path.insert(0, parent)  # lets the agent use absolute imports of its own package
@@ -167,7 +167,30 @@ class AdkTarget:
         self._agent = None
         self._sessions = None
 
+    def preload(self) -> None:
+        """Imports google-adk's runtime and the agent's code without building anything, so worker processes
+        forked afterwards start warm."""
+        _require_adk()
+        # We export no spans, and serialising message content into them is a quarter of ADK's CPU per call.
+        os.environ.setdefault("ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS", "false")
+        import google.adk.agents
+        import google.adk.runners
+        import google.adk.sessions.in_memory_session_service  # noqa: F401
+
+        path = Path(self._reference)
+        path = path if path.is_absolute() else self._base_dir / path
+        if path.is_dir():
+            try:
+                _load_dotenv(path)
+                _import_folder(path)
+            except InputError:
+                raise
+            except Exception as exc:
+                raise InputError(self._reference, "target.agent", f"importing the agent failed: {type(exc).__name__}: {exc}",
+                                 "fix the agent module so it imports") from None
+
     async def start(self) -> None:
+        self.preload()
         self._app, self._agent = await load_agent(self._reference, self._base_dir)
         from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
         from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
@@ -176,16 +199,26 @@ class AdkTarget:
         self._sessions = InMemorySessionService()
         self._artifacts = InMemoryArtifactService()
         self._memory = InMemoryMemoryService()
+        self._recorder = _app_details_plugin()
+        self._runners: dict[str, Any] = {}
 
-    def _runner(self, app_name: str, recorder: Any) -> Any:
+    def _runner(self, app_name: str) -> Any:
+        """One Runner per app name, shared by concurrent cases, as `adk api_server` shares one per app: each
+        case still runs in its own session."""
+        runner = self._runners.get(app_name)
+        if runner is not None:
+            return runner
         from google.adk.runners import Runner
 
-        plugins = [recorder, *_retry_plugin()]
+        plugins = [self._recorder, *_retry_plugin()]
         services = {"session_service": self._sessions, "artifact_service": self._artifacts, "memory_service": self._memory}
         if self._app is not None:
             app = self._app.model_copy(update={"plugins": list(self._app.plugins) + plugins, "root_agent": self._agent})
-            return Runner(app=app, app_name=app_name, **services)
-        return Runner(app_name=app_name, agent=self._agent, plugins=plugins, **services)
+            runner = Runner(app=app, app_name=app_name, **services)
+        else:
+            runner = Runner(app_name=app_name, agent=self._agent, plugins=plugins, **services)
+        self._runners[app_name] = runner
+        return runner
 
     async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
         if case.conversation is None:
@@ -202,28 +235,23 @@ class AdkTarget:
                 app_name=app_name, user_id=user_id, state=dict(session_input.state) if session_input else {},
                 session_id=session_id,
             )
-        recorder = _app_details_plugin()
-        runner = self._runner(session.app_name, recorder)
-        invocations = []
+        invocations: list = []
         try:
-            await self._run_turns(case, runner, user_id, session.id, recorder, invocations)
+            await self._run_turns(case, self._runner(session.app_name), user_id, session.id, invocations)
         finally:
-            close = getattr(runner, "close", None)
-            if close is not None:
-                await close()
+            await self._sessions.delete_session(app_name=session.app_name, user_id=user_id, session_id=session.id)
         return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations))
 
-    async def _run_turns(self, case: EvalCase, runner: Any, user_id: str, session_id: str, recorder: Any,
-                         invocations: list) -> None:
+    async def _run_turns(self, case: EvalCase, runner: Any, user_id: str, session_id: str, invocations: list) -> None:
         try:
             for expected in case.conversation:
                 started = time.monotonic()
                 events = [
-                    event.model_dump(exclude_none=True)
-                    async for event in runner.run_async(user_id=user_id, session_id=session_id, new_message=expected.user_content)
+                    event async for event in runner.run_async(user_id=user_id, session_id=session_id,
+                                                              new_message=expected.user_content)
                 ]
-                invocation_id = next((e.get("invocation_id") for e in events if e.get("invocation_id")), "")
-                details = recorder.by_invocation.get(invocation_id)
+                invocation_id = next((e.invocation_id for e in events if e.invocation_id), "")
+                details = self._recorder.by_invocation.pop(invocation_id, None)
                 invocations.append(events_to_invocation(
                     events, expected.user_content, invocation_id=invocation_id, creation_timestamp=time.time(),
                     duration=round(time.monotonic() - started, 3),
@@ -235,4 +263,7 @@ class AdkTarget:
             raise
 
     async def aclose(self) -> None:
-        return None
+        for runner in getattr(self, "_runners", {}).values():
+            close = getattr(runner, "close", None)
+            if close is not None:
+                await close()

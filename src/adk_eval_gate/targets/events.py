@@ -1,9 +1,9 @@
 """Agent events → the actual Invocation of one turn, with ADK 2.13's rules
 (`EvaluationGenerator.convert_events_to_eval_invocations`).
 
-Events arrive as JSON-like dicts in either spelling: `Event.model_dump()` (snake_case) from an in-process
-runner, the camelCase JSON `adk api_server` returns, or whatever a `command` agent prints. Working on dicts
-keeps the `http` and `command` targets free of google-adk.
+Events arrive as ADK `Event` objects from an in-process runner, or as JSON-like dicts in either spelling: the
+camelCase JSON `adk api_server` returns, or whatever a `command` agent prints. Reading fields by name keeps
+the `http` and `command` targets free of google-adk.
 
 Per turn:
 * the final response is the content of the **last** event that `is_final_response()` and has parts (a later
@@ -25,7 +25,10 @@ from ..evalsets.models import AppDetails, Invocation, InvocationEvent, Invocatio
 _USER = "user"
 
 
-def _get(event: Mapping[str, Any], snake: str) -> Any:
+def _get(event: Any, snake: str) -> Any:
+    """A field of an event given as a dict (either spelling) or as ADK's own Event object."""
+    if not isinstance(event, Mapping):
+        return getattr(event, snake, None)
     if snake in event:
         return event[snake]
     head, *rest = snake.split("_")
@@ -36,7 +39,7 @@ def _parts(content: genai_types.Content | None) -> list[genai_types.Part]:
     return list(content.parts or []) if content is not None else []
 
 
-def is_final_response(event: Mapping[str, Any], content: genai_types.Content | None) -> bool:
+def is_final_response(event: Any, content: genai_types.Content | None) -> bool:
     actions = _get(event, "actions") or {}
     if _get(actions, "skip_summarization") or _get(event, "long_running_tool_ids"):
         return True
@@ -50,7 +53,7 @@ def is_final_response(event: Mapping[str, Any], content: genai_types.Content | N
     return not calls and not responses and not partial and not trailing_code_result
 
 
-def _content(event: Mapping[str, Any]) -> genai_types.Content | None:
+def _content(event: Any) -> genai_types.Content | None:
     raw = _get(event, "content")
     if raw is None or isinstance(raw, genai_types.Content):
         return raw
@@ -64,7 +67,7 @@ def _optional(model: type, raw: Any) -> Any:
 
 
 def events_to_invocation(
-    events: Sequence[Mapping[str, Any]],
+    events: Sequence[Any],
     user_content: genai_types.Content,
     *,
     invocation_id: str = "",
@@ -74,7 +77,7 @@ def events_to_invocation(
 ) -> Invocation:
     final_response: genai_types.Content | None = None
     final_index: int | None = None
-    kept: list[tuple[int, Mapping[str, Any], genai_types.Content | None]] = []
+    kept: list[tuple[int, Any, genai_types.Content | None]] = []
     for index, event in enumerate(events):
         author = (_get(event, "author") or "agent").lower()
         content = _content(event)

@@ -34,6 +34,7 @@ class RunnerSettings:
     retries: int = 2
     backoff: float = 1.0  # first retry delay, doubled each retry, with jitter
     job_timeout: float | None = None  # seconds for the whole job
+    workers: int | None = None  # processes for in-process agents; None picks by job count and cores
 
 
 class Progress:
@@ -59,10 +60,10 @@ class Progress:
                   f"{elapsed:.1f}s elapsed, ETA {eta:.0f}s", file=self.stream, flush=True)
 
 
-async def _attempt(job: Job, settings: RunnerSettings) -> CaseRun:
+async def attempt(job: Job, settings: RunnerSettings) -> CaseRun:
     started = time.monotonic()
     delay = settings.backoff
-    for attempt in range(settings.retries + 1):
+    for try_number in range(settings.retries + 1):
         try:
             result = await asyncio.wait_for(job.target.run_case(job.eval_set_id, job.case, job.run), settings.timeout)
             return CaseRun(result.eval_set_id, result.eval_id, result.run, result.invocations, result.error,
@@ -72,7 +73,7 @@ async def _attempt(job: Job, settings: RunnerSettings) -> CaseRun:
             break  # a hung agent is not retried: it would very likely hang again and double the bill
         except TransientTargetError as exc:
             reason = one_line(exc)
-            if attempt < settings.retries:
+            if try_number < settings.retries:
                 await asyncio.sleep(delay * (0.5 + random.random()))
                 delay *= 2
                 continue
@@ -93,7 +94,7 @@ async def run_jobs(
 
     async def worker(index: int, job: Job) -> None:
         async with semaphore:
-            results[index] = await _attempt(job, settings)
+            results[index] = await attempt(job, settings)
         progress.update(results[index])
 
     tasks = [asyncio.ensure_future(worker(i, job)) for i, job in enumerate(jobs)]
