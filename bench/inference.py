@@ -82,7 +82,7 @@ def main() -> int:
     if ours.returncode not in (0, 1):
         print(ours.stderr[-3000:])
         return 1
-    adk_wall, adk = timed([str(BIN / "adk"), "eval", "hello_world", "bench.evalset.json", "--config_file_path", "eval_config.json"],
+    adk_wall, _adk = timed([str(BIN / "adk"), "eval", "hello_world", "bench.evalset.json", "--config_file_path", "eval_config.json"],
                           work, env)
 
     results = json.loads((work / "results.json").read_text())

@@ -139,8 +139,8 @@ async def run_jobs_in_workers(
         elif deadline is not None and loop.time() >= deadline:
             stopped = f"job time limit of {settings.job_timeout:g}s reached"
         elif exited == len(processes) or not any(p.is_alive() for p in processes):
-            codes = sorted({p.exitcode for p in processes})
-            stopped = f"worker process died (exit code {', '.join(map(str, codes))})"
+            codes = sorted({p.exitcode for p in processes if p.exitcode})
+            stopped = f"a worker process died (exit code {', '.join(map(str, codes)) or 'unknown'})"
         if stopped:
             break
         try:

@@ -39,6 +39,8 @@ class FaultyLlm(BaseLlm):
             yield _text(f"Your name is {result.response.get('result')}.")
             return
         prompt = " ".join(p.text for p in last.parts or [] if p.text).lower()
+        if "die now" in prompt:
+            os._exit(3)  # the whole process vanishes, as a segfaulting native extension would make it
         if "crash" in prompt:
             raise RuntimeError("model exploded")
         if "hang" in prompt:
