@@ -30,6 +30,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/scoring.py
+	$(BIN)/python bench/inference.py
 
 ## Regenerate the results JSON Schema from the pydantic models.
 schema: $(STAMP)

@@ -55,6 +55,36 @@ def write_eval_set(path: Path, cases: int) -> None:
     path.write_text(json.dumps({"eval_set_id": "bench", "eval_cases": eval_cases}))
 
 
+BARE_RUNNER = """
+import asyncio, json, sys, time
+sys.path.insert(0, sys.argv[1])
+from hello_world.agent import root_agent
+from google.adk.runners import Runner
+from google.adk.sessions.in_memory_session_service import InMemorySessionService
+from google.genai import types
+
+async def main(cases, concurrency):
+    sessions = InMemorySessionService()
+    runner = Runner(app_name="hello_world", agent=root_agent, session_service=sessions)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def run(case):
+        async with gate:
+            session = await sessions.create_session(app_name="hello_world", user_id="u")
+            for turn in case["conversation"]:
+                content = types.Content.model_validate(turn["user_content"])
+                async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=content):
+                    pass
+
+    start = time.perf_counter()
+    await asyncio.gather(*(run(c) for c in cases))
+    print(time.perf_counter() - start)
+
+cases = json.load(open(sys.argv[2]))["eval_cases"]
+asyncio.run(main(cases, int(sys.argv[3])))
+"""
+
+
 def timed(argv: list[str], cwd: Path, env: dict) -> tuple[float, subprocess.CompletedProcess]:
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=3600)
@@ -85,6 +115,11 @@ def main() -> int:
     adk_wall, _adk = timed([str(BIN / "adk"), "eval", "hello_world", "bench.evalset.json", "--config_file_path", "eval_config.json"],
                           work, env)
 
+    # The floor for any in-process harness: ADK's Runner alone, no eval machinery, same cases and concurrency.
+    (work / "bare_runner.py").write_text(BARE_RUNNER)
+    _, bare = timed([sys.executable, "bare_runner.py", str(work), "bench.evalset.json", str(args.concurrency)], work, env)
+    bare_seconds = float(bare.stdout.strip().splitlines()[-1])
+
     results = json.loads((work / "results.json").read_text())
     (history,) = (work / "hello_world" / ".adk" / "eval_history").glob("*.evalset_result.json")
     adk_status = {c["eval_id"]: {1: "passed", 2: "failed", 3: "not_evaluated"}[c["final_eval_status"]]
@@ -97,10 +132,12 @@ def main() -> int:
     print(f"{args.cases} cases x 2 turns, {args.latency * 1000:.0f} ms per model call ({model_seconds:.1f} s of model latency)")
     print(f"  adk eval (4 cases at a time)       : {adk_wall:7.2f} s wall")
     print(f"  adk-eval-gate run, concurrency {args.concurrency:<3} : {ours_wall:7.2f} s wall, {inference:.2f} s inference phase")
+    print(f"  ADK Runner alone, one process      : {bare_seconds:7.2f} s  (no eval harness: the in-process floor)")
     print(f"  ideal (model latency / concurrency): {ideal:7.2f} s")
     print(f"  speed-up vs adk eval (wall)        : {adk_wall / ours_wall:7.2f}x  (target >= 4x)")
     print(f"  inference phase / ideal            : {inference / ideal:7.2f}x  (target <= 1.25x)")
     print(f"  wall / ideal                       : {ours_wall / ideal:7.2f}x")
+    print(f"  ADK Runner alone / ideal           : {bare_seconds / ideal:7.2f}x")
     print(f"  verdicts: {sum(s == 'passed' for s in our_status.values())}/{len(our_status)} passed; "
           f"identical to adk eval: {our_status == adk_status}")
     shutil.rmtree(work, ignore_errors=True)
