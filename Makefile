@@ -35,6 +35,7 @@ bench: $(STAMP)
 ## Regenerate the results JSON Schema from the pydantic models.
 schema: $(STAMP)
 	$(BIN)/adk-eval-gate schema results > src/adk_eval_gate/results/results.schema.json
+	$(BIN)/adk-eval-gate schema comparison > src/adk_eval_gate/baseline/comparison.schema.json
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .ruff_cache

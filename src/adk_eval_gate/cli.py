@@ -1,4 +1,4 @@
-"""Command line: `validate`, `run`, `schema`. Exit codes: 0 pass, 1 cases failed, 2 bad input."""
+"""Command line: `validate`, `run`, `compare`, `baseline`, `schema`. Exit codes: 0 pass, 1 failed, 2 bad input."""
 
 from __future__ import annotations
 
@@ -60,10 +60,70 @@ def _run(args: argparse.Namespace) -> int:
     return exit_code_for(results)
 
 
-def _schema(args: argparse.Namespace) -> int:
-    from .results.build import results_json_schema_text
+def _compare(args: argparse.Namespace) -> int:
+    from .baseline import build_comparison
+    from .baseline.stores import LoadedBaseline, LoadOutcome, build_store, identity_of
+    from .config.loader import load_workflow
+    from .config.models import GateSettings
+    from .files import write_text_atomic
+    from .gate import exit_code_for_decision
+    from .github.context import ActionsContext
+    from .report.console import render_comparison
+    from .results.build import read_results
 
-    sys.stdout.write(results_json_schema_text())
+    current = read_results(Path(args.results))
+    workflow = load_workflow(args.config) if args.config else None
+    gate = workflow.settings.gate if workflow else GateSettings()
+    context = ActionsContext.from_env()
+    max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
+    if args.baseline:
+        path = Path(args.baseline)
+        outcome = (LoadOutcome(LoadedBaseline(read_results(path), identity_of(read_results(path), str(path))))
+                   if path.exists() else LoadOutcome(None, [f"no baseline file at {path}"]))
+    elif workflow:
+        outcome = build_store(workflow, context).load()
+    else:
+        outcome = LoadOutcome(None, ["no --baseline and no --config: nothing to compare with"])
+    comparison = build_comparison(current, outcome, gate, [*context.labels, *(args.label or [])], max_age_days=max_age)
+    if args.output:
+        write_text_atomic(Path(args.output), comparison.model_dump_json(indent=2) + "\n")
+    print(render_comparison(comparison))
+    return exit_code_for_decision(comparison.verdict)
+
+
+def _baseline(args: argparse.Namespace) -> int:
+    from .baseline.stores import build_store
+    from .config.loader import load_workflow
+    from .results.build import read_results
+
+    workflow = load_workflow(args.config)
+    store = build_store(workflow)
+    if args.action == "update":
+        if not args.results:
+            raise InputError(None, "--results", "is required for `baseline update`", "pass the results file to bless")
+        where = store.save(read_results(Path(args.results)))
+        print(f"baseline updated: {where}")
+        return 0
+    outcome = store.load()
+    for warning in outcome.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if outcome.baseline is None:
+        print("no baseline")
+        return 0
+    identity, results = outcome.baseline.identity, outcome.baseline.results
+    age = f"{identity.age_days:.1f} days old" if identity.age_days is not None else "age unknown"
+    print(f"baseline: {identity.source}\n  commit {identity.sha or 'unknown'}, created {identity.created_at} ({age}), "
+          f"adk-eval-gate {identity.tool_version}")
+    for eval_set in results.eval_sets:
+        s = eval_set.summary
+        print(f"  {eval_set.agent}/{eval_set.eval_set_id}: {s.total} cases, {s.passed} passed, criteria: {', '.join(eval_set.criteria)}")
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from .schemas import json_schema_text
+
+    sys.stdout.write(json_schema_text(args.kind))
     return 0
 
 
@@ -82,8 +142,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
     run.set_defaults(handler=_run)
 
+    compare = commands.add_parser("compare", help="compare results with a baseline and apply the gate (exit 0 pass, 1 fail)")
+    compare.add_argument("--results", required=True, help="the current results file")
+    compare.add_argument("--baseline", help="a baseline results file (default: the config's baseline store)")
+    compare.add_argument("--config", help="the workflow YAML (gate policy and baseline store)")
+    compare.add_argument("--output", default="comparison.json", help="where to write the comparison JSON")
+    compare.add_argument("--label", action="append", help="a pull request label (repeatable; e.g. the override label)")
+    compare.set_defaults(handler=_compare)
+
+    baseline = commands.add_parser("baseline", help="show the stored baseline or bless a results file as the new one")
+    baseline.add_argument("action", choices=["show", "update"])
+    baseline.add_argument("--config", required=True, help="the workflow YAML (its baseline section)")
+    baseline.add_argument("--results", help="with update: the results file to store")
+    baseline.set_defaults(handler=_baseline)
+
     schema = commands.add_parser("schema", help="print the JSON Schema of a file format")
-    schema.add_argument("kind", choices=["results"])
+    schema.add_argument("kind", choices=["results", "comparison"])
     schema.set_defaults(handler=_schema)
     return parser
 

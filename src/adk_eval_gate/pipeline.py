@@ -64,7 +64,7 @@ def _stop_on_signals(stop: asyncio.Event):
 def _eval_set_result(plan: Plan, agent: AgentRunPlan, eval_set: EvalSetPlan, target: Target,
                      runs: dict[str, list[CaseRun]]) -> EvalSetResult:
     cases = [
-        case_result(score_case(case, runs[case.eval_id], eval_set.criteria), runs[case.eval_id])
+        case_result(case, score_case(case, runs[case.eval_id], eval_set.criteria), runs[case.eval_id])
         for case in eval_set.file.eval_set.eval_cases
     ]
     return EvalSetResult(

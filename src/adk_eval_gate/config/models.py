@@ -98,9 +98,69 @@ class AgentSettings(_Strict):
         return self
 
 
+class FileBaseline(_Strict):
+    """A results file committed in the repository; `adk-eval-gate baseline update` rewrites it."""
+
+    store: Literal["file"]
+    path: str = Field(min_length=1)
+
+
+class BranchBaseline(_Strict):
+    """A data branch written through the contents API on pushes to the default branch: one file per commit
+    plus a `latest` pointer."""
+
+    store: Literal["branch"]
+    branch: str = Field(default="adk-eval-gate-data", min_length=1)
+    directory: str = Field(default="baselines", min_length=1)
+    max_age_days: float = Field(default=14.0, gt=0, description="older baselines carry a staleness warning")
+
+
+class ArtifactBaseline(_Strict):
+    """The results artifact of the base branch's newest successful workflow run (Actions API)."""
+
+    store: Literal["artifact"]
+    name: str = Field(default="adk-eval-gate-results", min_length=1)
+    workflow: str | None = Field(default=None, description="workflow file name or id; any workflow when unset")
+    max_age_days: float = Field(default=14.0, gt=0)
+
+
+class NoBaseline(_Strict):
+    store: Literal["none"]
+
+
+BaselineSettings = Annotated[FileBaseline | BranchBaseline | ArtifactBaseline | NoBaseline, Field(discriminator="store")]
+
+GateCondition = Literal["regression", "case_regression", "threshold", "error", "not_evaluated", "inconclusive",
+                        "not_comparable", "no_baseline"]
+
+
+class GateSettings(_Strict):
+    fail_on: list[GateCondition] = Field(default_factory=lambda: ["regression", "error"])
+    # Changes smaller than this (in score units) are never regressions or improvements; per criterion allowed.
+    tolerance: float | dict[str, float] = 0.05
+    alpha: float = Field(default=0.01, gt=0, lt=0.5, description="false-alarm budget for the whole run's regression verdicts")
+    min_pass_rate: float | None = Field(default=None, ge=0, le=1)
+    override_label: str | None = "adk-eval-gate: accept regression"
+
+    @field_validator("tolerance")
+    @classmethod
+    def _tolerance(cls, value: float | dict[str, float]) -> float | dict[str, float]:
+        values = value.values() if isinstance(value, dict) else [value]
+        if any(not 0 <= v <= 1 for v in values):
+            raise ValueError("a tolerance is outside [0, 1]; use a score difference such as 0.05")
+        return value
+
+    def tolerance_for(self, criterion: str) -> float:
+        if isinstance(self.tolerance, dict):
+            return self.tolerance.get(criterion, self.tolerance.get("default", 0.05))
+        return self.tolerance
+
+
 class Settings(_Strict):
     version: Literal[1] = 1
     run: RunSection = Field(default_factory=RunSection)
+    baseline: BaselineSettings = Field(default_factory=lambda: NoBaseline(store="none"))
+    gate: GateSettings = Field(default_factory=GateSettings)
     agents: list[AgentSettings] = Field(min_length=1)
 
     @model_validator(mode="after")

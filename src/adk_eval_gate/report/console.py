@@ -43,3 +43,34 @@ def render_table(results: ResultsFile) -> str:
     lines.append(f"Total: {t.passed}/{t.total} cases passed, {t.failed} failed, {t.error} errors, "
                  f"{t.not_evaluated} not evaluated in {results.timings.duration_seconds:.2f}s")
     return "\n".join(lines)
+
+
+_VERDICT_MARK = {"regressed": "REGRESSED", "improved": "improved", "unchanged": "unchanged", "inconclusive": "inconclusive",
+                 "new": "new", "removed": "removed", "not_comparable": "not comparable", "error": "ERROR"}
+
+
+def render_comparison(comparison) -> str:
+    """Verdict first, then one line per eval set × criterion, then the regressed cases."""
+    gate = comparison.gate
+    lines = [f"Gate: {gate.verdict.upper()}{' (overridden)' if gate.overridden else ''} — {gate.reason}"]
+    base = comparison.baseline
+    if base:
+        age = f", {base.age_days:.1f} days old" if base.age_days is not None else ""
+        lines.append(f"Baseline: {base.source} (commit {(base.sha or 'unknown')[:12]}{age})")
+    else:
+        lines.append("Baseline: none")
+    lines += [f"warning: {w}" for w in comparison.warnings]
+    for s in comparison.summaries:
+        values = f"{_num(s.baseline)} → {_num(s.current)}" if s.cases_compared else ""
+        lines.append(f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_VERDICT_MARK[s.verdict]} {values}  {s.reason}".rstrip())
+    regressed = [r for r in comparison.rows if r.verdict == "regressed"]
+    if regressed:
+        lines.append("Regressed cases:")
+        lines += [f"  {r.agent}/{r.eval_set_id} {r.eval_id} {r.criterion}: {r.reason}" for r in regressed]
+    for failure in gate.failures[1:6]:
+        lines.append(f"  also: {failure}")
+    return "\n".join(lines)
+
+
+def _num(value) -> str:
+    return "n/a" if value is None else f"{value:.3f}"

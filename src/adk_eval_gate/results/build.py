@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from .. import __version__
 from ..criteria.base import ConfiguredCriterion, MetricOutcome
 from ..criteria.scoring import CaseScore
-from ..evalsets.models import dump_invocation
+from ..evalsets.models import EvalCase, dump_invocation
 from ..files import load_json, write_text_atomic
 from ..targets.base import CaseRun
 from ..validation import input_error_from
@@ -45,7 +47,7 @@ def _run_metric(run: int, outcome: MetricOutcome | None) -> RunMetric | None:
     )
 
 
-def case_result(score: CaseScore, runs: Sequence[CaseRun]) -> CaseResult:
+def case_result(case: EvalCase, score: CaseScore, runs: Sequence[CaseRun]) -> CaseResult:
     metrics = {
         c.name: MetricResult(
             score=c.score,
@@ -66,11 +68,29 @@ def case_result(score: CaseScore, runs: Sequence[CaseRun]) -> CaseResult:
         )
         for r in runs
     ]
-    return CaseResult(eval_id=score.eval_id, status=score.status.value, reason=score.reason, metrics=metrics, runs=records)
+    return CaseResult(eval_id=score.eval_id, case_hash=case_hash(case), status=score.status.value, reason=score.reason,
+                      metrics=metrics, runs=records)
+
+
+def content_hash(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+
+
+def case_hash(case: EvalCase) -> str:
+    """What the case asks and expects, not when or under which ids it was written down."""
+    data = case.model_dump(mode="json", exclude_none=True, exclude={"creation_timestamp"})
+    for invocation in data.get("conversation") or []:
+        invocation.pop("invocation_id", None)
+        invocation.pop("creation_timestamp", None)
+    return content_hash(data)
 
 
 def criteria_config(criteria: Iterable[ConfiguredCriterion]) -> dict[str, CriterionConfig]:
-    return {c.name: CriterionConfig(threshold=c.threshold, options=c.options_json()) for c in criteria}
+    return {
+        c.name: CriterionConfig(threshold=c.threshold, options=c.options_json(),
+                                hash=content_hash({"name": c.name, "options": c.options_json()}))
+        for c in criteria
+    }
 
 
 def count(statuses: Iterable[str]) -> Counts:
@@ -107,14 +127,3 @@ def read_results(path: Path) -> ResultsFile:
         return ResultsFile.model_validate(data)
     except ValidationError as exc:
         raise input_error_from(exc, path, model=ResultsFile) from None
-
-
-def results_json_schema() -> dict:
-    schema = ResultsFile.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://github.com/adk-eval-gate/adk-eval-gate/results.schema.json"
-    return schema
-
-
-def results_json_schema_text() -> str:
-    return json.dumps(results_json_schema(), indent=2, sort_keys=True) + "\n"

@@ -56,6 +56,8 @@ class RunRecord(_Model):
 
 class CaseResult(_Model):
     eval_id: str
+    case_hash: str = Field(default="", description="sha256 of the eval case as written (ids and timestamps aside); "
+                           "a baseline case with another hash is not comparable.")
     status: StatusName
     reason: str | None = Field(default=None, description="One line: why the case failed, errored or was not evaluated.")
     metrics: dict[str, MetricResult]
@@ -65,6 +67,7 @@ class CaseResult(_Model):
 class CriterionConfig(_Model):
     threshold: float
     options: dict[str, Any]
+    hash: str = Field(default="", description="sha256 of the criterion's name and options; a change makes its rows not comparable.")
 
 
 class Counts(_Model):

@@ -1,0 +1,25 @@
+"""Stage 6: compare the results with the stored baseline."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..config.models import GateSettings
+from ..gate.policy import decide
+from ..results.models import ResultsFile
+from .compare import compare
+from .models import Comparison
+from .stores import LoadOutcome
+
+
+def build_comparison(current: ResultsFile, outcome: LoadOutcome, gate: GateSettings, labels: Iterable[str] = (),
+                     *, max_age_days: float | None = None) -> Comparison:
+    baseline = outcome.baseline
+    warnings = list(outcome.warnings)
+    if baseline and max_age_days is not None and (baseline.identity.age_days or 0) > max_age_days:
+        warnings.append(f"the baseline is {baseline.identity.age_days:.0f} days old (from {baseline.identity.sha or 'an unknown commit'}); "
+                        "refresh it by updating the baseline on the default branch")
+    summaries, rows = compare(current, baseline.results if baseline else None, gate.tolerance_for, gate.alpha)
+    decision = decide(current, summaries, rows, gate, has_baseline=baseline is not None, labels=labels)
+    return Comparison(verdict=decision.verdict, baseline=baseline.identity if baseline else None, warnings=warnings,
+                      gate=decision, summaries=summaries, rows=rows)

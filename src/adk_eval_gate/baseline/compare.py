@@ -1,0 +1,175 @@
+"""Compares a results file with its baseline, case × criterion and agent × eval set × criterion.
+
+A verdict needs both evidence and size: `regressed` when the drop is significant after correcting for the run's
+many comparisons *and* at least the criterion's tolerance; `improved` likewise upwards; `unchanged` when the
+change is within tolerance; `inconclusive` when it is larger than tolerance but could be noise. Cases whose eval
+case or criterion config changed since the baseline are `not_comparable`, never silently compared.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
+from .models import Row, Summary, Verdict
+from .stats import TestResult, benjamini_hochberg, holm, permutation_test, stratified_test
+
+
+def samples(metric: MetricResult) -> list[float]:
+    """Every per-invocation score of every run: all the evidence there is."""
+    values = [
+        item.score for run in metric.runs if run is not None for item in run.per_invocation if item.score is not None
+    ]
+    if not values and metric.score is not None:
+        values = [metric.score]
+    return values
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+@dataclass
+class _Pending:
+    row: Row | Summary
+    test: TestResult | None
+    tolerance: float
+    what: str  # "case" or "eval set"
+
+
+def verdict_for(delta: float, test: TestResult | None, tolerance: float, p_drop: float, p_rise: float,
+                alpha: float) -> tuple[Verdict, float | None, str]:
+    """The verdict rule, shared by every comparison and by bench/gate_calibration.py."""
+    if test is None:  # one sample a side: size alone can speak
+        verdict: Verdict = ("regressed" if delta < 0 and -delta >= tolerance else
+                            "improved" if delta > 0 and delta >= tolerance else "unchanged")
+        return verdict, None, f"one sample a side, so judged by the tolerance {tolerance:g} alone (no significance test)"
+    if delta < 0 and p_drop < alpha and -delta >= tolerance:
+        return "regressed", p_drop, f"dropped {-delta:.3f} (≥ tolerance {tolerance:g}), p = {p_drop:.2g} < {alpha:g} ({test.method})"
+    if delta > 0 and p_rise < alpha and delta >= tolerance:
+        return "improved", p_rise, f"rose {delta:.3f} (≥ tolerance {tolerance:g}), p = {p_rise:.2g} < {alpha:g} ({test.method})"
+    if abs(delta) < tolerance:
+        return "unchanged", min(p_drop, p_rise), f"changed {delta:+.3f}, within tolerance {tolerance:g}"
+    p = p_drop if delta < 0 else p_rise
+    return ("inconclusive", p, f"changed {delta:+.3f}, beyond tolerance {tolerance:g} but p = {p:.2g} ≥ {alpha:g}: "
+            "could be noise; more num_runs would settle it")
+
+
+def _decide(pending: _Pending, p_drop: float, p_rise: float, alpha: float) -> None:
+    row = pending.row
+    row.verdict, row.p_value, reason = verdict_for(row.delta or 0.0, pending.test, pending.tolerance, p_drop, p_rise, alpha)
+    if pending.test is None:
+        reason = f"{_fmt(row.baseline)} → {_fmt(row.current)}; {reason}"
+    row.reason = reason
+
+
+def _index(results: ResultsFile | None) -> dict[tuple[str, str], EvalSetResult]:
+    return {(s.agent, s.eval_set_id): s for s in results.eval_sets} if results else {}
+
+
+def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, base: CaseResult | None,
+              current_set: EvalSetResult | None, base_set: EvalSetResult | None,
+              tolerance: float) -> tuple[Row, TestResult | None, tuple[list[float], list[float]] | None]:
+    cur_metric = current.metrics.get(name) if current else None
+    base_metric = base.metrics.get(name) if base else None
+    row = Row(agent=agent, eval_set_id=set_id, eval_id=(current or base).eval_id, criterion=name,
+              baseline=base_metric.score if base_metric else None, current=cur_metric.score if cur_metric else None,
+              delta=None, verdict="unchanged", reason="")
+    if base_metric is None or cur_metric is None:
+        row.verdict = "new" if base_metric is None else "removed"
+        row.reason = "not in the baseline" if base_metric is None else "no longer evaluated"
+        return row, None, None
+    if base.case_hash and current.case_hash and base.case_hash != current.case_hash:
+        row.verdict, row.reason = "not_comparable", "the eval case was edited since the baseline"
+        return row, None, None
+    base_config, cur_config = base_set.criteria.get(name), current_set.criteria.get(name)
+    if base_config and cur_config and base_config.hash and cur_config.hash and base_config.hash != cur_config.hash:
+        row.verdict = "not_comparable"
+        row.reason = f"the {name} configuration changed since the baseline (threshold {base_config.threshold:g} → {cur_config.threshold:g})" \
+            if base_config.threshold != cur_config.threshold else f"the {name} options changed since the baseline"
+        return row, None, None
+    if current.status == "error" or base.status == "error":
+        side = "current run" if current.status == "error" else "baseline"
+        row.verdict, row.reason = "error", f"the {side} errored: {(current if current.status == 'error' else base).reason}"
+        return row, None, None
+    base_values, cur_values = samples(base_metric), samples(cur_metric)
+    if not base_values or not cur_values:
+        side = "current run" if not cur_values else "baseline"
+        reason = (cur_metric if not cur_values else base_metric).reason or "no score"
+        row.verdict, row.reason = "error", f"the {side} has no score: {reason}"
+        return row, None, None
+    row.baseline_samples, row.current_samples = len(base_values), len(cur_values)
+    row.delta = statistics.fmean(cur_values) - statistics.fmean(base_values)
+    return row, permutation_test(base_values, cur_values), (base_values, cur_values)
+
+
+def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: Callable[[str], float],
+            alpha: float) -> tuple[list[Summary], list[Row]]:
+    base_sets = _index(baseline)
+    rows: list[Row] = []
+    summaries: list[Summary] = []
+    case_pending: list[_Pending] = []
+    set_pending: list[_Pending] = []
+    seen_sets = set()
+    for current_set in current.eval_sets:
+        key = (current_set.agent, current_set.eval_set_id)
+        seen_sets.add(key)
+        base_set = base_sets.get(key)
+        base_cases = {c.eval_id: c for c in base_set.cases} if base_set else {}
+        current_cases = {c.eval_id: c for c in current_set.cases}
+        names = list(current_set.criteria) + [n for n in (base_set.criteria if base_set else {}) if n not in current_set.criteria]
+        for name in names:
+            tolerance = tolerance_for(name)
+            strata: list[tuple[list[float], list[float]]] = []
+            counts = {"new": 0, "removed": 0, "not_comparable": 0}
+            passed = {"baseline": [], "current": []}
+            for eval_id in list(current_cases) + [e for e in base_cases if e not in current_cases]:
+                row, test, pair = _case_row(current_set.agent, current_set.eval_set_id, name, current_cases.get(eval_id),
+                                            base_cases.get(eval_id), current_set, base_set, tolerance)
+                rows.append(row)
+                if row.verdict in counts:
+                    counts[row.verdict] += 1
+                if pair is not None:
+                    strata.append(pair)
+                    case_pending.append(_Pending(row, test, tolerance, "case"))
+                    passed["baseline"].append(base_cases[eval_id].metrics[name].status == "passed")
+                    passed["current"].append(current_cases[eval_id].metrics[name].status == "passed")
+            summary = Summary(agent=current_set.agent, eval_set_id=current_set.eval_set_id, criterion=name,
+                              baseline=None, current=None, delta=None, verdict="unchanged", reason="",
+                              cases_compared=len(strata), cases_new=counts["new"], cases_removed=counts["removed"],
+                              cases_not_comparable=counts["not_comparable"])
+            if strata:
+                summary.baseline = statistics.fmean(statistics.fmean(b) for b, _ in strata)
+                summary.current = statistics.fmean(statistics.fmean(c) for _, c in strata)
+                summary.baseline_pass_rate = statistics.fmean(passed["baseline"])
+                summary.current_pass_rate = statistics.fmean(passed["current"])
+                test = stratified_test(strata)
+                summary.delta = test.delta
+                set_pending.append(_Pending(summary, test, tolerance, "eval set"))
+            elif base_set is None or name not in base_set.criteria:
+                summary.verdict, summary.reason = "new", "no baseline for this eval set and criterion yet"
+            elif name not in current_set.criteria:
+                summary.verdict, summary.reason = "removed", "the criterion is no longer configured"
+            else:
+                summary.verdict = "not_comparable" if counts["not_comparable"] else "error"
+                summary.reason = "no case could be compared with the baseline"
+            summaries.append(summary)
+    for key, base_set in base_sets.items():
+        if key not in seen_sets:
+            for name in base_set.criteria:
+                summaries.append(Summary(agent=key[0], eval_set_id=key[1], criterion=name, baseline=None, current=None,
+                                         delta=None, verdict="removed", reason="the eval set is no longer run"))
+
+    # Eval-set verdicts gate the merge: control the family-wise false-alarm rate (Holm) over all of them.
+    for pending_list, adjust in ((set_pending, holm), (case_pending, benjamini_hochberg)):
+        tested = [p for p in pending_list if p.test is not None]
+        drops = adjust([p.test.p_drop for p in tested]) if tested else []
+        rises = adjust([p.test.p_rise for p in tested]) if tested else []
+        for p, p_drop, p_rise in zip(tested, drops, rises, strict=True):
+            _decide(p, p_drop, p_rise, alpha)
+        for p in pending_list:
+            if p.test is None:
+                _decide(p, 1.0, 1.0, alpha)
+    return summaries, rows

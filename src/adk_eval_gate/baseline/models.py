@@ -1,0 +1,79 @@
+"""The comparison file (`schema_version` 1): every case × criterion and every agent × eval set × criterion,
+baseline against current, with a verdict and a one-line reason, plus the gate's decision."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+COMPARISON_SCHEMA_VERSION = 1
+
+Verdict = Literal["regressed", "improved", "unchanged", "inconclusive", "new", "removed", "not_comparable", "error"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BaselineIdentity(_Model):
+    source: str = Field(description="Where the baseline came from: a file path, a branch entry, an artifact.")
+    sha: str | None = Field(description="The commit the baseline results were produced at.")
+    created_at: str | None = None
+    age_days: float | None = None
+    tool_version: str | None = None
+    exact_base: bool = Field(default=True, description="False when the entry for the PR's merge-base was missing "
+                             "and the newest baseline was used instead.")
+
+
+class Row(_Model):
+    agent: str
+    eval_set_id: str
+    eval_id: str
+    criterion: str
+    baseline: float | None
+    current: float | None
+    delta: float | None
+    verdict: Verdict
+    reason: str
+    p_value: float | None = Field(default=None, description="One-sided p-value in the verdict's direction, "
+                                  "adjusted for the run's many comparisons (Benjamini-Hochberg).")
+    baseline_samples: int = 0
+    current_samples: int = 0
+
+
+class Summary(_Model):
+    agent: str
+    eval_set_id: str
+    criterion: str
+    baseline: float | None = Field(description="Mean case score over the cases compared.")
+    current: float | None
+    delta: float | None
+    verdict: Verdict
+    reason: str
+    p_value: float | None = Field(default=None, description="One-sided p-value in the verdict's direction, "
+                                  "adjusted for the run's many eval-set comparisons (Holm).")
+    baseline_pass_rate: float | None = None
+    current_pass_rate: float | None = None
+    cases_compared: int = 0
+    cases_new: int = 0
+    cases_removed: int = 0
+    cases_not_comparable: int = 0
+
+
+class GateDecision(_Model):
+    verdict: Literal["pass", "fail"]
+    reason: str
+    failures: list[str] = Field(default_factory=list, description="One line per condition that failed the gate.")
+    overridden: bool = Field(default=False, description="The override label turned a failing gate into a pass.")
+    fail_on: list[str] = Field(default_factory=list)
+
+
+class Comparison(_Model):
+    schema_version: Literal[1] = COMPARISON_SCHEMA_VERSION
+    verdict: Literal["pass", "fail"]
+    baseline: BaselineIdentity | None
+    warnings: list[str] = Field(default_factory=list)
+    gate: GateDecision
+    summaries: list[Summary]
+    rows: list[Row]

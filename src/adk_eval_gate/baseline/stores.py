@@ -1,0 +1,119 @@
+"""Where baselines live. A baseline is a results file (agent outputs stripped) plus its identity."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Protocol
+
+from ..config.loader import Workflow
+from ..config.models import FileBaseline
+from ..files import write_text_atomic
+from ..github.context import ActionsContext
+from ..results.build import read_results
+from ..results.models import ResultsFile
+from .models import BaselineIdentity
+
+
+@dataclass
+class LoadedBaseline:
+    results: ResultsFile
+    identity: BaselineIdentity
+
+
+@dataclass
+class LoadOutcome:
+    baseline: LoadedBaseline | None
+    warnings: list[str] = field(default_factory=list)
+
+
+class BaselineStore(Protocol):
+    def load(self) -> LoadOutcome: ...
+
+    def save(self, results: ResultsFile) -> str: ...
+
+
+def slim(results: ResultsFile) -> ResultsFile:
+    """Scores and identities only: the agent's outputs are large and belong to the run that produced them."""
+    copy = results.model_copy(deep=True)
+    for eval_set in copy.eval_sets:
+        for case in eval_set.cases:
+            for run in case.runs:
+                run.actual_invocations = None
+    return copy
+
+
+def age_days(created_at: str | None, now: datetime | None = None) -> float | None:
+    if not created_at:
+        return None
+    try:
+        created = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=timezone.utc)
+    return max(0.0, ((now or datetime.now(timezone.utc)) - created).total_seconds() / 86400)
+
+
+def identity_of(results: ResultsFile, source: str, *, exact_base: bool = True) -> BaselineIdentity:
+    return BaselineIdentity(source=source, sha=results.git.sha, created_at=results.timings.finished_at,
+                            age_days=age_days(results.timings.finished_at), tool_version=results.tool.version,
+                            exact_base=exact_base)
+
+
+def merge_base_candidates(context: ActionsContext, directory: Path) -> list[str]:
+    """The PR's merge-base first (from git when the history is there), then the PR's recorded base sha."""
+    candidates: list[str] = []
+    if context.base_branch:
+        for ref in (f"origin/{context.base_branch}", context.base_branch):
+            try:
+                done = subprocess.run(["git", "merge-base", "HEAD", ref], cwd=directory, capture_output=True, text=True, timeout=20)
+            except (OSError, subprocess.SubprocessError):
+                break
+            if done.returncode == 0 and done.stdout.strip():
+                candidates.append(done.stdout.strip())
+                break
+    if context.base_sha and context.base_sha not in candidates:
+        candidates.append(context.base_sha)
+    return candidates
+
+
+class FileStore:
+    def __init__(self, settings: FileBaseline, workflow: Workflow) -> None:
+        path = Path(settings.path)
+        self.path = path if path.is_absolute() else workflow.base_dir / path
+
+    def load(self) -> LoadOutcome:
+        if not self.path.exists():
+            return LoadOutcome(None, [f"no baseline at {self.path.name} yet: run `adk-eval-gate baseline update` and commit it"])
+        results = read_results(self.path)
+        return LoadOutcome(LoadedBaseline(results, identity_of(results, str(self.path))))
+
+    def save(self, results: ResultsFile) -> str:
+        write_text_atomic(self.path, slim(results).model_dump_json(indent=2) + "\n")
+        return str(self.path)
+
+
+class NoStore:
+    def load(self) -> LoadOutcome:
+        return LoadOutcome(None, ["no baseline store configured (baseline.store: none)"])
+
+    def save(self, results: ResultsFile) -> str:
+        return "nowhere (baseline.store: none)"
+
+
+def build_store(workflow: Workflow, context: ActionsContext | None = None) -> BaselineStore:
+    settings = workflow.settings.baseline
+    if settings.store == "file":
+        return FileStore(settings, workflow)
+    if settings.store == "branch":
+        from .branch_store import BranchStore
+
+        return BranchStore(settings, workflow, context or ActionsContext.from_env())
+    if settings.store == "artifact":
+        from .artifact_store import ArtifactStore
+
+        return ArtifactStore(settings, workflow, context or ActionsContext.from_env())
+    return NoStore()

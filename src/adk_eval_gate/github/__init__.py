@@ -1,0 +1,1 @@
+"""Stage 8: GitHub — the REST client and the Actions environment."""
