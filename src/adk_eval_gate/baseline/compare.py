@@ -106,7 +106,7 @@ def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, ba
 
 
 def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: Callable[[str], float],
-            alpha: float) -> tuple[list[Summary], list[Row]]:
+            alpha: float, case_fdr: float = 0.05) -> tuple[list[Summary], list[Row]]:
     base_sets = _index(baseline)
     rows: list[Row] = []
     summaries: list[Summary] = []
@@ -163,13 +163,14 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
                                          delta=None, verdict="removed", reason="the eval set is no longer run"))
 
     # Eval-set verdicts gate the merge: control the family-wise false-alarm rate (Holm) over all of them.
-    for pending_list, adjust in ((set_pending, holm), (case_pending, benjamini_hochberg)):
+    # Per-case rows are informational: control their false discovery rate (Benjamini-Hochberg) instead.
+    for pending_list, adjust, level in ((set_pending, holm, alpha), (case_pending, benjamini_hochberg, case_fdr)):
         tested = [p for p in pending_list if p.test is not None]
         drops = adjust([p.test.p_drop for p in tested]) if tested else []
         rises = adjust([p.test.p_rise for p in tested]) if tested else []
         for p, p_drop, p_rise in zip(tested, drops, rises, strict=True):
-            _decide(p, p_drop, p_rise, alpha)
+            _decide(p, p_drop, p_rise, level)
         for p in pending_list:
             if p.test is None:
-                _decide(p, 1.0, 1.0, alpha)
+                _decide(p, 1.0, 1.0, level)
     return summaries, rows

@@ -37,7 +37,7 @@ class Row(_Model):
     verdict: Verdict
     reason: str
     p_value: float | None = Field(default=None, description="One-sided p-value in the verdict's direction, "
-                                  "adjusted for the run's many comparisons (Benjamini-Hochberg).")
+                                  "adjusted for the run's many case rows (Benjamini-Hochberg, level gate.case_fdr).")
     baseline_samples: int = 0
     current_samples: int = 0
 

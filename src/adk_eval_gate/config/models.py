@@ -138,7 +138,8 @@ class GateSettings(_Strict):
     fail_on: list[GateCondition] = Field(default_factory=lambda: ["regression", "error"])
     # Changes smaller than this (in score units) are never regressions or improvements; per criterion allowed.
     tolerance: float | dict[str, float] = 0.05
-    alpha: float = Field(default=0.01, gt=0, lt=0.5, description="false-alarm budget for the whole run's regression verdicts")
+    alpha: float = Field(default=0.01, gt=0, lt=0.5, description="false-alarm budget for the whole run's eval-set verdicts")
+    case_fdr: float = Field(default=0.05, gt=0, lt=0.5, description="false discovery rate for the per-case rows")
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
     override_label: str | None = "adk-eval-gate: accept regression"
 

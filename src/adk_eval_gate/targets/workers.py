@@ -129,33 +129,38 @@ async def run_jobs_in_workers(
 
     progress = Progress(len(jobs), quiet)
     results: list[CaseRun | None] = [None] * len(jobs)
-    received, exited = 0, 0
+    received = 0
+    exited: set[int] = set()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + settings.job_timeout if settings.job_timeout else None
     stopped: str | None = None
-    while received < len(jobs):
+    while received < len(jobs) and stopped is None:
         if stop_event is not None and stop_event.is_set():
             stopped = "interrupted"
-        elif deadline is not None and loop.time() >= deadline:
+            break
+        if deadline is not None and loop.time() >= deadline:
             stopped = f"job time limit of {settings.job_timeout:g}s reached"
-        elif exited == len(processes) or not any(p.is_alive() for p in processes):
-            codes = sorted({p.exitcode for p in processes if p.exitcode})
-            stopped = f"a worker process died (exit code {', '.join(map(str, codes)) or 'unknown'})"
-        if stopped:
             break
         try:
             kind, payload = await loop.run_in_executor(None, result_queue.get, True, 0.1)
         except queue.Empty:
+            # Each worker's exit message follows its last result, so only a worker that is gone without one,
+            # with nothing left in the queue, has died with jobs in hand.
+            dead = [p for p in processes if not p.is_alive() and p.pid not in exited]
+            if dead:
+                codes = sorted({p.exitcode for p in dead if p.exitcode})
+                stopped = f"a worker process died (exit code {', '.join(map(str, codes)) or 'unknown'})"
+            elif len(exited) == len(processes):
+                stopped = "the workers stopped before every job ran"
             continue
         if kind == "exit":
-            exited += 1
-            continue
-        if kind == "fatal":
+            exited.add(payload)
+        elif kind == "fatal":
             stopped = f"worker process failed: {payload}"
-            break
-        results[kind] = _decode(payload)
-        received += 1
-        progress.update(results[kind])
+        else:
+            results[kind] = _decode(payload)
+            received += 1
+            progress.update(results[kind])
 
     stop.set()
     for process in processes:

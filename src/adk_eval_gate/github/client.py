@@ -1,0 +1,115 @@
+"""A small GitHub REST client on requests: the API base from `GITHUB_API_URL`, retries for 5xx and for the
+primary and secondary rate limits (honouring `Retry-After` / `x-ratelimit-reset`), `Link`-header pagination,
+and errors that name the call and the status but never the token."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import requests
+
+API_VERSION = "2022-11-28"
+MAX_WAIT = 60.0  # a CI step should not sleep longer than this on one call
+
+
+class GitHubError(Exception):
+    def __init__(self, method: str, path: str, status: int | None, message: str) -> None:
+        self.method, self.path, self.status = method, path, status
+        super().__init__(f"GitHub API {method} {path} failed" + (f" with HTTP {status}" if status else "") + f": {message}")
+
+    @property
+    def read_only(self) -> bool:
+        """The token may read but not write (fork pull requests, a read-only GITHUB_TOKEN)."""
+        return self.status in (401, 403)
+
+
+def _rate_limited(response: requests.Response) -> bool:
+    if response.status_code == 429:
+        return True
+    if response.status_code != 403:
+        return False
+    body = response.text.lower()
+    return (response.headers.get("x-ratelimit-remaining") == "0" or "secondary rate limit" in body
+            or "rate limit exceeded" in body or "retry-after" in {k.lower() for k in response.headers})
+
+
+def _wait_for(response: requests.Response, attempt: int, backoff: float) -> float:
+    retry_after = response.headers.get("retry-after")
+    if retry_after:
+        try:
+            return min(MAX_WAIT, max(0.0, float(retry_after)))
+        except ValueError:
+            pass
+    reset = response.headers.get("x-ratelimit-reset")
+    if response.headers.get("x-ratelimit-remaining") == "0" and reset:
+        try:
+            return min(MAX_WAIT, max(0.0, float(reset) - time.time()))
+        except ValueError:
+            pass
+    return min(MAX_WAIT, backoff * (2**attempt) * (0.5 + random.random()))
+
+
+def _message(response: requests.Response) -> str:
+    try:
+        data = response.json()
+        text = data.get("message") if isinstance(data, dict) else None
+    except ValueError:
+        text = None
+    return " ".join((text or response.reason or "").split())[:200]
+
+
+class GitHubClient:
+    def __init__(self, api_url: str, token: str | None, *, retries: int = 4, backoff: float = 1.0, timeout: float = 30.0,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.api_url = api_url.rstrip("/")
+        self.retries, self.backoff, self.timeout, self._sleep = retries, backoff, timeout, sleep
+        self._session = requests.Session()
+        self._session.headers.update({"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": API_VERSION,
+                                      "User-Agent": "adk-eval-gate"})
+        if token:
+            self._session.headers["Authorization"] = f"Bearer {token}"
+
+    def request(self, method: str, path: str, *, params: dict[str, Any] | None = None, json: Any = None,
+                accept: str | None = None, ok: tuple[int, ...] = ()) -> requests.Response:
+        """Returns the response for 2xx and for the statuses in `ok`; raises GitHubError otherwise."""
+        url = path if path.startswith("http") else f"{self.api_url}{path}"
+        headers = {"Accept": accept} if accept else None
+        for attempt in range(self.retries + 1):
+            try:
+                response = self._session.request(method, url, params=params, json=json, headers=headers, timeout=self.timeout)
+            except requests.RequestException as exc:
+                if attempt < self.retries:
+                    self._sleep(min(MAX_WAIT, self.backoff * 2**attempt))
+                    continue
+                raise GitHubError(method, path, None, f"no answer ({type(exc).__name__})") from None
+            if response.status_code < 300 or response.status_code in ok:
+                return response
+            retryable = response.status_code >= 500 or _rate_limited(response)
+            if retryable and attempt < self.retries:
+                self._sleep(_wait_for(response, attempt, self.backoff))
+                continue
+            raise GitHubError(method, path, response.status_code, _message(response))
+        raise AssertionError("unreachable")
+
+    def get_json(self, path: str, **kwargs: Any) -> Any:
+        return self.request("GET", path, **kwargs).json()
+
+    def paginate(self, path: str, params: dict[str, Any] | None = None, *, key: str | None = None,
+                 limit: int = 5000) -> Iterator[Any]:
+        """Every item across pages (following `Link: rel="next"`), up to `limit` items."""
+        url, query = path, {"per_page": 100, **(params or {})}
+        seen = 0
+        while url:
+            response = self.request("GET", url, params=query)
+            data = response.json()
+            items = data.get(key, []) if key else data
+            for item in items:
+                yield item
+                seen += 1
+                if seen >= limit:
+                    return
+            url = response.links.get("next", {}).get("url")
+            query = None  # the next link carries the query
