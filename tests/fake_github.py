@@ -26,8 +26,9 @@ import jsonschema
 SLICE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "github" / "rest-api-slice.json"
 SPEC = json.loads(SLICE.read_text())
 ROUTES = [(re.compile("^" + re.sub(r"\{[^/]+\}", "([^/]+)", p) + "$"), p) for p in SPEC["paths"]]
-# contents paths contain slashes; match them greedily
-ROUTES = [(re.compile(r"^/repos/([^/]+)/([^/]+)/contents/(.+)$"), "/repos/{owner}/{repo}/contents/{path}")] + ROUTES
+# contents paths and git refs contain slashes; match them greedily
+ROUTES = [(re.compile(r"^/repos/([^/]+)/([^/]+)/contents/(.+)$"), "/repos/{owner}/{repo}/contents/{path}"),
+          (re.compile(r"^/repos/([^/]+)/([^/]+)/git/ref/(.+)$"), "/repos/{owner}/{repo}/git/ref/{ref}"), *ROUTES]
 
 
 def _nullable(schema: Any) -> Any:
@@ -55,6 +56,32 @@ def _request_schema(template: str, method: str) -> Any:
     body = SPEC["paths"][template][method.lower()].get("requestBody", {})
     schema = body.get("content", {}).get("application/json", {}).get("schema")
     return _nullable(schema) if schema else None
+
+
+def minimal(schema: Any) -> Any:
+    """The smallest instance of a slice schema: required properties only, placeholder values by type."""
+    schema = _nullable(schema)
+    if "anyOf" in schema:
+        return minimal(schema["anyOf"][0])
+    if "allOf" in schema:
+        merged: dict[str, Any] = {}
+        for part in schema["allOf"]:
+            merged.update(minimal(part))
+        return merged
+    kind = schema.get("type")
+    if kind == "object" or "properties" in schema:
+        return {name: minimal(schema["properties"][name]) for name in schema.get("required", [])}
+    if kind == "array":
+        return []
+    if kind == "integer" or kind == "number":
+        return 1
+    if kind == "boolean":
+        return False
+    if schema.get("format") == "date-time":
+        return "2026-11-20T10:00:00Z"
+    if schema.get("format") == "uri":
+        return "https://example.invalid/x"
+    return schema.get("enum", ["x"])[0]
 
 
 USER = {"login": "github-actions[bot]", "id": 41898282, "node_id": "MDM6Qm90NDE4OTgyODI=", "avatar_url": "https://a/u",
@@ -240,12 +267,11 @@ class FakeGitHub:
 
     def add_run(self, run_id: int, head_sha: str, created_at: str, *, branch: str = "main", conclusion: str = "success",
                 event: str = "push", workflow: str = "eval.yml") -> dict[str, Any]:
-        repo = {"id": 1, "node_id": "R", "name": "r", "full_name": "o/r", "private": False, "owner": USER,
-                "html_url": "https://g/o/r", "description": None, "fork": False, "url": "https://api/o/r"}
+        repo = {**minimal(SPEC["components"]["schemas"]["minimal-repository"]), "name": "r", "full_name": "o/r", "owner": USER}
         run = {"id": run_id, "node_id": f"RUN{run_id}", "head_branch": branch, "run_number": run_id, "event": event,
                "status": "completed", "conclusion": conclusion, "head_sha": head_sha, "workflow_id": 7,
                "url": f"{self.url}/runs/{run_id}", "html_url": f"https://g/runs/{run_id}", "created_at": created_at,
-               "updated_at": created_at, "head_commit": None, "head_repository": repo, "repository": repo,
+               "updated_at": created_at, "head_commit": minimal(SPEC["components"]["schemas"]["simple-commit"]), "head_repository": repo, "repository": repo,
                "jobs_url": "https://api/j", "logs_url": "https://api/l", "check_suite_url": "https://api/c",
                "cancel_url": "https://api/x", "rerun_url": "https://api/y", "artifacts_url": "https://api/a",
                "workflow_url": "https://api/w", "pull_requests": [], "_workflow_file": workflow}

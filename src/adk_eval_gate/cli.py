@@ -170,6 +170,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {exc.render()}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Exception as exc:
+        from .github.client import GitHubError
+
+        if not isinstance(exc, GitHubError):
+            raise
+        hint = "; the token cannot write here (a fork's pull request?)" if exc.read_only else ""
+        print(f"error: {exc}{hint}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
