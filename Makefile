@@ -18,7 +18,8 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/adk-eval-gate validate --config examples/hello_world/eval-gate.yml
 	$(BIN)/adk-eval-gate run --config examples/hello_world/eval-gate.yml --output out/results.json; \
-	  rc=$$?; echo "exit code $$rc (1 = some cases failed, as the example intends)"; test $$rc -le 1
+	  rc=$$?; echo "run: exit code $$rc (1 = some cases fail their thresholds, as the example intends)"; test $$rc -le 1
+	$(BIN)/adk-eval-gate compare --config examples/hello_world/eval-gate.yml --results out/results.json --output out/comparison.json
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests bench

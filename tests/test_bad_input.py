@@ -79,6 +79,8 @@ CORPUS = [
      ["agents[0].target.actuals[0]", "does not exist"]),
     ("missing-eval-config", {"gate.yml": agent("    eval_config: nope.json\n"), "set.evalset.json": GOOD_SET},
      ["agents[0].eval_config", "does not exist"]),
+    ("yaml-duplicate-key", {"gate.yml": agent("    num_runs: 2\n    num_runs: 3\n"), "set.evalset.json": GOOD_SET},
+     ["gate.yml:6", "num_runs: appears twice", "lines 5 and 6"]),
     ("yaml-deep-nesting", {"gate.yml": "agents: " + "[" * 3000 + "]" * 3000 + "\n"}, ["gate.yml"]),
     # eval sets
     ("json-syntax", {"gate.yml": agent(), "set.evalset.json": '{"eval_set_id": "s",\n "eval_cases": [}'},

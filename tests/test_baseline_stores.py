@@ -57,7 +57,8 @@ def store_for(example, fake, kind: str = "branch", **ctx):
     config = example / "eval-gate.yml"
     section = {"branch": "baseline: {store: branch, branch: eval-data}\n",
                "artifact": "baseline: {store: artifact, name: eval-results}\n"}[kind]
-    config.write_text(section + config.read_text())
+    kept = [line for line in config.read_text().splitlines(keepends=True) if not line.startswith("baseline:")]
+    config.write_text(section + "".join(kept))
     store = build_store(load_workflow(config), context(fake, **ctx))
     store.client = GitHubClient(fake.url, ctx.get("token", "t"), backoff=0.001)
     return store
@@ -178,13 +179,14 @@ def test_compare_cli_reads_the_branch_store_from_the_actions_environment(example
 
 def test_file_store_update_and_show_through_the_cli(example, results, tmp_path, capsys):
     config = example / "eval-gate.yml"
-    config.write_text("baseline: {store: file, path: baseline/results.json}\n" + config.read_text())
+    kept = [line for line in config.read_text().splitlines(keepends=True) if not line.startswith("baseline:")]
+    config.write_text("baseline: {store: file, path: blessed/results.json}\n" + "".join(kept))
     current = tmp_path / "current.json"
     current.write_text(at(results, BASE).model_dump_json())
     assert main(["baseline", "show", "--config", str(config)]) == 0
     assert "no baseline" in capsys.readouterr().out
     assert main(["baseline", "update", "--config", str(config), "--results", str(current)]) == 0
-    stored = json.loads((example / "baseline" / "results.json").read_text())
+    stored = json.loads((example / "blessed" / "results.json").read_text())
     assert stored["git"]["sha"] == BASE and stored["eval_sets"][0]["cases"][0]["runs"][0]["actual_invocations"] is None
     assert main(["baseline", "show", "--config", str(config)]) == 0
     shown = capsys.readouterr().out

@@ -72,7 +72,27 @@ def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
         raise InputError(path, None, f"{what} is nested too deeply", "flatten the YAML") from None
     except ValueError:  # an integer with thousands of digits
         raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
+    _reject_duplicate_keys(node, path, what)
     return data, node
+
+
+def _reject_duplicate_keys(root: yaml.Node | None, path: Path, what: str) -> None:
+    """YAML keeps the last of two equal keys without a word; in a gate's config that hides a mistake."""
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[object, int] = {}
+            for key, value in node.value:
+                name = getattr(key, "value", None)
+                if isinstance(name, str) and name in seen:
+                    raise InputError(path, name, f"appears twice in {what} (lines {seen[name]} and {key.start_mark.line + 1})",
+                                     "keep one; YAML would silently use the last", line=key.start_mark.line + 1)
+                if isinstance(name, str):
+                    seen[name] = key.start_mark.line + 1
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
 
 
 def write_text_atomic(path: Path, text: str) -> None:

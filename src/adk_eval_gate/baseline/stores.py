@@ -84,12 +84,13 @@ class FileStore:
     def __init__(self, settings: FileBaseline, workflow: Workflow) -> None:
         path = Path(settings.path)
         self.path = path if path.is_absolute() else workflow.base_dir / path
+        self.label = settings.path  # as written in the config: the same on every machine
 
     def load(self) -> LoadOutcome:
         if not self.path.exists():
-            return LoadOutcome(None, [f"no baseline at {self.path.name} yet: run `adk-eval-gate baseline update` and commit it"])
+            return LoadOutcome(None, [f"no baseline at {self.label} yet: run `adk-eval-gate baseline update` and commit it"])
         results = read_results(self.path)
-        return LoadOutcome(LoadedBaseline(results, identity_of(results, str(self.path))))
+        return LoadOutcome(LoadedBaseline(results, identity_of(results, self.label)))
 
     def save(self, results: ResultsFile) -> str:
         write_text_atomic(self.path, slim(results).model_dump_json(indent=2) + "\n")
