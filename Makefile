@@ -32,6 +32,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/scoring.py
 	$(BIN)/python bench/inference.py
+	$(BIN)/python bench/gate_calibration.py
 
 ## Regenerate the results JSON Schema from the pydantic models.
 schema: $(STAMP)
