@@ -110,6 +110,8 @@ class State:
     faults: list[Fault] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     read_only_tokens: set[str] = field(default_factory=lambda: {"read-only-token"})
+    comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # issue number → comments
+    next_comment_id: int = 1000
     schema_errors: list[str] = field(default_factory=list)
 
 
@@ -199,6 +201,18 @@ class FakeGitHub:
                     "content": base64.b64encode(data).decode(), "sha": sha, "url": url, "git_url": url, "html_url": url,
                     "download_url": url, "_links": {"git": url, "html": url, "self": url}}
 
+        def make_comment(number: int, text: str, base: str, user: dict[str, Any] | None = None) -> dict[str, Any]:
+            state.next_comment_id += 1
+            comment = {"id": state.next_comment_id, "node_id": f"IC{state.next_comment_id}", "body": text,
+                       "url": f"{base}/repos/o/r/issues/comments/{state.next_comment_id}",
+                       "html_url": f"https://github.com/o/r/pull/{number}#issuecomment-{state.next_comment_id}",
+                       "issue_url": f"{base}/repos/o/r/issues/{number}", "author_association": "NONE",
+                       "user": user or USER, "created_at": "2026-11-22T10:00:00Z", "updated_at": "2026-11-22T10:00:00Z"}
+            state.comments.setdefault(number, []).append(comment)
+            return comment
+
+        self.make_comment = make_comment
+
         def route(method, template, groups, query, body, base):
             if template == "/repos/{owner}/{repo}/contents/{path}":
                 path = unquote(groups[2])
@@ -221,6 +235,25 @@ class FakeGitHub:
                 payload = {"content": {k: v for k, v in content_payload(branch, path, data, base).items() if k not in ("content", "encoding")},
                            "commit": {"sha": commit_sha, "message": body["message"]}}
                 return (200 if existing is not None else 201), payload, None
+            if template == "/repos/{owner}/{repo}/issues/{issue_number}/comments":
+                number = int(groups[2])
+                comments = state.comments.setdefault(number, [])
+                if method == "POST":
+                    return 201, make_comment(number, body["body"], base), None
+                per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
+                chunk = comments[(page - 1) * per_page: page * per_page]
+                headers = {}
+                if page * per_page < len(comments):
+                    headers["Link"] = f'<{base}/repos/o/r/issues/{number}/comments?per_page={per_page}&page={page + 1}>; rel="next"'
+                return 200, chunk, headers
+            if template == "/repos/{owner}/{repo}/issues/comments/{comment_id}":
+                comment = next((c for cs in state.comments.values() for c in cs if c["id"] == int(groups[2])), None)
+                if comment is None:
+                    return 404, {"message": "Not Found"}, None
+                if method == "PATCH":
+                    comment["body"] = body["body"]
+                    comment["updated_at"] = "2026-11-22T12:00:00Z"
+                return 200, comment, None
             if template == "/repos/{owner}/{repo}/git/ref/{ref}":
                 ref = unquote(groups[2]).removeprefix("heads/")
                 if ref not in state.branches:

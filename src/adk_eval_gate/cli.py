@@ -1,4 +1,4 @@
-"""Command line: `validate`, `run`, `compare`, `baseline`, `schema`. Exit codes: 0 pass, 1 failed, 2 bad input."""
+"""Command line: `validate`, `run`, `compare`, `baseline`, `ci`, `schema`. Exit codes: 0 pass, 1 failed, 2 bad input."""
 
 from __future__ import annotations
 
@@ -120,6 +120,13 @@ def _baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ci(args: argparse.Namespace) -> int:
+    from .ci import CiOptions, run_ci
+
+    return run_ci(CiOptions(config=args.config, output_dir=args.output_dir, post_comment=not args.no_comment,
+                            labels=args.label or [], quiet=args.quiet, comment_key=args.comment_key))
+
+
 def _schema(args: argparse.Namespace) -> int:
     from .schemas import json_schema_text
 
@@ -141,6 +148,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output", default="adk-eval-results.json", help="where to write the results JSON")
     run.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
     run.set_defaults(handler=_run)
+
+    ci = commands.add_parser("ci", help="the whole pipeline as the GitHub Action runs it (mode from the event)")
+    ci.add_argument("--config", required=True, help="the workflow YAML file")
+    ci.add_argument("--output-dir", default="adk-eval-gate-out", help="where results, comparison, report and JUnit go")
+    ci.add_argument("--no-comment", action="store_true", help="do not post the pull request comment")
+    ci.add_argument("--label", action="append", help="an extra pull request label (e.g. the override label)")
+    ci.add_argument("--comment-key", help="the sticky comment's key (default: the config file's name)")
+    ci.add_argument("--quiet", action="store_true", help="no progress lines")
+    ci.set_defaults(handler=_ci)
 
     compare = commands.add_parser("compare", help="compare results with a baseline and apply the gate (exit 0 pass, 1 fail)")
     compare.add_argument("--results", required=True, help="the current results file")

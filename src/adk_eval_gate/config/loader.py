@@ -34,6 +34,7 @@ class Workflow:
     settings: Settings
     agents: tuple[AgentPlan, ...]
     lines: LineLookup
+    template_dir: Path | None = None
 
 
 def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error, *, allow_dirs: bool) -> list[Path]:
@@ -91,4 +92,7 @@ def load_workflow(path: str | Path) -> Workflow:
         elif agent.target.kind == "adk" and ":" not in agent.target.agent:
             _expand(base, agent.target.agent, (*where, "target", "agent"), error, allow_dirs=True)
         agents.append(AgentPlan(index, agent, tuple(evalsets), eval_config, tuple(actuals)))
-    return Workflow(config_path, base, settings, tuple(agents), lines)
+    template_dir = None
+    if settings.report.templates:
+        template_dir = _expand(base, settings.report.templates, ("report", "templates"), error, allow_dirs=True)[0]
+    return Workflow(config_path, base, settings, tuple(agents), lines, template_dir)

@@ -157,9 +157,16 @@ class GateSettings(_Strict):
         return self.tolerance
 
 
+class ReportSection(_Strict):
+    templates: str | None = Field(default=None, description="a directory whose comment.md.j2 overrides the built-in one")
+
+
 class Settings(_Strict):
     version: Literal[1] = 1
+    # Commands run (in the config's directory) before any agent, e.g. `pip install -r requirements.txt`.
+    setup: list[str] = Field(default_factory=list)
     run: RunSection = Field(default_factory=RunSection)
+    report: ReportSection = Field(default_factory=ReportSection)
     baseline: BaselineSettings = Field(default_factory=lambda: NoBaseline(store="none"))
     gate: GateSettings = Field(default_factory=GateSettings)
     agents: list[AgentSettings] = Field(min_length=1)

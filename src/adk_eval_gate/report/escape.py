@@ -1,0 +1,29 @@
+"""Agent text is untrusted: it must not @mention people, inject HTML, or break tables and code fences."""
+
+from __future__ import annotations
+
+import html
+import re
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_MARKDOWN = re.compile(r"([\\`*_\[\]|~#$])")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+
+
+def inline(text: str | None, limit: int = 200) -> str:
+    """One line of agent text, safe inside a table cell or a sentence."""
+    text = _CONTROL.sub("", text or "")
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    text = html.escape(text, quote=False)
+    text = _MARKDOWN.sub(r"\\\1", text)
+    return _MENTION.sub("@\u200b", text)
+
+
+def code_block(text: str, language: str = "") -> str:
+    """A fenced block whose fence is longer than any backtick run inside, so the content cannot close it."""
+    text = _CONTROL.sub("", text)
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"

@@ -1,0 +1,126 @@
+"""The pull-request report: rendered from jinja2 templates (users may override them), built to a size budget.
+
+Order of importance: the verdict and why; the summary table; regressions with their evidence (expected vs actual
+tool calls with the first divergence marked, a response diff, the reason); improvements; everything else,
+collapsed. When the comment would pass the budget, the least important parts go first, and the report says where
+the full version is.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from ..baseline.models import Comparison, Row
+from ..evalsets.models import Invocation, content_text, tool_calls
+from ..results.models import ResultsFile
+from .escape import code_block, inline
+
+COMMENT_LIMIT = 65_536
+BUDGET = 60_000  # room for the hidden markers and GitHub's own accounting
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@dataclass
+class Evidence:
+    row: Row
+    trajectory: str | None  # a code block: expected vs actual calls, first divergence marked
+    response_diff: str | None
+    rationale: str
+
+
+def _call_text(call: Any) -> str:
+    return f"{call.name}({json.dumps(call.args, sort_keys=True, ensure_ascii=False) if call.args is not None else ''})"
+
+
+def trajectory_block(expected: Sequence[Any], actual: Sequence[Any]) -> str:
+    lines = []
+    divergence = next((i for i, (e, a) in enumerate(zip(expected, actual, strict=False)) if _call_text(e) != _call_text(a)),
+                      min(len(expected), len(actual)) if len(expected) != len(actual) else None)
+    for i in range(max(len(expected), len(actual))):
+        e = _call_text(expected[i]) if i < len(expected) else "—"
+        a = _call_text(actual[i]) if i < len(actual) else "—"
+        mark = "  ← first divergence" if i == divergence else ""
+        lines.append(f"{i + 1}. expected {e}\n   actual   {a}{mark}")
+    return code_block("\n".join(lines) or "no tool calls on either side")
+
+
+def response_diff(expected: str, actual: str, limit: int = 1200) -> str | None:
+    if expected == actual:
+        return None
+    diff = "\n".join(difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected", "actual", lineterm="", n=1))
+    if len(diff) > limit:
+        diff = diff[:limit] + "\n… (cut)"
+    return code_block(diff, "diff")
+
+
+def evidence_for(row: Row, results: ResultsFile, expected_cases: dict[tuple[str, str, str], list[Invocation]]) -> Evidence:
+    case = next((c for s in results.eval_sets if (s.agent, s.eval_set_id) == (row.agent, row.eval_set_id)
+                 for c in s.cases if c.eval_id == row.eval_id), None)
+    expected = expected_cases.get((row.agent, row.eval_set_id, row.eval_id), [])
+    trajectory = diff = None
+    run = next((r for r in (case.runs if case else []) if r.actual_invocations), None)
+    if run and expected:
+        actual = [Invocation.model_validate(i) for i in run.actual_invocations]
+        turn = next((i for i, (e, a) in enumerate(zip(expected, actual, strict=False))
+                     if [_call_text(c) for c in tool_calls(e.intermediate_data)] != [_call_text(c) for c in tool_calls(a.intermediate_data)]
+                     or content_text(e.final_response) != content_text(a.final_response)), 0)
+        if turn < len(actual) and turn < len(expected):
+            e, a = expected[turn], actual[turn]
+            if "trajectory" in row.criterion or "tool" in row.criterion:
+                trajectory = trajectory_block(tool_calls(e.intermediate_data), tool_calls(a.intermediate_data))
+            diff = response_diff(content_text(e.final_response), content_text(a.final_response))
+    return Evidence(row, trajectory, diff, row.reason)
+
+
+def _environment(template_dir: Path | None) -> jinja2.Environment:
+    loaders: list[jinja2.BaseLoader] = [jinja2.FileSystemLoader(str(TEMPLATES))]
+    if template_dir is not None:
+        loaders.insert(0, jinja2.FileSystemLoader(str(template_dir)))
+    env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=False, trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env.filters["inline"] = inline
+    env.filters["num"] = lambda v: "—" if v is None else f"{v:.3f}"
+    env.filters["signed"] = lambda v: "—" if v is None else f"{v:+.3f}"
+    env.filters["pct"] = lambda v: "—" if v is None else f"{v:.0%}"
+    return env
+
+
+def render_report(comparison: Comparison, results: ResultsFile, expected_cases: dict, *, run_url: str | None = None,
+                  head_sha: str | None = None, template_dir: Path | None = None, budget: int = BUDGET,
+                  full_report_hint: str = "the full report is in the workflow run's artifacts") -> str:
+    env = _environment(template_dir)
+    template = env.get_template("comment.md.j2")
+    regressions = [r for r in comparison.rows if r.verdict == "regressed"]
+    improvements = [r for r in comparison.rows if r.verdict == "improved"]
+    others = [r for r in comparison.rows if r.verdict not in ("regressed", "improved")]
+    evidence = [evidence_for(r, results, expected_cases) for r in regressions]
+    # detail levels, most complete first; each drops the least important remaining part
+    many = len(regressions) + 1
+    levels = [
+        {"evidence": len(evidence), "improvements": True, "others": True, "rows": many},
+        {"evidence": len(evidence), "improvements": True, "others": False, "rows": many},
+        {"evidence": len(evidence), "improvements": False, "others": False, "rows": many},
+        {"evidence": 10, "improvements": False, "others": False, "rows": many},
+        {"evidence": 3, "improvements": False, "others": False, "rows": many},
+        {"evidence": 0, "improvements": False, "others": False, "rows": 200},
+        {"evidence": 0, "improvements": False, "others": False, "rows": 20},
+    ]
+    text = ""
+    for level in levels:
+        text = template.render(
+            c=comparison, results=results, regressions=regressions, evidence=evidence[: level["evidence"]],
+            hidden_evidence=max(0, len(evidence) - level["evidence"]), improvements=improvements if level["improvements"] else [],
+            hidden_improvements=0 if level["improvements"] else len(improvements), others=others if level["others"] else [],
+            hidden_others=0 if level["others"] else len(others), run_url=run_url, head_sha=head_sha, rows_limit=level["rows"],
+            full_report_hint=full_report_hint, truncated=level is not levels[0])
+        if len(text) <= budget:
+            return text
+    cut = text[: budget - 200]
+    return cut[: cut.rfind("\n")] + f"\n\n… the report was cut to fit GitHub's limit; {inline(full_report_hint)}.\n"
