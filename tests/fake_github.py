@@ -112,6 +112,7 @@ class State:
     read_only_tokens: set[str] = field(default_factory=lambda: {"read-only-token"})
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # issue number → comments
     next_comment_id: int = 1000
+    pulls: dict[int, dict[str, Any]] = field(default_factory=dict)
     schema_errors: list[str] = field(default_factory=list)
 
 
@@ -254,6 +255,9 @@ class FakeGitHub:
                     comment["body"] = body["body"]
                     comment["updated_at"] = "2026-11-22T12:00:00Z"
                 return 200, comment, None
+            if template == "/repos/{owner}/{repo}/pulls/{pull_number}":
+                pull = state.pulls.get(int(groups[2]))
+                return (200, pull, None) if pull else (404, {"message": "Not Found"}, None)
             if template == "/repos/{owner}/{repo}/git/ref/{ref}":
                 ref = unquote(groups[2]).removeprefix("heads/")
                 if ref not in state.branches:
@@ -321,6 +325,12 @@ class FakeGitHub:
             "url": f"{self.url}/a/{artifact_id}", "archive_download_url": f"{self.url}/repos/o/r/actions/artifacts/{artifact_id}/zip",
             "expired": expired, "created_at": "2026-11-20T10:00:00Z", "expires_at": "2027-02-18T10:00:00Z",
             "updated_at": "2026-11-20T10:00:00Z", "_run": run_id, "_zip": buffer.getvalue()}
+
+    def add_pull(self, number: int, head_sha: str) -> None:
+        pull = minimal(SPEC["components"]["schemas"]["pull-request"])
+        pull["number"] = number
+        pull["head"] = {**pull["head"], "sha": head_sha}
+        self.state.pulls[number] = pull
 
     def file(self, branch: str, path: str) -> Any:
         data = self.state.files.get((branch, path))

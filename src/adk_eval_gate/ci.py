@@ -10,6 +10,7 @@ Every file is written before anything is posted, so a GitHub API failure never l
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .baseline import build_comparison
+from .baseline.models import Comparison
 from .baseline.stores import LoadOutcome, build_store
 from .evalsets.models import Invocation
 from .files import write_text_atomic
@@ -30,6 +32,8 @@ from .plan import Plan, build_plan
 from .report.markdown import render_report
 from .report.outputs import annotations, junit_xml, write_outputs, write_step_summary
 from .results.build import write_results
+from .results.models import ResultsFile
+from .shards import shard_plan
 
 
 @dataclass
@@ -40,6 +44,7 @@ class CiOptions:
     labels: list[str] = field(default_factory=list)
     quiet: bool = False
     comment_key: str | None = None
+    shard: tuple[int, int] | None = None  # (i, n), 1-based
 
 
 def _mode(context: ActionsContext) -> str:
@@ -72,14 +77,25 @@ def run_setup(commands: list[str], cwd: Path) -> None:
 
 def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
     context = context or ActionsContext.from_env()
-    out = Path(options.output_dir)
     plan = build_plan(options.config)
+    if options.shard is not None:
+        plan = shard_plan(plan, *options.shard)
     if plan.workflow.settings.setup:
         run_setup(plan.workflow.settings.setup, plan.workflow.base_dir)
-    mode = _mode(context)
     results = run_plan(plan, quiet=options.quiet)
+    return finish(options, plan, results, context)
+
+
+def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: ActionsContext) -> int:
+    """Everything after the agents ran: files first, then the comparison, the report, GitHub, the exit code."""
+    out = Path(options.output_dir)
+    mode = _mode(context)
     write_results(results, out / "results.json")
     write_text_atomic(out / "junit.xml", junit_xml(results))
+    if options.shard is not None:
+        # A shard only runs part of the suite: `adk-eval-gate merge` compares, reports and gates the whole.
+        print(f"shard {options.shard[0]}/{options.shard[1]}: {results.summary.total} cases; results in {out / 'results.json'}")
+        return 0
 
     store = build_store(plan.workflow, context)
     outcome = store.load() if plan.workflow.settings.baseline.store != "none" else LoadOutcome(None, [])
@@ -95,6 +111,12 @@ def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
     markdown = render_report(comparison, results, _expected_cases(plan), run_url=run_url, head_sha=head_sha,
                              template_dir=plan.workflow.template_dir)
     write_text_atomic(out / "report.md", markdown)
+    key = options.comment_key or plan.workflow.path.name
+    if mode == "pull_request":
+        # What the trusted `publish` step of the fork-safe workflow needs; data only, checked again there.
+        write_text_atomic(out / "pull-request.json", json.dumps({
+            "number": context.pull_request.get("number"), "head_sha": head_sha, "comment_key": key,
+            "run_id": context.run_id}) + "\n")
 
     notes: list[str] = []
     if mode == "baseline":
@@ -104,17 +126,30 @@ def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
             notes.append(f"warning: the baseline could not be stored: {exc}")
     comment_url = ""
     if mode == "pull_request" and options.post_comment and context.token and context.repository:
-        key = options.comment_key or plan.workflow.path.name
-        try:
-            published = publish_comment(GitHubClient(context.api_url, context.token), context.repository,
-                                        int(context.pull_request["number"]), markdown, key=key,
-                                        run_id=int(context.run_id or 0), attempt=int(os.environ.get("GITHUB_RUN_ATTEMPT", "1")))
-            comment_url = published.url or ""
-            if published.warning:
-                notes.append(f"warning: {published.warning}")
-        except (GitHubError, ValueError) as exc:
-            notes.append(f"warning: the pull request comment was not posted: {exc}")
+        comment_url = _post(context, int(context.pull_request["number"]), markdown, key, notes)
+    _github_outputs(results, comparison, plan.workflow.base_dir, out, markdown, comment_url)
+    if not os.environ.get("GITHUB_STEP_SUMMARY") or mode == "local":
+        print(markdown)
+    for note in notes:
+        print(note, file=sys.stderr)
+    return exit_code_for_decision(comparison.verdict)
 
+
+def _post(context: ActionsContext, number: int, markdown: str, key: str, notes: list[str], run_id: str | None = None) -> str:
+    try:
+        published = publish_comment(GitHubClient(context.api_url, context.token), context.repository, number, markdown,
+                                    key=key, run_id=int(run_id or context.run_id or 0),
+                                    attempt=int(os.environ.get("GITHUB_RUN_ATTEMPT", "1")))
+    except (GitHubError, ValueError) as exc:
+        notes.append(f"warning: the pull request comment was not posted: {exc}")
+        return ""
+    if published.warning:
+        notes.append(f"warning: {published.warning}")
+    return published.url or ""
+
+
+def _github_outputs(results: ResultsFile, comparison: Comparison, base_dir: Path, out: Path, markdown: str,
+                    comment_url: str) -> None:
     summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_path:
         write_step_summary(Path(summary_path), markdown)
@@ -134,10 +169,5 @@ def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
         })
     if os.environ.get("GITHUB_ACTIONS") == "true":
         workspace = Path(os.environ.get("GITHUB_WORKSPACE", "."))
-        for line in annotations(results, comparison, plan.workflow.base_dir, workspace):
+        for line in annotations(results, comparison, base_dir, workspace):
             print(line)
-    if not summary_path or mode == "local":
-        print(markdown)
-    for note in notes:
-        print(note, file=sys.stderr)
-    return exit_code_for_decision(comparison.verdict)

@@ -1,4 +1,5 @@
-"""Command line: `validate`, `run`, `compare`, `baseline`, `ci`, `schema`. Exit codes: 0 pass, 1 failed, 2 bad input."""
+"""Command line: `validate`, `run`, `compare`, `baseline`, `ci`, `merge`, `publish`, `schema`.
+Exit codes: 0 pass, 1 failed, 2 bad input."""
 
 from __future__ import annotations
 
@@ -120,11 +121,36 @@ def _baseline(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ci(args: argparse.Namespace) -> int:
-    from .ci import CiOptions, run_ci
+def _ci_options(args: argparse.Namespace):
+    from .ci import CiOptions
+    from .shards import parse_shard
 
-    return run_ci(CiOptions(config=args.config, output_dir=args.output_dir, post_comment=not args.no_comment,
-                            labels=args.label or [], quiet=args.quiet, comment_key=args.comment_key))
+    return CiOptions(config=args.config, output_dir=args.output_dir, post_comment=not args.no_comment,
+                     labels=args.label or [], quiet=getattr(args, "quiet", False), comment_key=args.comment_key,
+                     shard=parse_shard(args.shard) if getattr(args, "shard", None) else None)
+
+
+def _ci(args: argparse.Namespace) -> int:
+    from .ci import run_ci
+
+    return run_ci(_ci_options(args))
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from .ci import finish
+    from .github.context import ActionsContext
+    from .plan import build_plan
+    from .results.build import read_results
+    from .shards import merge_results
+
+    merged = merge_results([read_results(Path(p)) for p in args.results])
+    return finish(_ci_options(args), build_plan(args.config), merged, ActionsContext.from_env())
+
+
+def _publish(args: argparse.Namespace) -> int:
+    from .publish import run_publish
+
+    return run_publish(args.dir, args.comment_key)
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -156,7 +182,22 @@ def build_parser() -> argparse.ArgumentParser:
     ci.add_argument("--label", action="append", help="an extra pull request label (e.g. the override label)")
     ci.add_argument("--comment-key", help="the sticky comment's key (default: the config file's name)")
     ci.add_argument("--quiet", action="store_true", help="no progress lines")
+    ci.add_argument("--shard", help="run only shard i of n (e.g. 2/4); `merge` then gates the whole")
     ci.set_defaults(handler=_ci)
+
+    merge = commands.add_parser("merge", help="combine shard results, then compare, report, comment and gate once")
+    merge.add_argument("results", nargs="+", help="every shard's results.json")
+    merge.add_argument("--config", required=True, help="the workflow YAML file the shards ran")
+    merge.add_argument("--output-dir", default="adk-eval-gate-out")
+    merge.add_argument("--no-comment", action="store_true")
+    merge.add_argument("--label", action="append")
+    merge.add_argument("--comment-key")
+    merge.set_defaults(handler=_merge)
+
+    publish = commands.add_parser("publish", help="post a fork pull request's report from its artifact (workflow_run)")
+    publish.add_argument("--dir", required=True, help="the downloaded adk-eval-gate-out artifact")
+    publish.add_argument("--comment-key", help="the sticky comment's key (default: the one the run recorded)")
+    publish.set_defaults(handler=_publish)
 
     compare = commands.add_parser("compare", help="compare results with a baseline and apply the gate (exit 0 pass, 1 fail)")
     compare.add_argument("--results", required=True, help="the current results file")

@@ -1,0 +1,78 @@
+"""Splitting a suite across CI jobs, and putting the pieces back together.
+
+A case belongs to shard `hash(agent, eval set, case) mod n`: the same split on every machine and every run, and
+adding a case moves no other case. `merge_results` unions shard results into one results file, which is then
+compared, reported and gated as a whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+
+from .errors import InputError
+from .plan import AgentRunPlan, EvalSetPlan, Plan
+from .results.build import count
+from .results.models import ResultsFile
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    try:
+        index, total = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise InputError(None, "--shard", f"{text!r} is not i/n", "write e.g. --shard 2/4") from None
+    if not 1 <= index <= total:
+        raise InputError(None, "--shard", f"{text!r} is out of range", "use 1 <= i <= n") from None
+    return index, total
+
+
+def shard_of(agent: str, eval_set_id: str, eval_id: str, total: int) -> int:
+    digest = hashlib.sha256(f"{agent}\\0{eval_set_id}\\0{eval_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % total + 1
+
+
+def shard_plan(plan: Plan, index: int, total: int) -> Plan:
+    agents = []
+    for agent in plan.agents:
+        sets = []
+        for eval_set in agent.eval_sets:
+            cases = [c for c in eval_set.file.eval_set.eval_cases
+                     if shard_of(agent.name, eval_set.eval_set_id, c.eval_id, total) == index]
+            if cases:
+                file = replace(eval_set.file, eval_set=eval_set.file.eval_set.model_copy(update={"eval_cases": cases}))
+                sets.append(EvalSetPlan(file, eval_set.criteria, eval_set.criteria_source, eval_set.user_simulator_config))
+        if sets:
+            agents.append(AgentRunPlan(agent.agent, tuple(sets)))
+    return Plan(plan.workflow, tuple(agents))
+
+
+def merge_results(parts: list[ResultsFile]) -> ResultsFile:
+    if not parts:
+        raise InputError(None, "merge", "no results files given", "pass every shard's results.json")
+    merged = parts[0].model_copy(deep=True)
+    by_set = {(s.agent, s.eval_set_id): s for s in merged.eval_sets}
+    for part in parts[1:]:
+        merged.interrupted = merged.interrupted or part.interrupted
+        merged.timings.duration_seconds = max(merged.timings.duration_seconds, part.timings.duration_seconds)
+        merged.timings.inference_seconds = max(merged.timings.inference_seconds, part.timings.inference_seconds)
+        merged.timings.finished_at = max(merged.timings.finished_at, part.timings.finished_at)
+        for eval_set in part.eval_sets:
+            key = (eval_set.agent, eval_set.eval_set_id)
+            if key not in by_set:
+                by_set[key] = eval_set.model_copy(deep=True)
+                merged.eval_sets.append(by_set[key])
+                continue
+            target = by_set[key]
+            if target.criteria != eval_set.criteria:
+                raise InputError(None, "merge", f"shards disagree on the criteria of {key[0]}/{key[1]}",
+                                 "merge results of the same config and commit")
+            seen = {c.eval_id for c in target.cases}
+            duplicates = [c.eval_id for c in eval_set.cases if c.eval_id in seen]
+            if duplicates:
+                raise InputError(None, "merge", f"case {duplicates[0]!r} of {key[0]}/{key[1]} is in two shards",
+                                 "give each shard a different --shard i/n")
+            target.cases.extend(c.model_copy(deep=True) for c in eval_set.cases)
+    for eval_set in merged.eval_sets:
+        eval_set.summary = count(c.status for c in eval_set.cases)
+    merged.summary = count(c.status for s in merged.eval_sets for c in s.cases)
+    return merged
