@@ -48,7 +48,7 @@ def hostile_run(example):
 def test_hostile_agent_text_stays_inert_and_the_layout_holds(example):
     comparison, current, plan = hostile_run(example)
     markdown = render_report(comparison, current, _expected_cases(plan), run_url="https://github.com/o/r/actions/runs/1")
-    assert "roll\\_6" in markdown and "Regressed cases" in markdown and "first divergence" in markdown
+    assert "roll\\_6" in markdown and "Cases behind the regressions" in markdown and "first divergence" in markdown
     html = html_of(markdown)
     assert "<script" not in html and "<img" not in html and "javascript:" not in re.sub(r"<code>.*?</code>", "", html, flags=re.S)
     assert not re.search(r"(?<![\w`])@(octocat|team)\b", re.sub(r"<pre>.*?</pre>|<code>.*?</code>", "", html, flags=re.S))
@@ -61,6 +61,12 @@ def test_hostile_agent_text_stays_inert_and_the_layout_holds(example):
         for row in re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)[1:]:
             assert len(re.findall(r"<td[ >]", row)) == header
     assert "<h1>" not in html  # the fenced '# heading' did not escape its code block
+
+
+def test_summary_lines_show_plain_case_ids(example):
+    comparison, current, plan = hostile_run(example)
+    html = html_of(render_report(comparison, current, _expected_cases(plan)))
+    assert "<summary>roll_6 · tool_trajectory_avg_score</summary>" in html  # no stray backslashes in raw HTML
 
 
 def test_inline_and_code_block_escaping():

@@ -21,6 +21,14 @@ def inline(text: str | None, limit: int = 200) -> str:
     return _MENTION.sub("@\u200b", text)
 
 
+def html_text(text: str | None, limit: int = 200) -> str:
+    """Agent text inside raw HTML (e.g. a <summary> line): GitHub does no markdown there, so HTML-escape only."""
+    text = " ".join(_CONTROL.sub("", text or "").split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return _MENTION.sub("@\u200b", html.escape(text, quote=True))
+
+
 def code_block(text: str, language: str = "") -> str:
     """A fenced block whose fence is longer than any backtick run inside, so the content cannot close it."""
     text = _CONTROL.sub("", text)

@@ -20,7 +20,7 @@ import jinja2
 from ..baseline.models import Comparison, Row
 from ..evalsets.models import Invocation, content_text, tool_calls
 from ..results.models import ResultsFile
-from .escape import code_block, inline
+from .escape import code_block, html_text, inline
 
 COMMENT_LIMIT = 65_536
 BUDGET = 60_000  # room for the hidden markers and GitHub's own accounting
@@ -86,6 +86,7 @@ def _environment(template_dir: Path | None) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=False, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.filters["inline"] = inline
+    env.filters["html_text"] = html_text
     env.filters["num"] = lambda v: "—" if v is None else f"{v:.3f}"
     env.filters["signed"] = lambda v: "—" if v is None else f"{v:+.3f}"
     env.filters["pct"] = lambda v: "—" if v is None else f"{v:.0%}"
@@ -97,9 +98,16 @@ def render_report(comparison: Comparison, results: ResultsFile, expected_cases: 
                   full_report_hint: str = "the full report is in the workflow run's artifacts") -> str:
     env = _environment(template_dir)
     template = env.get_template("comment.md.j2")
-    regressions = [r for r in comparison.rows if r.verdict == "regressed"]
+    # The cases behind a regression: significant ones, and, inside an eval set that regressed as a whole, every
+    # case that dropped (with few runs one case alone rarely reaches significance, yet the reviewer needs to see it).
+    regressed_sets = {(s.agent, s.eval_set_id, s.criterion) for s in comparison.summaries if s.verdict == "regressed"}
+    regressions = sorted(
+        (r for r in comparison.rows if r.verdict == "regressed" or (
+            r.verdict == "inconclusive" and (r.delta or 0) < 0 and (r.agent, r.eval_set_id, r.criterion) in regressed_sets)),
+        key=lambda r: (r.verdict != "regressed", r.delta or 0.0))
     improvements = [r for r in comparison.rows if r.verdict == "improved"]
-    others = [r for r in comparison.rows if r.verdict not in ("regressed", "improved")]
+    shown = {id(r) for r in regressions}
+    others = [r for r in comparison.rows if r.verdict != "improved" and id(r) not in shown]
     evidence = [evidence_for(r, results, expected_cases) for r in regressions]
     # detail levels, most complete first; each drops the least important remaining part
     many = len(regressions) + 1
