@@ -113,6 +113,7 @@ class State:
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # issue number → comments
     next_comment_id: int = 1000
     pulls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    check_runs: list[dict[str, Any]] = field(default_factory=list)
     schema_errors: list[str] = field(default_factory=list)
 
 
@@ -255,6 +256,14 @@ class FakeGitHub:
                     comment["body"] = body["body"]
                     comment["updated_at"] = "2026-11-22T12:00:00Z"
                 return 200, comment, None
+            if template == "/repos/{owner}/{repo}/check-runs" and method == "POST":
+                run = {**minimal(SPEC["components"]["schemas"]["check-run"]), "id": len(state.check_runs) + 1,
+                       "name": body["name"], "head_sha": body["head_sha"], "status": body.get("status", "queued"),
+                       "conclusion": body.get("conclusion"), "html_url": f"https://github.com/o/r/runs/{len(state.check_runs) + 1}"}
+                run["output"] = {**run.get("output", {}), "title": body.get("output", {}).get("title"),
+                                 "summary": body.get("output", {}).get("summary")}
+                state.check_runs.append(run)
+                return 201, run, None
             if template == "/repos/{owner}/{repo}/pulls/{pull_number}":
                 pull = state.pulls.get(int(groups[2]))
                 return (200, pull, None) if pull else (404, {"message": "Not Found"}, None)

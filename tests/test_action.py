@@ -95,6 +95,20 @@ def test_pull_request_run_comments_summarises_annotates_and_sets_outputs(example
     assert len(fake.state.comments[7]) == 1 and "runs/101" in fake.state.comments[7][0]["body"]
 
 
+def test_check_run_and_setup_commands(example, fake):
+    prepare(example, fake)
+    config = example / "eval-gate.yml"
+    config.write_text("setup: ['echo preparing the agent > setup-ran.txt']\nreport: {check_run: true, check_name: agent evals}\n"
+                      + config.read_text())
+    done = run_action(example, fake, run_id=100)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (example / "setup-ran.txt").read_text().strip() == "preparing the agent"
+    assert "::group::setup: echo preparing the agent" in done.stdout and "::endgroup::" in done.stdout
+    (check,) = fake.state.check_runs
+    assert check["name"] == "agent evals" and check["conclusion"] == "success" and check["head_sha"] == HEAD
+    assert "adk-eval-gate passed" in check["output"]["summary"]
+
+
 def test_read_only_token_still_writes_the_step_summary_and_gates(example, fake):
     prepare(example, fake)
     fake.state.read_only_tokens.add("ghs_actionTokenXYZ")

@@ -25,7 +25,7 @@ from .evalsets.models import Invocation
 from .files import write_text_atomic
 from .gate import exit_code_for_decision
 from .github.client import GitHubClient, GitHubError
-from .github.comment import publish_comment
+from .github.comment import create_check_run, publish_comment
 from .github.context import ActionsContext
 from .pipeline import run_plan
 from .plan import Plan, build_plan
@@ -127,6 +127,13 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
     comment_url = ""
     if mode == "pull_request" and options.post_comment and context.token and context.repository:
         comment_url = _post(context, int(context.pull_request["number"]), markdown, key, notes)
+    if plan.workflow.settings.report.check_run and mode != "local" and context.token and context.repository and head_sha:
+        try:
+            create_check_run(GitHubClient(context.api_url, context.token), context.repository, head_sha,
+                             plan.workflow.settings.report.check_name, comparison.verdict == "pass",
+                             comparison.gate.reason, markdown, run_url)
+        except GitHubError as exc:
+            notes.append(f"warning: the check run was not created: {exc}")
     _github_outputs(results, comparison, plan.workflow.base_dir, out, markdown, comment_url)
     if not os.environ.get("GITHUB_STEP_SUMMARY") or mode == "local":
         print(markdown)

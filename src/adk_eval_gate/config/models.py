@@ -159,6 +159,9 @@ class GateSettings(_Strict):
 
 class ReportSection(_Strict):
     templates: str | None = Field(default=None, description="a directory whose comment.md.j2 overrides the built-in one")
+    # A named check run that branch protection can require (needs `checks: write`).
+    check_run: bool = False
+    check_name: str = Field(default="adk-eval-gate", min_length=1, max_length=100)
 
 
 class Settings(_Strict):

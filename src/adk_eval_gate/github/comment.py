@@ -59,3 +59,13 @@ def publish_comment(client: GitHubClient, repository: str, pr_number: int, body:
                                   "the token cannot comment on this pull request (a fork's pull request has a read-only "
                                   "token); the report is in the step summary — see the fork-safe workflow in the README")
         raise
+
+
+def create_check_run(client: GitHubClient, repository: str, head_sha: str, name: str, passed: bool, title: str,
+                     summary: str, details_url: str | None = None) -> str | None:
+    """A completed check run carrying the gate's conclusion and the report; returns its URL."""
+    body = {"name": name, "head_sha": head_sha, "status": "completed", "conclusion": "success" if passed else "failure",
+            "output": {"title": title[:255], "summary": summary[:COMMENT_LIMIT - 1]}}
+    if details_url:
+        body["details_url"] = details_url
+    return client.request("POST", f"/repos/{repository}/check-runs", json=body).json().get("html_url")
