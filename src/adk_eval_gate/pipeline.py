@@ -14,11 +14,15 @@ import time
 from collections import defaultdict
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from pathlib import Path
 
+from .criteria.judge_cache import JudgeCache
+from .criteria.judge_client import JudgeClient, JudgeSettings
+from .criteria.judging import JudgeJob, judge_all
 from .criteria.scoring import score_case
 from .plan import AgentRunPlan, EvalSetPlan, Plan
 from .results.build import case_result, count, criteria_config, git_info, tool_info
-from .results.models import EvalSetResult, ResultsFile, Timings
+from .results.models import EvalSetResult, JudgeCounts, JudgeUsage, ResultsFile, Timings
 from .targets import CaseRun, Target, build_target
 from .targets.runner import Job, RunnerSettings, run_jobs
 from .targets.workers import run_jobs_in_workers
@@ -62,9 +66,10 @@ def _stop_on_signals(stop: asyncio.Event):
 
 
 def _eval_set_result(plan: Plan, agent: AgentRunPlan, eval_set: EvalSetPlan, target: Target,
-                     runs: dict[str, list[CaseRun]]) -> EvalSetResult:
+                     runs: dict[str, list[CaseRun]], judged: dict) -> EvalSetResult:
     cases = [
-        case_result(case, score_case(case, runs[case.eval_id], eval_set.criteria), runs[case.eval_id])
+        case_result(case, score_case(case, runs[case.eval_id], eval_set.criteria,
+                                     judged.get((agent.name, eval_set.eval_set_id, case.eval_id))), runs[case.eval_id])
         for case in eval_set.file.eval_set.eval_cases
     ]
     return EvalSetResult(
@@ -147,8 +152,18 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
     by_target: dict[int, dict[str, dict[str, list[CaseRun]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for job, run in zip(jobs, runs, strict=True):
         by_target[id(job.target)][job.eval_set_id][job.case.eval_id].append(run)
+    judge_client = _judge_client(plan)
+    judge_jobs = [
+        JudgeJob((agent.name, eval_set.eval_set_id, case.eval_id), case, run, criterion)
+        for agent, target in zip(plan.agents, targets, strict=True)
+        for eval_set in agent.eval_sets
+        for criterion in eval_set.criteria if criterion.spec.judge_scorer is not None
+        for case in eval_set.file.eval_set.eval_cases
+        for run in by_target[id(target)][eval_set.eval_set_id][case.eval_id] if run.ok
+    ]
+    judged = await judge_all(judge_jobs, judge_client) if judge_jobs else {}
     eval_set_results = [
-        _eval_set_result(plan, agent, eval_set, target, by_target[id(target)][eval_set.eval_set_id])
+        _eval_set_result(plan, agent, eval_set, target, by_target[id(target)][eval_set.eval_set_id], judged)
         for agent, target in zip(plan.agents, targets, strict=True)
         for eval_set in agent.eval_sets
     ]
@@ -166,9 +181,26 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
             inference_seconds=round(inference_done - start, 6),
             scoring_seconds=round(finished - inference_done, 6),
         ),
+        judge=_judge_usage(judge_client),
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
     )
+
+
+def _judge_client(plan: Plan) -> JudgeClient:
+    section = plan.workflow.settings.judge
+    cache = None
+    if section.cache:
+        cache = Path(section.cache) if Path(section.cache).is_absolute() else plan.workflow.base_dir / section.cache
+    settings = JudgeSettings(concurrency=section.concurrency, timeout=section.timeout, retries=section.retries,
+                             max_calls=section.max_calls, base_url=section.base_url)
+    return JudgeClient(settings, JudgeCache(cache))
+
+
+def _judge_usage(client: JudgeClient) -> JudgeUsage:
+    by_criterion = {name: JudgeCounts(**vars(stats)) for name, stats in client.stats.items()}
+    totals = {field: sum(getattr(c, field) for c in by_criterion.values()) for field in JudgeCounts.model_fields}
+    return JudgeUsage(**totals, by_criterion=by_criterion)
 
 
 def run_plan(plan: Plan, *, quiet: bool = False) -> ResultsFile:

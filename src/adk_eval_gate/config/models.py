@@ -157,6 +157,18 @@ class GateSettings(_Strict):
         return self.tolerance
 
 
+class JudgeSection(_Strict):
+    """The LLM judge's client: one bounded pool for every judge call of a run."""
+
+    cache: str | None = Field(default=".adk-eval-gate/cache", description="response cache directory (null: none); "
+                              "relative to the config file; restore it with actions/cache")
+    concurrency: int = Field(default=16, ge=1, le=256)
+    timeout: float = Field(default=60.0, gt=0, description="seconds per judge call")
+    retries: int = Field(default=4, ge=0, le=10, description="extra attempts after 408/429/5xx or a timeout")
+    max_calls: int | None = Field(default=None, ge=1, description="budget: judge calls allowed in one run")
+    base_url: str | None = Field(default=None, description="the Gemini API endpoint (default: GOOGLE_GEMINI_BASE_URL or Google's)")
+
+
 class ReportSection(_Strict):
     templates: str | None = Field(default=None, description="a directory whose comment.md.j2 overrides the built-in one")
     # A named check run that branch protection can require (needs `checks: write`).
@@ -169,6 +181,7 @@ class Settings(_Strict):
     # Commands run (in the config's directory) before any agent, e.g. `pip install -r requirements.txt`.
     setup: list[str] = Field(default_factory=list)
     run: RunSection = Field(default_factory=RunSection)
+    judge: JudgeSection = Field(default_factory=JudgeSection)
     report: ReportSection = Field(default_factory=ReportSection)
     baseline: BaselineSettings = Field(default_factory=lambda: NoBaseline(store="none"))
     gate: GateSettings = Field(default_factory=GateSettings)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -73,6 +73,7 @@ class NotEvaluable(ValueError):
 
 
 Scorer = Callable[[ScoringInput, Any], MetricOutcome]
+JudgeScorer = Callable[[ScoringInput, Any, Any], Awaitable[MetricOutcome]]  # (input, options, JudgeClient)
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class CriterionSpec:
     judged: bool = False
     # Set when the criterion is a valid ADK name that this build cannot score yet.
     unavailable_reason: str | None = None
+    judge_scorer: JudgeScorer | None = None
 
 
 @dataclass(frozen=True)

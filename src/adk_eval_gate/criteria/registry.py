@@ -16,6 +16,7 @@ from ..errors import InputError, did_you_mean, format_loc
 from ..validation import LineLookup, input_error_from
 from . import options as o
 from .base import ConfiguredCriterion, CriterionSpec
+from .final_response_match_v2 import score_final_response_match_v2
 from .response_match import score_response_match
 from .tool_trajectory import score_tool_trajectory
 
@@ -29,7 +30,7 @@ _SPECS: tuple[CriterionSpec, ...] = (
                   "ROUGE-1 F-measure of the final response against the reference", needs_reference=True),
     CriterionSpec("final_response_match_v2", o.LlmJudgeOptions, None,
                   "LLM judge: is the final response valid against the reference", needs_reference=True,
-                  judged=True, unavailable_reason=_PENDING_JUDGE),
+                  judged=True, judge_scorer=score_final_response_match_v2),
     CriterionSpec("rubric_based_final_response_quality_v1", o.RubricsOptions, None,
                   "LLM judge: rubric verdicts on the final response", judged=True, unavailable_reason=_PENDING_JUDGE),
     CriterionSpec("rubric_based_tool_use_quality_v1", o.RubricsOptions, None,

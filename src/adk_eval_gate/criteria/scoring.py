@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..evalsets.models import EvalCase
@@ -54,21 +54,30 @@ class CaseScore:
     reason: str | None = None
 
 
-def evaluate_run(criterion: ConfiguredCriterion, case: EvalCase, run: CaseRun) -> MetricOutcome:
+def scoring_input(criterion: ConfiguredCriterion, case: EvalCase, run: CaseRun) -> ScoringInput:
+    """The scorer's input, or NotEvaluable when the data cannot support this criterion (ADK: NOT_EVALUATED)."""
     assert run.invocations is not None
     actual = list(run.invocations)
-    spec = criterion.spec
-    if spec.scorer is None:
-        return MetricOutcome.not_evaluated(spec.unavailable_reason or "not available", len(actual))
     expected = list(case.conversation) if case.conversation is not None else None
+    if criterion.spec.needs_reference and expected is None:
+        raise NotEvaluable("needs a reference conversation; this case only has a conversation_scenario")
+    if expected is not None and len(expected) != len(actual):
+        raise NotEvaluable(f"the agent produced {len(actual)} invocation(s) but the case expects {len(expected)}")
+    return ScoringInput(case, actual, expected)
+
+
+def evaluate_run(criterion: ConfiguredCriterion, case: EvalCase, run: CaseRun,
+                 judged: Mapping[tuple[int, str], MetricOutcome] | None = None) -> MetricOutcome:
+    spec = criterion.spec
+    count = len(run.invocations or ())
+    if judged is not None and (run.run, criterion.name) in judged:
+        return judged[(run.run, criterion.name)]
+    if spec.scorer is None:
+        return MetricOutcome.not_evaluated(spec.unavailable_reason or "not available", count)
     try:
-        if spec.needs_reference and expected is None:
-            raise NotEvaluable("needs a reference conversation; this case only has a conversation_scenario")
-        if expected is not None and len(expected) != len(actual):
-            raise NotEvaluable(f"the agent produced {len(actual)} invocation(s) but the case expects {len(expected)}")
-        return spec.scorer(ScoringInput(case, actual, expected), criterion.options)
+        return spec.scorer(scoring_input(criterion, case, run), criterion.options)
     except NotEvaluable as exc:
-        return MetricOutcome.not_evaluated(str(exc), len(actual))
+        return MetricOutcome.not_evaluated(str(exc), count)
 
 
 def _pooled(criterion: ConfiguredCriterion, outcomes: Sequence[MetricOutcome | None]) -> tuple[float | None, str | None]:
@@ -94,10 +103,12 @@ def case_status(results: Sequence[CriterionResult]) -> Status:
     return status
 
 
-def score_case(case: EvalCase, runs: Sequence[CaseRun], criteria: Sequence[ConfiguredCriterion]) -> CaseScore:
+def score_case(case: EvalCase, runs: Sequence[CaseRun], criteria: Sequence[ConfiguredCriterion],
+               judged: Mapping[tuple[int, str], MetricOutcome] | None = None) -> CaseScore:
+    """`judged` holds the LLM-judged outcomes, computed beforehand for every run (criteria/judging.py)."""
     results = []
     for criterion in criteria:
-        outcomes = [evaluate_run(criterion, case, run) if run.ok else None for run in runs]
+        outcomes = [evaluate_run(criterion, case, run, judged) if run.ok else None for run in runs]
         score, reason = _pooled(criterion, outcomes)
         status = status_for(score, criterion.threshold)
         results.append(CriterionResult(criterion.name, criterion.threshold, score, status, outcomes, reason))

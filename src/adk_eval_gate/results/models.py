@@ -110,6 +110,18 @@ class Timings(_Model):
     scoring_seconds: float
 
 
+class JudgeCounts(_Model):
+    calls: int = 0
+    cache_hits: int = 0
+    failures: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class JudgeUsage(JudgeCounts):
+    by_criterion: dict[str, JudgeCounts] = Field(default_factory=dict)
+
+
 class ResultsFile(_Model):
     schema_version: Literal[1] = SCHEMA_VERSION
     tool: ToolInfo
@@ -118,5 +130,6 @@ class ResultsFile(_Model):
     interrupted: bool = Field(default=False, description="True when the run stopped early; unfinished cases are listed as errors.")
     stop_reason: str | None = Field(default=None, description="Why the run stopped early: a signal or the job time limit.")
     timings: Timings
+    judge: JudgeUsage = Field(default_factory=JudgeUsage, description="LLM judge calls, cache hits and tokens of this run.")
     summary: Counts
     eval_sets: list[EvalSetResult]

@@ -1,0 +1,105 @@
+"""`final_response_match_v2`: an LLM judge decides whether the final response is valid against the reference.
+
+ADK 2.13's rules: `num_samples` samples per invocation; a sample's label is parsed with ADK's exact pattern
+(case-sensitive; "valid"/"true" → 1, "invalid"/"almost"/"false"/"partially_valid" → 0, anything else → no
+score); per invocation the majority wins and a tie counts as invalid; a sample that could not be obtained makes
+its invocation not evaluated; the case score is the share of valid invocations among those evaluated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import jinja2
+
+from ..evalsets.models import Invocation, InvocationEvents, content_text
+from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status, running_mean, status_for
+from .judge_client import JudgeClient, JudgeUnavailable
+from .options import LlmJudgeOptions
+
+NAME = "final_response_match_v2"
+VERSION = "1"  # bump when the template or parsing changes: it is part of every cache key
+_VALID = re.compile(r'"is_the_agent_response_valid":\s*\[*[\n\s]*"*([^"^\]^\s]*)"*[\n\s]*\]*\s*[,\n\}]')
+_INVALID = re.compile(r'"is_the_agent_response_invalid":\s*\[*[\n\s]*"*([^"^\]^\s]*)"*[\n\s]*\]*\s*[,\n\}]')
+_TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+                                undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+
+
+def parse_label(text: str | None) -> float | None:
+    """1.0 valid, 0.0 invalid, None when no label could be read (ADK's `_parse_critique`)."""
+    if not text:
+        return None
+    found = _VALID.search(text)
+    if found:
+        label = found.group(1).strip().rstrip(",}")
+        if label in ("invalid", "almost", "false", "partially_valid", "partially valid", "partially"):
+            return 0.0
+        return 1.0 if label in ("valid", "true") else None
+    found = _INVALID.search(text)
+    if found:
+        label = found.group(1).strip().rstrip(",}")
+        return 0.0 if label in ("true", "invalid") else 1.0
+    return None
+
+
+def majority(samples: list[float | None]) -> float | None:
+    positive = sum(1 for s in samples if s == 1.0)
+    negative = sum(1 for s in samples if s == 0.0)
+    if not positive and not negative:
+        return None
+    return 1.0 if positive > negative else 0.0
+
+
+def response_text(invocation: Invocation, include_intermediate: bool) -> str:
+    """ADK's text for the judge: the final response, or every intermediate text plus the final one."""
+    if not include_intermediate:
+        return content_text(invocation.final_response)
+    parts: list[str] = []
+    data = invocation.intermediate_data
+    if isinstance(data, InvocationEvents):
+        parts += [t for e in data.invocation_events if (t := content_text(e.content))]
+    elif data is not None:
+        from google.genai import types
+
+        parts += [t for _, p in data.intermediate_responses if (t := content_text(types.Content(parts=p)))]
+    if final := content_text(invocation.final_response):
+        parts.append(final)
+    return "\n".join(parts)
+
+
+def render_prompt(actual: Invocation, expected: Invocation, include_intermediate: bool, template: str | None = None) -> str:
+    source = _TEMPLATES.from_string(template) if template else _TEMPLATES.get_template(f"{NAME}.j2")
+    return source.render(prompt=content_text(expected.user_content), response=response_text(actual, include_intermediate),
+                         reference=response_text(expected, include_intermediate))
+
+
+async def score_final_response_match_v2(data: ScoringInput, options: LlmJudgeOptions, judge: JudgeClient) -> MetricOutcome:
+    if data.expected is None:
+        raise NotEvaluable("needs expected invocations (a reference conversation)")
+    if not data.actual:
+        return MetricOutcome.not_evaluated("no actual invocations")
+    judge_options = options.judge_model_options
+    reasons: set[str] = set()
+
+    async def one_invocation(actual: Invocation, expected: Invocation) -> InvocationScore:
+        prompt = render_prompt(actual, expected, options.include_intermediate_responses_in_final)
+        samples = await asyncio.gather(*(
+            judge.generate(NAME, judge_options.judge_model, prompt, judge_options.judge_model_config, i, VERSION)
+            for i in range(judge_options.num_samples)), return_exceptions=True)
+        failed = next((s for s in samples if isinstance(s, BaseException)), None)
+        if failed is not None:  # as in ADK: one sample that could not be obtained leaves the invocation unjudged
+            if not isinstance(failed, JudgeUnavailable):
+                failed = JudgeUnavailable(f"judge call failed: {type(failed).__name__}: {failed}")
+            reasons.add(str(failed))
+            return InvocationScore(None, Status.NOT_EVALUATED, str(failed))
+        score = majority([parse_label(text) for text in samples])
+        return InvocationScore(score, status_for(score, options.threshold))
+
+    per_invocation = list(await asyncio.gather(*(one_invocation(a, e) for a, e in zip(data.actual, data.expected, strict=True))))
+    evaluated = [p.score for p in per_invocation if p.score is not None and p.status is not Status.NOT_EVALUATED]
+    if not evaluated:
+        return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, "; ".join(sorted(reasons)) or "no verdict could be parsed")
+    overall = running_mean(evaluated)
+    return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)

@@ -1,0 +1,41 @@
+"""On-disk, content-addressed cache of judge responses.
+
+The key covers everything that could change a verdict: the judge model, the full request (prompt and generation
+config), the sample index, the criterion and our prompt-template version. An unchanged re-run therefore makes no
+judge call at all, and any edit — to the agent's answer, the reference, a rubric, the template or the model —
+misses. Entries are small JSON files in a two-level fan-out, safe to restore with `actions/cache`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from ..files import write_text_atomic
+
+
+def cache_key(**parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+
+
+class JudgeCache:
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+
+    def _path(self, key: str) -> Path:
+        assert self.directory is not None
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        if self.directory is None:
+            return None
+        try:
+            return json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # a missing or torn entry is a miss, never an error
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        if self.directory is not None:
+            write_text_atomic(self._path(key), json.dumps(value, ensure_ascii=False))

@@ -1,0 +1,42 @@
+"""Runs every LLM-judged criterion of every case and run at once, through the run's single judge pool."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..evalsets.models import EvalCase
+from ..targets.base import CaseRun
+from .base import ConfiguredCriterion, MetricOutcome, NotEvaluable
+from .judge_client import JudgeClient
+from .scoring import scoring_input
+
+
+@dataclass(frozen=True)
+class JudgeJob:
+    key: tuple[str, str, str]  # (agent, eval_set_id, eval_id)
+    case: EvalCase
+    run: CaseRun
+    criterion: ConfiguredCriterion
+
+
+async def _one(job: JudgeJob, client: JudgeClient) -> MetricOutcome:
+    count = len(job.run.invocations or ())
+    try:
+        data = scoring_input(job.criterion, job.case, job.run)
+    except NotEvaluable as exc:
+        return MetricOutcome.not_evaluated(str(exc), count)
+    assert job.criterion.spec.judge_scorer is not None
+    try:
+        return await job.criterion.spec.judge_scorer(data, job.criterion.options, client)
+    except NotEvaluable as exc:
+        return MetricOutcome.not_evaluated(str(exc), count)
+
+
+async def judge_all(jobs: Sequence[JudgeJob], client: JudgeClient) -> dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]]:
+    outcomes = await asyncio.gather(*(_one(job, client) for job in jobs))
+    by_case: dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]] = {}
+    for job, outcome in zip(jobs, outcomes, strict=True):
+        by_case.setdefault(job.key, {})[(job.run.run, job.criterion.name)] = outcome
+    return by_case
