@@ -1,0 +1,184 @@
+"""LLM-judged criteria with the real google-genai client against a fake Gemini server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import Counter
+
+import pytest
+from google.adk.evaluation.eval_case import Invocation as AdkInvocation
+from google.adk.evaluation.eval_metrics import EvalMetric, LlmAsAJudgeCriterion
+from google.adk.evaluation.final_response_match_v2 import FinalResponseMatchV2Evaluator, _parse_critique
+from google.adk.evaluation.llm_as_judge_utils import Label
+
+from adk_eval_gate.criteria.base import ScoringInput
+from adk_eval_gate.criteria.final_response_match_v2 import parse_label, score_final_response_match_v2
+from adk_eval_gate.criteria.judge_cache import JudgeCache
+from adk_eval_gate.criteria.judge_client import JudgeClient, JudgeSettings
+from adk_eval_gate.criteria.options import LlmJudgeOptions
+from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.pipeline import run_plan
+from adk_eval_gate.plan import build_plan
+
+from .fake_gemini import FakeGemini, GeminiFault, verdict
+
+SCRIPTS = {
+    "alpha": [verdict("valid"), verdict("valid"), verdict("invalid")],
+    "bravo": [verdict("valid"), verdict("invalid"), verdict("invalid")],
+    "charlie": [verdict("valid"), "I refuse to answer in JSON", verdict("invalid")],
+    "delta": ["garbage", '{"is_the_agent_response_valid": maybe', "no label"],
+    "echo": [verdict("Valid"), verdict("valid"), verdict("invalid")],
+    "foxtrot": ['{"is_the_agent_response_invalid": false}'] * 3,
+    "golf": ['{"reasoning": "x", "is_the_agent_response_valid": "partially valid"}', verdict("almost"), verdict("true")],
+}
+
+
+def scripted() -> FakeGemini:
+    counts: Counter = Counter()
+
+    def reply(prompt: str) -> str:
+        marker = next(m for m in SCRIPTS if f"answer {m}" in prompt)
+        counts[marker] += 1
+        return SCRIPTS[marker][(counts[marker] - 1) % 3]
+
+    return FakeGemini(reply)
+
+
+@pytest.fixture
+def gemini_env(monkeypatch):
+    def use(server: FakeGemini) -> None:
+        monkeypatch.setenv("GOOGLE_API_KEY", "fake-judge-key")
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
+        monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+
+    return use
+
+
+def invocation(answer: str) -> dict:
+    return {"user_content": {"role": "user", "parts": [{"text": "question"}]},
+            "final_response": {"role": "model", "parts": [{"text": answer}]}}
+
+
+CASES = [["alpha"], ["bravo"], ["charlie"], ["delta"], ["echo"], ["foxtrot"], ["golf"], ["alpha", "delta", "bravo"]]
+
+
+def test_parse_label_matches_adk_on_judge_outputs():
+    outputs = [text for script in SCRIPTS.values() for text in script] + [
+        '"is_the_agent_response_valid": ["valid"]}', '"is_the_agent_response_valid": "valid"', '{"is_the_agent_response_valid": true}',
+        '{"is_the_agent_response_invalid": "invalid"}', '{"is_the_agent_response_valid":\n[\n"invalid"\n]\n}', "", "{}"]
+    mapping = {Label.VALID: 1.0, Label.INVALID: 0.0, Label.NOT_FOUND: None}
+    for text in outputs:
+        assert parse_label(text) == mapping[_parse_critique(text)], text
+
+
+def test_scores_equal_adks_for_the_same_judge_outputs(gemini_env):
+    ours_server, adk_server = scripted(), scripted()
+    try:
+        options = LlmJudgeOptions(threshold=0.5, judge_model_options={"num_samples": 3})
+        gemini_env(ours_server)
+        ours = []
+        for markers in CASES:
+            expected = [Invocation.model_validate(invocation("reference")) for _ in markers]
+            actual = [Invocation.model_validate(invocation(f"answer {m}")) for m in markers]
+            client = JudgeClient(JudgeSettings(retries=0), JudgeCache(None))
+            data = ScoringInput(EvalCase(eval_id="c", conversation=expected), actual, expected)
+            ours.append(asyncio.run(score_final_response_match_v2(data, options, client)))
+        gemini_env(adk_server)
+        criterion = LlmAsAJudgeCriterion(threshold=0.5, judge_model_options={"num_samples": 3})
+        for markers, mine in zip(CASES, ours, strict=True):
+            evaluator = FinalResponseMatchV2Evaluator(EvalMetric(metric_name="final_response_match_v2", threshold=0.5, criterion=criterion))
+            expected = [AdkInvocation.model_validate(invocation("reference")) for _ in markers]
+            actual = [AdkInvocation.model_validate(invocation(f"answer {m}")) for m in markers]
+            theirs = asyncio.run(evaluator.evaluate_invocations(actual, expected))
+            assert mine.score == theirs.overall_score, markers
+            assert mine.status.value.upper() == theirs.overall_eval_status.name, markers
+            assert [p.score for p in mine.per_invocation] == [p.score for p in theirs.per_invocation_results], markers
+    finally:
+        ours_server.close()
+        adk_server.close()
+    assert [o.score for o in ours] == [1.0, 0.0, 0.0, None, 0.0, 1.0, 0.0, 0.5]  # ties and "partially" count as invalid
+
+
+def judged_example(example, extra: str = "") -> object:
+    config = example / "replay.yml"
+    config.write_text(config.read_text().replace("    eval_config: evals/eval_config.json\n",
+                      "    criteria: {response_match_score: 0.8, final_response_match_v2: {threshold: 0.5, judge_model_options: {num_samples: 3}}}\n")
+                      + extra)
+    return config
+
+
+def prime_judge(prompt: str) -> str:
+    """Valid unless the agent's answer says nothing is prime."""
+    answer = re.search(r'"Agent response": (".*?")', prompt).group(1)
+    return verdict("invalid" if "No prime" in json.loads(answer) else "valid")
+
+
+def judge_scores(results) -> dict[str, float | None]:
+    return {c.eval_id: c.metrics["final_response_match_v2"].score for c in results.eval_sets[0].cases}
+
+
+def test_second_identical_run_makes_no_judge_calls_and_an_edit_rejudges_only_its_case(example, gemini_env):
+    server = FakeGemini(prime_judge)
+    gemini_env(server)
+    try:
+        config = judged_example(example)
+        first = run_plan(build_plan(config), quiet=True)
+        assert len(server.requests) == 6 * 3 + 1 * 3  # 7 invocations × 3 samples
+        assert first.judge.calls == 21 and first.judge.cache_hits == 0 and first.judge.input_tokens > 0
+        assert judge_scores(first)["primes_paraphrased"] == 0.0 and judge_scores(first)["roll_6"] == 1.0
+        second = run_plan(build_plan(config), quiet=True)
+        assert len(server.requests) == 21 and second.judge.calls == 0 and second.judge.cache_hits == 21
+        assert judge_scores(second) == judge_scores(first)
+        evalset = example / "evals" / "dice.evalset.json"
+        data = json.loads(evalset.read_text())
+        data["eval_cases"][0]["conversation"][0]["final_response"]["parts"][0]["text"] = "You rolled a five on a d6."
+        evalset.write_text(json.dumps(data))
+        third = run_plan(build_plan(config), quiet=True)
+        assert third.judge.calls == 3 and third.judge.cache_hits == 18  # only roll_6 was judged again
+        assert all("You rolled a five" in r["prompt"] for r in server.requests[21:])
+    finally:
+        server.close()
+
+
+def test_faults_leave_other_cases_judged(example, gemini_env):
+    server = FakeGemini(prime_judge)
+    gemini_env(server)
+    server.faults += [GeminiFault("got 5.", status=429, times=2, headers={"Retry-After": "0"}),   # roll_6 and roll_20: retried
+                      GeminiFault("check whether numbers are prime", status=503, times=100),     # capabilities: never answers
+                      GeminiFault("13, 17 are prime", delay=3.0, times=100)]                      # dice_then_primes turn 2: too slow
+    try:
+        config = judged_example(example, "judge: {retries: 2, timeout: 1, cache: null}\n")
+        results = run_plan(build_plan(config), quiet=True)
+        cases = {c.eval_id: c.metrics["final_response_match_v2"] for c in results.eval_sets[0].cases}
+        assert cases["roll_6"].score == 1.0 and cases["roll_20"].score == 1.0
+        assert cases["capabilities"].status == "not_evaluated" and "HTTP 503" in cases["capabilities"].reason
+        assert cases["dice_then_primes"].score == 1.0  # turn 1 judged; the slow turn 2 is not evaluated
+        assert cases["dice_then_primes"].runs[0].per_invocation[1].status == "not_evaluated"
+        assert cases["primes_paraphrased"].score == 0.0
+        assert results.eval_sets[0].cases[2].metrics["response_match_score"].score == 1.0  # deterministic criteria unaffected
+    finally:
+        server.close()
+
+
+def test_budget_cut_stops_judging_cleanly(example, gemini_env):
+    server = FakeGemini(prime_judge)
+    gemini_env(server)
+    try:
+        results = run_plan(build_plan(judged_example(example, "judge: {max_calls: 6, cache: null}\n")), quiet=True)
+        assert len(server.requests) == 6 and results.judge.calls == 6
+        reasons = {c.metrics["final_response_match_v2"].reason for c in results.eval_sets[0].cases}
+        assert any(r and "judge budget of 6 calls spent" in r for r in reasons)
+    finally:
+        server.close()
+
+
+def test_no_credentials_is_not_evaluated_and_nothing_crashes(example, monkeypatch):
+    for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
+        monkeypatch.delenv(key, raising=False)
+    results = run_plan(build_plan(judged_example(example)), quiet=True)
+    case = results.eval_sets[0].cases[0]
+    assert case.metrics["final_response_match_v2"].status == "not_evaluated"
+    assert "no judge credentials" in case.metrics["final_response_match_v2"].reason
+    assert case.metrics["response_match_score"].score == 1.0 and case.status == "passed"
