@@ -6,6 +6,7 @@ next N calls whose prompt contains a given text. Every request is counted.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -63,10 +64,8 @@ class FakeGemini:
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
                     self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout under test)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
