@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/scoring.py
 	$(BIN)/python bench/inference.py
 	$(BIN)/python bench/gate_calibration.py
+	$(BIN)/python bench/judges.py
 
 ## Regenerate the results JSON Schema from the pydantic models.
 schema: $(STAMP)

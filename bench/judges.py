@@ -1,0 +1,91 @@
+"""LLM judging throughput: 100 cases × num_samples 5 of final_response_match_v2 against a fake Gemini server on
+127.0.0.1 that takes 200 ms per call. One sample at a time (ADK's default parallelism_limit of 1) beside our pool
+at concurrency 16, in the same run, then the cached re-run (which must make no call).
+
+Only final_response_match_v2 of the judged criteria is implemented so far; the issue's three-criteria setup
+multiplies both sides' calls alike.
+
+    python bench/judges.py [--cases 100] [--samples 5] [--latency 0.2] [--concurrency 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fake_gemini import FakeGemini, GeminiFault, verdict  # noqa: E402
+
+from adk_eval_gate.criteria.base import ScoringInput  # noqa: E402
+from adk_eval_gate.criteria.final_response_match_v2 import score_final_response_match_v2  # noqa: E402
+from adk_eval_gate.criteria.judge_cache import JudgeCache  # noqa: E402
+from adk_eval_gate.criteria.judge_client import JudgeClient, JudgeSettings  # noqa: E402
+from adk_eval_gate.criteria.options import LlmJudgeOptions  # noqa: E402
+from adk_eval_gate.evalsets.models import EvalCase, Invocation  # noqa: E402
+
+
+def cases(n: int) -> list[ScoringInput]:
+    out = []
+    def inv(question: str, text: str) -> Invocation:
+        return Invocation.model_validate({"user_content": {"role": "user", "parts": [{"text": question}]},
+                                          "final_response": {"role": "model", "parts": [{"text": text}]}})
+
+    for i in range(n):
+        expected, actual = [inv(f"question {i}", f"reference answer {i}")], [inv(f"question {i}", f"agent answer {i}")]
+        out.append(ScoringInput(EvalCase(eval_id=f"c{i}", conversation=expected), actual, expected))
+    return out
+
+
+async def judge_everything(data: list[ScoringInput], options: LlmJudgeOptions, client: JudgeClient) -> list:
+    return await asyncio.gather(*(score_final_response_match_v2(d, options, client) for d in data))
+
+
+def timed(data, options, client) -> tuple[float, list]:
+    start = time.perf_counter()
+    outcomes = asyncio.run(judge_everything(data, options, client))
+    return time.perf_counter() - start, outcomes
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", type=int, default=100)
+    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=16)
+    args = parser.parse_args()
+    server = FakeGemini(lambda prompt: verdict("valid"))
+    server.faults.append(GeminiFault("", delay=args.latency, times=10**9))  # every call takes `latency`
+    os.environ.update({"GOOGLE_API_KEY": "bench", "GOOGLE_GEMINI_BASE_URL": server.url})
+    data = cases(args.cases)
+    options = LlmJudgeOptions(threshold=0.5, judge_model_options={"num_samples": args.samples})
+    calls = args.cases * args.samples
+    try:
+        sequential, seq_out = timed(data, options, JudgeClient(JudgeSettings(concurrency=1), JudgeCache(None)))
+        cache_dir = Path(tempfile.mkdtemp(prefix="judge-cache-"))
+        pooled_client = JudgeClient(JudgeSettings(concurrency=args.concurrency), JudgeCache(cache_dir))
+        pooled, pool_out = timed(data, options, pooled_client)
+        before = len(server.requests)
+        rerun_client = JudgeClient(JudgeSettings(concurrency=args.concurrency), JudgeCache(cache_dir))
+        cached, cache_out = timed(data, options, rerun_client)
+        rerun_calls = len(server.requests) - before
+    finally:
+        server.close()
+    same = [o.score for o in seq_out] == [o.score for o in pool_out] == [o.score for o in cache_out]
+    print(f"{args.cases} cases × {args.samples} samples = {calls} judge calls, {args.latency * 1000:.0f} ms each")
+    print(f"  one sample at a time (ADK's default): {sequential:7.2f} s")
+    print(f"  adk-eval-gate, concurrency {args.concurrency:<3}     : {pooled:7.2f} s  ({sequential / pooled:.1f}x faster; target >= 10x)")
+    print(f"  cached re-run                       : {cached:7.2f} s, {rerun_calls} judge calls (target 0), "
+          f"{rerun_client.stats['final_response_match_v2'].cache_hits} cache hits")
+    print(f"  identical scores on all three runs  : {same}")
+    return 0 if same and rerun_calls == 0 and sequential / pooled >= 10 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
