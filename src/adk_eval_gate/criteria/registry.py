@@ -18,6 +18,7 @@ from . import options as o
 from .base import ConfiguredCriterion, CriterionSpec
 from .final_response_match_v2 import score_final_response_match_v2
 from .response_match import score_response_match
+from .rubrics import score_final_response_quality, score_tool_use_quality
 from .tool_trajectory import score_tool_trajectory
 
 _PENDING_JUDGE = "LLM-judged criteria arrive in a later adk-eval-gate release"
@@ -32,9 +33,9 @@ _SPECS: tuple[CriterionSpec, ...] = (
                   "LLM judge: is the final response valid against the reference", needs_reference=True,
                   judged=True, judge_scorer=score_final_response_match_v2),
     CriterionSpec("rubric_based_final_response_quality_v1", o.RubricsOptions, None,
-                  "LLM judge: rubric verdicts on the final response", judged=True, unavailable_reason=_PENDING_JUDGE),
+                  "LLM judge: rubric verdicts on the final response", judged=True, judge_scorer=score_final_response_quality),
     CriterionSpec("rubric_based_tool_use_quality_v1", o.RubricsOptions, None,
-                  "LLM judge: rubric verdicts on tool use", judged=True, unavailable_reason=_PENDING_JUDGE),
+                  "LLM judge: rubric verdicts on tool use", judged=True, judge_scorer=score_tool_use_quality),
     CriterionSpec("rubric_based_multi_turn_trajectory_quality_v1", o.RubricsOptions, None,
                   "LLM judge: rubric verdicts on the whole dialogue", judged=True, unavailable_reason=_PENDING_JUDGE),
     CriterionSpec("hallucinations_v1", o.HallucinationsOptions, None,

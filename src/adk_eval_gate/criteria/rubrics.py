@@ -1,0 +1,212 @@
+"""Rubric-judged criteria (ADK 2.13 `rubric_based_evaluator.py` rules).
+
+* Effective rubrics of an invocation: the criterion's own, then the case's and the expected invocation's rubrics
+  of this criterion's `type` (others are silently dropped, as in ADK); a repeated `rubric_id` or an empty list
+  leaves the criterion not evaluated.
+* A judge reply is parsed into ID / Property / Rationale / Verdict blocks (all-or-nothing: unequal counts parse
+  to nothing); a verdict containing "yes" scores 1, else one containing "no" scores 0. Verdicts map to rubrics by
+  ID, else by normalised property text — against the *last* invocation's rubric list, ADK's quirk.
+* Per invocation, each rubric's samples are majority-voted (ties negative); the invocation score is the mean of its
+  rubric scores. The case score is the mean of *all* rubric scores of all invocations, flattened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import statistics
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from ..evalsets.models import (
+    EvalCase,
+    Invocation,
+    InvocationEvents,
+    Rubric,
+    content_text,
+    tool_calls,
+    tool_responses,
+)
+from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status, status_for
+from .judge_client import JudgeClient, JudgeUnavailable
+from .options import RubricsOptions
+
+_PROPERTY = re.compile(r"(?m)^\s*Property: (.*)$")
+_ID = re.compile(r"(?m)^\s*ID: (.*)$")
+_RATIONALE = re.compile(r"(?<=Rationale: )(.*)")
+_VERDICT = re.compile(r"(?<=Verdict: )(.*)")
+_SMART = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
+TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+                               undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    rubric_id: str | None
+    property_text: str
+    rationale: str
+    score: float | None
+
+
+def normalize(text: object) -> str:
+    if not isinstance(text, str):
+        return ""
+    text = unicodedata.normalize("NFKC", text).translate(_SMART)
+    return re.sub(r"\s+", " ", text).strip(" *_`#>-\u2022\"'").lower()
+
+
+def parse(text: str | None) -> list[Verdict]:
+    if not text:
+        return []
+    properties = list(_PROPERTY.finditer(text))
+    ids = list(_ID.finditer(text))
+    rationales = _RATIONALE.findall(text)
+    scores = [1.0 if "yes" in v.lower() else 0.0 if "no" in v.lower() else None for v in _VERDICT.findall(text)]
+    if not len(properties) == len(rationales) == len(scores):
+        return []
+    verdicts = []
+    for i, (prop, rationale, score) in enumerate(zip(properties, rationales, scores, strict=True)):
+        previous = properties[i - 1].start() if i > 0 else -1
+        rubric_id = None
+        for match in ids:
+            if previous < match.start() < prop.start():
+                rubric_id = match.group(1).strip() or None
+        verdicts.append(Verdict(rubric_id, prop.group(1).strip(), rationale.strip(), score))
+    return verdicts
+
+
+def effective_rubrics(criterion: Sequence[Rubric], case: EvalCase, expected: Invocation | None, rubric_type: str) -> list[Rubric]:
+    invocation = list(case.rubrics or []) + list((expected.rubrics if expected else None) or [])
+    chosen: dict[str, Rubric] = {}
+    for rubric in [*criterion, *(r for r in invocation if r.type == rubric_type)]:
+        if rubric.rubric_id in chosen:
+            raise NotEvaluable(f"rubric_id {rubric.rubric_id!r} is defined twice")
+        chosen[rubric.rubric_id] = rubric
+    if not chosen:
+        raise NotEvaluable(f"rubrics are required: give the criterion `rubrics` or cases rubrics of type {rubric_type}")
+    return list(chosen.values())
+
+
+def map_verdicts(verdicts: list[Verdict], rubrics: list[Rubric]) -> list[tuple[str, float | None, str]]:
+    by_id = {r.rubric_id: r for r in rubrics}
+    by_text = {normalize(r.rubric_content.text_property): r for r in rubrics}
+    mapped = []
+    for verdict in verdicts:
+        rubric = by_id.get(verdict.rubric_id) if verdict.rubric_id else None
+        rubric = rubric or by_text.get(normalize(verdict.property_text))
+        if rubric is not None:
+            mapped.append((rubric.rubric_id, verdict.score, verdict.rationale))
+    return mapped
+
+
+def majority(samples: list[list[tuple[str, float | None, str]]]) -> list[tuple[str, float | None, str]]:
+    grouped: dict[str, tuple[list, list, list]] = {}
+    for sample in samples:
+        for item in sample:
+            none, positive, negative = grouped.setdefault(item[0], ([], [], []))
+            (none if item[1] is None else positive if item[1] == 1.0 else negative).append(item)
+    out = []
+    for none, positive, negative in grouped.values():
+        out.append(none[0] if not positive and not negative else positive[0] if len(positive) > len(negative) else negative[0])
+    return out
+
+
+def mean_score(items: list[tuple[str, float | None, str]]) -> float | None:
+    scores = [score for _, score, _ in items if score is not None]
+    return statistics.mean(scores) if scores else None
+
+
+def developer_instructions(invocation: Invocation) -> tuple[str, str]:
+    details = invocation.app_details
+    if details is None or not details.agent_details:
+        return "", "Agent has no tools."
+    author = None
+    if isinstance(invocation.intermediate_data, InvocationEvents) and invocation.intermediate_data.invocation_events:
+        author = invocation.intermediate_data.invocation_events[0].author
+    agent = details.agent_details.get(author) if author else None
+    agent = agent or next(iter(details.agent_details.values()))
+    tools = {name: a.tool_declarations for name, a in details.agent_details.items() if a.tool_declarations}
+    return agent.instructions, json.dumps({"tool_declarations": tools}, indent=2) if tools else "Agent has no tools."
+
+
+def tool_steps(invocation: Invocation) -> str:
+    responses = {r.id: r for r in tool_responses(invocation.intermediate_data)}
+    steps = [{"step": i, "tool_call": c.model_dump(mode="json", exclude_none=True),
+              "tool_response": responses[c.id].model_dump(mode="json", exclude_none=True) if c.id in responses else "None"}
+             for i, c in enumerate(tool_calls(invocation.intermediate_data))]
+    return json.dumps({"tool_calls_and_response": steps}, indent=2) if steps else "No intermediate steps were taken."
+
+
+async def score_with_rubrics(data: ScoringInput, options: RubricsOptions, judge: JudgeClient, *, name: str, version: str,
+                             rubric_type: str, render: Callable[[Invocation, list[Rubric]], str]) -> MetricOutcome:
+    if not data.actual:
+        return MetricOutcome.not_evaluated("no actual invocations")
+    expected = list(data.expected) if data.expected is not None else [None] * len(data.actual)
+    criterion_rubrics = [Rubric.model_validate(r.model_dump()) for r in options.rubrics]
+    lists = [effective_rubrics(criterion_rubrics, data.case, e, rubric_type) for e in expected]
+    prompts = [render(actual, rubrics) for actual, rubrics in zip(data.actual, lists, strict=True)]
+    mapping_rubrics = lists[-1]  # ADK maps every verdict against the last invocation's rubric list
+    judge_options = options.judge_model_options
+    reasons: set[str] = set()
+
+    async def one(prompt: str) -> tuple[list, InvocationScore]:
+        samples = await asyncio.gather(*(judge.generate(name, judge_options.judge_model, prompt, judge_options.judge_model_config,
+                                                        i, version) for i in range(judge_options.num_samples)),
+                                       return_exceptions=True)
+        failed = next((s for s in samples if isinstance(s, BaseException)), None)
+        if failed is not None:
+            reason = str(failed) if isinstance(failed, JudgeUnavailable) else f"judge call failed: {type(failed).__name__}"
+            reasons.add(reason)
+            return [], InvocationScore(None, Status.NOT_EVALUATED, reason)
+        voted = majority([map_verdicts(parse(text), mapping_rubrics) for text in samples])
+        score = mean_score(voted)
+        detail = "; ".join(f"{rid}: {'yes' if s == 1.0 else 'no' if s is not None else '?'}" for rid, s, _ in voted) or None
+        return voted, InvocationScore(score, status_for(score, options.threshold), detail)
+
+    results = await asyncio.gather(*(one(p) for p in prompts))
+    flattened = [item for voted, _ in results for item in voted]
+    overall = mean_score(flattened)
+    per_invocation = [score for _, score in results]
+    if overall is None:
+        return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, "; ".join(sorted(reasons)) or "no rubric verdict could be parsed")
+    return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)
+
+
+def rubric_lines(rubrics: list[Rubric]) -> str:
+    return "\n".join(f"*  [id: {r.rubric_id}] {r.rubric_content.text_property}" for r in rubrics)
+
+
+def render_final_response(include_intermediate: bool) -> Callable[[Invocation, list[Rubric]], str]:
+    from .final_response_match_v2 import response_text
+
+    def render(invocation: Invocation, rubrics: list[Rubric]) -> str:
+        instructions, tools = developer_instructions(invocation)
+        return TEMPLATES.get_template("rubric_based_final_response_quality_v1.j2").render(
+            developer_instructions=instructions, tool_declarations=tools, user_input=content_text(invocation.user_content),
+            response_steps=tool_steps(invocation), final_response=response_text(invocation, include_intermediate),
+            rubrics=rubric_lines(rubrics))
+
+    return render
+
+
+def render_tool_use(invocation: Invocation, rubrics: list[Rubric]) -> str:
+    _, tools = developer_instructions(invocation)
+    return TEMPLATES.get_template("rubric_based_tool_use_quality_v1.j2").render(
+        tool_declarations=tools, user_input=content_text(invocation.user_content), tool_usage=tool_steps(invocation),
+        rubrics=rubric_lines(rubrics))
+
+
+async def score_final_response_quality(data: ScoringInput, options: RubricsOptions, judge: JudgeClient) -> MetricOutcome:
+    return await score_with_rubrics(data, options, judge, name="rubric_based_final_response_quality_v1", version="1",
+                                    rubric_type="FINAL_RESPONSE_QUALITY",
+                                    render=render_final_response(options.include_intermediate_responses_in_final))
+
+
+async def score_tool_use_quality(data: ScoringInput, options: RubricsOptions, judge: JudgeClient) -> MetricOutcome:
+    return await score_with_rubrics(data, options, judge, name="rubric_based_tool_use_quality_v1", version="1",
+                                    rubric_type="TOOL_USE_QUALITY", render=render_tool_use)
