@@ -1,9 +1,7 @@
-"""LLM judging throughput: 100 cases × num_samples 5 of final_response_match_v2 against a fake Gemini server on
-127.0.0.1 that takes 200 ms per call. One sample at a time (ADK's default parallelism_limit of 1) beside our pool
-at concurrency 16, in the same run, then the cached re-run (which must make no call).
-
-Only final_response_match_v2 of the judged criteria is implemented so far; the issue's three-criteria setup
-multiplies both sides' calls alike.
+"""LLM judging throughput: 100 cases × 3 judged criteria (final_response_match_v2 and both rubric criteria) ×
+num_samples 5 against a fake Gemini server on 127.0.0.1 that takes 200 ms per call. One sample at a time (ADK's
+default parallelism_limit of 1) beside our pool at concurrency 16, in the same run, then the cached re-run (which
+must make no call).
 
     python bench/judges.py [--cases 100] [--samples 5] [--latency 0.2] [--concurrency 16]
 """
@@ -21,13 +19,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fake_gemini import FakeGemini, GeminiFault, verdict  # noqa: E402
+from tests.fake_gemini import FakeGemini, GeminiFault  # noqa: E402
 
 from adk_eval_gate.criteria.base import ScoringInput  # noqa: E402
 from adk_eval_gate.criteria.final_response_match_v2 import score_final_response_match_v2  # noqa: E402
 from adk_eval_gate.criteria.judge_cache import JudgeCache  # noqa: E402
 from adk_eval_gate.criteria.judge_client import JudgeClient, JudgeSettings  # noqa: E402
-from adk_eval_gate.criteria.options import LlmJudgeOptions  # noqa: E402
+from adk_eval_gate.criteria.options import LlmJudgeOptions, RubricsOptions  # noqa: E402
+from adk_eval_gate.criteria.rubrics import score_final_response_quality, score_tool_use_quality  # noqa: E402
 from adk_eval_gate.evalsets.models import EvalCase, Invocation  # noqa: E402
 
 
@@ -43,13 +42,22 @@ def cases(n: int) -> list[ScoringInput]:
     return out
 
 
-async def judge_everything(data: list[ScoringInput], options: LlmJudgeOptions, client: JudgeClient) -> list:
-    return await asyncio.gather(*(score_final_response_match_v2(d, options, client) for d in data))
+RUBRICS = [{"rubric_id": "helpful", "rubric_content": {"text_property": "The response answers the question."}}]
+REPLY = ('{"reasoning": ["ok"], "is_the_agent_response_valid": ["valid"]}\n'
+         "ID: helpful\nProperty: The response answers the question.\nEvidence: x\nRationale: ok\nVerdict: yes\n")
 
 
-def timed(data, options, client) -> tuple[float, list]:
+async def judge_everything(data: list[ScoringInput], samples: int, client: JudgeClient) -> list:
+    judge = {"num_samples": samples}
+    scorers = [(score_final_response_match_v2, LlmJudgeOptions(threshold=0.5, judge_model_options=judge)),
+               (score_final_response_quality, RubricsOptions(threshold=0.5, rubrics=RUBRICS, judge_model_options=judge)),
+               (score_tool_use_quality, RubricsOptions(threshold=0.5, rubrics=RUBRICS, judge_model_options=judge))]
+    return await asyncio.gather(*(scorer(d, options, client) for d in data for scorer, options in scorers))
+
+
+def timed(data, samples, client) -> tuple[float, list]:
     start = time.perf_counter()
-    outcomes = asyncio.run(judge_everything(data, options, client))
+    outcomes = asyncio.run(judge_everything(data, samples, client))
     return time.perf_counter() - start, outcomes
 
 
@@ -60,29 +68,28 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
-    server = FakeGemini(lambda prompt: verdict("valid"))
+    server = FakeGemini(lambda prompt: REPLY)
     server.faults.append(GeminiFault("", delay=args.latency, times=10**9))  # every call takes `latency`
     os.environ.update({"GOOGLE_API_KEY": "bench", "GOOGLE_GEMINI_BASE_URL": server.url})
     data = cases(args.cases)
-    options = LlmJudgeOptions(threshold=0.5, judge_model_options={"num_samples": args.samples})
-    calls = args.cases * args.samples
+    calls = args.cases * 3 * args.samples
     try:
-        sequential, seq_out = timed(data, options, JudgeClient(JudgeSettings(concurrency=1), JudgeCache(None)))
+        sequential, seq_out = timed(data, args.samples, JudgeClient(JudgeSettings(concurrency=1), JudgeCache(None)))
         cache_dir = Path(tempfile.mkdtemp(prefix="judge-cache-"))
         pooled_client = JudgeClient(JudgeSettings(concurrency=args.concurrency), JudgeCache(cache_dir))
-        pooled, pool_out = timed(data, options, pooled_client)
+        pooled, pool_out = timed(data, args.samples, pooled_client)
         before = len(server.requests)
         rerun_client = JudgeClient(JudgeSettings(concurrency=args.concurrency), JudgeCache(cache_dir))
-        cached, cache_out = timed(data, options, rerun_client)
+        cached, cache_out = timed(data, args.samples, rerun_client)
         rerun_calls = len(server.requests) - before
     finally:
         server.close()
     same = [o.score for o in seq_out] == [o.score for o in pool_out] == [o.score for o in cache_out]
-    print(f"{args.cases} cases × {args.samples} samples = {calls} judge calls, {args.latency * 1000:.0f} ms each")
+    print(f"{args.cases} cases × 3 judged criteria × {args.samples} samples = {calls} judge calls, {args.latency * 1000:.0f} ms each")
     print(f"  one sample at a time (ADK's default): {sequential:7.2f} s")
     print(f"  adk-eval-gate, concurrency {args.concurrency:<3}     : {pooled:7.2f} s  ({sequential / pooled:.1f}x faster; target >= 10x)")
     print(f"  cached re-run                       : {cached:7.2f} s, {rerun_calls} judge calls (target 0), "
-          f"{rerun_client.stats['final_response_match_v2'].cache_hits} cache hits")
+          f"{sum(s.cache_hits for s in rerun_client.stats.values())} cache hits")
     print(f"  identical scores on all three runs  : {same}")
     return 0 if same and rerun_calls == 0 and sequential / pooled >= 10 else 1
 
