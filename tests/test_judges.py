@@ -130,6 +130,13 @@ def test_second_identical_run_makes_no_judge_calls_and_an_edit_rejudges_only_its
         assert judge_scores(first)["primes_paraphrased"] == 0.0 and judge_scores(first)["roll_6"] == 1.0
         second = run_plan(build_plan(config), quiet=True)
         assert len(server.requests) == 21 and second.judge.calls == 0 and second.judge.cache_hits == 21
+        from adk_eval_gate.baseline import build_comparison
+        from adk_eval_gate.baseline.stores import LoadOutcome
+        from adk_eval_gate.config.models import GateSettings
+        from adk_eval_gate.report.markdown import render_report
+
+        report = render_report(build_comparison(second, LoadOutcome(None, []), GateSettings()), second, {})
+        assert "judge: 0 calls, 21 cached (100%)" in report
         assert judge_scores(second) == judge_scores(first)
         evalset = example / "evals" / "dice.evalset.json"
         data = json.loads(evalset.read_text())
