@@ -116,7 +116,7 @@ async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings
         for target, indices in pooled:
             group_jobs = [jobs[i] for i in indices]
             workers = worker_count(settings, len(indices))
-            groups.append(run_group(run_jobs_in_workers(lambda t=target: t, group_jobs, settings, workers,
+            groups.append(run_group(run_jobs_in_workers(target, group_jobs, settings, workers,
                                                         quiet=quiet, stop_event=stop), indices))
         local_targets = [t for t in targets if all(t is not p for p, _ in pooled)]
 

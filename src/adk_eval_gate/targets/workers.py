@@ -1,9 +1,9 @@
 """Worker processes for in-process agents.
 
 An ADK agent run in process costs a few milliseconds of CPU per model call inside ADK itself; one event loop on
-one core then caps throughput long before the model's latency does. Worker processes, forked once the parent
-has imported google-adk and the agent (so they start in milliseconds), pull jobs from one shared queue and run
-them with the same runner logic (timeouts, retries, isolation). Results stream back for live progress; on a stop
+one core then caps throughput long before the model's latency does. Worker processes — forked once the parent
+has imported google-adk and the agent, so they start in milliseconds, or spawned when this process already runs
+threads — pull jobs from one shared queue and run them with the same runner logic (timeouts, retries, isolation). Results stream back for live progress; on a stop
 request the workers cancel what is in flight and the parent reports the rest as not run.
 
 Every case already runs in its own session, so splitting cases across processes changes no score; an agent
@@ -19,13 +19,13 @@ import os
 import queue
 import signal
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import InputError
 from ..evalsets.models import EvalCase, Invocation, dump_invocation
 from .base import CaseRun, Target, one_line
-from .runner import Job, Progress, RunnerSettings, attempt, run_jobs
+from .runner import Job, Progress, RunnerSettings, attempt
 
 _DONE = None
 
@@ -52,9 +52,7 @@ def _decode(data: dict[str, Any]) -> CaseRun:
     )
 
 
-async def _serve(make_target: Callable[[], Target], jobs: Any, results: Any, stop: Any,
-                 concurrency: int, settings: RunnerSettings) -> None:
-    target = make_target()
+async def _serve(target: Target, jobs: Any, results: Any, stop: Any, concurrency: int, settings: RunnerSettings) -> None:
     await target.start()
     loop = asyncio.get_running_loop()
     local: asyncio.Queue = asyncio.Queue(maxsize=concurrency)
@@ -91,11 +89,11 @@ async def _serve(make_target: Callable[[], Target], jobs: Any, results: Any, sto
     await target.aclose()
 
 
-def _worker_main(make_target, jobs, results, stop, concurrency, settings) -> None:
+def _worker_main(target, jobs, results, stop, concurrency, settings) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
-        asyncio.run(_serve(make_target, jobs, results, stop, concurrency, settings))
+        asyncio.run(_serve(target, jobs, results, stop, concurrency, settings))
     except BaseException as exc:  # reported to the parent as one line; a traceback here would be lost in CI logs
         message = exc.render() if isinstance(exc, InputError) else one_line(exc)
         results.put(("fatal", message))
@@ -103,22 +101,18 @@ def _worker_main(make_target, jobs, results, stop, concurrency, settings) -> Non
 
 
 async def run_jobs_in_workers(
-    make_target: Callable[[], Target], jobs: Sequence[Job], settings: RunnerSettings, workers: int,
+    target: Target, jobs: Sequence[Job], settings: RunnerSettings, workers: int,
     *, quiet: bool = False, stop_event: asyncio.Event | None = None,
 ) -> tuple[list[CaseRun], str | None]:
-    """Like `runner.run_jobs`, over `workers` forked processes sharing `settings.concurrency`."""
-    if not fork_available():
-        target = make_target()
-        await target.start()
-        try:
-            return await run_jobs([Job(target, j.eval_set_id, j.case, j.run) for j in jobs], settings, quiet=quiet, stop=stop_event)
-        finally:
-            await target.aclose()
-    context = multiprocessing.get_context("fork")
+    """Like `runner.run_jobs`, over `workers` processes sharing `settings.concurrency`. `target` is not started
+    here: each worker starts its own copy."""
+    # Fork is fast and inherits the imports; with threads running it is unsafe, and spawned workers (which import
+    # afresh) still keep an agent that kills its process away from this one.
+    context = multiprocessing.get_context("fork" if fork_available() else "spawn")
     job_queue, result_queue, stop = context.Queue(), context.Queue(), context.Event()
     per_worker = max(1, -(-settings.concurrency // workers))
     processes = [context.Process(target=_worker_main, daemon=True,
-                                 args=(make_target, job_queue, result_queue, stop, per_worker, settings))
+                                 args=(target, job_queue, result_queue, stop, per_worker, settings))
                  for _ in range(workers)]
     for process in processes:  # fork before this process starts any thread (the queues' feeders included)
         process.start()
