@@ -17,6 +17,7 @@ from ..validation import LineLookup, input_error_from
 from . import options as o
 from .base import ConfiguredCriterion, CriterionSpec
 from .final_response_match_v2 import score_final_response_match_v2
+from .hallucinations import score_hallucinations
 from .response_match import score_response_match
 from .rubrics import score_final_response_quality, score_tool_use_quality
 from .tool_trajectory import score_tool_trajectory
@@ -39,8 +40,7 @@ _SPECS: tuple[CriterionSpec, ...] = (
     CriterionSpec("rubric_based_multi_turn_trajectory_quality_v1", o.RubricsOptions, None,
                   "LLM judge: rubric verdicts on the whole dialogue", judged=True, unavailable_reason=_PENDING_JUDGE),
     CriterionSpec("hallucinations_v1", o.HallucinationsOptions, None,
-                  "LLM judge: share of sentences supported by the context", judged=True,
-                  unavailable_reason=_PENDING_JUDGE),
+                  "LLM judge: share of sentences supported by the context", judged=True, judge_scorer=score_hallucinations),
     CriterionSpec("per_turn_user_simulator_quality_v1", o.UserSimulatorQualityOptions, None,
                   "LLM judge: fidelity of the user simulator to the plan", judged=True,
                   unavailable_reason=_PENDING_JUDGE),
