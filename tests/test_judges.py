@@ -181,10 +181,14 @@ def test_budget_cut_stops_judging_cleanly(example, gemini_env):
         server.close()
 
 
-def test_no_credentials_is_not_evaluated_and_nothing_crashes(example, monkeypatch):
+def test_no_credentials_is_not_evaluated_and_nothing_crashes(example, monkeypatch, capsys):
     for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
         monkeypatch.delenv(key, raising=False)
-    results = run_plan(build_plan(judged_example(example)), quiet=True)
+    from adk_eval_gate.cli import main
+
+    assert main(["validate", "--config", str(judged_example(example))]) == 0
+    assert "final_response_match_v2 needs a judge: without GOOGLE_API_KEY" in capsys.readouterr().out
+    results = run_plan(build_plan(example / "replay.yml"), quiet=True)
     case = results.eval_sets[0].cases[0]
     assert case.metrics["final_response_match_v2"].status == "not_evaluated"
     assert "no judge credentials" in case.metrics["final_response_match_v2"].reason

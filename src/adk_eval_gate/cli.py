@@ -15,6 +15,7 @@ from .errors import EXIT_BAD_INPUT, InputError
 def _validate(args: argparse.Namespace) -> int:
     import asyncio
 
+    from .criteria.judge_client import has_credentials
     from .plan import build_plan
     from .targets import build_target
 
@@ -39,6 +40,9 @@ def _validate(args: argparse.Namespace) -> int:
             for criterion in eval_set.criteria:
                 if criterion.spec.unavailable_reason:
                     print(f"    note: {criterion.name} will be reported as not evaluated: {criterion.spec.unavailable_reason}")
+                elif criterion.spec.judge_scorer is not None and not has_credentials():
+                    print(f"    note: {criterion.name} needs a judge: without GOOGLE_API_KEY (or Vertex AI settings) "
+                          "it will be reported as not evaluated")
     print(f"{args.config}: OK")
     return 0
 
