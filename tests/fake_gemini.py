@@ -10,6 +10,7 @@ import contextlib
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -77,3 +78,15 @@ class FakeGemini:
 
 def verdict(label: str) -> str:
     return json.dumps({"reasoning": ["scripted"], "is_the_agent_response_valid": [label]})
+
+
+def cycling(scripts: dict[str, list[str]], marker: str) -> Callable[[str], str]:
+    """A reply function: the prompt's `marker.format(key)` picks a script, whose replies are handed out in turn."""
+    counts: Counter = Counter()
+
+    def reply(prompt: str) -> str:
+        key = next(k for k in scripts if marker.format(k) in prompt)
+        counts[key] += 1
+        return scripts[key][(counts[key] - 1) % len(scripts[key])]
+
+    return reply

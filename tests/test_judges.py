@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections import Counter
 
 import pytest
 from google.adk.evaluation.eval_case import Invocation as AdkInvocation
@@ -22,7 +21,7 @@ from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.pipeline import run_plan
 from adk_eval_gate.plan import build_plan
 
-from .fake_gemini import FakeGemini, GeminiFault, verdict
+from .fake_gemini import FakeGemini, GeminiFault, cycling, verdict
 
 SCRIPTS = {
     "alpha": [verdict("valid"), verdict("valid"), verdict("invalid")],
@@ -36,14 +35,7 @@ SCRIPTS = {
 
 
 def scripted() -> FakeGemini:
-    counts: Counter = Counter()
-
-    def reply(prompt: str) -> str:
-        marker = next(m for m in SCRIPTS if f"answer {m}" in prompt)
-        counts[marker] += 1
-        return SCRIPTS[marker][(counts[marker] - 1) % 3]
-
-    return FakeGemini(reply)
+    return FakeGemini(cycling(SCRIPTS, "answer {}"))
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections import Counter
 
 from google.adk.evaluation.eval_case import Invocation as AdkInvocation
 from google.adk.evaluation.eval_metrics import EvalMetric, RubricsBasedCriterion
@@ -22,7 +21,7 @@ from adk_eval_gate.criteria.judge_client import JudgeClient, JudgeSettings
 from adk_eval_gate.criteria.options import RubricsOptions
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 
-from .fake_gemini import FakeGemini
+from .fake_gemini import FakeGemini, cycling
 from .test_judges import gemini_env  # noqa: F401  (fixture)
 
 RUBRICS = [{"rubric_id": "concise", "rubric_content": {"text_property": "The response is concise."}},
@@ -59,14 +58,7 @@ SAMPLES = {
 
 
 def scripted() -> FakeGemini:
-    counts: Counter = Counter()
-
-    def reply(prompt: str) -> str:
-        marker = next(m for m in SAMPLES if f"question {m}" in prompt)
-        counts[marker] += 1
-        return SAMPLES[marker][(counts[marker] - 1) % 3]
-
-    return FakeGemini(reply)
+    return FakeGemini(cycling(SAMPLES, "question {}"))
 
 
 def inv(answer: str, rubrics=None) -> dict:

@@ -21,6 +21,7 @@ from pathlib import Path
 from .baseline import build_comparison
 from .baseline.models import Comparison
 from .baseline.stores import LoadOutcome, build_store
+from .errors import InputError
 from .evalsets.models import Invocation
 from .files import write_text_atomic
 from .gate import exit_code_for_decision
@@ -70,8 +71,6 @@ def run_setup(commands: list[str], cwd: Path) -> None:
         done = subprocess.run(command, shell=True, cwd=cwd, check=False)
         print("::endgroup::", flush=True)
         if done.returncode != 0:
-            from .errors import InputError
-
             raise InputError(None, "setup", f"`{shlex.quote(command)}` exited with status {done.returncode}", "fix the setup command")
 
 
@@ -91,8 +90,8 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
     out = Path(options.output_dir)
     mode = _mode(context)
     write_results(results, out / "results.json")
-    write_text_atomic(out / "junit.xml", junit_xml(results))
     if options.shard is not None:
+        write_text_atomic(out / "junit.xml", junit_xml(results))
         # A shard only runs part of the suite: `adk-eval-gate merge` compares, reports and gates the whole.
         print(f"shard {options.shard[0]}/{options.shard[1]}: {results.summary.total} cases; results in {out / 'results.json'}")
         return 0

@@ -83,8 +83,11 @@ def _compare(args: argparse.Namespace) -> int:
     max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
     if args.baseline:
         path = Path(args.baseline)
-        outcome = (LoadOutcome(LoadedBaseline(read_results(path), identity_of(read_results(path), str(path))))
-                   if path.exists() else LoadOutcome(None, [f"no baseline file at {path}"]))
+        if path.exists():
+            baseline_results = read_results(path)
+            outcome = LoadOutcome(LoadedBaseline(baseline_results, identity_of(baseline_results, str(path))))
+        else:
+            outcome = LoadOutcome(None, [f"no baseline file at {path}"])
     elif workflow:
         outcome = build_store(workflow, context).load()
     else:

@@ -59,8 +59,12 @@ def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
     """Returns the parsed document and its node tree (used to point errors at line numbers)."""
     text = read_text(path, what)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

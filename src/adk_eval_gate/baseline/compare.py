@@ -36,7 +36,6 @@ class _Pending:
     row: Row | Summary
     test: TestResult | None
     tolerance: float
-    what: str  # "case" or "eval set"
 
 
 def verdict_for(delta: float, test: TestResult | None, tolerance: float, p_drop: float, p_rise: float,
@@ -133,7 +132,7 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
                     counts[row.verdict] += 1
                 if pair is not None:
                     strata.append(pair)
-                    case_pending.append(_Pending(row, test, tolerance, "case"))
+                    case_pending.append(_Pending(row, test, tolerance))
                     passed["baseline"].append(base_cases[eval_id].metrics[name].status == "passed")
                     passed["current"].append(current_cases[eval_id].metrics[name].status == "passed")
             summary = Summary(agent=current_set.agent, eval_set_id=current_set.eval_set_id, criterion=name,
@@ -147,7 +146,7 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
                 summary.current_pass_rate = statistics.fmean(passed["current"])
                 test = stratified_test(strata)
                 summary.delta = test.delta
-                set_pending.append(_Pending(summary, test, tolerance, "eval set"))
+                set_pending.append(_Pending(summary, test, tolerance))
             elif base_set is None or name not in base_set.criteria:
                 summary.verdict, summary.reason = "new", "no baseline for this eval set and criterion yet"
             elif name not in current_set.criteria:

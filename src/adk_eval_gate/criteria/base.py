@@ -64,10 +64,6 @@ class ScoringInput:
     expected: Sequence[Invocation] | None
 
 
-class CriterionUnavailable(Exception):
-    """The criterion cannot run here (no implementation, no credentials); it is reported as not evaluated."""
-
-
 class NotEvaluable(ValueError):
     """The data does not allow this criterion (ADK raises ValueError and reports NOT_EVALUATED)."""
 
@@ -95,7 +91,6 @@ class ConfiguredCriterion:
 
     spec: CriterionSpec
     options: Any
-    raw: Any  # the value as written (float shorthand or object), kept for identity hashing and reports
 
     @property
     def name(self) -> str:

@@ -10,21 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import re
-from pathlib import Path
 
-import jinja2
-
-from ..evalsets.models import Invocation, InvocationEvents, content_text
+from ..evalsets.models import Invocation, content_text
 from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status, running_mean, status_for
 from .judge_client import JudgeClient, JudgeUnavailable
 from .options import LlmJudgeOptions
+from .prompts import TEMPLATES, response_text
 
 NAME = "final_response_match_v2"
 VERSION = "1"  # bump when the template or parsing changes: it is part of every cache key
 _VALID = re.compile(r'"is_the_agent_response_valid":\s*\[*[\n\s]*"*([^"^\]^\s]*)"*[\n\s]*\]*\s*[,\n\}]')
 _INVALID = re.compile(r'"is_the_agent_response_invalid":\s*\[*[\n\s]*"*([^"^\]^\s]*)"*[\n\s]*\]*\s*[,\n\}]')
-_TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
-                                undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
 
 
 def parse_label(text: str | None) -> float | None:
@@ -52,26 +48,8 @@ def majority(samples: list[float | None]) -> float | None:
     return 1.0 if positive > negative else 0.0
 
 
-def response_text(invocation: Invocation, include_intermediate: bool) -> str:
-    """ADK's text for the judge: the final response, or every intermediate text plus the final one."""
-    if not include_intermediate:
-        return content_text(invocation.final_response)
-    parts: list[str] = []
-    data = invocation.intermediate_data
-    if isinstance(data, InvocationEvents):
-        parts += [t for e in data.invocation_events if (t := content_text(e.content))]
-    elif data is not None:
-        from google.genai import types
-
-        parts += [t for _, p in data.intermediate_responses if (t := content_text(types.Content(parts=p)))]
-    if final := content_text(invocation.final_response):
-        parts.append(final)
-    return "\n".join(parts)
-
-
-def render_prompt(actual: Invocation, expected: Invocation, include_intermediate: bool, template: str | None = None) -> str:
-    source = _TEMPLATES.from_string(template) if template else _TEMPLATES.get_template(f"{NAME}.j2")
-    return source.render(prompt=content_text(expected.user_content), response=response_text(actual, include_intermediate),
+def render_prompt(actual: Invocation, expected: Invocation, include_intermediate: bool) -> str:
+    return TEMPLATES.get_template(f"{NAME}.j2").render(prompt=content_text(expected.user_content), response=response_text(actual, include_intermediate),
                          reference=response_text(expected, include_intermediate))
 
 

@@ -19,7 +19,7 @@ from ..evalsets.models import Invocation, InvocationEvent, InvocationEvents, con
 from .base import InvocationScore, MetricOutcome, ScoringInput, Status, status_for
 from .judge_client import JudgeClient, JudgeUnavailable
 from .options import HallucinationsOptions
-from .rubrics import TEMPLATES, developer_instructions
+from .prompts import TEMPLATES, developer_instructions
 
 NAME = "hallucinations_v1"
 VERSION = "1"

@@ -117,5 +117,5 @@ def resolve_criteria(
                 raise input_error_from(exc, file, prefix=where, model=spec.options_model, lines=lines) from None
             error = input_error_from(exc, file, model=spec.options_model)
             raise fail(where, error.problem, error.fix or "use a number between 0 and 1") from None
-        resolved.append(ConfiguredCriterion(spec, options, value))
+        resolved.append(ConfiguredCriterion(spec, options))
     return resolved

@@ -13,36 +13,23 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import statistics
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-import jinja2
-
-from ..evalsets.models import (
-    EvalCase,
-    Invocation,
-    InvocationEvents,
-    Rubric,
-    content_text,
-    tool_calls,
-    tool_responses,
-)
+from ..evalsets.models import EvalCase, Invocation, Rubric, content_text
 from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status, status_for
 from .judge_client import JudgeClient, JudgeUnavailable
 from .options import RubricsOptions
+from .prompts import TEMPLATES, developer_instructions, response_text, tool_steps
 
 _PROPERTY = re.compile(r"(?m)^\s*Property: (.*)$")
 _ID = re.compile(r"(?m)^\s*ID: (.*)$")
 _RATIONALE = re.compile(r"(?<=Rationale: )(.*)")
 _VERDICT = re.compile(r"(?<=Verdict: )(.*)")
 _SMART = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
-TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
-                               undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
 
 
 @dataclass(frozen=True)
@@ -121,27 +108,6 @@ def mean_score(items: list[tuple[str, float | None, str]]) -> float | None:
     return statistics.mean(scores) if scores else None
 
 
-def developer_instructions(invocation: Invocation) -> tuple[str, str]:
-    details = invocation.app_details
-    if details is None or not details.agent_details:
-        return "", "Agent has no tools."
-    author = None
-    if isinstance(invocation.intermediate_data, InvocationEvents) and invocation.intermediate_data.invocation_events:
-        author = invocation.intermediate_data.invocation_events[0].author
-    agent = details.agent_details.get(author) if author else None
-    agent = agent or next(iter(details.agent_details.values()))
-    tools = {name: a.tool_declarations for name, a in details.agent_details.items() if a.tool_declarations}
-    return agent.instructions, json.dumps({"tool_declarations": tools}, indent=2) if tools else "Agent has no tools."
-
-
-def tool_steps(invocation: Invocation) -> str:
-    responses = {r.id: r for r in tool_responses(invocation.intermediate_data)}
-    steps = [{"step": i, "tool_call": c.model_dump(mode="json", exclude_none=True),
-              "tool_response": responses[c.id].model_dump(mode="json", exclude_none=True) if c.id in responses else "None"}
-             for i, c in enumerate(tool_calls(invocation.intermediate_data))]
-    return json.dumps({"tool_calls_and_response": steps}, indent=2) if steps else "No intermediate steps were taken."
-
-
 async def score_with_rubrics(data: ScoringInput, options: RubricsOptions, judge: JudgeClient, *, name: str, version: str,
                              rubric_type: str, render: Callable[[Invocation, list[Rubric]], str]) -> MetricOutcome:
     if not data.actual:
@@ -182,8 +148,6 @@ def rubric_lines(rubrics: list[Rubric]) -> str:
 
 
 def render_final_response(include_intermediate: bool) -> Callable[[Invocation, list[Rubric]], str]:
-    from .final_response_match_v2 import response_text
-
     def render(invocation: Invocation, rubrics: list[Rubric]) -> str:
         instructions, tools = developer_instructions(invocation)
         return TEMPLATES.get_template("rubric_based_final_response_quality_v1.j2").render(

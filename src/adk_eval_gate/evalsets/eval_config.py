@@ -5,7 +5,7 @@ Parsed here into plain data; the criteria stage validates the criterion names an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,6 @@ class EvalConfigData:
     source: str  # a file path, "inline" or "default"
     custom_metric_names: tuple[str, ...] = ()
     user_simulator_config: dict[str, Any] | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
 
 
 _TOP_LEVEL = set(EvalConfigFile.model_fields) | {to_camel(name) for name in EvalConfigFile.model_fields}
