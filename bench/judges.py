@@ -23,11 +23,12 @@ from tests.fake_gemini import FakeGemini, GeminiFault  # noqa: E402
 
 from adk_eval_gate.criteria.base import ScoringInput  # noqa: E402
 from adk_eval_gate.criteria.final_response_match_v2 import score_final_response_match_v2  # noqa: E402
-from adk_eval_gate.criteria.judge_cache import JudgeCache  # noqa: E402
-from adk_eval_gate.criteria.judge_client import JudgeClient, JudgeSettings  # noqa: E402
+from adk_eval_gate.criteria.judge import Judge  # noqa: E402
 from adk_eval_gate.criteria.options import LlmJudgeOptions, RubricsOptions  # noqa: E402
 from adk_eval_gate.criteria.rubrics import score_final_response_quality, score_tool_use_quality  # noqa: E402
 from adk_eval_gate.evalsets.models import EvalCase, Invocation  # noqa: E402
+from adk_eval_gate.llm.cache import LlmCache  # noqa: E402
+from adk_eval_gate.llm.client import LlmClient, LlmSettings  # noqa: E402
 
 
 def cases(n: int) -> list[ScoringInput]:
@@ -47,7 +48,7 @@ REPLY = ('{"reasoning": ["ok"], "is_the_agent_response_valid": ["valid"]}\n'
          "ID: helpful\nProperty: The response answers the question.\nEvidence: x\nRationale: ok\nVerdict: yes\n")
 
 
-async def judge_everything(data: list[ScoringInput], samples: int, client: JudgeClient) -> list:
+async def judge_everything(data: list[ScoringInput], samples: int, client: Judge) -> list:
     judge = {"num_samples": samples}
     scorers = [(score_final_response_match_v2, LlmJudgeOptions(threshold=0.5, judge_model_options=judge)),
                (score_final_response_quality, RubricsOptions(threshold=0.5, rubrics=RUBRICS, judge_model_options=judge)),
@@ -74,12 +75,12 @@ def main() -> int:
     data = cases(args.cases)
     calls = args.cases * 3 * args.samples
     try:
-        sequential, seq_out = timed(data, args.samples, JudgeClient(JudgeSettings(concurrency=1), JudgeCache(None)))
+        sequential, seq_out = timed(data, args.samples, Judge(LlmClient(LlmSettings(concurrency=1), LlmCache(None))))
         cache_dir = Path(tempfile.mkdtemp(prefix="judge-cache-"))
-        pooled_client = JudgeClient(JudgeSettings(concurrency=args.concurrency), JudgeCache(cache_dir))
+        pooled_client = Judge(LlmClient(LlmSettings(concurrency=args.concurrency), LlmCache(cache_dir)))
         pooled, pool_out = timed(data, args.samples, pooled_client)
         before = len(server.requests)
-        rerun_client = JudgeClient(JudgeSettings(concurrency=args.concurrency), JudgeCache(cache_dir))
+        rerun_client = Judge(LlmClient(LlmSettings(concurrency=args.concurrency), LlmCache(cache_dir)))
         cached, cache_out = timed(data, args.samples, rerun_client)
         rerun_calls = len(server.requests) - before
     finally:
@@ -89,7 +90,7 @@ def main() -> int:
     print(f"  one sample at a time (ADK's default): {sequential:7.2f} s")
     print(f"  adk-eval-gate, concurrency {args.concurrency:<3}     : {pooled:7.2f} s  ({sequential / pooled:.1f}x faster; target >= 10x)")
     print(f"  cached re-run                       : {cached:7.2f} s, {rerun_calls} judge calls (target 0), "
-          f"{sum(s.cache_hits for s in rerun_client.stats.values())} cache hits")
+          f"{sum(s.cache_hits for s in rerun_client.llm.stats.values())} cache hits")
     print(f"  identical scores on all three runs  : {same}")
     return 0 if same and rerun_calls == 0 and sequential / pooled >= 10 else 1
 

@@ -11,10 +11,11 @@ from google.adk.evaluation.hallucinations_v1 import HallucinationsV1Evaluator
 
 from adk_eval_gate.criteria.base import ScoringInput
 from adk_eval_gate.criteria.hallucinations import score_hallucinations, steps
-from adk_eval_gate.criteria.judge_cache import JudgeCache
-from adk_eval_gate.criteria.judge_client import JudgeClient, JudgeSettings
+from adk_eval_gate.criteria.judge import Judge
 from adk_eval_gate.criteria.options import HallucinationsOptions
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.llm.cache import LlmCache
+from adk_eval_gate.llm.client import LlmClient, LlmSettings
 
 from .fake_gemini import FakeGemini
 from .test_judges import gemini_env  # noqa: F401  (fixture)
@@ -60,7 +61,7 @@ def test_scores_equal_adks(gemini_env):  # noqa: F811
         mine = []
         for finals in CASES:
             actual = [Invocation.model_validate(invocation(f)) for f in finals]
-            client = JudgeClient(JudgeSettings(retries=0), JudgeCache(None))
+            client = Judge(LlmClient(LlmSettings(retries=0), LlmCache(None)))
             mine.append(asyncio.run(score_hallucinations(ScoringInput(EvalCase(eval_id="c", conversation=actual), actual, None),
                                                          options, client)))
         gemini_env(adk_server)

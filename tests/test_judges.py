@@ -14,10 +14,11 @@ from google.adk.evaluation.llm_as_judge_utils import Label
 
 from adk_eval_gate.criteria.base import ScoringInput
 from adk_eval_gate.criteria.final_response_match_v2 import parse_label, score_final_response_match_v2
-from adk_eval_gate.criteria.judge_cache import JudgeCache
-from adk_eval_gate.criteria.judge_client import JudgeClient, JudgeSettings
+from adk_eval_gate.criteria.judge import Judge
 from adk_eval_gate.criteria.options import LlmJudgeOptions
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.llm.cache import LlmCache
+from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from adk_eval_gate.pipeline import run_plan
 from adk_eval_gate.plan import build_plan
 
@@ -74,7 +75,7 @@ def test_scores_equal_adks_for_the_same_judge_outputs(gemini_env):
         for markers in CASES:
             expected = [Invocation.model_validate(invocation("reference")) for _ in markers]
             actual = [Invocation.model_validate(invocation(f"answer {m}")) for m in markers]
-            client = JudgeClient(JudgeSettings(retries=0), JudgeCache(None))
+            client = Judge(LlmClient(LlmSettings(retries=0), LlmCache(None)))
             data = ScoringInput(EvalCase(eval_id="c", conversation=expected), actual, expected)
             ours.append(asyncio.run(score_final_response_match_v2(data, options, client)))
         gemini_env(adk_server)

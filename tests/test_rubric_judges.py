@@ -16,10 +16,11 @@ from google.adk.evaluation.rubric_based_tool_use_quality_v1 import RubricBasedTo
 
 from adk_eval_gate.criteria import rubrics as ours
 from adk_eval_gate.criteria.base import ScoringInput
-from adk_eval_gate.criteria.judge_cache import JudgeCache
-from adk_eval_gate.criteria.judge_client import JudgeClient, JudgeSettings
+from adk_eval_gate.criteria.judge import Judge
 from adk_eval_gate.criteria.options import RubricsOptions
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.llm.cache import LlmCache
+from adk_eval_gate.llm.client import LlmClient, LlmSettings
 
 from .fake_gemini import FakeGemini, cycling
 from .test_judges import gemini_env  # noqa: F401  (fixture)
@@ -83,7 +84,7 @@ def test_rubric_scores_equal_adks(gemini_env):  # noqa: F811
             mine = []
             for markers in cases:
                 actual = [Invocation.model_validate(inv(f"answer {m}")) for m in markers]
-                client = JudgeClient(JudgeSettings(retries=0), JudgeCache(None))
+                client = Judge(LlmClient(LlmSettings(retries=0), LlmCache(None)))
                 data = ScoringInput(EvalCase(eval_id="c", conversation=actual), actual, actual)
                 mine.append(asyncio.run(our_scorer(data, options, client)))
             gemini_env(adk_server)

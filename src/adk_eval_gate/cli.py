@@ -15,7 +15,7 @@ from .errors import EXIT_BAD_INPUT, InputError
 def _validate(args: argparse.Namespace) -> int:
     import asyncio
 
-    from .criteria.judge_client import has_credentials
+    from .llm.client import has_credentials
     from .plan import build_plan
     from .targets import build_target
 

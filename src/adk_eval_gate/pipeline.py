@@ -16,15 +16,20 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .criteria.judge_cache import JudgeCache
-from .criteria.judge_client import JudgeClient, JudgeSettings
+from .criteria.judge import Judge
 from .criteria.judging import JudgeJob, judge_all
+from .criteria.prompts import environment
 from .criteria.scoring import score_case
+from .llm.cache import LlmCache
+from .llm.client import LlmClient, LlmSettings
+from .llm.prices import Price, PriceTable
 from .plan import AgentRunPlan, EvalSetPlan, Plan
 from .results.build import case_result, count, criteria_config, git_info, tool_info
-from .results.models import EvalSetResult, JudgeCounts, JudgeUsage, ResultsFile, Timings
+from .results.models import EvalSetResult, ResultsFile, Timings
+from .results.usage import agent_usage, judge_usage
 from .targets import CaseRun, Target, build_target
 from .targets.runner import Job, RunnerSettings, run_jobs
+from .targets.simulation import SimulationSettings
 from .targets.workers import run_jobs_in_workers
 
 
@@ -138,7 +143,7 @@ async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings
 async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSettings | None = None) -> ResultsFile:
     started_at, start = _now(), time.perf_counter()
     settings = settings or runner_settings(plan)
-    targets = [build_target(agent.agent, plan.workflow.base_dir) for agent in plan.agents]
+    targets = [build_target(agent.agent, plan.workflow.base_dir, simulation_settings(plan, agent)) for agent in plan.agents]
     jobs = [
         Job(target, eval_set.eval_set_id, case, run)
         for agent, target in zip(plan.agents, targets, strict=True)
@@ -152,7 +157,7 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
     by_target: dict[int, dict[str, dict[str, list[CaseRun]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for job, run in zip(jobs, runs, strict=True):
         by_target[id(job.target)][job.eval_set_id][job.case.eval_id].append(run)
-    judge_client = _judge_client(plan)
+    judge = Judge(LlmClient(llm_settings(plan), LlmCache(_cache_dir(plan))), environment(_templates_dir(plan)))
     judge_jobs = [
         JudgeJob((agent.name, eval_set.eval_set_id, case.eval_id), case, run, criterion)
         for agent, target in zip(plan.agents, targets, strict=True)
@@ -161,7 +166,7 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
         for case in eval_set.file.eval_set.eval_cases
         for run in by_target[id(target)][eval_set.eval_set_id][case.eval_id] if run.ok
     ]
-    judged = await judge_all(judge_jobs, judge_client) if judge_jobs else {}
+    judged = await judge_all(judge_jobs, judge) if judge_jobs else {}
     eval_set_results = [
         _eval_set_result(plan, agent, eval_set, target, by_target[id(target)][eval_set.eval_set_id], judged)
         for agent, target in zip(plan.agents, targets, strict=True)
@@ -181,26 +186,40 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
             inference_seconds=round(inference_done - start, 6),
             scoring_seconds=round(finished - inference_done, 6),
         ),
-        judge=_judge_usage(judge_client),
+        judge=judge_usage(judge.llm.stats),
+        agent_usage={agent.name: agent_usage((run for sets in by_target[id(target)].values() for runs in sets.values()
+                                               for run in runs), judge.llm.settings.prices)
+                     for agent, target in zip(plan.agents, targets, strict=True)},
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
     )
 
 
-def _judge_client(plan: Plan) -> JudgeClient:
+def _config_relative(plan: Plan, value: str | None) -> Path | None:
+    if not value:
+        return None
+    return Path(value) if Path(value).is_absolute() else plan.workflow.base_dir / value
+
+
+def _cache_dir(plan: Plan) -> Path | None:
+    return _config_relative(plan, plan.workflow.settings.judge.cache)
+
+
+def _templates_dir(plan: Plan) -> Path | None:
+    return _config_relative(plan, plan.workflow.settings.judge.templates)
+
+
+def llm_settings(plan: Plan) -> LlmSettings:
+    """One model-client configuration for the judges and the user simulator: the workflow's `judge:` section."""
     section = plan.workflow.settings.judge
-    cache = None
-    if section.cache:
-        cache = Path(section.cache) if Path(section.cache).is_absolute() else plan.workflow.base_dir / section.cache
-    settings = JudgeSettings(concurrency=section.concurrency, timeout=section.timeout, retries=section.retries,
-                             max_calls=section.max_calls, base_url=section.base_url)
-    return JudgeClient(settings, JudgeCache(cache))
+    prices = PriceTable.with_overrides({model: Price(p.input, p.output) for model, p in section.prices.items()})
+    return LlmSettings(concurrency=section.concurrency, timeout=section.timeout, retries=section.retries,
+                       max_calls=section.max_calls, max_tokens=section.max_tokens, base_url=section.base_url, prices=prices)
 
 
-def _judge_usage(client: JudgeClient) -> JudgeUsage:
-    by_criterion = {name: JudgeCounts(**vars(stats)) for name, stats in client.stats.items()}
-    totals = {field: sum(getattr(c, field) for c in by_criterion.values()) for field in JudgeCounts.model_fields}
-    return JudgeUsage(**totals, by_criterion=by_criterion)
+def simulation_settings(plan: Plan, agent: AgentRunPlan) -> SimulationSettings:
+    return SimulationSettings(configs={s.eval_set_id: s.user_simulator_config for s in agent.eval_sets},
+                              llm=llm_settings(plan), cache_dir=_cache_dir(plan))
 
 
 def run_plan(plan: Plan, *, quiet: bool = False) -> ResultsFile:

@@ -157,6 +157,11 @@ class GateSettings(_Strict):
         return self.tolerance
 
 
+class ModelPrice(_Strict):
+    input: float = Field(ge=0, description="USD per million input tokens")
+    output: float = Field(ge=0, description="USD per million output tokens (thinking included)")
+
+
 class JudgeSection(_Strict):
     """The LLM judge's client: one bounded pool for every judge call of a run."""
 
@@ -166,6 +171,11 @@ class JudgeSection(_Strict):
     timeout: float = Field(default=60.0, gt=0, description="seconds per judge call")
     retries: int = Field(default=4, ge=0, le=10, description="extra attempts after 408/429/5xx or a timeout")
     max_calls: int | None = Field(default=None, ge=1, description="budget: judge calls allowed in one run")
+    max_tokens: int | None = Field(default=None, ge=1, description="budget: judge tokens (input + output) allowed in one run")
+    templates: str | None = Field(default=None, description="a directory of prompt templates (<criterion>.j2) that override "
+                                  "the built-in ones; relative to the config file")
+    prices: dict[str, ModelPrice] = Field(default_factory=dict, description="USD per million tokens by model name "
+                                          "(prefix match), added to the built-in Gemini list prices")
     base_url: str | None = Field(default=None, description="the Gemini API endpoint (default: GOOGLE_GEMINI_BASE_URL or Google's)")
 
 

@@ -12,10 +12,11 @@ import asyncio
 import re
 
 from ..evalsets.models import Invocation, content_text
+from ..llm.client import LlmUnavailable
 from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status, running_mean, status_for
-from .judge_client import JudgeClient, JudgeUnavailable
+from .judge import Judge
 from .options import LlmJudgeOptions
-from .prompts import TEMPLATES, response_text
+from .prompts import response_text
 
 NAME = "final_response_match_v2"
 VERSION = "1"  # bump when the template or parsing changes: it is part of every cache key
@@ -48,12 +49,12 @@ def majority(samples: list[float | None]) -> float | None:
     return 1.0 if positive > negative else 0.0
 
 
-def render_prompt(actual: Invocation, expected: Invocation, include_intermediate: bool) -> str:
-    return TEMPLATES.get_template(f"{NAME}.j2").render(prompt=content_text(expected.user_content), response=response_text(actual, include_intermediate),
+def render_prompt(judge: Judge, actual: Invocation, expected: Invocation, include_intermediate: bool) -> str:
+    return judge.render(f"{NAME}.j2", prompt=content_text(expected.user_content), response=response_text(actual, include_intermediate),
                          reference=response_text(expected, include_intermediate))
 
 
-async def score_final_response_match_v2(data: ScoringInput, options: LlmJudgeOptions, judge: JudgeClient) -> MetricOutcome:
+async def score_final_response_match_v2(data: ScoringInput, options: LlmJudgeOptions, judge: Judge) -> MetricOutcome:
     if data.expected is None:
         raise NotEvaluable("needs expected invocations (a reference conversation)")
     if not data.actual:
@@ -62,14 +63,14 @@ async def score_final_response_match_v2(data: ScoringInput, options: LlmJudgeOpt
     reasons: set[str] = set()
 
     async def one_invocation(actual: Invocation, expected: Invocation) -> InvocationScore:
-        prompt = render_prompt(actual, expected, options.include_intermediate_responses_in_final)
+        prompt = render_prompt(judge, actual, expected, options.include_intermediate_responses_in_final)
         samples = await asyncio.gather(*(
             judge.generate(NAME, judge_options.judge_model, prompt, judge_options.judge_model_config, i, VERSION)
             for i in range(judge_options.num_samples)), return_exceptions=True)
         failed = next((s for s in samples if isinstance(s, BaseException)), None)
         if failed is not None:  # as in ADK: one sample that could not be obtained leaves the invocation unjudged
-            if not isinstance(failed, JudgeUnavailable):
-                failed = JudgeUnavailable(f"judge call failed: {type(failed).__name__}: {failed}")
+            if not isinstance(failed, LlmUnavailable):
+                failed = LlmUnavailable(f"judge call failed: {type(failed).__name__}: {failed}")
             reasons.add(str(failed))
             return InvocationScore(None, Status.NOT_EVALUATED, str(failed))
         score = majority([parse_label(text) for text in samples])

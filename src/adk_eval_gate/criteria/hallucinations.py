@@ -16,10 +16,11 @@ import re
 import statistics
 
 from ..evalsets.models import Invocation, InvocationEvent, InvocationEvents, content_text
+from ..llm.client import LlmUnavailable
 from .base import InvocationScore, MetricOutcome, ScoringInput, Status, status_for
-from .judge_client import JudgeClient, JudgeUnavailable
+from .judge import Judge
 from .options import HallucinationsOptions
-from .prompts import TEMPLATES, developer_instructions
+from .prompts import developer_instructions
 
 NAME = "hallucinations_v1"
 VERSION = "1"
@@ -80,23 +81,23 @@ def steps(invocation: Invocation, intermediate: bool) -> list[tuple[str, str]]:
     return out
 
 
-async def _step(judge: JudgeClient, model: str, config, text: str, context: str) -> float | None:
+async def _step(judge: Judge, model: str, config, text: str, context: str) -> float | None:
     try:
-        segmented = await judge.generate(NAME, model, TEMPLATES.get_template("hallucinations_v1_segmenter.j2").render(response=text),
+        segmented = await judge.generate(NAME, model, judge.render("hallucinations_v1_segmenter.j2", response=text),
                                          config, 0, VERSION)
         sentences = parse_sentences(segmented)
         if not sentences:
             return None
         tagged = "\n".join(f"<sentence>{s}</sentence>" for s in sentences)
-        validated = await judge.generate(NAME, model, TEMPLATES.get_template("hallucinations_v1_validator.j2").render(
-            context=context, sentences=tagged), config, 0, VERSION)
-    except JudgeUnavailable:
+        validated = await judge.generate(NAME, model, judge.render(
+            "hallucinations_v1_validator.j2", context=context, sentences=tagged), config, 0, VERSION)
+    except LlmUnavailable:
         return None
     scores = label_scores(parse_labels(validated))
     return statistics.mean(scores) if scores else None
 
 
-async def score_hallucinations(data: ScoringInput, options: HallucinationsOptions, judge: JudgeClient) -> MetricOutcome:
+async def score_hallucinations(data: ScoringInput, options: HallucinationsOptions, judge: Judge) -> MetricOutcome:
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     model, config = options.judge_model_options.judge_model, options.judge_model_options.judge_model_config

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..evalsets.models import EvalCase
 from ..targets.base import CaseRun
 from .base import ConfiguredCriterion, MetricOutcome, NotEvaluable
-from .judge_client import JudgeClient
+from .judge import Judge
 from .scoring import scoring_input
 
 
@@ -21,7 +21,7 @@ class JudgeJob:
     criterion: ConfiguredCriterion
 
 
-async def _one(job: JudgeJob, client: JudgeClient) -> MetricOutcome:
+async def _one(job: JudgeJob, client: Judge) -> MetricOutcome:
     count = len(job.run.invocations or ())
     try:
         data = scoring_input(job.criterion, job.case, job.run)
@@ -34,7 +34,7 @@ async def _one(job: JudgeJob, client: JudgeClient) -> MetricOutcome:
         return MetricOutcome.not_evaluated(str(exc), count)
 
 
-async def judge_all(jobs: Sequence[JudgeJob], client: JudgeClient) -> dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]]:
+async def judge_all(jobs: Sequence[JudgeJob], client: Judge) -> dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]]:
     outcomes = await asyncio.gather(*(_one(job, client) for job in jobs))
     by_case: dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]] = {}
     for job, outcome in zip(jobs, outcomes, strict=True):

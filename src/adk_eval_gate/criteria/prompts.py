@@ -10,8 +10,22 @@ from google.genai import types as genai_types
 
 from ..evalsets.models import Invocation, InvocationEvents, content_text, tool_calls, tool_responses
 
-TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
-                               undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+BUILT_IN = Path(__file__).parent / "templates"
+
+
+def environment(override: Path | None = None) -> jinja2.Environment:
+    """The judges' templates; a file of the same name in `override` (the workflow's `judge.templates`) wins, so a
+    team can reword one criterion's prompt and keep the rest. Its output must keep the labels ADK's parsers read."""
+    search = [str(override), str(BUILT_IN)] if override else [str(BUILT_IN)]
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(search), undefined=jinja2.StrictUndefined,
+                             autoescape=False, keep_trailing_newline=True)
+    # A JSON string keeps untrusted text inside its quotes (newlines and quotes escaped) yet readable: unlike
+    # `tojson`, no HTML-safety escapes such as \u003e for ">".
+    env.filters["quoted"] = lambda value: json.dumps(value, ensure_ascii=False)
+    return env
+
+
+TEMPLATES = environment()
 
 
 def response_text(invocation: Invocation, include_intermediate: bool) -> str:

@@ -18,11 +18,12 @@ from . import options as o
 from .base import ConfiguredCriterion, CriterionSpec
 from .final_response_match_v2 import score_final_response_match_v2
 from .hallucinations import score_hallucinations
+from .multi_turn_trajectory import score_multi_turn_trajectory
 from .response_match import score_response_match
 from .rubrics import score_final_response_quality, score_tool_use_quality
 from .tool_trajectory import score_tool_trajectory
+from .user_simulator_quality import score_user_simulator_quality
 
-_PENDING_JUDGE = "LLM-judged criteria arrive in a later adk-eval-gate release"
 _PENDING_VERTEX = "Vertex AI evaluation-service criteria arrive in a later adk-eval-gate release"
 
 _SPECS: tuple[CriterionSpec, ...] = (
@@ -38,12 +39,12 @@ _SPECS: tuple[CriterionSpec, ...] = (
     CriterionSpec("rubric_based_tool_use_quality_v1", o.RubricsOptions, None,
                   "LLM judge: rubric verdicts on tool use", judged=True, judge_scorer=score_tool_use_quality),
     CriterionSpec("rubric_based_multi_turn_trajectory_quality_v1", o.RubricsOptions, None,
-                  "LLM judge: rubric verdicts on the whole dialogue", judged=True, unavailable_reason=_PENDING_JUDGE),
+                  "LLM judge: rubric verdicts on the whole dialogue", judged=True, judge_scorer=score_multi_turn_trajectory),
     CriterionSpec("hallucinations_v1", o.HallucinationsOptions, None,
                   "LLM judge: share of sentences supported by the context", judged=True, judge_scorer=score_hallucinations),
     CriterionSpec("per_turn_user_simulator_quality_v1", o.UserSimulatorQualityOptions, None,
                   "LLM judge: fidelity of the user simulator to the plan", judged=True,
-                  unavailable_reason=_PENDING_JUDGE),
+                  judge_scorer=score_user_simulator_quality),
     CriterionSpec("safety_v1", o.ThresholdOptions, None, "Vertex AI safety metric", judged=True,
                   unavailable_reason=_PENDING_VERTEX),
     CriterionSpec("response_evaluation_score", o.ThresholdOptions, None, "Vertex AI coherence (1-5)",

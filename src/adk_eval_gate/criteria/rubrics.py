@@ -20,10 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..evalsets.models import EvalCase, Invocation, Rubric, content_text
+from ..llm.client import LlmUnavailable
 from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status, status_for
-from .judge_client import JudgeClient, JudgeUnavailable
+from .judge import Judge
 from .options import RubricsOptions
-from .prompts import TEMPLATES, developer_instructions, response_text, tool_steps
+from .prompts import developer_instructions, response_text, tool_steps
 
 _PROPERTY = re.compile(r"(?m)^\s*Property: (.*)$")
 _ID = re.compile(r"(?m)^\s*ID: (.*)$")
@@ -108,14 +109,14 @@ def mean_score(items: list[tuple[str, float | None, str]]) -> float | None:
     return statistics.mean(scores) if scores else None
 
 
-async def score_with_rubrics(data: ScoringInput, options: RubricsOptions, judge: JudgeClient, *, name: str, version: str,
-                             rubric_type: str, render: Callable[[Invocation, list[Rubric]], str]) -> MetricOutcome:
+async def score_with_rubrics(data: ScoringInput, options: RubricsOptions, judge: Judge, *, name: str, version: str,
+                             rubric_type: str, render: Callable[[Judge, Invocation, list[Rubric]], str]) -> MetricOutcome:
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     expected = list(data.expected) if data.expected is not None else [None] * len(data.actual)
     criterion_rubrics = [Rubric.model_validate(r.model_dump()) for r in options.rubrics]
     lists = [effective_rubrics(criterion_rubrics, data.case, e, rubric_type) for e in expected]
-    prompts = [render(actual, rubrics) for actual, rubrics in zip(data.actual, lists, strict=True)]
+    prompts = [render(judge, actual, rubrics) for actual, rubrics in zip(data.actual, lists, strict=True)]
     mapping_rubrics = lists[-1]  # ADK maps every verdict against the last invocation's rubric list
     judge_options = options.judge_model_options
     reasons: set[str] = set()
@@ -126,7 +127,7 @@ async def score_with_rubrics(data: ScoringInput, options: RubricsOptions, judge:
                                        return_exceptions=True)
         failed = next((s for s in samples if isinstance(s, BaseException)), None)
         if failed is not None:
-            reason = str(failed) if isinstance(failed, JudgeUnavailable) else f"judge call failed: {type(failed).__name__}"
+            reason = str(failed) if isinstance(failed, LlmUnavailable) else f"judge call failed: {type(failed).__name__}"
             reasons.add(reason)
             return [], InvocationScore(None, Status.NOT_EVALUATED, reason)
         voted = majority([map_verdicts(parse(text), mapping_rubrics) for text in samples])
@@ -147,10 +148,10 @@ def rubric_lines(rubrics: list[Rubric]) -> str:
     return "\n".join(f"*  [id: {r.rubric_id}] {r.rubric_content.text_property}" for r in rubrics)
 
 
-def render_final_response(include_intermediate: bool) -> Callable[[Invocation, list[Rubric]], str]:
-    def render(invocation: Invocation, rubrics: list[Rubric]) -> str:
+def render_final_response(include_intermediate: bool) -> Callable[[Judge, Invocation, list[Rubric]], str]:
+    def render(judge: Judge, invocation: Invocation, rubrics: list[Rubric]) -> str:
         instructions, tools = developer_instructions(invocation)
-        return TEMPLATES.get_template("rubric_based_final_response_quality_v1.j2").render(
+        return judge.render("rubric_based_final_response_quality_v1.j2",
             developer_instructions=instructions, tool_declarations=tools, user_input=content_text(invocation.user_content),
             response_steps=tool_steps(invocation), final_response=response_text(invocation, include_intermediate),
             rubrics=rubric_lines(rubrics))
@@ -158,19 +159,19 @@ def render_final_response(include_intermediate: bool) -> Callable[[Invocation, l
     return render
 
 
-def render_tool_use(invocation: Invocation, rubrics: list[Rubric]) -> str:
+def render_tool_use(judge: Judge, invocation: Invocation, rubrics: list[Rubric]) -> str:
     _, tools = developer_instructions(invocation)
-    return TEMPLATES.get_template("rubric_based_tool_use_quality_v1.j2").render(
+    return judge.render("rubric_based_tool_use_quality_v1.j2",
         tool_declarations=tools, user_input=content_text(invocation.user_content), tool_usage=tool_steps(invocation),
         rubrics=rubric_lines(rubrics))
 
 
-async def score_final_response_quality(data: ScoringInput, options: RubricsOptions, judge: JudgeClient) -> MetricOutcome:
+async def score_final_response_quality(data: ScoringInput, options: RubricsOptions, judge: Judge) -> MetricOutcome:
     return await score_with_rubrics(data, options, judge, name="rubric_based_final_response_quality_v1", version="1",
                                     rubric_type="FINAL_RESPONSE_QUALITY",
                                     render=render_final_response(options.include_intermediate_responses_in_final))
 
 
-async def score_tool_use_quality(data: ScoringInput, options: RubricsOptions, judge: JudgeClient) -> MetricOutcome:
+async def score_tool_use_quality(data: ScoringInput, options: RubricsOptions, judge: Judge) -> MetricOutcome:
     return await score_with_rubrics(data, options, judge, name="rubric_based_tool_use_quality_v1", version="1",
                                     rubric_type="TOOL_USE_QUALITY", render=render_tool_use)

@@ -116,10 +116,30 @@ class JudgeCounts(_Model):
     failures: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cost_usd: float | None = Field(default=0.0, description="Estimated from the price table; null when a model used has no price.")
+    unpriced_models: list[str] = Field(default_factory=list)
 
 
 class JudgeUsage(JudgeCounts):
     by_criterion: dict[str, JudgeCounts] = Field(default_factory=dict)
+
+
+class ModelTokens(_Model):
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class AgentUsage(_Model):
+    """What the agent under test spent (its events' usage metadata) and what simulating its users cost."""
+
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = Field(default=0.0, description="Estimated from the price table; null when a model used has no price.")
+    unpriced_models: list[str] = Field(default_factory=list)
+    by_model: dict[str, ModelTokens] = Field(default_factory=dict)
+    user_simulator: JudgeCounts | None = None
 
 
 class ResultsFile(_Model):
@@ -131,5 +151,6 @@ class ResultsFile(_Model):
     stop_reason: str | None = Field(default=None, description="Why the run stopped early: a signal or the job time limit.")
     timings: Timings
     judge: JudgeUsage = Field(default_factory=JudgeUsage, description="LLM judge calls, cache hits and tokens of this run.")
+    agent_usage: dict[str, AgentUsage] = Field(default_factory=dict, description="Per agent: model tokens and user-simulator calls.")
     summary: Counts
     eval_sets: list[EvalSetResult]

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from ..config.loader import AgentPlan
 from .base import CaseRun, Target, TargetError, TransientTargetError
+from .simulation import SimulationSettings
 
 
-def build_target(agent: AgentPlan, base_dir: Path) -> Target:
+def build_target(agent: AgentPlan, base_dir: Path, simulation: SimulationSettings | None = None) -> Target:
     """Builds the agent's target; `await target.start()` before running cases."""
     settings = agent.settings.target
     if settings.kind == "replay":
@@ -18,11 +19,11 @@ def build_target(agent: AgentPlan, base_dir: Path) -> Target:
     if settings.kind == "adk":
         from .adk import AdkTarget
 
-        return AdkTarget(settings.agent, base_dir)
+        return AdkTarget(settings.agent, base_dir, simulation)
     if settings.kind == "http":
         from .http import HttpTarget
 
-        return HttpTarget(settings)
+        return HttpTarget(settings, simulation=simulation)
     if settings.kind == "command":
         from .command import CommandTarget
 

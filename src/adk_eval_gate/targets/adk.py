@@ -21,8 +21,9 @@ from typing import Any
 
 from ..errors import InputError
 from ..evalsets.models import AgentDetails, AppDetails, EvalCase
-from .base import CaseRun, TargetError, TransientTargetError, one_line
+from .base import CaseRun, TransientTargetError, one_line
 from .events import events_to_invocation
+from .simulation import SimulationSettings, Users, usage_dict
 
 MISSING_ADK = "the adk target needs google-adk; install it with: pip install 'adk-eval-gate[adk]'"
 
@@ -160,9 +161,10 @@ def _retry_plugin() -> list[Any]:
 class AdkTarget:
     kind = "adk"
 
-    def __init__(self, reference: str, base_dir: Path) -> None:
+    def __init__(self, reference: str, base_dir: Path, simulation: SimulationSettings | None = None) -> None:
         self._reference = reference
         self._base_dir = base_dir
+        self._simulation = simulation
         self._app = None
         self._agent = None
         self._sessions = None
@@ -201,6 +203,7 @@ class AdkTarget:
         self._memory = InMemoryMemoryService()
         self._recorder = _app_details_plugin()
         self._runners: dict[str, Any] = {}
+        self._users = Users(self._simulation)
 
     def _runner(self, app_name: str) -> Any:
         """One Runner per app name, shared by concurrent cases, as `adk api_server` shares one per app: each
@@ -221,8 +224,7 @@ class AdkTarget:
         return runner
 
     async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
-        if case.conversation is None:
-            raise TargetError("user simulation (conversation_scenario) is not supported by this target yet")
+        user = self._users.for_case(eval_set_id, case, run)
         session_input = case.session_input
         app_name = session_input.app_name if session_input else "EvaluationGenerator"
         user_id = session_input.user_id if session_input else "test_user_id"
@@ -237,23 +239,25 @@ class AdkTarget:
             )
         invocations: list = []
         try:
-            await self._run_turns(case, self._runner(session.app_name), user_id, session.id, invocations)
+            await self._run_turns(user, self._runner(session.app_name), user_id, session.id, invocations)
         finally:
             await self._sessions.delete_session(app_name=session.app_name, user_id=user_id, session_id=session.id)
-        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations))
+        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=usage_dict(user.usage))
 
-    async def _run_turns(self, case: EvalCase, runner: Any, user_id: str, session_id: str, invocations: list) -> None:
+    async def _run_turns(self, user: Any, runner: Any, user_id: str, session_id: str, invocations: list) -> None:
+        history: list[tuple[str, Any]] = []
         try:
-            for expected in case.conversation:
+            while (message := await user.next_message(history)) is not None:
                 started = time.monotonic()
                 events = [
                     event async for event in runner.run_async(user_id=user_id, session_id=session_id,
-                                                              new_message=expected.user_content)
+                                                              new_message=message)
                 ]
+                history += [("user", message), *((event.author, event.content) for event in events)]
                 invocation_id = next((e.invocation_id for e in events if e.invocation_id), "")
                 details = self._recorder.by_invocation.pop(invocation_id, None)
                 invocations.append(events_to_invocation(
-                    events, expected.user_content, invocation_id=invocation_id, creation_timestamp=time.time(),
+                    events, message, invocation_id=invocation_id, creation_timestamp=time.time(),
                     duration=round(time.monotonic() - started, 3),
                     app_details=AppDetails(agent_details=details) if details else None,
                 ))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..evalsets.models import EvalCase, Invocation
 
@@ -16,6 +16,8 @@ class CaseRun:
     invocations: tuple[Invocation, ...] | None
     error: str | None = None
     duration_seconds: float = 0.0
+    # Model calls of the user simulator for this case and run (conversation_scenario cases only).
+    simulator_usage: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:

@@ -106,7 +106,7 @@ class CommandTarget:
 
     async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
         if case.conversation is None:
-            raise TargetError("user simulation (conversation_scenario) is not supported by this target yet")
+            raise TargetError("conversation_scenario cases need the adk or http target: the command protocol sends every user turn up front")
         payload = json.dumps(request_for(eval_set_id, case, run)).encode()
         env = {**os.environ, **self._settings.env}
         try:

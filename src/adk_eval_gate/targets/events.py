@@ -53,7 +53,7 @@ def is_final_response(event: Any, content: genai_types.Content | None) -> bool:
     return not calls and not responses and not partial and not trailing_code_result
 
 
-def _content(event: Any) -> genai_types.Content | None:
+def content_of(event: Any) -> genai_types.Content | None:
     raw = _get(event, "content")
     if raw is None or isinstance(raw, genai_types.Content):
         return raw
@@ -80,7 +80,7 @@ def events_to_invocation(
     kept: list[tuple[int, Any, genai_types.Content | None]] = []
     for index, event in enumerate(events):
         author = (_get(event, "author") or "agent").lower()
-        content = _content(event)
+        content = content_of(event)
         if author == _USER:
             if content is not None:
                 user_content = content

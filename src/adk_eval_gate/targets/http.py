@@ -21,7 +21,8 @@ from ..config.models import HttpTarget as HttpSettings
 from ..errors import InputError
 from ..evalsets.models import EvalCase
 from .base import CaseRun, TargetError, TransientTargetError
-from .events import events_to_invocation
+from .events import content_of, events_to_invocation
+from .simulation import SimulationSettings, Users, usage_dict
 
 TRANSIENT_STATUS = {408, 429, 502, 503, 504}
 
@@ -29,8 +30,9 @@ TRANSIENT_STATUS = {408, 429, 502, 503, 504}
 class HttpTarget:
     kind = "http"
 
-    def __init__(self, settings: HttpSettings, max_workers: int = 64) -> None:
+    def __init__(self, settings: HttpSettings, max_workers: int = 64, simulation: SimulationSettings | None = None) -> None:
         self._settings = settings
+        self._users = Users(simulation)
         self._base = settings.url.rstrip("/")
         self._headers = self._resolve_headers(settings.headers_from_env)
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="adk-eval-gate-http")
@@ -82,8 +84,7 @@ class HttpTarget:
         return await asyncio.get_running_loop().run_in_executor(self._pool, self._call, method, path, body)
 
     async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
-        if case.conversation is None:
-            raise TargetError("user simulation (conversation_scenario) is not supported by this target yet")
+        user = self._users.for_case(eval_set_id, case, run)
         app = self._settings.app_name
         session_input = case.session_input
         user_id = session_input.user_id if session_input and session_input.user_id else "test_user_id"
@@ -95,22 +96,24 @@ class HttpTarget:
         if not session_id:
             raise TargetError("creating the session returned no session id")
         invocations = []
+        history: list[tuple[str, Any]] = []
         try:
-            for expected in case.conversation:
+            while (message := await user.next_message(history)) is not None:
                 started = time.monotonic()
                 events = await self._request("POST", "/run", {
                     "app_name": app, "user_id": user_id, "session_id": session_id, "streaming": False,
-                    "new_message": expected.user_content.model_dump(mode="json", exclude_none=True),
+                    "new_message": message.model_dump(mode="json", exclude_none=True),
                 })
                 if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
                     raise TargetError("POST /run did not return a list of events")
+                history += [("user", message), *((e.get("author") or "", content_of(e)) for e in events)]
                 invocations.append(events_to_invocation(
-                    events, expected.user_content, creation_timestamp=time.time(),
+                    events, message, creation_timestamp=time.time(),
                     duration=round(time.monotonic() - started, 3)))
         finally:
             with contextlib.suppress(TargetError):  # cleanup only; the server may not keep sessions at all
                 await self._request("DELETE", f"/apps/{app}/users/{user_id}/sessions/{session_id}")
-        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations))
+        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=usage_dict(user.usage))
 
     async def aclose(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

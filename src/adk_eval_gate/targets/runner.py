@@ -8,6 +8,7 @@ limit, finished runs are kept and every unfinished one is returned as an error s
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import sys
 import time
@@ -66,8 +67,7 @@ async def attempt(job: Job, settings: RunnerSettings) -> CaseRun:
     for try_number in range(settings.retries + 1):
         try:
             result = await asyncio.wait_for(job.target.run_case(job.eval_set_id, job.case, job.run), settings.timeout)
-            return CaseRun(result.eval_set_id, result.eval_id, result.run, result.invocations, result.error,
-                           time.monotonic() - started)
+            return dataclasses.replace(result, duration_seconds=time.monotonic() - started)
         except asyncio.TimeoutError:
             reason = f"timed out after {settings.timeout:g}s"
             break  # a hung agent is not retried: it would very likely hang again and double the bill

@@ -38,7 +38,7 @@ def fork_available() -> bool:
 def _encode(run: CaseRun) -> dict[str, Any]:
     return {
         "eval_set_id": run.eval_set_id, "eval_id": run.eval_id, "run": run.run, "error": run.error,
-        "duration": run.duration_seconds,
+        "duration": run.duration_seconds, "simulator_usage": run.simulator_usage,
         "invocations": [dump_invocation(i) for i in run.invocations] if run.invocations is not None else None,
     }
 
@@ -48,7 +48,7 @@ def _decode(data: dict[str, Any]) -> CaseRun:
     return CaseRun(
         data["eval_set_id"], data["eval_id"], data["run"],
         tuple(Invocation.model_validate(i) for i in invocations) if invocations is not None else None,
-        data["error"], data["duration"],
+        data["error"], data["duration"], data.get("simulator_usage"),
     )
 
 

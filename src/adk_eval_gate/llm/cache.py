@@ -1,4 +1,4 @@
-"""On-disk, content-addressed cache of judge responses.
+"""On-disk, content-addressed cache of model responses (judges and the user simulator).
 
 The key covers everything that could change a verdict: the judge model, the full request (prompt and generation
 config), the sample index, the criterion and our prompt-template version. An unchanged re-run therefore makes no
@@ -20,7 +20,7 @@ def cache_key(**parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
 
 
-class JudgeCache:
+class LlmCache:
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory
 

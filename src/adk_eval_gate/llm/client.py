@@ -1,0 +1,183 @@
+"""google-genai's async client behind one bounded pool, shared by the judges and the user simulator of a run.
+
+* Credentials follow google-genai's conventions (`GOOGLE_API_KEY` / `GEMINI_API_KEY`, or
+  `GOOGLE_GENAI_USE_VERTEXAI` with a project and location; `GOOGLE_GEMINI_BASE_URL` for the endpoint). Without
+  any, calls raise `LlmUnavailable("no judge credentials ...")` — fork pull requests have no secrets, and that
+  must not crash the run.
+* Retries on 408/429/5xx and timeouts with exponential back-off and jitter, honouring `Retry-After`.
+* A budget (calls and/or tokens) stops calling cleanly: what could not be asked fails with the reason.
+* Every response is cached (see cache.py); calls, cache hits, tokens and estimated cost are counted per purpose
+  (a criterion name, or "user_simulator").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cache import LlmCache, cache_key
+from .prices import PriceTable
+
+RETRYABLE = {408, 429, 500, 502, 503, 504}
+NO_CREDENTIALS = "no judge credentials (set GOOGLE_API_KEY, or GOOGLE_GENAI_USE_VERTEXAI with a project and location)"
+
+
+class LlmUnavailable(Exception):
+    """No answer could be obtained; the message becomes the not-evaluated (or case error) reason."""
+
+
+@dataclass
+class UsageStats:
+    calls: int = 0
+    cache_hits: int = 0
+    failures: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    # Models called without a price in the table: their cost is unknown, and the report says so.
+    unpriced: set[str] = field(default_factory=set)
+
+    def add(self, other: UsageStats) -> None:
+        self.calls += other.calls
+        self.cache_hits += other.cache_hits
+        self.failures += other.failures
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost_usd += other.cost_usd
+        self.unpriced |= other.unpriced
+
+
+@dataclass
+class LlmSettings:
+    concurrency: int = 16
+    timeout: float = 60.0
+    retries: int = 4
+    backoff: float = 1.0
+    max_calls: int | None = None
+    max_tokens: int | None = None
+    base_url: str | None = None
+    prices: PriceTable = field(default_factory=PriceTable)
+
+
+def has_credentials(env: dict[str, str] | None = None) -> bool:
+    env = dict(os.environ if env is None else env)
+    if env.get("GOOGLE_API_KEY") or env.get("GEMINI_API_KEY"):
+        return True
+    vertex = env.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true", "yes")
+    return vertex and bool(env.get("GOOGLE_CLOUD_PROJECT")) and bool(env.get("GOOGLE_CLOUD_LOCATION"))
+
+
+@dataclass
+class LlmClient:
+    settings: LlmSettings
+    cache: LlmCache
+    stats: dict[str, UsageStats] = field(default_factory=lambda: defaultdict(UsageStats))
+
+    def __post_init__(self) -> None:
+        self._pool: asyncio.Semaphore | None = None
+        self._calls = 0
+        self._tokens = 0
+        self._client: Any = None
+        self.available = has_credentials()
+
+    def _genai(self) -> Any:
+        if self._client is None:
+            from google import genai
+            from google.genai import types
+
+            options = types.HttpOptions(timeout=int(self.settings.timeout * 1000))
+            if self.settings.base_url:
+                options.base_url = self.settings.base_url
+            self._client = genai.Client(http_options=options)
+        return self._client
+
+    def _budget_spent(self) -> str | None:
+        if self.settings.max_calls is not None and self._calls >= self.settings.max_calls:
+            return f"judge budget of {self.settings.max_calls} calls spent"
+        if self.settings.max_tokens is not None and self._tokens >= self.settings.max_tokens:
+            return f"judge budget of {self.settings.max_tokens} tokens spent"
+        return None
+
+    async def generate(self, purpose: str, model: str, prompt: str, config: dict[str, Any] | None, sample: int,
+                       version: str, *, skip_thoughts: bool = False, tally: UsageStats | None = None) -> str:
+        """The model's text for one sample (from the cache when it was asked before). `skip_thoughts` drops
+        thought parts (the user simulator does; ADK's judges keep them). `tally` also receives the counts."""
+        tallies = [self.stats[purpose], *([tally] if tally is not None else [])]
+        key = cache_key(model=model, prompt=prompt, config=config or {}, sample=sample, purpose=purpose, version=version,
+                        skip_thoughts=skip_thoughts)
+        cached = self.cache.get(key)
+        if cached is not None:
+            for stats in tallies:
+                stats.cache_hits += 1
+            return cached["text"]
+        if not self.available:
+            raise LlmUnavailable(NO_CREDENTIALS)
+        if spent := self._budget_spent():
+            raise LlmUnavailable(spent)
+        self._calls += 1
+        if self._pool is None:  # created on first use, inside the running event loop
+            self._pool = asyncio.Semaphore(self.settings.concurrency)
+        async with self._pool:
+            try:
+                text, (input_tokens, output_tokens) = await self._call(model, prompt, config, skip_thoughts)
+            except LlmUnavailable:
+                for stats in tallies:
+                    stats.failures += 1
+                raise
+        self._tokens += input_tokens + output_tokens
+        cost = self.settings.prices.cost(model, input_tokens, output_tokens)
+        for stats in tallies:
+            stats.calls += 1
+            stats.input_tokens += input_tokens
+            stats.output_tokens += output_tokens
+            if cost is None:
+                stats.unpriced.add(model)
+            else:
+                stats.cost_usd += cost
+        self.cache.put(key, {"text": text, "model": model, "input_tokens": input_tokens, "output_tokens": output_tokens})
+        return text
+
+    async def _call(self, model: str, prompt: str, config: dict[str, Any] | None,
+                    skip_thoughts: bool) -> tuple[str, tuple[int, int]]:
+        from google.genai import errors, types
+
+        generation = types.GenerateContentConfig.model_validate(config or {})
+        generation.automatic_function_calling = types.AutomaticFunctionCallingConfig(disable=True)
+        contents = [types.Content(role="user", parts=[types.Part(text=prompt)])]
+        delay = self.settings.backoff
+        for attempt in range(self.settings.retries + 1):
+            try:
+                response = await asyncio.wait_for(
+                    self._genai().aio.models.generate_content(model=model, contents=contents, config=generation),
+                    self.settings.timeout)
+                candidate = response.candidates[0] if response.candidates else None
+                parts = (candidate.content.parts or []) if candidate and candidate.content else []
+                usage = response.usage_metadata
+                tokens = (usage.prompt_token_count or 0, (usage.candidates_token_count or 0)
+                          + (usage.thoughts_token_count or 0)) if usage else (0, 0)
+                return "\n".join(p.text for p in parts if p.text and not (skip_thoughts and p.thought)), tokens
+            except errors.APIError as exc:
+                if exc.code not in RETRYABLE or attempt == self.settings.retries:
+                    raise LlmUnavailable(f"model call failed: HTTP {exc.code} {exc.status or ''}".strip()) from None
+                wait = _retry_after(exc) or delay * (0.5 + random.random())
+            except (asyncio.TimeoutError, OSError) as exc:
+                if attempt == self.settings.retries:
+                    raise LlmUnavailable(f"model call failed: {type(exc).__name__} after {attempt + 1} attempts") from None
+                wait = delay * (0.5 + random.random())
+            await asyncio.sleep(min(wait, 60.0))
+            delay *= 2
+        raise AssertionError("unreachable")
+
+
+def _retry_after(exc: Any) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    value = headers.get("retry-after") if hasattr(headers, "get") else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
