@@ -10,9 +10,15 @@ from collections.abc import Callable
 
 from google.adk.evaluation.conversation_scenarios import ConversationScenario as AdkScenario
 from google.adk.evaluation.eval_case import Invocation as AdkInvocation
-from google.adk.evaluation.eval_metrics import EvalMetric, LlmBackedUserSimulatorCriterion, RubricsBasedCriterion
+from google.adk.evaluation.eval_metrics import (
+    EvalMetric,
+    LlmBackedUserSimulatorCriterion,
+    RubricsBasedCriterion,
+)
 from google.adk.evaluation.eval_rubrics import Rubric as AdkRubric
-from google.adk.evaluation.rubric_based_multi_turn_trajectory_evaluator import RubricBasedMultiTurnTrajectoryEvaluator
+from google.adk.evaluation.rubric_based_multi_turn_trajectory_evaluator import (
+    RubricBasedMultiTurnTrajectoryEvaluator,
+)
 from google.adk.evaluation.simulation.per_turn_user_simulator_quality_v1 import PerTurnUserSimulatorQualityV1
 from google.genai import types as genai_types
 
