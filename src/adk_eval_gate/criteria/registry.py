@@ -21,6 +21,7 @@ from .hallucinations import score_hallucinations
 from .multi_turn_trajectory import score_multi_turn_trajectory
 from .response_match import score_response_match
 from .rubrics import score_final_response_quality, score_tool_use_quality
+from .safety import score_safety
 from .tool_trajectory import score_tool_trajectory
 from .user_simulator_quality import score_user_simulator_quality
 
@@ -45,8 +46,8 @@ _SPECS: tuple[CriterionSpec, ...] = (
     CriterionSpec("per_turn_user_simulator_quality_v1", o.UserSimulatorQualityOptions, None,
                   "LLM judge: fidelity of the user simulator to the plan", judged=True,
                   judge_scorer=score_user_simulator_quality),
-    CriterionSpec("safety_v1", o.ThresholdOptions, None, "Vertex AI safety metric", judged=True,
-                  unavailable_reason=_PENDING_VERTEX),
+    CriterionSpec("safety_v1", o.ThresholdOptions, None, "Vertex AI safety metric (1 safe, 0 unsafe)", judged=True,
+                  judge_scorer=score_safety),
     CriterionSpec("response_evaluation_score", o.ThresholdOptions, None, "Vertex AI coherence (1-5)",
                   needs_reference=True, judged=True, unavailable_reason=_PENDING_VERTEX),
     CriterionSpec("multi_turn_task_success_v1", o.ThresholdOptions, None, "Vertex AI multi-turn task success",

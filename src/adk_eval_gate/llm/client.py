@@ -16,6 +16,7 @@ import asyncio
 import os
 import random
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,16 +107,26 @@ class LlmClient:
                        version: str, *, skip_thoughts: bool = False, tally: UsageStats | None = None) -> str:
         """The model's text for one sample (from the cache when it was asked before). `skip_thoughts` drops
         thought parts (the user simulator does; ADK's judges keep them). `tally` also receives the counts."""
-        tallies = [self.stats[purpose], *([tally] if tally is not None else [])]
         key = cache_key(model=model, prompt=prompt, config=config or {}, sample=sample, purpose=purpose, version=version,
                         skip_thoughts=skip_thoughts)
+        answer = await self.cached_call(purpose, model, key, lambda: self._generate(model, prompt, config, skip_thoughts),
+                                        tally=tally)
+        return answer["text"]
+
+    async def cached_call(self, purpose: str, model: str, key: str, call: Callable[[], Awaitable[dict[str, Any]]], *,
+                          tally: UsageStats | None = None, credentials: Callable[[], str | None] | None = None) -> dict[str, Any]:
+        """One model or evaluation-service request through the cache, the budget, the pool and the retries.
+        `call` returns a JSON-able answer with `input_tokens` / `output_tokens`; `credentials` says why the
+        request cannot be made (default: no google-genai credentials)."""
+        tallies = [self.stats[purpose], *([tally] if tally is not None else [])]
         cached = self.cache.get(key)
         if cached is not None:
             for stats in tallies:
                 stats.cache_hits += 1
-            return cached["text"]
-        if not self.available:
-            raise LlmUnavailable(NO_CREDENTIALS)
+            return cached
+        missing = credentials() if credentials is not None else (None if self.available else NO_CREDENTIALS)
+        if missing:
+            raise LlmUnavailable(missing)
         if spent := self._budget_spent():
             raise LlmUnavailable(spent)
         self._calls += 1
@@ -123,11 +134,12 @@ class LlmClient:
             self._pool = asyncio.Semaphore(self.settings.concurrency)
         async with self._pool:
             try:
-                text, (input_tokens, output_tokens) = await self._call(model, prompt, config, skip_thoughts)
+                answer = await self._with_retries(call)
             except LlmUnavailable:
                 for stats in tallies:
                     stats.failures += 1
                 raise
+        input_tokens, output_tokens = answer.get("input_tokens", 0), answer.get("output_tokens", 0)
         self._tokens += input_tokens + output_tokens
         cost = self.settings.prices.cost(model, input_tokens, output_tokens)
         for stats in tallies:
@@ -138,33 +150,36 @@ class LlmClient:
                 stats.unpriced.add(model)
             else:
                 stats.cost_usd += cost
-        self.cache.put(key, {"text": text, "model": model, "input_tokens": input_tokens, "output_tokens": output_tokens})
-        return text
+        self.cache.put(key, answer)
+        return answer
 
-    async def _call(self, model: str, prompt: str, config: dict[str, Any] | None,
-                    skip_thoughts: bool) -> tuple[str, tuple[int, int]]:
-        from google.genai import errors, types
+    async def _generate(self, model: str, prompt: str, config: dict[str, Any] | None, skip_thoughts: bool) -> dict[str, Any]:
+        from google.genai import types
 
         generation = types.GenerateContentConfig.model_validate(config or {})
         generation.automatic_function_calling = types.AutomaticFunctionCallingConfig(disable=True)
         contents = [types.Content(role="user", parts=[types.Part(text=prompt)])]
+        response = await self._genai().aio.models.generate_content(model=model, contents=contents, config=generation)
+        candidate = response.candidates[0] if response.candidates else None
+        parts = (candidate.content.parts or []) if candidate and candidate.content else []
+        usage = response.usage_metadata
+        return {"text": "\n".join(p.text for p in parts if p.text and not (skip_thoughts and p.thought)), "model": model,
+                "input_tokens": (usage.prompt_token_count or 0) if usage else 0,
+                "output_tokens": ((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0}
+
+    async def _with_retries(self, call: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+        import httpx  # google-genai's transport
+        from google.genai import errors
+
         delay = self.settings.backoff
         for attempt in range(self.settings.retries + 1):
             try:
-                response = await asyncio.wait_for(
-                    self._genai().aio.models.generate_content(model=model, contents=contents, config=generation),
-                    self.settings.timeout)
-                candidate = response.candidates[0] if response.candidates else None
-                parts = (candidate.content.parts or []) if candidate and candidate.content else []
-                usage = response.usage_metadata
-                tokens = (usage.prompt_token_count or 0, (usage.candidates_token_count or 0)
-                          + (usage.thoughts_token_count or 0)) if usage else (0, 0)
-                return "\n".join(p.text for p in parts if p.text and not (skip_thoughts and p.thought)), tokens
+                return await asyncio.wait_for(call(), self.settings.timeout)
             except errors.APIError as exc:
                 if exc.code not in RETRYABLE or attempt == self.settings.retries:
                     raise LlmUnavailable(f"model call failed: HTTP {exc.code} {exc.status or ''}".strip()) from None
                 wait = _retry_after(exc) or delay * (0.5 + random.random())
-            except (asyncio.TimeoutError, OSError) as exc:
+            except (asyncio.TimeoutError, OSError, httpx.TransportError) as exc:
                 if attempt == self.settings.retries:
                     raise LlmUnavailable(f"model call failed: {type(exc).__name__} after {attempt + 1} attempts") from None
                 wait = delay * (0.5 + random.random())
