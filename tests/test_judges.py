@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from pathlib import Path
 
 import pytest
 from google.adk.evaluation.eval_case import Invocation as AdkInvocation
@@ -186,3 +187,53 @@ def test_no_credentials_is_not_evaluated_and_nothing_crashes(example, monkeypatc
     assert case.metrics["final_response_match_v2"].status == "not_evaluated"
     assert "no judge credentials" in case.metrics["final_response_match_v2"].reason
     assert case.metrics["response_match_score"].score == 1.0 and case.status == "passed"
+
+
+def test_token_budget_prices_and_cost(example, gemini_env):
+    server = FakeGemini(prime_judge)
+    gemini_env(server)
+    try:
+        extra = "judge: {max_tokens: 2000, concurrency: 2, cache: null, prices: {gemini-2.5-flash: {input: 1.0, output: 10.0}}}\n"
+        results = run_plan(build_plan(judged_example(example, extra)), quiet=True)
+    finally:
+        server.close()
+    usage = results.judge
+    # the budget is checked as each call gets a slot: calls stop once the tokens spent reach it (2 may overshoot)
+    assert 0 < usage.calls < 21 and usage.input_tokens + usage.output_tokens >= 2000
+    reasons = {c.metrics["final_response_match_v2"].reason for c in results.eval_sets[0].cases}
+    assert any(r and "judge budget of 2000 tokens spent" in r for r in reasons)
+    # the configured price overrides the built-in one: $1 / $10 per million tokens
+    assert usage.cost_usd == pytest.approx((usage.input_tokens * 1.0 + usage.output_tokens * 10.0) / 1e6)
+    assert usage.by_criterion["final_response_match_v2"].cost_usd == usage.cost_usd
+    from adk_eval_gate.report.spend import spend_line
+
+    assert spend_line(results).startswith(f"judge: {usage.calls} calls, 0 cached (0%)")
+
+
+def test_unknown_model_has_unknown_cost_and_prices_match_by_prefix():
+    from adk_eval_gate.llm.prices import PriceTable
+
+    table = PriceTable()
+    assert table.price("models/gemini-2.5-flash-001") == table.price("gemini-2.5-flash")
+    assert table.price("gemini-2.5-flash-lite-preview").input < table.price("gemini-2.5-flash").input
+    assert table.cost("my-own-model", 10, 10) is None
+
+
+def test_a_template_override_changes_the_prompt_and_misses_the_cache(example, gemini_env):
+    server = FakeGemini(prime_judge)
+    gemini_env(server)
+    try:
+        config = judged_example(example)
+        run_plan(build_plan(config), quiet=True)
+        assert len(server.requests) == 21
+        overrides = example / "prompts"
+        overrides.mkdir()
+        builtin = (Path(__file__).parents[1] / "src/adk_eval_gate/criteria/templates/final_response_match_v2.j2").read_text()
+        (overrides / "final_response_match_v2.j2").write_text("Our house rules: be strict.\n" + builtin)
+        config.write_text(config.read_text().replace("judge: {", "judge: {templates: prompts, ") if "judge: {" in config.read_text()
+                          else "judge: {templates: prompts}\n" + config.read_text())
+        again = run_plan(build_plan(config), quiet=True)
+    finally:
+        server.close()
+    assert len(server.requests) == 42 and again.judge.calls == 21
+    assert all(r["prompt"].startswith("Our house rules") for r in server.requests[21:])

@@ -81,20 +81,21 @@ def steps(invocation: Invocation, intermediate: bool) -> list[tuple[str, str]]:
     return out
 
 
-async def _step(judge: Judge, model: str, config, text: str, context: str) -> float | None:
+async def _step(judge: Judge, model: str, config, text: str, context: str) -> tuple[float | None, str | None]:
+    """A step's score, or None with why (a skipped step does not count, as in ADK, but the reason is kept)."""
     try:
         segmented = await judge.generate(NAME, model, judge.render("hallucinations_v1_segmenter.j2", response=text),
                                          config, 0, VERSION)
         sentences = parse_sentences(segmented)
         if not sentences:
-            return None
+            return None, "the segmenter returned no <sentence> tags"
         tagged = "\n".join(f"<sentence>{s}</sentence>" for s in sentences)
         validated = await judge.generate(NAME, model, judge.render(
             "hallucinations_v1_validator.j2", context=context, sentences=tagged), config, 0, VERSION)
-    except LlmUnavailable:
-        return None
+    except LlmUnavailable as exc:
+        return None, str(exc)
     scores = label_scores(parse_labels(validated))
-    return statistics.mean(scores) if scores else None
+    return (statistics.mean(scores), None) if scores else (None, "the validator returned no usable label")
 
 
 async def score_hallucinations(data: ScoringInput, options: HallucinationsOptions, judge: Judge) -> MetricOutcome:
@@ -106,14 +107,18 @@ async def score_hallucinations(data: ScoringInput, options: HallucinationsOption
         todo = steps(invocation, options.evaluate_intermediate_nl_responses)
         if not todo:
             return InvocationScore(None, Status.NOT_EVALUATED, "no natural-language response to check")
-        scores = [s for s in await asyncio.gather(*(_step(judge, model, config, t, c) for t, c in todo)) if s is not None]
+        stepped = await asyncio.gather(*(_step(judge, model, config, t, c) for t, c in todo))
+        scores = [s for s, _ in stepped if s is not None]
+        skipped = sorted({reason for _, reason in stepped if reason})
         score = statistics.mean(scores) if scores else None
-        return InvocationScore(score, status_for(score, options.threshold))
+        detail = f"{len(todo) - len(scores)} of {len(todo)} steps unchecked: {'; '.join(skipped)}" if skipped else None
+        return InvocationScore(score, status_for(score, options.threshold), detail)
 
     per_invocation = list(await asyncio.gather(*(one(i) for i in data.actual)))
     valid = [p.score for p in per_invocation if p.score is not None]
     if not valid:
+        reasons = sorted({p.detail.split(": ", 1)[1] for p in per_invocation if p.detail and ": " in p.detail})
         return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, "no sentence could be checked"
-                             + ("" if judge.available else ": no judge credentials"))
+                             + (f": {'; '.join(reasons)}" if reasons else ""))
     overall = statistics.mean(valid)
     return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)

@@ -127,12 +127,14 @@ class LlmClient:
         missing = credentials() if credentials is not None else (None if self.available else NO_CREDENTIALS)
         if missing:
             raise LlmUnavailable(missing)
-        if spent := self._budget_spent():
-            raise LlmUnavailable(spent)
-        self._calls += 1
         if self._pool is None:  # created on first use, inside the running event loop
             self._pool = asyncio.Semaphore(self.settings.concurrency)
         async with self._pool:
+            # Checked once a slot is free, so queued requests see what the finished ones spent; the calls already
+            # in flight (at most `concurrency`) can overshoot a token budget by their own tokens.
+            if spent := self._budget_spent():
+                raise LlmUnavailable(spent)
+            self._calls += 1
             try:
                 answer = await self._with_retries(call)
             except LlmUnavailable:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..results.models import ResultsFile
+from .spend import spend_line
 
 _MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR"}
 
@@ -42,6 +43,8 @@ def render_table(results: ResultsFile) -> str:
     t = results.summary
     lines.append(f"Total: {t.passed}/{t.total} cases passed, {t.failed} failed, {t.error} errors, "
                  f"{t.not_evaluated} not evaluated in {results.timings.duration_seconds:.2f}s")
+    if spend := spend_line(results):
+        lines.append(f"Spent: {spend}")
     return "\n".join(lines)
 
 
