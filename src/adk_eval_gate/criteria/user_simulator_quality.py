@@ -16,12 +16,11 @@ import asyncio
 import re
 from collections.abc import Sequence
 
-import jinja2.sandbox
-
-from ..evalsets.models import ConversationScenario, Invocation, UserPersona, content_text
-from ..evalsets.personas import PersonaUnavailable, resolve_persona
+from ..evalsets.models import ConversationScenario, Invocation, content_text
+from ..evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
 from ..llm.client import LlmUnavailable
 from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status, status_for
+from .final_response_match_v2 import majority  # the same vote: majority, ties invalid
 from .judge import Judge
 from .options import UserSimulatorQualityOptions
 
@@ -43,14 +42,6 @@ def parse_label(text: str | None) -> float | None:
     return 1.0 if label in ("valid", "true") else None
 
 
-def majority(samples: Sequence[float | None]) -> float | None:
-    positive = sum(1 for s in samples if s == 1.0)
-    negative = sum(1 for s in samples if s == 0.0)
-    if not positive and not negative:
-        return None
-    return 1.0 if positive > negative else 0.0
-
-
 def history(invocations: Sequence[Invocation]) -> list[tuple[str, str]]:
     lines = []
     for invocation in invocations:
@@ -59,20 +50,6 @@ def history(invocations: Sequence[Invocation]) -> list[tuple[str, str]]:
         if invocation.final_response is not None:
             lines.append((invocation.final_response.role or "None", content_text(invocation.final_response)))
     return lines
-
-
-def rendered_persona(persona: UserPersona | None, values: dict[str, str]) -> UserPersona | None:
-    """Persona texts may hold placeholders such as `{{ stop_signal }}` (ADK's pre-built ones do)."""
-    if persona is None:
-        return None
-    sandbox = jinja2.sandbox.SandboxedEnvironment()
-
-    def fill(text: str) -> str:
-        return sandbox.from_string(text).render(values) if text else ""
-
-    return UserPersona(id=persona.id, description=fill(persona.description), behaviors=[
-        b.model_copy(update={"description": fill(b.description), "name": fill(b.name),
-                             "violation_rubrics": [fill(r) for r in b.violation_rubrics]}) for b in persona.behaviors])
 
 
 async def score_user_simulator_quality(data: ScoringInput, options: UserSimulatorQualityOptions, judge: Judge) -> MetricOutcome:
@@ -86,7 +63,7 @@ async def score_user_simulator_quality(data: ScoringInput, options: UserSimulato
     except PersonaUnavailable as exc:
         raise NotEvaluable(str(exc)) from None
     values = {"stop_signal": options.stop_signal, "conversation_plan": scenario.conversation_plan}
-    persona = rendered_persona(persona, values)
+    persona = fill_persona(persona, values)
     judge_options = options.judge_model_options
 
     async def judged_turn(message: str, before: Sequence[Invocation]) -> InvocationScore:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 
+import jinja2.sandbox
+
 from .models import ConversationScenario, UserPersona
 
 
@@ -26,3 +28,20 @@ def resolve_persona(scenario: ConversationScenario) -> UserPersona | None:
 
     found = get_default_persona_registry().get_persona(persona)
     return UserPersona.model_validate(found.model_dump())
+
+
+def fill_persona(persona: UserPersona | None, values: dict) -> UserPersona | None:
+    """A persona whose texts hold placeholders such as `{{ stop_signal }}` (ADK's pre-built ones do), rendered in
+    a sandbox with `values`."""
+    if persona is None:
+        return None
+    sandbox = jinja2.sandbox.SandboxedEnvironment()
+
+    def fill(text: str) -> str:
+        return sandbox.from_string(text).render(values) if text else ""
+
+    return UserPersona(id=persona.id, description=fill(persona.description), behaviors=[
+        b.model_copy(update={"name": fill(b.name), "description": fill(b.description),
+                             "behavior_instructions": [fill(i) for i in b.behavior_instructions],
+                             "violation_rubrics": [fill(r) for r in b.violation_rubrics]})
+        for b in persona.behaviors])

@@ -23,8 +23,8 @@ import jinja2
 import jinja2.sandbox
 from google.genai import types as genai_types
 
-from ..evalsets.models import ConversationScenario, UserPersona
-from ..evalsets.personas import PersonaUnavailable, resolve_persona
+from ..evalsets.models import ConversationScenario
+from ..evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
 from ..llm.cache import LlmCache
 from ..llm.client import LlmClient, LlmSettings, LlmUnavailable, UsageStats
 from .base import TargetError, TransientTargetError
@@ -62,20 +62,6 @@ def history_text(events: Sequence[tuple[str, genai_types.Content | None]], inclu
     return "\n\n".join(lines)
 
 
-def _filled(persona: UserPersona | None, values: dict[str, Any]) -> UserPersona | None:
-    if persona is None:
-        return None
-    sandbox = jinja2.sandbox.SandboxedEnvironment()
-
-    def fill(text: str) -> str:
-        return sandbox.from_string(text).render(values) if text else ""
-
-    return UserPersona(id=persona.id, description=fill(persona.description), behaviors=[
-        b.model_copy(update={"name": fill(b.name), "description": fill(b.description),
-                             "behavior_instructions": [fill(i) for i in b.behavior_instructions]})
-        for b in persona.behaviors])
-
-
 class UserSimulator:
     def __init__(self, scenario: ConversationScenario, config: dict[str, Any] | None, llm: LlmClient, run: int) -> None:
         config = config or {}
@@ -106,7 +92,7 @@ class UserSimulator:
             sandbox = jinja2.sandbox.SandboxedEnvironment()
             sandbox.filters["render_string_filter"] = lambda text: sandbox.from_string(text).render(values) if text else ""
             return sandbox.from_string(self._custom).render(values)
-        return _TEMPLATES.get_template("user_simulator.j2").render({**values, "persona": _filled(self._persona, values)})
+        return _TEMPLATES.get_template("user_simulator.j2").render({**values, "persona": fill_persona(self._persona, values)})
 
     async def next_message(self, events: Sequence[tuple[str, genai_types.Content | None]]) -> genai_types.Content | None:
         """The next user message, or None when the conversation is over."""
