@@ -15,6 +15,7 @@ from .errors import EXIT_BAD_INPUT, InputError
 def _validate(args: argparse.Namespace) -> int:
     import asyncio
 
+    from .criteria.safety import missing_project
     from .llm.client import has_credentials
     from .plan import build_plan
     from .targets import build_target
@@ -40,7 +41,9 @@ def _validate(args: argparse.Namespace) -> int:
             for criterion in eval_set.criteria:
                 if criterion.spec.unavailable_reason:
                     print(f"    note: {criterion.name} will be reported as not evaluated: {criterion.spec.unavailable_reason}")
-                elif criterion.spec.judge_scorer is not None and not has_credentials():
+                elif criterion.name == "safety_v1" and (missing := missing_project()):
+                    print(f"    note: {missing}; until then it will be reported as not evaluated")
+                elif criterion.spec.judge_scorer is not None and criterion.name != "safety_v1" and not has_credentials():
                     print(f"    note: {criterion.name} needs a judge: without GOOGLE_API_KEY (or Vertex AI settings) "
                           "it will be reported as not evaluated")
     print(f"{args.config}: OK")
