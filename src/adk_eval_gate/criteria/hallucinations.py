@@ -102,6 +102,7 @@ async def score_hallucinations(data: ScoringInput, options: HallucinationsOption
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     model, config = options.judge_model_options.judge_model, options.judge_model_options.judge_model_config
+    unchecked: set[str] = set()  # why steps went unchecked, across invocations
 
     async def one(invocation: Invocation) -> InvocationScore:
         todo = steps(invocation, options.evaluate_intermediate_nl_responses)
@@ -110,6 +111,7 @@ async def score_hallucinations(data: ScoringInput, options: HallucinationsOption
         stepped = await asyncio.gather(*(_step(judge, model, config, t, c) for t, c in todo))
         scores = [s for s, _ in stepped if s is not None]
         skipped = sorted({reason for _, reason in stepped if reason})
+        unchecked.update(skipped)
         score = statistics.mean(scores) if scores else None
         detail = f"{len(todo) - len(scores)} of {len(todo)} steps unchecked: {'; '.join(skipped)}" if skipped else None
         return InvocationScore(score, status_for(score, options.threshold), detail)
@@ -117,8 +119,7 @@ async def score_hallucinations(data: ScoringInput, options: HallucinationsOption
     per_invocation = list(await asyncio.gather(*(one(i) for i in data.actual)))
     valid = [p.score for p in per_invocation if p.score is not None]
     if not valid:
-        reasons = sorted({p.detail.split(": ", 1)[1] for p in per_invocation if p.detail and ": " in p.detail})
         return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, "no sentence could be checked"
-                             + (f": {'; '.join(reasons)}" if reasons else ""))
+                             + (f": {'; '.join(sorted(unchecked))}" if unchecked else ""))
     overall = statistics.mean(valid)
     return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)

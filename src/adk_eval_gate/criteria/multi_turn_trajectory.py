@@ -47,6 +47,15 @@ def dialogue(invocations: Sequence[Invocation]) -> list[tuple[str, str]]:
     return lines
 
 
+def _function_declarations(tools: list) -> list[dict]:
+    """Recorded tools are genai Tool dicts, in either spelling."""
+    found = []
+    for tool in tools or []:
+        if isinstance(tool, dict):
+            found += tool.get("function_declarations") or tool.get("functionDeclarations") or []
+    return found
+
+
 def agents_overview(invocations: Sequence[Invocation]) -> tuple[str, str]:
     instructions: dict[str, None] = {}
     tools: dict[str, None] = {}
@@ -55,9 +64,8 @@ def agents_overview(invocations: Sequence[Invocation]) -> tuple[str, str]:
         for agent_id, agent in (details or {}).items():
             instructions[f"Agent {agent_id} Instructions:\n{agent.instructions}"] = None
             tools[f"Agent: {agent_id}"] = None
-            for tool in agent.tool_declarations or []:
-                for function in (tool.get("function_declarations") or tool.get("functionDeclarations") or []) if isinstance(tool, dict) else []:
-                    tools[f"- {function.get('name')}: {function.get('description')}"] = None
+            for function in _function_declarations(agent.tool_declarations):
+                tools[f"- {function.get('name')}: {function.get('description')}"] = None
     return "\n\n".join(instructions), "\n".join(tools)
 
 

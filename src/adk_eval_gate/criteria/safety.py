@@ -42,9 +42,14 @@ def missing_project(env: dict[str, str] | None = None) -> str | None:
 
 
 class _Vertex:
-    """google-genai's API client in Vertex AI mode: it already knows API keys, ADC, projects and endpoints."""
+    """google-genai's API client in Vertex AI mode: it already knows API keys, ADC, projects and endpoints. Built on
+    the first request, so a case answered from the cache costs no client."""
 
     def __init__(self, timeout: float) -> None:
+        self._timeout = timeout
+        self._api: Any = None
+
+    def _connect(self, timeout: float) -> None:
         from google import genai
         from google.genai import types
 
@@ -61,6 +66,8 @@ class _Vertex:
         self._api = client._api_client
 
     async def evaluate(self, instance: dict[str, Any]) -> dict[str, Any]:
+        if self._api is None:
+            self._connect(self._timeout)
         body = {"metrics": [{"predefined_metric_spec": {"metric_spec_name": NAME}}], "instance": instance}
         response = await self._api.async_request("post", ":evaluateInstances", body, None)
         data = json.loads(response.body) if response.body else {}

@@ -28,7 +28,12 @@ NO_CREDENTIALS = "no judge credentials (set GOOGLE_API_KEY, or GOOGLE_GENAI_USE_
 
 
 class LlmUnavailable(Exception):
-    """No answer could be obtained; the message becomes the not-evaluated (or case error) reason."""
+    """No answer could be obtained; the message becomes the not-evaluated (or case error) reason. `transient`:
+    the service failed (worth trying the whole case again later), as opposed to missing credentials or a spent budget."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 @dataclass
@@ -179,11 +184,13 @@ class LlmClient:
                 return await asyncio.wait_for(call(), self.settings.timeout)
             except errors.APIError as exc:
                 if exc.code not in RETRYABLE or attempt == self.settings.retries:
-                    raise LlmUnavailable(f"model call failed: HTTP {exc.code} {exc.status or ''}".strip()) from None
+                    raise LlmUnavailable(f"model call failed: HTTP {exc.code} {exc.status or ''}".strip(),
+                                         transient=exc.code in RETRYABLE) from None
                 wait = _retry_after(exc) or delay * (0.5 + random.random())
             except (asyncio.TimeoutError, OSError, httpx.TransportError) as exc:
                 if attempt == self.settings.retries:
-                    raise LlmUnavailable(f"model call failed: {type(exc).__name__} after {attempt + 1} attempts") from None
+                    raise LlmUnavailable(f"model call failed: {type(exc).__name__} after {attempt + 1} attempts",
+                                         transient=True) from None
                 wait = delay * (0.5 + random.random())
             await asyncio.sleep(min(wait, 60.0))
             delay *= 2

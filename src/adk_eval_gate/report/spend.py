@@ -16,6 +16,10 @@ def _cost(value: float | None) -> str:
     return f"≈${value:.2f}" if value >= 0.01 or value == 0 else "<$0.01"
 
 
+def _total_cost(costs: list[float | None]) -> str:
+    return _cost(None if None in costs else sum(c for c in costs if c is not None))
+
+
 def spend_line(results: ResultsFile) -> str:
     parts = []
     judge = results.judge
@@ -26,12 +30,10 @@ def spend_line(results: ResultsFile) -> str:
     calls = sum(u.model_calls for u in results.agent_usage.values())
     tokens = sum(u.input_tokens + u.output_tokens for u in results.agent_usage.values())
     if tokens:
-        costs = [u.cost_usd for u in results.agent_usage.values()]
         parts.append(f"agent: {calls} model calls, {_tokens(tokens)} tokens, "
-                     f"{_cost(None if None in costs else sum(c for c in costs if c is not None))}")
+                     f"{_total_cost([u.cost_usd for u in results.agent_usage.values()])}")
     simulators = [u.user_simulator for u in results.agent_usage.values() if u.user_simulator]
     if simulators:
-        costs = [s.cost_usd for s in simulators]
         parts.append(f"user simulator: {sum(s.calls for s in simulators)} calls, {sum(s.cache_hits for s in simulators)} cached, "
-                     f"{_cost(None if None in costs else sum(c for c in costs if c is not None))}")
+                     f"{_total_cost([s.cost_usd for s in simulators])}")
     return " · ".join(parts)

@@ -5,7 +5,6 @@ user simulator's calls."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from ..evalsets.models import InvocationEvents
 from ..llm.client import UsageStats
@@ -28,16 +27,13 @@ def judge_usage(stats: Mapping[str, UsageStats]) -> JudgeUsage:
 
 
 def _simulator_stats(runs: Iterable[CaseRun]) -> UsageStats | None:
-    total, seen = UsageStats(), False
-    for run in runs:
-        data: dict[str, Any] | None = run.simulator_usage
-        if data is None:
-            continue
-        seen = True
-        total.add(UsageStats(calls=data["calls"], cache_hits=data["cache_hits"], failures=data["failures"],
-                             input_tokens=data["input_tokens"], output_tokens=data["output_tokens"],
-                             cost_usd=data["cost_usd"], unpriced=set(data["unpriced"])))
-    return total if seen else None
+    used = [run.simulator_usage for run in runs if run.simulator_usage is not None]
+    if not used:
+        return None
+    total = UsageStats()
+    for usage in used:
+        total.add(usage)
+    return total
 
 
 def agent_usage(runs: Iterable[CaseRun], prices: PriceTable) -> AgentUsage:

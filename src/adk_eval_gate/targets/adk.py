@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..evalsets.models import AgentDetails, AppDetails, EvalCase
 from .base import CaseRun, TransientTargetError, one_line
 from .events import events_to_invocation
-from .simulation import SimulationSettings, Users, usage_dict
+from .simulation import SimulationSettings, Users
 
 MISSING_ADK = "the adk target needs google-adk; install it with: pip install 'adk-eval-gate[adk]'"
 
@@ -242,7 +242,7 @@ class AdkTarget:
             await self._run_turns(user, self._runner(session.app_name), user_id, session.id, invocations)
         finally:
             await self._sessions.delete_session(app_name=session.app_name, user_id=user_id, session_id=session.id)
-        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=usage_dict(user.usage))
+        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=user.usage)
 
     async def _run_turns(self, user: Any, runner: Any, user_id: str, session_id: str, invocations: list) -> None:
         history: list[tuple[str, Any]] = []

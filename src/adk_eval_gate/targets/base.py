@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..evalsets.models import EvalCase, Invocation
+from ..llm.client import UsageStats
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,7 @@ class CaseRun:
     error: str | None = None
     duration_seconds: float = 0.0
     # Model calls of the user simulator for this case and run (conversation_scenario cases only).
-    simulator_usage: dict[str, Any] | None = None
+    simulator_usage: UsageStats | None = None
 
     @property
     def ok(self) -> bool:

@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..evalsets.models import EvalCase
 from .base import CaseRun, TargetError, TransientTargetError
 from .events import content_of, events_to_invocation
-from .simulation import SimulationSettings, Users, usage_dict
+from .simulation import SimulationSettings, Users
 
 TRANSIENT_STATUS = {408, 429, 502, 503, 504}
 
@@ -113,7 +113,7 @@ class HttpTarget:
         finally:
             with contextlib.suppress(TargetError):  # cleanup only; the server may not keep sessions at all
                 await self._request("DELETE", f"/apps/{app}/users/{user_id}/sessions/{session_id}")
-        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=usage_dict(user.usage))
+        return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=user.usage)
 
     async def aclose(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -106,9 +106,7 @@ class UserSimulator:
             text = await self._llm.generate(PURPOSE, self._model, prompt, self._model_configuration, self._run, VERSION,
                                             skip_thoughts=True, tally=self.usage)
         except LlmUnavailable as exc:
-            message = f"user simulator: {exc}"
-            raise (TargetError(message) if "credentials" in message or "budget" in message
-                   else TransientTargetError(message)) from None
+            raise (TransientTargetError if exc.transient else TargetError)(f"user simulator: {exc}") from None
         self._count += 1
         if text and STOP_SIGNAL in text.lower():
             return None
@@ -142,11 +140,3 @@ class Users:
         if self._client is None:
             self._client = self._settings.client()
         return UserSimulator(case.conversation_scenario, self._settings.configs.get(eval_set_id), self._client, run)
-
-
-def usage_dict(usage: UsageStats | None) -> dict[str, Any] | None:
-    if usage is None:
-        return None
-    return {"calls": usage.calls, "cache_hits": usage.cache_hits, "failures": usage.failures,
-            "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
-            "cost_usd": usage.cost_usd, "unpriced": sorted(usage.unpriced)}

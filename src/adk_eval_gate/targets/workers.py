@@ -48,7 +48,7 @@ def _decode(data: dict[str, Any]) -> CaseRun:
     return CaseRun(
         data["eval_set_id"], data["eval_id"], data["run"],
         tuple(Invocation.model_validate(i) for i in invocations) if invocations is not None else None,
-        data["error"], data["duration"], data.get("simulator_usage"),
+        data["error"], data["duration"], data["simulator_usage"],
     )
 
 
