@@ -148,6 +148,21 @@ CORPUS = [
         {"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": 7}}})}, ["match_type", "7"]),
     ("config-not-object", {"gate.yml": agent(), "set.evalset.json": GOOD_SET, "test_config.json": "[1]"},
      ["test_config.json", "JSON object"]),
+    # judge templates and the user simulator's instructions
+    ("judge-templates-missing", {"gate.yml": "judge: {templates: prompts}\n" + agent(), "set.evalset.json": GOOD_SET},
+     ["gate.yml:1", "judge.templates", "does not exist"]),
+    ("judge-template-unknown-name", {"prompts/final_response_match_v3.j2": "x",
+                                     "gate.yml": "judge: {templates: prompts}\n" + agent(), "set.evalset.json": GOOD_SET},
+     ["final_response_match_v3.j2", "never be used", "final_response_match_v2.j2"]),
+    ("judge-template-syntax", {"prompts/final_response_match_v2.j2": "ok\n{% if %}\n",
+                               "gate.yml": "judge: {templates: prompts}\n" + agent(), "set.evalset.json": GOOD_SET},
+     ["final_response_match_v2.j2:2", "template syntax error"]),
+    ("simulator-instructions-placeholders", {"gate.yml": agent(), "set.evalset.json": GOOD_SET, "test_config.json": json.dumps(
+        {"criteria": {"response_match_score": 0.5}, "user_simulator_config": {"custom_instructions": "Plan: {{ conversation_plan }}"}})},
+     ["test_config.json", "user_simulator_config.custom_instructions", "{{ stop_signal }}", "{{ conversation_history }}"]),
+    ("simulator-instructions-syntax", {"gate.yml": agent(), "set.evalset.json": GOOD_SET, "test_config.json": json.dumps(
+        {"criteria": {"response_match_score": 0.5}, "user_simulator_config": {"custom_instructions": "{{ stop_signal"}})},
+     ["test_config.json", "custom_instructions", "not a valid Jinja template"]),
     ("actuals-bad-json", {"gate.yml": agent(target="{kind: replay, actuals: act.json}"), "set.evalset.json": GOOD_SET,
                           "act.json": "{nope"}, ["act.json", "not valid JSON"]),
 ]

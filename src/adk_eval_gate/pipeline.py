@@ -157,7 +157,7 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
     by_target: dict[int, dict[str, dict[str, list[CaseRun]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for job, run in zip(jobs, runs, strict=True):
         by_target[id(job.target)][job.eval_set_id][job.case.eval_id].append(run)
-    judge = Judge(LlmClient(llm_settings(plan), LlmCache(_cache_dir(plan))), environment(_templates_dir(plan)))
+    judge = Judge(LlmClient(llm_settings(plan), LlmCache(_cache_dir(plan))), environment(plan.workflow.judge_template_dir))
     judge_jobs = [
         JudgeJob((agent.name, eval_set.eval_set_id, case.eval_id), case, run, criterion)
         for agent, target in zip(plan.agents, targets, strict=True)
@@ -195,18 +195,11 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
     )
 
 
-def _config_relative(plan: Plan, value: str | None) -> Path | None:
+def _cache_dir(plan: Plan) -> Path | None:
+    value = plan.workflow.settings.judge.cache
     if not value:
         return None
     return Path(value) if Path(value).is_absolute() else plan.workflow.base_dir / value
-
-
-def _cache_dir(plan: Plan) -> Path | None:
-    return _config_relative(plan, plan.workflow.settings.judge.cache)
-
-
-def _templates_dir(plan: Plan) -> Path | None:
-    return _config_relative(plan, plan.workflow.settings.judge.templates)
 
 
 def llm_settings(plan: Plan) -> LlmSettings:

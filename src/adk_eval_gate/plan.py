@@ -8,8 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import jinja2
+
 from .config.loader import AgentPlan, Workflow, load_workflow
 from .criteria.base import ConfiguredCriterion
+from .criteria.prompts import BUILT_IN, environment
 from .criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
 from .errors import InputError
 from .evalsets.eval_config import EvalConfigData, load_eval_config, sibling_test_config
@@ -75,8 +78,28 @@ def _criteria_for(workflow: Workflow, agent: AgentPlan, eval_set_path: Path) -> 
     return data, tuple(resolved)
 
 
+def _check_judge_templates(workflow: Workflow) -> None:
+    """Every override must be a judge template we have, and parse: a typo would otherwise be silently ignored, and a
+    syntax error would only surface as not-evaluated cases."""
+    folder = workflow.judge_template_dir
+    if folder is None:
+        return
+    if not folder.is_dir():
+        raise InputError(workflow.path, "judge.templates", f"{folder} is not a folder", "point at a folder of <criterion>.j2 files")
+    known = sorted(p.name for p in BUILT_IN.glob("*.j2"))
+    templates = environment(folder)
+    for path in sorted(folder.glob("*.j2")):
+        if path.name not in known:
+            raise InputError(path, None, "is not a judge template, so it would never be used", f"name it after one of {', '.join(known)}")
+        try:
+            templates.parse(path.read_text(encoding="utf-8"))
+        except jinja2.TemplateSyntaxError as exc:
+            raise InputError(path, None, f"template syntax error: {exc.message}", "fix the Jinja syntax", line=exc.lineno) from None
+
+
 def build_plan(config_path: str | Path) -> Plan:
     workflow = load_workflow(config_path)
+    _check_judge_templates(workflow)
     agents = []
     for agent in workflow.agents:
         plans: list[EvalSetPlan] = []

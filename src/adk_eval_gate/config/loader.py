@@ -35,6 +35,7 @@ class Workflow:
     agents: tuple[AgentPlan, ...]
     lines: LineLookup
     template_dir: Path | None = None
+    judge_template_dir: Path | None = None
 
 
 def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error, *, allow_dirs: bool) -> list[Path]:
@@ -95,4 +96,7 @@ def load_workflow(path: str | Path) -> Workflow:
     template_dir = None
     if settings.report.templates:
         template_dir = _expand(base, settings.report.templates, ("report", "templates"), error, allow_dirs=True)[0]
-    return Workflow(config_path, base, settings, tuple(agents), lines, template_dir)
+    judge_template_dir = None
+    if settings.judge.templates:
+        judge_template_dir = _expand(base, settings.judge.templates, ("judge", "templates"), error, allow_dirs=True)[0]
+    return Workflow(config_path, base, settings, tuple(agents), lines, template_dir, judge_template_dir)

@@ -9,7 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import jinja2
+import jinja2.meta
+import jinja2.sandbox
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from ..errors import InputError, did_you_mean
@@ -41,6 +44,20 @@ class UserSimulatorConfig(BaseModel):
     max_allowed_invocations: int = Field(default=20, ge=-1)
     custom_instructions: str | None = None
     include_function_calls: bool = False
+
+    @field_validator("custom_instructions")
+    @classmethod
+    def _template_with_placeholders(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        try:
+            used = jinja2.meta.find_undeclared_variables(jinja2.sandbox.SandboxedEnvironment().parse(value))
+        except jinja2.TemplateSyntaxError as exc:
+            raise ValueError(f"is not a valid Jinja template (line {exc.lineno}: {exc.message}); fix its syntax") from None
+        missing = [name for name in ("stop_signal", "conversation_plan", "conversation_history") if name not in used]
+        if missing:
+            raise ValueError("must use " + ", ".join(f"{{{{ {name} }}}}" for name in missing) + "; add them (ADK requires all three)")
+        return value
 
 
 class EvalConfigFile(BaseModel):
