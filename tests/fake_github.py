@@ -1,4 +1,5 @@
-"""A fake GitHub REST API on 127.0.0.1 whose routes and payloads follow shared/reference/github/rest-api-slice.json.
+"""A fake GitHub REST API on 127.0.0.1 whose routes and payloads follow tests/github_api/rest-api-slice.json
+(GitHub's published REST description, the routes we call).
 
 Every request our client sends is matched to a route of the slice and its JSON body validated against the route's
 request schema; every response the fake sends is validated against the route's response schema. Faults are
@@ -23,7 +24,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 import jsonschema
 
-SLICE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "github" / "rest-api-slice.json"
+SLICE = Path(__file__).resolve().parent / "github_api" / "rest-api-slice.json"
 SPEC = json.loads(SLICE.read_text())
 ROUTES = [(re.compile("^" + re.sub(r"\{[^/]+\}", "([^/]+)", p) + "$"), p) for p in SPEC["paths"]]
 # contents paths and git refs contain slashes; match them greedily
