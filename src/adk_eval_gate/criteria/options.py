@@ -73,6 +73,14 @@ class ToolTrajectoryOptions(ThresholdOptions):
         raise ValueError(f"{value!r} is not a match type; use one of EXACT, IN_ORDER, ANY_ORDER")
 
 
+class TrajectoryOverlapOptions(ThresholdOptions):
+    ignore_args: bool = False
+
+
+class SingleToolUseOptions(ThresholdOptions):
+    tool_name: str = Field(min_length=1, description="the tool that must be called in every turn")
+
+
 class JudgeModelOptions(_Options):
     judge_model: str = "gemini-2.5-flash"
     judge_model_config: dict[str, Any] | None = None

@@ -23,6 +23,7 @@ from .response_match import score_response_match
 from .rubrics import score_final_response_quality, score_tool_use_quality
 from .safety import score_safety
 from .tool_trajectory import score_tool_trajectory
+from .trajectory_overlap import score_single_tool_use, score_trajectory_precision, score_trajectory_recall
 from .user_simulator_quality import score_user_simulator_quality
 
 _PENDING_VERTEX = "Vertex AI evaluation-service criteria arrive in a later adk-eval-gate release"
@@ -48,6 +49,13 @@ _SPECS: tuple[CriterionSpec, ...] = (
                   judge_scorer=score_user_simulator_quality),
     CriterionSpec("safety_v1", o.ThresholdOptions, None, "Vertex AI safety metric (1 safe, 0 unsafe)", judged=True,
                   judge_scorer=score_safety),
+    # adk-eval-gate's own, beyond ADK's (the `gate_` prefix says so): see trajectory_overlap.py.
+    CriterionSpec("gate_trajectory_precision", o.TrajectoryOverlapOptions, score_trajectory_precision,
+                  "adk-eval-gate: share of actual tool calls that were expected, mean over turns", needs_reference=True),
+    CriterionSpec("gate_trajectory_recall", o.TrajectoryOverlapOptions, score_trajectory_recall,
+                  "adk-eval-gate: share of expected tool calls that were made, mean over turns", needs_reference=True),
+    CriterionSpec("gate_trajectory_single_tool_use", o.SingleToolUseOptions, score_single_tool_use,
+                  "adk-eval-gate: whether the named tool was called, mean over turns"),
     CriterionSpec("response_evaluation_score", o.ThresholdOptions, None, "Vertex AI coherence (1-5)",
                   needs_reference=True, judged=True, unavailable_reason=_PENDING_VERTEX),
     CriterionSpec("multi_turn_task_success_v1", o.ThresholdOptions, None, "Vertex AI multi-turn task success",

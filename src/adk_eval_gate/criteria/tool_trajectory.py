@@ -17,12 +17,12 @@ from .options import MatchType, ToolTrajectoryOptions
 Call = genai_types.FunctionCall
 
 
-def _same(actual: Call, expected: Call, ignore_args: bool) -> bool:
+def same_call(actual: Call, expected: Call, ignore_args: bool) -> bool:
     return actual.name == expected.name and (ignore_args or actual.args == expected.args)
 
 
 def exact_match(actual: Sequence[Call], expected: Sequence[Call], ignore_args: bool = False) -> bool:
-    return len(actual) == len(expected) and all(_same(a, e, ignore_args) for a, e in zip(actual, expected, strict=True))
+    return len(actual) == len(expected) and all(same_call(a, e, ignore_args) for a, e in zip(actual, expected, strict=True))
 
 
 def in_order_match(actual: Sequence[Call], expected: Sequence[Call], ignore_args: bool = False) -> bool:
@@ -31,7 +31,7 @@ def in_order_match(actual: Sequence[Call], expected: Sequence[Call], ignore_args
         return True
     position = 0
     for call in actual:
-        if _same(call, expected[position], ignore_args):
+        if same_call(call, expected[position], ignore_args):
             position += 1
             if position == len(expected):
                 return True
@@ -45,7 +45,7 @@ def any_order_match(actual: Sequence[Call], expected: Sequence[Call], ignore_arg
     pool = list(actual)
     for wanted in expected:
         for index, call in enumerate(pool):
-            if _same(call, wanted, ignore_args):
+            if same_call(call, wanted, ignore_args):
                 del pool[index]
                 break
         else:
