@@ -4,11 +4,17 @@
   current ones (every run × invocation). On 0/1 scores this is Fisher's exact test, computed in closed form from
   the hypergeometric distribution; on ROUGE or rubric means it is the two-sample permutation test, enumerated
   exactly up to 5,000 splits and sampled (seeded) beyond.
-* An eval set: a stratified permutation test over cases (labels shuffled only within a case), in its normal
-  form. Each case contributes its own permutation variance, so cases that always pass or always fail add no
-  noise — the same idea as the Cochran–Mantel–Haenszel test, extended to continuous scores.
-* Many comparisons in one run: Holm's step-down for the eval-set verdicts that gate the merge (family-wise
-  error), Benjamini–Hochberg for the per-case rows (false discovery rate).
+* An eval set, or every eval set of an agent pooled: a stratified permutation test over cases (labels shuffled
+  only within a case), whose statistic is the sum of the per-case mean differences. Cases that always pass or
+  always fail add no noise — the same idea as the Cochran–Mantel–Haenszel test, extended to continuous scores.
+  Its null distribution is the convolution of each case's own permutation distribution, computed exactly while
+  that stays small (always, on 0/1 scores); otherwise sampled (seeded) when few cases vary, and approximated
+  by the normal only when many do. The normal alone is anti-conservative with few tiny strata: ten one-sample
+  cases that all drop have p = 2⁻¹⁰ ≈ 0.00098 exactly, 0.00079 under the normal; five give 0.031 against 0.013.
+* Many comparisons in one run: Holm's step-down for the verdicts that gate the merge (family-wise error),
+  Benjamini–Hochberg for the per-case rows (false discovery rate). Each test also reports the smallest p-value
+  it could have produced given its samples, so a test that could never be significant (one case, one run a
+  side: 0.5) need not dilute the gating family.
 """
 
 from __future__ import annotations
@@ -22,6 +28,13 @@ from dataclasses import dataclass
 
 EXACT_LIMIT = 5_000
 SAMPLED_PERMUTATIONS = 4_000
+# The exact stratified distribution is given up when its support or the work to build it grows past these.
+EXACT_SUPPORT_LIMIT = 20_000
+EXACT_WORK_LIMIT = 1_000_000
+# With this many varying cases the normal approximation's tails are close enough; below it, sample instead.
+NORMAL_MIN_STRATA = 30
+SAMPLED_STRATIFIED = 20_000
+_KEY = 1e9  # statistic values are merged on this grid, far finer than any score difference that matters
 
 
 @dataclass(frozen=True)
@@ -30,6 +43,9 @@ class TestResult:
     p_drop: float  # one-sided p-value for "current is lower"
     p_rise: float  # one-sided p-value for "current is higher"
     method: str
+    # the smallest p-values this test could give with these samples, whatever the labels: 0.0 when not computed
+    min_p_drop: float = 0.0
+    min_p_rise: float = 0.0
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -86,26 +102,94 @@ def _normal_cdf(z: float) -> float:
     return 0.5 * math.erfc(-z / math.sqrt(2))
 
 
-def stratified_test(strata: Sequence[tuple[Sequence[float], Sequence[float]]]) -> TestResult | None:
+def _stratum_distribution(baseline: Sequence[float], current: Sequence[float]) -> dict[int, float] | None:
+    """The permutation distribution of one case's mean difference, on the `_KEY` grid; None when too large."""
+    n0, n1 = len(baseline), len(current)
+    pooled = list(baseline) + list(current)
+    n = n0 + n1
+    total = math.fsum(pooled)
+
+    def key(current_sum: float) -> int:
+        return round((current_sum / n1 - (total - current_sum) / n0) * _KEY)
+
+    if all(v in (0.0, 1.0) for v in pooled):  # hypergeometric: the count of ones the current side draws
+        ones = int(total)
+        denominator = math.comb(n, n1)
+        return {key(float(k)): math.comb(ones, k) * math.comb(n - ones, n1 - k) / denominator
+                for k in range(max(0, ones - n0), min(ones, n1) + 1)}
+    splits = math.comb(n, n1)
+    if splits > EXACT_LIMIT:
+        return None
+    counts: dict[int, int] = {}
+    for chosen in itertools.combinations(pooled, n1):
+        k = key(math.fsum(chosen))
+        counts[k] = counts.get(k, 0) + 1
+    return {k: c / splits for k, c in counts.items()}
+
+
+def _convolve(distributions: Sequence[dict[int, float]]) -> dict[int, float] | None:
+    total: dict[int, float] = {0: 1.0}
+    work = 0
+    for dist in sorted(distributions, key=len):
+        work += len(total) * len(dist)
+        if work > EXACT_WORK_LIMIT:
+            return None
+        merged: dict[int, float] = {}
+        for a, pa in total.items():
+            for b, pb in dist.items():
+                merged[a + b] = merged.get(a + b, 0.0) + pa * pb
+        if len(merged) > EXACT_SUPPORT_LIMIT:
+            return None
+        total = merged
+    return total
+
+
+def _sampled_stratified(strata: Sequence[tuple[Sequence[float], Sequence[float]]], observed: float,
+                        seed: int) -> tuple[float, float]:
+    rng = random.Random(seed)
+    prepared = [(list(b) + list(c), len(c), len(b), math.fsum(b) + math.fsum(c)) for b, c in strata]
+    eps = 1e-9 * max(1.0, abs(observed))
+    at_most = at_least = 1  # the observed labelling counts as one permutation, which keeps sampled p-values valid
+    for _ in range(SAMPLED_STRATIFIED):
+        statistic = 0.0
+        for pooled, n1, n0, total in prepared:
+            chosen = math.fsum(rng.sample(pooled, n1))
+            statistic += chosen / n1 - (total - chosen) / n0
+        at_most += statistic <= observed + eps
+        at_least += statistic >= observed - eps
+    return at_most / (SAMPLED_STRATIFIED + 1), at_least / (SAMPLED_STRATIFIED + 1)
+
+
+def stratified_test(strata: Sequence[tuple[Sequence[float], Sequence[float]]], seed: int = 0) -> TestResult | None:
     """`strata` holds one (baseline samples, current samples) pair per case present on both sides."""
     if not strata:
         return None
-    statistic = variance = 0.0
-    deltas = []
-    for baseline, current in strata:
-        n0, n1 = len(baseline), len(current)
-        pooled = list(baseline) + list(current)
-        n = n0 + n1
-        d = _mean(current) - _mean(baseline)
-        deltas.append(d)
-        statistic += d
-        spread = statistics.pvariance(pooled) if n > 1 else 0.0
-        variance += n * n * spread / (n0 * n1 * (n - 1)) if n > 1 else 0.0
+    deltas = [_mean(c) - _mean(b) for b, c in strata]
     delta = _mean(deltas)
-    if variance <= 1e-15:
+    varying = [(b, c) for b, c in strata if len(set(b) | set(c)) > 1]
+    if not varying:
         # every case gave identical samples on both sides of every permutation: no evidence of any change
-        flat = 1.0 if abs(statistic) < 1e-12 else 0.0
-        return TestResult(delta, 1.0 if statistic >= 0 else flat, 1.0 if statistic <= 0 else flat, "stratified permutation")
+        return TestResult(delta, 1.0, 1.0, "stratified permutation (exact)", 1.0, 1.0)
+    distributions = [_stratum_distribution(b, c) for b, c in varying]
+    exact = _convolve(distributions) if all(d is not None for d in distributions) else None
+    if exact is not None:
+        observed_key = sum(round((_mean(c) - _mean(b)) * _KEY) for b, c in varying)
+        # keys of the observed statistic and of its permutations come from the same per-case rounding
+        slack = len(varying)
+        p_drop = math.fsum(p for k, p in exact.items() if k <= observed_key + slack)
+        p_rise = math.fsum(p for k, p in exact.items() if k >= observed_key - slack)
+        return TestResult(delta, min(1.0, p_drop), min(1.0, p_rise), "stratified permutation (exact)",
+                          exact[min(exact)], exact[max(exact)])
+    statistic = math.fsum(_mean(c) - _mean(b) for b, c in varying)
+    if len(varying) < NORMAL_MIN_STRATA:
+        p_drop, p_rise = _sampled_stratified(varying, statistic, seed)
+        floor = 1 / (SAMPLED_STRATIFIED + 1)
+        return TestResult(delta, p_drop, p_rise, "stratified permutation (sampled)", floor, floor)
+    variance = 0.0
+    for baseline, current in varying:
+        n0, n1 = len(baseline), len(current)
+        n = n0 + n1
+        variance += n * n * statistics.pvariance(list(baseline) + list(current)) / (n0 * n1 * (n - 1))
     z = statistic / math.sqrt(variance)
     return TestResult(delta, _normal_cdf(z), _normal_cdf(-z), "stratified permutation (normal)")
 
