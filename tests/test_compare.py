@@ -149,3 +149,25 @@ def test_compare_cli_writes_a_schema_valid_comparison_and_exits_by_policy(five_r
 
 def test_shipped_comparison_schema_is_generated_from_the_models():
     assert SHIPPED["comparison"].read_text() == json_schema_text("comparison")
+
+
+def test_a_case_drop_that_does_not_gate_is_never_shown_as_behind_a_regression(five_runs, capsys):
+    from adk_eval_gate.report.console import render_comparison
+    from adk_eval_gate.report.markdown import render_report
+
+    # roll_6 breaks while roll_20 recovers: the eval set as a whole is unchanged, roll_6 alone is significant
+    baseline, current = degrade(five_runs, "roll_20"), degrade(five_runs, "roll_6")
+    comparison = build_comparison(current, outcome(baseline), GateSettings())
+    row = next(r for r in comparison.rows if r.eval_id == "roll_6" and r.criterion == "tool_trajectory_avg_score")
+    assert row.verdict == "regressed" and not row.gating and summary(comparison).verdict == "unchanged"
+    assert "not gating (gate.fail_on lacks case_regression)" in row.reason
+    assert comparison.verdict == "pass"
+    printed = render_comparison(comparison)
+    assert printed.startswith("Gate: PASS") and "Cases behind the regressions" not in printed
+    assert "Case drops that did not fail the gate:" in printed and "roll_6 tool_trajectory_avg_score" in printed
+    markdown = render_report(comparison, current, {})
+    assert markdown.startswith("## ✅") and "Cases behind the regressions" not in markdown
+    assert "### Case drops that did not fail the gate (1)" in markdown and "not gating" in markdown
+    # the same rows gate once the policy says case regressions count
+    strict = build_comparison(current, outcome(baseline), GateSettings(fail_on=["regression", "case_regression"]))
+    assert strict.verdict == "fail" and "### Cases behind the regressions" in render_report(strict, current, {})

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 
 import jsonschema
 import pytest
 
+from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.cli import main
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.results.models import ResultsFile
-from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.schemas import SHIPPED
 
 from .conftest import EXAMPLE

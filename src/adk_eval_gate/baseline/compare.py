@@ -16,7 +16,7 @@ pooled verdict. Per-case rows are informational, under a false discovery rate (B
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
@@ -43,7 +43,7 @@ class _Pending:
     row: Row | Summary | PooledSummary
     test: TestResult | None
     tolerance: float
-    group: tuple[str, str] = ("", "")  # (agent, criterion): where an inconclusive row's evidence is pooled
+    group: tuple[str, str]  # (agent, criterion): where an inconclusive row's evidence is pooled
 
 
 @dataclass
@@ -149,7 +149,7 @@ def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, ba
     return row, permutation_test(base_values, cur_values), (base_values, cur_values)
 
 
-def _pooled_row(agent: str, name: str, per_set: list[_Strata], tolerance: float) -> tuple[PooledSummary, TestResult | None]:
+def _pooled_row(agent: str, name: str, per_set: list[_Strata]) -> tuple[PooledSummary, TestResult | None]:
     pairs = [pair for strata in per_set for pair in strata.pairs]
     test = stratified_test(pairs)
     row = PooledSummary(
@@ -159,6 +159,14 @@ def _pooled_row(agent: str, name: str, per_set: list[_Strata], tolerance: float)
         baseline_pass_rate=statistics.fmean(x for s in per_set for x in s.passed_baseline),
         current_pass_rate=statistics.fmean(x for s in per_set for x in s.passed_current))
     return row, test
+
+
+def decide_gating(pending: Sequence[tuple[Summary | PooledSummary, TestResult | None, float]], alpha: float) -> None:
+    """Decides the verdicts that gate the merge — pooled and eval-set ones — as one Holm family at `alpha`.
+    `compare` decides through this, and bench/gate_calibration.py simulates the gate through it."""
+    items = [_Pending(row, test, tolerance, (row.agent, row.criterion)) for row, test, tolerance in pending]
+    pooled = {(row.agent, row.criterion) for row, _, _ in pending if isinstance(row, PooledSummary)}
+    _decide_family(items, holm, alpha, pooled, leave_out_hopeless=True)
 
 
 def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: Callable[[str], float],
@@ -222,16 +230,17 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
 
     # One eval set alone adds nothing to its own verdict: pool only agents × criteria seen in two or more.
     pooled: list[PooledSummary] = []
-    pooled_pending: list[_Pending] = []
+    gating: list[tuple[Summary | PooledSummary, TestResult | None, float]] = []
     for (agent, name), per_set in by_agent.items():
         if len(per_set) >= 2:
-            row, test = _pooled_row(agent, name, per_set, tolerance_for(name))
+            row, test = _pooled_row(agent, name, per_set)
             pooled.append(row)
-            pooled_pending.append(_Pending(row, test, tolerance_for(name), (agent, name)))
-    pooled_groups = {(p.agent, p.criterion) for p in pooled}
+            gating.append((row, test, tolerance_for(name)))
+    gating += [(p.row, p.test, p.tolerance) for p in set_pending]
 
-    _decide_family(pooled_pending + set_pending, holm, alpha, pooled_groups, leave_out_hopeless=True)
-    _decide_family(case_pending, benjamini_hochberg, case_fdr, pooled_groups, leave_out_hopeless=False)
+    decide_gating(gating, alpha)
+    _decide_family(case_pending, benjamini_hochberg, case_fdr, {(p.agent, p.criterion) for p in pooled},
+                   leave_out_hopeless=False)
     for row in pooled:
         row.reason += f" over {row.cases_compared} cases in {row.eval_sets_compared} eval sets"
     return pooled, summaries, rows
