@@ -136,3 +136,25 @@ def test_fewer_broken_files_than_the_evidence_needs_pass_and_say_why(runs, tmp_p
     assert trajectory.verdict == "inconclusive" and trajectory.p_value == pytest.approx(1 / 8)
     assert not any(r.verdict == "regressed" for r in comparison.rows)
     assert "Cases behind the regressions" not in printed and "REGRESSED" not in printed
+
+
+def test_one_ci_run_tells_the_same_story_everywhere(runs, tmp_path, capsys, monkeypatch):
+    """Exit code, console, report, comparison.json and the GitHub outputs of one `ci` run agree."""
+    config = project(tmp_path / "pr", broken=True)
+    config.write_text(config.read_text() + f"baseline: {{store: file, path: {runs['base']}}}\n")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "output.txt"))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
+    out = tmp_path / "out"
+    code = main(["ci", "--config", str(config), "--output-dir", str(out), "--no-comment", "--quiet"])
+    printed = capsys.readouterr().out
+    lines = (tmp_path / "output.txt").read_text().splitlines()
+    outputs = {line.split("<<")[0]: lines[i + 1] for i, line in enumerate(lines) if "<<" in line}
+    comparison = Comparison.model_validate_json((out / "comparison.json").read_text())
+    report = (out / "report.md").read_text()
+    assert code == 1 and comparison.verdict == "fail"
+    assert outputs["passed"] == "false" and outputs["verdict"] == "fail"
+    assert outputs["regressions"] == "1" and outputs["regressed-cases"] == "10"
+    assert report.startswith("## ❌ adk-eval-gate failed") and "### Cases behind the regressions (10)" in report
+    assert "adk-eval-gate failed" in (tmp_path / "summary.md").read_text()
+    assert "## ❌ adk-eval-gate failed" in printed and "✅" not in printed  # local mode prints the report
