@@ -78,16 +78,16 @@ def _decide(pending: _Pending, p_drop: float, p_rise: float, alpha: float, poole
     row.verdict, row.p_value, reason = verdict_for(row.delta or 0.0, pending.test, pending.tolerance, p_drop, p_rise, alpha)
     if pending.test is None:
         reason = f"{_fmt(row.baseline)} → {_fmt(row.current)}; {reason}"
-    if row.verdict == "inconclusive" and not isinstance(row, PooledSummary):
+    if row.verdict == "inconclusive":
         test = pending.test
         smallest = None if test is None else test.min_p_drop if (row.delta or 0.0) < 0 else test.min_p_rise
-        if isinstance(row, Summary) and smallest is not None and smallest >= alpha:
+        if not isinstance(row, Row) and smallest is not None and smallest >= alpha:
             reason += f"; these samples cannot reach p < {alpha:g} (at best p = {smallest:.2g}), so this verdict does not gate"
-        where = "the eval-set and pooled verdicts" if isinstance(row, Row) else "the pooled verdict"
-        if pending.group in pooled:
-            reason += f"; counted in {where}"
-        elif isinstance(row, Row):
-            reason += "; counted in the eval-set verdict"
+        if isinstance(row, Row):
+            reason += "; counted in the eval-set and pooled verdicts" if pending.group in pooled else \
+                "; counted in the eval-set verdict"
+        elif isinstance(row, Summary) and pending.group in pooled:
+            reason += "; counted in the pooled verdict"
     row.reason = reason
 
 
