@@ -95,14 +95,13 @@ def _decide_family(pending: list[_Pending], adjust: Callable[[list[float]], list
                    pooled: set[tuple[str, str]], *, leave_out_hopeless: bool) -> None:
     """Adjusts each direction's p-values over the family, then decides every row of it."""
     tested = [p for p in pending if p.test is not None]
-    adjusted: dict[int, list[float]] = {id(p): [1.0, 1.0] for p in tested}
-    for side, (p_of, min_of) in enumerate(((lambda t: t.p_drop, lambda t: t.min_p_drop),
-                                           (lambda t: t.p_rise, lambda t: t.min_p_rise))):
-        # a test whose smallest possible p-value is not below the level can never reject: it keeps its raw value
-        members = [p for p in tested if not leave_out_hopeless or min_of(p.test) < level]
-        for p in tested:
-            adjusted[id(p)][side] = p_of(p.test)
-        for p, value in zip(members, adjust([p_of(p.test) for p in members]) if members else [], strict=True):
+    adjusted = {id(p): [p.test.p_drop, p.test.p_rise] for p in tested}
+    for side, smallest in enumerate((lambda t: t.min_p_drop, lambda t: t.min_p_rise)):
+        # A test whose smallest possible p-value is not below the level can never reject, so it can never raise a
+        # false alarm: leaving it out keeps the family-wise rate at the level (Tarone) and stops it diluting the rest.
+        members = [p for p in tested if not leave_out_hopeless or smallest(p.test) < level]
+        values = adjust([adjusted[id(p)][side] for p in members]) if members else []
+        for p, value in zip(members, values, strict=True):
             adjusted[id(p)][side] = value
     for p in pending:
         p_drop, p_rise = adjusted.get(id(p), (1.0, 1.0))
