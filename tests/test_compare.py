@@ -171,3 +171,14 @@ def test_a_case_drop_that_does_not_gate_is_never_shown_as_behind_a_regression(fi
     # the same rows gate once the policy says case regressions count
     strict = build_comparison(current, outcome(baseline), GateSettings(fail_on=["regression", "case_regression"]))
     assert strict.verdict == "fail" and "### Cases behind the regressions" in render_report(strict, current, {})
+
+
+def test_a_comparison_file_written_before_pooled_verdicts_still_loads(five_runs):
+    from adk_eval_gate.baseline.models import Comparison
+
+    data = json.loads(build_comparison(five_runs, outcome(five_runs), GateSettings()).model_dump_json())
+    del data["pooled"]
+    for item in [*data["summaries"], *data["rows"]]:
+        del item["gating"]
+    old = Comparison.model_validate(data)
+    assert old.pooled == [] and old.schema_version == 1 and not any(r.gating for r in old.rows)
