@@ -13,7 +13,9 @@ import random
 import jsonschema
 import pytest
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.compare import decide_gating
+from adk_eval_gate.baseline.models import Comparison, PooledSummary, Summary
+from adk_eval_gate.baseline.stats import stratified_test
 from adk_eval_gate.cli import main
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.results.models import ResultsFile
@@ -158,3 +160,41 @@ def test_one_ci_run_tells_the_same_story_everywhere(runs, tmp_path, capsys, monk
     assert report.startswith("## ❌ adk-eval-gate failed") and "### Cases behind the regressions (10)" in report
     assert "adk-eval-gate failed" in (tmp_path / "summary.md").read_text()
     assert "## ❌ adk-eval-gate failed" in printed and "✅" not in printed  # local mode prints the report
+
+
+def _gate(eval_sets, alpha=0.01):
+    common = {"agent": "a", "criterion": "c", "baseline": None, "current": None, "verdict": "unchanged", "reason": ""}
+    family = []
+    for i, strata in enumerate(eval_sets):
+        test = stratified_test(strata)
+        family.append((Summary(eval_set_id=f"s{i}", delta=test.delta, **common), test, 0.05))
+    pooled_test = stratified_test([pair for strata in eval_sets for pair in strata])
+    family.insert(0, (PooledSummary(delta=pooled_test.delta, **common), pooled_test, 0.05))
+    decide_gating(family, alpha)
+    return [row for row, _, _ in family]
+
+
+def test_tests_that_can_never_reject_do_not_dilute_the_family():
+    pooled, *sets = _gate([[([1.0], [0.0])]] * 10)
+    assert pooled.verdict == "regressed" and pooled.p_value == pytest.approx(2 ** -10)  # family of one
+    assert {s.verdict for s in sets} == {"inconclusive"} and all("at best p = 0.5" in s.reason for s in sets)
+    # eval sets that could reject stay in the family, even unchanged: ten of them make Holm multiply by 11
+    steady = [([1.0, 0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0, 1.0])] * 3
+    eval_sets = [[([1.0], [0.0])]] * 10 + [steady] * 10
+    raw = stratified_test([pair for strata in eval_sets for pair in strata]).p_drop
+    pooled, *sets = _gate(eval_sets)
+    assert pooled.p_value == pytest.approx(min(1.0, 11 * raw)) and raw < pooled.p_value
+
+
+@pytest.mark.parametrize("cases, runs", [(1, 1), (1, 3), (3, 1), (3, 3)])
+def test_no_change_rarely_fails_many_small_eval_sets(cases, runs):
+    rng = random.Random(f"{cases}-{runs}")
+    alarms = 0
+    for _ in range(400):
+        sets = []
+        for _ in range(10):
+            rates = [rng.choice([0.2, 0.6, 0.9, 0.99]) for _ in range(cases)]
+            sets.append([([float(rng.random() < r) for _ in range(runs)], [float(rng.random() < r) for _ in range(runs)])
+                         for r in rates])
+        alarms += any(row.verdict == "regressed" for row in _gate(sets))
+    assert alarms / 400 <= 0.01 + 3 * (0.01 * 0.99 / 400) ** 0.5
