@@ -140,3 +140,16 @@ def test_continuous_scores_beyond_exact_are_sampled_with_a_seed_and_many_are_nor
     assert 0 < first.min_p_drop <= 1e-4  # the smallest p a sampled test can give stays far below any alpha
     many = [([round(rng.random(), 3) for _ in range(5)], [round(rng.random(), 3) for _ in range(5)]) for _ in range(40)]
     assert stratified_test(many).method == "stratified permutation (normal)"
+
+
+def test_the_sampled_stratified_test_agrees_with_the_exact_one(monkeypatch):
+    from adk_eval_gate.baseline import stats
+
+    rng = random.Random(9)
+    strata = [([round(rng.random(), 2) for _ in range(3)], [round(rng.random() * 0.8, 2) for _ in range(3)]) for _ in range(4)]
+    exact = stratified_test(strata)
+    monkeypatch.setattr(stats, "EXACT_SUPPORT_LIMIT", 10)  # too small for the exact distribution: sampled instead
+    sampled = stratified_test(strata)
+    assert exact.method.endswith("(exact)") and sampled.method.endswith("(sampled)")
+    for p, q in ((exact.p_drop, sampled.p_drop), (exact.p_rise, sampled.p_rise)):
+        assert abs(p - q) <= 4 * (p * (1 - p) / stats.SAMPLED_STRATIFIED) ** 0.5 + 2 / stats.SAMPLED_STRATIFIED

@@ -102,6 +102,11 @@ def _normal_cdf(z: float) -> float:
     return 0.5 * math.erfc(-z / math.sqrt(2))
 
 
+def _key(current_sum: float, total: float, n0: int, n1: int) -> int:
+    """A case's mean difference when its current side sums to `current_sum`, on the `_KEY` grid."""
+    return round((current_sum / n1 - (total - current_sum) / n0) * _KEY)
+
+
 def _stratum_distribution(baseline: Sequence[float], current: Sequence[float]) -> dict[int, float] | None:
     """The permutation distribution of one case's mean difference, on the `_KEY` grid; None when too large."""
     n0, n1 = len(baseline), len(current)
@@ -110,7 +115,7 @@ def _stratum_distribution(baseline: Sequence[float], current: Sequence[float]) -
     total = math.fsum(pooled)
 
     def key(current_sum: float) -> int:
-        return round((current_sum / n1 - (total - current_sum) / n0) * _KEY)
+        return _key(current_sum, total, n0, n1)
 
     if all(v in (0.0, 1.0) for v in pooled):  # hypergeometric: the count of ones the current side draws
         ones = int(total)
@@ -144,19 +149,25 @@ def _convolve(distributions: Sequence[dict[int, float]]) -> dict[int, float] | N
     return total
 
 
-def _sampled_stratified(strata: Sequence[tuple[Sequence[float], Sequence[float]]], observed: float,
+def _sampled_stratified(strata: Sequence[tuple[Sequence[float], Sequence[float]]],
+                        distributions: Sequence[dict[int, float] | None], observed_key: int, slack: int,
                         seed: int) -> tuple[float, float]:
+    """Relabellings drawn within each case: from its exact distribution when known, else by shuffling its samples."""
     rng = random.Random(seed)
-    prepared = [(list(b) + list(c), len(c), len(b), math.fsum(b) + math.fsum(c)) for b, c in strata]
-    eps = 1e-9 * max(1.0, abs(observed))
-    at_most = at_least = 1  # the observed labelling counts as one permutation, which keeps sampled p-values valid
-    for _ in range(SAMPLED_STRATIFIED):
-        statistic = 0.0
-        for pooled, n1, n0, total in prepared:
-            chosen = math.fsum(rng.sample(pooled, n1))
-            statistic += chosen / n1 - (total - chosen) / n0
-        at_most += statistic <= observed + eps
-        at_least += statistic >= observed - eps
+    columns: list[list[int]] = []
+    for (baseline, current), dist in zip(strata, distributions, strict=True):
+        if dist is not None:
+            keys = list(dist)
+            columns.append(rng.choices(keys, cum_weights=list(itertools.accumulate(dist[k] for k in keys)),
+                                       k=SAMPLED_STRATIFIED))
+            continue
+        pooled, n0, n1 = [*baseline, *current], len(baseline), len(current)
+        total = math.fsum(pooled)
+        columns.append([_key(math.fsum(rng.sample(pooled, n1)), total, n0, n1) for _ in range(SAMPLED_STRATIFIED)])
+    totals = [sum(draw) for draw in zip(*columns, strict=True)]
+    # the observed labelling counts as one permutation, which keeps sampled p-values valid
+    at_most = 1 + sum(t <= observed_key + slack for t in totals)
+    at_least = 1 + sum(t >= observed_key - slack for t in totals)
     return at_most / (SAMPLED_STRATIFIED + 1), at_least / (SAMPLED_STRATIFIED + 1)
 
 
@@ -170,21 +181,24 @@ def stratified_test(strata: Sequence[tuple[Sequence[float], Sequence[float]]], s
     if not varying:
         # every case gave identical samples on both sides of every permutation: no evidence of any change
         return TestResult(delta, 1.0, 1.0, "stratified permutation (exact)", 1.0, 1.0)
-    distributions = [_stratum_distribution(b, c) for b, c in varying]
-    exact = _convolve(distributions) if all(d is not None for d in distributions) else None
-    if exact is not None:
-        observed_key = sum(round((_mean(c) - _mean(b)) * _KEY) for b, c in varying)
-        # keys of the observed statistic and of its permutations come from the same per-case rounding
-        slack = len(varying)
-        p_drop = math.fsum(p for k, p in exact.items() if k <= observed_key + slack)
-        p_rise = math.fsum(p for k, p in exact.items() if k >= observed_key - slack)
-        return TestResult(delta, min(1.0, p_drop), min(1.0, p_rise), "stratified permutation (exact)",
-                          exact[min(exact)], exact[max(exact)])
+    # the observed statistic and every relabelling are sums of per-case values rounded the same way
+    observed_key = sum(_key(math.fsum(c), math.fsum(b) + math.fsum(c), len(b), len(c)) for b, c in varying)
+    slack = len(varying)
+    binary = all(v in (0.0, 1.0) for b, c in varying for v in (*b, *c))
+    # many cases of continuous scores would outgrow the exact limits anyway: do not spend the enumeration on them
+    if binary or len(varying) < NORMAL_MIN_STRATA:
+        distributions = [_stratum_distribution(b, c) for b, c in varying]
+        exact = _convolve(distributions) if all(d is not None for d in distributions) else None
+        if exact is not None:
+            p_drop = math.fsum(p for k, p in exact.items() if k <= observed_key + slack)
+            p_rise = math.fsum(p for k, p in exact.items() if k >= observed_key - slack)
+            return TestResult(delta, min(1.0, p_drop), min(1.0, p_rise), "stratified permutation (exact)",
+                              exact[min(exact)], exact[max(exact)])
+        if len(varying) < NORMAL_MIN_STRATA:
+            p_drop, p_rise = _sampled_stratified(varying, distributions, observed_key, slack, seed)
+            floor = 1 / (SAMPLED_STRATIFIED + 1)
+            return TestResult(delta, p_drop, p_rise, "stratified permutation (sampled)", floor, floor)
     statistic = math.fsum(_mean(c) - _mean(b) for b, c in varying)
-    if len(varying) < NORMAL_MIN_STRATA:
-        p_drop, p_rise = _sampled_stratified(varying, statistic, seed)
-        floor = 1 / (SAMPLED_STRATIFIED + 1)
-        return TestResult(delta, p_drop, p_rise, "stratified permutation (sampled)", floor, floor)
     variance = 0.0
     for baseline, current in varying:
         n0, n1 = len(baseline), len(current)
