@@ -82,7 +82,8 @@ def _decide(pending: _Pending, p_drop: float, p_rise: float, alpha: float, poole
         test = pending.test
         smallest = None if test is None else test.min_p_drop if (row.delta or 0.0) < 0 else test.min_p_rise
         if not isinstance(row, Row) and smallest is not None and smallest >= alpha:
-            reason += f"; these samples cannot reach p < {alpha:g} (at best p = {smallest:.2g}), so this verdict does not gate"
+            reason = (f"changed {row.delta or 0.0:+.3f}, beyond tolerance {pending.tolerance:g}, but these samples cannot "
+                      f"reach p < {alpha:g} (at best p = {smallest:.2g}): not enough evidence alone, so it does not gate")
         if isinstance(row, Row):
             reason += "; counted in the eval-set and pooled verdicts" if pending.group in pooled else \
                 "; counted in the eval-set verdict"
@@ -241,5 +242,5 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
     _decide_family(case_pending, benjamini_hochberg, case_fdr, {(p.agent, p.criterion) for p in pooled},
                    leave_out_hopeless=False)
     for row in pooled:
-        row.reason += f" over {row.cases_compared} cases in {row.eval_sets_compared} eval sets"
+        row.reason += f"; {row.cases_compared} cases in {row.eval_sets_compared} eval sets"
     return pooled, summaries, rows

@@ -180,7 +180,7 @@ def stratified_test(strata: Sequence[tuple[Sequence[float], Sequence[float]]], s
     varying = [(b, c) for b, c in strata if len(set(b) | set(c)) > 1]
     if not varying:
         # every case gave identical samples on both sides of every permutation: no evidence of any change
-        return TestResult(delta, 1.0, 1.0, "stratified permutation (exact)", 1.0, 1.0)
+        return TestResult(delta, 1.0, 1.0, "exact stratified permutation", 1.0, 1.0)
     # the observed statistic and every relabelling are sums of per-case values rounded the same way
     observed_key = sum(_key(math.fsum(c), math.fsum(b) + math.fsum(c), len(b), len(c)) for b, c in varying)
     slack = len(varying)
@@ -192,12 +192,12 @@ def stratified_test(strata: Sequence[tuple[Sequence[float], Sequence[float]]], s
         if exact is not None:
             p_drop = math.fsum(p for k, p in exact.items() if k <= observed_key + slack)
             p_rise = math.fsum(p for k, p in exact.items() if k >= observed_key - slack)
-            return TestResult(delta, min(1.0, p_drop), min(1.0, p_rise), "stratified permutation (exact)",
+            return TestResult(delta, min(1.0, p_drop), min(1.0, p_rise), "exact stratified permutation",
                               exact[min(exact)], exact[max(exact)])
         if len(varying) < NORMAL_MIN_STRATA:
             p_drop, p_rise = _sampled_stratified(varying, distributions, observed_key, slack, seed)
             floor = 1 / (SAMPLED_STRATIFIED + 1)
-            return TestResult(delta, p_drop, p_rise, "stratified permutation (sampled)", floor, floor)
+            return TestResult(delta, p_drop, p_rise, "sampled stratified permutation", floor, floor)
     statistic = math.fsum(_mean(c) - _mean(b) for b, c in varying)
     variance = 0.0
     for baseline, current in varying:
@@ -205,7 +205,7 @@ def stratified_test(strata: Sequence[tuple[Sequence[float], Sequence[float]]], s
         n = n0 + n1
         variance += n * n * statistics.pvariance(list(baseline) + list(current)) / (n0 * n1 * (n - 1))
     z = statistic / math.sqrt(variance)
-    return TestResult(delta, _normal_cdf(z), _normal_cdf(-z), "stratified permutation (normal)")
+    return TestResult(delta, _normal_cdf(z), _normal_cdf(-z), "stratified permutation, normal approximation")
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
