@@ -34,14 +34,21 @@ def hostile_run(example):
             turn = case["conversation"][0]
             turn["final_response"]["parts"][0]["text"] = HOSTILE
             turn["intermediate_data"]["tool_uses"] = [{"name": "roll_die", "args": {"sides": "@team ```"}}]
-    (example / "hostile.evalset.json").write_text(json.dumps(actual))
+    # five runs a side (one recording each): enough evidence for the broken case to fail the gate on its own
+    for run in range(5):
+        (example / f"hostile{run}.evalset.json").write_text(json.dumps(actual))
     (example / "hostile.yml").write_text(
-        "agents:\n  - name: hello_world\n    target: {kind: replay, actuals: hostile.evalset.json}\n"
-        "    evalsets: [evals/dice.evalset.json]\n    eval_config: evals/eval_config.json\n")
-    baseline = run_plan(build_plan(example / "eval-gate.yml"), quiet=True)
+        "agents:\n  - name: hello_world\n    target: {kind: replay, actuals: [" +
+        ", ".join(f"hostile{run}.evalset.json" for run in range(5)) + "]}\n"
+        "    evalsets: [evals/dice.evalset.json]\n    eval_config: evals/eval_config.json\n    num_runs: 5\n")
+    config = example / "eval-gate.yml"
+    config.write_text(config.read_text().replace("num_runs: 1", "num_runs: 5"))
+    baseline = run_plan(build_plan(config), quiet=True)
     plan = build_plan(example / "hostile.yml")
     current = run_plan(plan, quiet=True)
-    comparison = build_comparison(current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "b"))), GateSettings())
+    # the replayed goldens also fix other cases, so the eval set as a whole is unchanged: gate on the case itself
+    gate = GateSettings(fail_on=["regression", "case_regression", "error"])
+    comparison = build_comparison(current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "b"))), gate)
     return comparison, current, plan
 
 

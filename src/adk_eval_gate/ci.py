@@ -25,6 +25,7 @@ from .errors import InputError
 from .evalsets.models import Invocation
 from .files import write_text_atomic
 from .gate import exit_code_for_decision
+from .gate.evidence import regression_cases
 from .github.client import GitHubClient, GitHubError
 from .github.comment import create_check_run, publish_comment
 from .github.context import ActionsContext
@@ -164,8 +165,8 @@ def _github_outputs(results: ResultsFile, comparison: Comparison, base_dir: Path
         write_outputs(Path(output_path), {
             "passed": "true" if comparison.verdict == "pass" else "false",
             "verdict": comparison.verdict,
-            "regressions": str(sum(s.verdict == "regressed" for s in comparison.summaries)),
-            "regressed-cases": str(sum(r.verdict == "regressed" for r in comparison.rows)),
+            "regressions": str(sum(s.verdict == "regressed" for s in [*comparison.pooled, *comparison.summaries])),
+            "regressed-cases": str(len(regression_cases(comparison))),  # the comment's "cases behind the regressions"
             "failed-cases": str(results.summary.failed + results.summary.error),
             "results-path": str(out / "results.json"),
             "comparison-path": str(out / "comparison.json"),

@@ -19,7 +19,8 @@ def build_comparison(current: ResultsFile, outcome: LoadOutcome, gate: GateSetti
     if baseline and max_age_days is not None and (baseline.identity.age_days or 0) > max_age_days:
         warnings.append(f"the baseline is {baseline.identity.age_days:.0f} days old (from {baseline.identity.sha or 'an unknown commit'}); "
                         "refresh it by updating the baseline on the default branch")
-    summaries, rows = compare(current, baseline.results if baseline else None, gate.tolerance_for, gate.alpha, gate.case_fdr)
-    decision = decide(current, summaries, rows, gate, has_baseline=baseline is not None, labels=labels)
+    pooled, summaries, rows = compare(current, baseline.results if baseline else None, gate.tolerance_for, gate.alpha,
+                                      gate.case_fdr)
+    decision = decide(current, pooled, summaries, rows, gate, has_baseline=baseline is not None, labels=labels)
     return Comparison(verdict=decision.verdict, baseline=baseline.identity if baseline else None, warnings=warnings,
-                      gate=decision, summaries=summaries, rows=rows)
+                      gate=decision, pooled=pooled, summaries=summaries, rows=rows)

@@ -1,19 +1,26 @@
-"""Compares a results file with its baseline, case × criterion and agent × eval set × criterion.
+"""Compares a results file with its baseline: case × criterion, agent × eval set × criterion, and agent ×
+criterion pooled over all its eval sets.
 
 A verdict needs both evidence and size: `regressed` when the drop is significant after correcting for the run's
 many comparisons *and* at least the criterion's tolerance; `improved` likewise upwards; `unchanged` when the
 change is within tolerance; `inconclusive` when it is larger than tolerance but could be noise. Cases whose eval
 case or criterion config changed since the baseline are `not_comparable`, never silently compared.
+
+Which verdicts gate: the pooled and the eval-set ones, as one family under Holm, so the chance that anything in
+it cries wolf stays at most `alpha`. A test that could not be significant whatever the scores (one case with
+one sample a side: its smallest possible p-value is 0.5) cannot cry wolf either, so it is left out of the family
+instead of diluting it — that is what lets ten one-case eval sets that all broke fail the gate through their
+pooled verdict. Per-case rows are informational, under a false discovery rate (Benjamini–Hochberg).
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
-from .models import Row, Summary, Verdict
+from .models import PooledSummary, Row, Summary, Verdict
 from .stats import TestResult, benjamini_hochberg, holm, permutation_test, stratified_test
 
 
@@ -33,18 +40,28 @@ def _fmt(value: float | None) -> str:
 
 @dataclass
 class _Pending:
-    row: Row | Summary
+    row: Row | Summary | PooledSummary
     test: TestResult | None
     tolerance: float
+    group: tuple[str, str]  # (agent, criterion): where an inconclusive row's evidence is pooled
+
+
+@dataclass
+class _Strata:
+    """The compared cases of one agent × eval set × criterion, kept for the pooled verdict."""
+
+    pairs: list[tuple[list[float], list[float]]]
+    passed_baseline: list[bool]
+    passed_current: list[bool]
 
 
 def verdict_for(delta: float, test: TestResult | None, tolerance: float, p_drop: float, p_rise: float,
                 alpha: float) -> tuple[Verdict, float | None, str]:
     """The verdict rule, shared by every comparison and by bench/gate_calibration.py."""
-    if test is None:  # one sample a side: size alone can speak
-        verdict: Verdict = ("regressed" if delta < 0 and -delta >= tolerance else
-                            "improved" if delta > 0 and delta >= tolerance else "unchanged")
-        return verdict, None, f"one sample a side, so judged by the tolerance {tolerance:g} alone (no significance test)"
+    if test is None:  # one sample a side: one flip of a noisy agent looks exactly like a real change
+        if abs(delta) < tolerance:
+            return "unchanged", None, f"one sample a side, changed {delta:+.3f}, within tolerance {tolerance:g}"
+        return "inconclusive", None, f"one sample a side, changed {delta:+.3f}: not enough evidence alone"
     if delta < 0 and p_drop < alpha and -delta >= tolerance:
         return "regressed", p_drop, f"dropped {-delta:.3f} (≥ tolerance {tolerance:g}), p = {p_drop:.2g} < {alpha:g} ({test.method})"
     if delta > 0 and p_rise < alpha and delta >= tolerance:
@@ -56,12 +73,40 @@ def verdict_for(delta: float, test: TestResult | None, tolerance: float, p_drop:
             "could be noise; more num_runs would settle it")
 
 
-def _decide(pending: _Pending, p_drop: float, p_rise: float, alpha: float) -> None:
+def _decide(pending: _Pending, p_drop: float, p_rise: float, alpha: float, pooled: set[tuple[str, str]]) -> None:
     row = pending.row
     row.verdict, row.p_value, reason = verdict_for(row.delta or 0.0, pending.test, pending.tolerance, p_drop, p_rise, alpha)
     if pending.test is None:
         reason = f"{_fmt(row.baseline)} → {_fmt(row.current)}; {reason}"
+    if row.verdict == "inconclusive":
+        test = pending.test
+        smallest = None if test is None else test.min_p_drop if (row.delta or 0.0) < 0 else test.min_p_rise
+        if not isinstance(row, Row) and smallest is not None and smallest >= alpha:
+            reason = (f"changed {row.delta or 0.0:+.3f}, beyond tolerance {pending.tolerance:g}, but these samples cannot "
+                      f"reach p < {alpha:g} (at best p = {smallest:.2g}): not enough evidence alone, so it does not gate")
+        if isinstance(row, Row):
+            reason += "; counted in the eval-set and pooled verdicts" if pending.group in pooled else \
+                "; counted in the eval-set verdict"
+        elif isinstance(row, Summary) and pending.group in pooled:
+            reason += "; counted in the pooled verdict"
     row.reason = reason
+
+
+def _decide_family(pending: list[_Pending], adjust: Callable[[list[float]], list[float]], level: float,
+                   pooled: set[tuple[str, str]], *, leave_out_hopeless: bool) -> None:
+    """Adjusts each direction's p-values over the family, then decides every row of it."""
+    tested = [p for p in pending if p.test is not None]
+    adjusted = {id(p): [p.test.p_drop, p.test.p_rise] for p in tested}
+    for side, smallest in enumerate((lambda t: t.min_p_drop, lambda t: t.min_p_rise)):
+        # A test whose smallest possible p-value is not below the level can never reject, so it can never raise a
+        # false alarm: leaving it out keeps the family-wise rate at the level (Tarone) and stops it diluting the rest.
+        members = [p for p in tested if not leave_out_hopeless or smallest(p.test) < level]
+        values = adjust([adjusted[id(p)][side] for p in members]) if members else []
+        for p, value in zip(members, values, strict=True):
+            adjusted[id(p)][side] = value
+    for p in pending:
+        p_drop, p_rise = adjusted.get(id(p), (1.0, 1.0))
+        _decide(p, p_drop, p_rise, level, pooled)
 
 
 def _index(results: ResultsFile | None) -> dict[tuple[str, str], EvalSetResult]:
@@ -104,13 +149,34 @@ def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, ba
     return row, permutation_test(base_values, cur_values), (base_values, cur_values)
 
 
+def _pooled_row(agent: str, name: str, per_set: list[_Strata]) -> tuple[PooledSummary, TestResult | None]:
+    pairs = [pair for strata in per_set for pair in strata.pairs]
+    test = stratified_test(pairs)
+    row = PooledSummary(
+        agent=agent, criterion=name, baseline=statistics.fmean(statistics.fmean(b) for b, _ in pairs),
+        current=statistics.fmean(statistics.fmean(c) for _, c in pairs), delta=test.delta if test else None,
+        verdict="unchanged", reason="", eval_sets_compared=len(per_set), cases_compared=len(pairs),
+        baseline_pass_rate=statistics.fmean(x for s in per_set for x in s.passed_baseline),
+        current_pass_rate=statistics.fmean(x for s in per_set for x in s.passed_current))
+    return row, test
+
+
+def decide_gating(pending: Sequence[tuple[Summary | PooledSummary, TestResult | None, float]], alpha: float) -> None:
+    """Decides the verdicts that gate the merge — pooled and eval-set ones — as one Holm family at `alpha`.
+    `compare` decides through this, and bench/gate_calibration.py simulates the gate through it."""
+    items = [_Pending(row, test, tolerance, (row.agent, row.criterion)) for row, test, tolerance in pending]
+    pooled = {(row.agent, row.criterion) for row, _, _ in pending if isinstance(row, PooledSummary)}
+    _decide_family(items, holm, alpha, pooled, leave_out_hopeless=True)
+
+
 def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: Callable[[str], float],
-            alpha: float, case_fdr: float = 0.05) -> tuple[list[Summary], list[Row]]:
+            alpha: float, case_fdr: float = 0.05) -> tuple[list[PooledSummary], list[Summary], list[Row]]:
     base_sets = _index(baseline)
     rows: list[Row] = []
     summaries: list[Summary] = []
     case_pending: list[_Pending] = []
     set_pending: list[_Pending] = []
+    by_agent: dict[tuple[str, str], list[_Strata]] = {}
     seen_sets = set()
     for current_set in current.eval_sets:
         key = (current_set.agent, current_set.eval_set_id)
@@ -121,9 +187,9 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
         names = list(current_set.criteria) + [n for n in (base_set.criteria if base_set else {}) if n not in current_set.criteria]
         for name in names:
             tolerance = tolerance_for(name)
-            strata: list[tuple[list[float], list[float]]] = []
+            group = (current_set.agent, name)
+            found = _Strata([], [], [])
             counts = {"new": 0, "removed": 0, "not_comparable": 0}
-            passed = {"baseline": [], "current": []}
             for eval_id in list(current_cases) + [e for e in base_cases if e not in current_cases]:
                 row, test, pair = _case_row(current_set.agent, current_set.eval_set_id, name, current_cases.get(eval_id),
                                             base_cases.get(eval_id), current_set, base_set, tolerance)
@@ -131,22 +197,23 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
                 if row.verdict in counts:
                     counts[row.verdict] += 1
                 if pair is not None:
-                    strata.append(pair)
-                    case_pending.append(_Pending(row, test, tolerance))
-                    passed["baseline"].append(base_cases[eval_id].metrics[name].status == "passed")
-                    passed["current"].append(current_cases[eval_id].metrics[name].status == "passed")
+                    found.pairs.append(pair)
+                    case_pending.append(_Pending(row, test, tolerance, group))
+                    found.passed_baseline.append(base_cases[eval_id].metrics[name].status == "passed")
+                    found.passed_current.append(current_cases[eval_id].metrics[name].status == "passed")
             summary = Summary(agent=current_set.agent, eval_set_id=current_set.eval_set_id, criterion=name,
                               baseline=None, current=None, delta=None, verdict="unchanged", reason="",
-                              cases_compared=len(strata), cases_new=counts["new"], cases_removed=counts["removed"],
+                              cases_compared=len(found.pairs), cases_new=counts["new"], cases_removed=counts["removed"],
                               cases_not_comparable=counts["not_comparable"])
-            if strata:
-                summary.baseline = statistics.fmean(statistics.fmean(b) for b, _ in strata)
-                summary.current = statistics.fmean(statistics.fmean(c) for _, c in strata)
-                summary.baseline_pass_rate = statistics.fmean(passed["baseline"])
-                summary.current_pass_rate = statistics.fmean(passed["current"])
-                test = stratified_test(strata)
+            if found.pairs:
+                by_agent.setdefault(group, []).append(found)
+                summary.baseline = statistics.fmean(statistics.fmean(b) for b, _ in found.pairs)
+                summary.current = statistics.fmean(statistics.fmean(c) for _, c in found.pairs)
+                summary.baseline_pass_rate = statistics.fmean(found.passed_baseline)
+                summary.current_pass_rate = statistics.fmean(found.passed_current)
+                test = stratified_test(found.pairs)
                 summary.delta = test.delta
-                set_pending.append(_Pending(summary, test, tolerance))
+                set_pending.append(_Pending(summary, test, tolerance, group))
             elif base_set is None or name not in base_set.criteria:
                 summary.verdict, summary.reason = "new", "no baseline for this eval set and criterion yet"
             elif name not in current_set.criteria:
@@ -161,15 +228,19 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
                 summaries.append(Summary(agent=key[0], eval_set_id=key[1], criterion=name, baseline=None, current=None,
                                          delta=None, verdict="removed", reason="the eval set is no longer run"))
 
-    # Eval-set verdicts gate the merge: control the family-wise false-alarm rate (Holm) over all of them.
-    # Per-case rows are informational: control their false discovery rate (Benjamini-Hochberg) instead.
-    for pending_list, adjust, level in ((set_pending, holm, alpha), (case_pending, benjamini_hochberg, case_fdr)):
-        tested = [p for p in pending_list if p.test is not None]
-        drops = adjust([p.test.p_drop for p in tested]) if tested else []
-        rises = adjust([p.test.p_rise for p in tested]) if tested else []
-        for p, p_drop, p_rise in zip(tested, drops, rises, strict=True):
-            _decide(p, p_drop, p_rise, level)
-        for p in pending_list:
-            if p.test is None:
-                _decide(p, 1.0, 1.0, level)
-    return summaries, rows
+    # One eval set alone adds nothing to its own verdict: pool only agents × criteria seen in two or more.
+    pooled: list[PooledSummary] = []
+    gating: list[tuple[Summary | PooledSummary, TestResult | None, float]] = []
+    for (agent, name), per_set in by_agent.items():
+        if len(per_set) >= 2:
+            row, test = _pooled_row(agent, name, per_set)
+            pooled.append(row)
+            gating.append((row, test, tolerance_for(name)))
+    gating += [(p.row, p.test, p.tolerance) for p in set_pending]
+
+    decide_gating(gating, alpha)
+    _decide_family(case_pending, benjamini_hochberg, case_fdr, {(p.agent, p.criterion) for p in pooled},
+                   leave_out_hopeless=False)
+    for row in pooled:
+        row.reason += f"; {row.cases_compared} cases in {row.eval_sets_compared} eval sets"
+    return pooled, summaries, rows

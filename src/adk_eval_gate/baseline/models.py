@@ -1,5 +1,7 @@
-"""The comparison file (`schema_version` 1): every case × criterion and every agent × eval set × criterion,
-baseline against current, with a verdict and a one-line reason, plus the gate's decision."""
+"""The comparison file (`schema_version` 1): every agent × criterion pooled over its eval sets, every agent × eval
+set × criterion and every case × criterion, baseline against current, with a verdict and a one-line reason, plus
+the gate's decision. `pooled` and the `gating` flags were added later, with defaults: files written before them
+still load."""
 
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ class Row(_Model):
                                   "adjusted for the run's many case rows (Benjamini-Hochberg, level gate.case_fdr).")
     baseline_samples: int = 0
     current_samples: int = 0
+    gating: bool = Field(default=False, description="This row's verdict is one of the conditions that failed the gate.")
 
 
 class Summary(_Model):
@@ -52,13 +55,34 @@ class Summary(_Model):
     verdict: Verdict
     reason: str
     p_value: float | None = Field(default=None, description="One-sided p-value in the verdict's direction, "
-                                  "adjusted for the run's many eval-set comparisons (Holm).")
+                                  "adjusted (Holm) over the pooled and eval-set verdicts that gate.")
     baseline_pass_rate: float | None = None
     current_pass_rate: float | None = None
     cases_compared: int = 0
     cases_new: int = 0
     cases_removed: int = 0
     cases_not_comparable: int = 0
+    gating: bool = Field(default=False, description="This verdict is one of the conditions that failed the gate.")
+
+
+class PooledSummary(_Model):
+    """One agent × criterion over all its eval sets, stratified by case: with many small eval sets, the evidence
+    no single eval set has. Present only for agents whose criterion was compared in two or more eval sets."""
+
+    agent: str
+    criterion: str
+    baseline: float | None = Field(description="Mean case score over every case compared, in every eval set.")
+    current: float | None
+    delta: float | None
+    verdict: Verdict
+    reason: str
+    p_value: float | None = Field(default=None, description="One-sided p-value in the verdict's direction, "
+                                  "adjusted (Holm) over the pooled and eval-set verdicts that gate.")
+    baseline_pass_rate: float | None = None
+    current_pass_rate: float | None = None
+    eval_sets_compared: int = 0
+    cases_compared: int = 0
+    gating: bool = Field(default=False, description="This verdict is one of the conditions that failed the gate.")
 
 
 class GateDecision(_Model):
@@ -75,5 +99,7 @@ class Comparison(_Model):
     baseline: BaselineIdentity | None
     warnings: list[str] = Field(default_factory=list)
     gate: GateDecision
+    pooled: list[PooledSummary] = Field(default_factory=list, description="Agent × criterion over all eval sets; "
+                                        "first, because with many small eval sets only they have the evidence.")
     summaries: list[Summary]
     rows: list[Row]

@@ -1,33 +1,47 @@
 """The gate's decision: which verdicts and statuses fail the check, and the override label that can accept a
-failing gate with a visible note."""
+failing gate with a visible note.
+
+Every verdict that fails the gate is marked `gating`; a regression that is reported but does not gate says why
+in its reason, so the comment never shows a regression the headline does not account for.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..baseline.models import GateDecision, Row, Summary
+from ..baseline.models import GateDecision, PooledSummary, Row, Summary
 from ..config.models import GateSettings
 from ..results.models import ResultsFile
 
+Verdicted = Row | Summary | PooledSummary
 
-def _where(item: Row | Summary) -> str:
+
+def where(item: Verdicted) -> str:
+    if isinstance(item, PooledSummary):
+        return f"{item.agent} (all {item.eval_sets_compared} eval sets) {item.criterion}"
     case = f" {item.eval_id}" if isinstance(item, Row) else ""
     return f"{item.agent}/{item.eval_set_id}{case} {item.criterion}"
 
 
-def _failures(results: ResultsFile, summaries: list[Summary], rows: list[Row], settings: GateSettings,
-              has_baseline: bool) -> list[str]:
+def _verdict_failures(pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row],
+                      fail_on: set[str]) -> list[tuple[Verdicted, str]]:
+    groups: list[Verdicted] = [*pooled, *summaries]
+    found: list[tuple[Verdicted, str]] = []
+    if "regression" in fail_on:
+        found += [(s, f"regression: {where(s)} {s.reason}") for s in groups if s.verdict == "regressed"]
+    if "case_regression" in fail_on:
+        found += [(r, f"case regression: {where(r)} {r.reason}") for r in rows if r.verdict == "regressed"]
+    if "inconclusive" in fail_on:
+        found += [(s, f"inconclusive: {where(s)} {s.reason}") for s in groups if s.verdict == "inconclusive"]
+    if "not_comparable" in fail_on:
+        found += [(r, f"not comparable: {where(r)} {r.reason}") for r in rows if r.verdict == "not_comparable"]
+    return found
+
+
+def _status_failures(results: ResultsFile, settings: GateSettings, has_baseline: bool) -> list[str]:
     fail_on = set(settings.fail_on)
     cases = [(s, c) for s in results.eval_sets for c in s.cases]
     found: list[str] = []
-    if "regression" in fail_on:
-        found += [f"regression: {_where(s)} {s.reason}" for s in summaries if s.verdict == "regressed"]
-    if "case_regression" in fail_on:
-        found += [f"case regression: {_where(r)} {r.reason}" for r in rows if r.verdict == "regressed"]
-    if "inconclusive" in fail_on:
-        found += [f"inconclusive: {_where(s)} {s.reason}" for s in summaries if s.verdict == "inconclusive"]
-    if "not_comparable" in fail_on:
-        found += [f"not comparable: {_where(r)} {r.reason}" for r in rows if r.verdict == "not_comparable"]
     if "threshold" in fail_on:
         found += [f"below threshold: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "failed"]
     if "error" in fail_on:
@@ -44,16 +58,38 @@ def _failures(results: ResultsFile, summaries: list[Summary], rows: list[Row], s
     return found
 
 
-def decide(results: ResultsFile, summaries: list[Summary], rows: list[Row], settings: GateSettings, *,
-           has_baseline: bool, labels: Iterable[str] = ()) -> GateDecision:
-    failures = _failures(results, summaries, rows, settings, has_baseline)
+def _explain_non_gating(pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row], fail_on: set[str]) -> None:
+    for item in [*pooled, *summaries]:
+        if item.verdict == "regressed" and not item.gating:
+            item.reason += "; reported, not gating (gate.fail_on lacks regression)"
+    failing_sets = {(s.agent, s.eval_set_id, s.criterion) for s in summaries if s.gating and s.verdict == "regressed"}
+    failing_pooled = {(p.agent, p.criterion) for p in pooled if p.gating and p.verdict == "regressed"}
+    for row in rows:
+        if row.verdict != "regressed" or row.gating:
+            continue
+        if (row.agent, row.eval_set_id, row.criterion) in failing_sets or (row.agent, row.criterion) in failing_pooled:
+            row.reason += "; behind a failing eval-set or pooled verdict"
+        else:
+            why = "gate.fail_on lacks case_regression" if "case_regression" not in fail_on else "not a gating condition"
+            row.reason += f"; significant for this case alone, not gating ({why})"
+
+
+def decide(results: ResultsFile, pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row],
+           settings: GateSettings, *, has_baseline: bool, labels: Iterable[str] = ()) -> GateDecision:
+    fail_on = set(settings.fail_on)
+    verdict_failures = _verdict_failures(pooled, summaries, rows, fail_on)
+    for item, _ in verdict_failures:
+        item.gating = True
+    _explain_non_gating(pooled, summaries, rows, fail_on)
+    failures = [line for _, line in verdict_failures] + _status_failures(results, settings, has_baseline)
     if not failures:
-        regressions = sum(s.verdict == "regressed" for s in summaries)
+        regressions = sum(s.verdict == "regressed" for s in [*pooled, *summaries])
         compared = sum(s.cases_compared > 0 for s in summaries)
         if not has_baseline:
             reason = "no baseline yet: every case is new; the gate's conditions hold"
         else:
-            reason = f"no failing condition ({', '.join(settings.fail_on) or 'none'}) in {compared} eval-set comparison(s)"
+            scope = f"{compared} eval-set comparison(s)" + (f" and {len(pooled)} pooled over eval sets" if pooled else "")
+            reason = f"no failing condition ({', '.join(settings.fail_on) or 'none'}) in {scope}"
             if regressions:
                 reason += f"; {regressions} regression(s) reported but not gating"
         return GateDecision(verdict="pass", reason=reason, fail_on=list(settings.fail_on))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..gate.evidence import non_gating_regressions, regression_cases
 from ..results.models import ResultsFile
 from .spend import spend_line
 
@@ -53,7 +54,7 @@ _VERDICT_MARK = {"regressed": "REGRESSED", "improved": "improved", "unchanged": 
 
 
 def render_comparison(comparison) -> str:
-    """Verdict first, then one line per eval set × criterion, then the regressed cases."""
+    """Verdict first, then one line per pooled and per eval-set verdict, then the cases behind the regressions."""
     gate = comparison.gate
     lines = [f"Gate: {gate.verdict.upper()}{' (overridden)' if gate.overridden else ''} — {gate.reason}"]
     base = comparison.baseline
@@ -63,13 +64,18 @@ def render_comparison(comparison) -> str:
     else:
         lines.append("Baseline: none")
     lines += [f"warning: {w}" for w in comparison.warnings]
+    for p in comparison.pooled:
+        values = f"{_num(p.baseline)} → {_num(p.current)}"
+        lines.append(f"  {p.agent} (all {p.eval_sets_compared} eval sets) {p.criterion}: {_VERDICT_MARK[p.verdict]} {values}  "
+                     f"{p.reason}")
     for s in comparison.summaries:
         values = f"{_num(s.baseline)} → {_num(s.current)}" if s.cases_compared else ""
         lines.append(f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_VERDICT_MARK[s.verdict]} {values}  {s.reason}".rstrip())
-    regressed = [r for r in comparison.rows if r.verdict == "regressed"]
-    if regressed:
-        lines.append("Regressed cases:")
-        lines += [f"  {r.agent}/{r.eval_set_id} {r.eval_id} {r.criterion}: {r.reason}" for r in regressed]
+    for title, chosen in (("Cases behind the regressions:", regression_cases(comparison)),
+                          ("Case drops that did not fail the gate:", non_gating_regressions(comparison))):
+        if chosen:
+            lines.append(title)
+            lines += [f"  {r.agent}/{r.eval_set_id} {r.eval_id} {r.criterion}: {r.reason}" for r in chosen]
     for failure in gate.failures[1:6]:
         lines.append(f"  also: {failure}")
     return "\n".join(lines)

@@ -19,6 +19,7 @@ import jinja2
 
 from ..baseline.models import Comparison, Row
 from ..evalsets.models import Invocation, content_text, tool_calls
+from ..gate.evidence import non_gating_regressions, regression_cases
 from ..results.models import ResultsFile
 from .escape import code_block, html_text, inline
 from .spend import spend_line
@@ -99,15 +100,10 @@ def render_report(comparison: Comparison, results: ResultsFile, expected_cases: 
                   full_report_hint: str = "the full report is in the workflow run's artifacts") -> str:
     env = _environment(template_dir)
     template = env.get_template("comment.md.j2")
-    # The cases behind a regression: significant ones, and, inside an eval set that regressed as a whole, every
-    # case that dropped (with few runs one case alone rarely reaches significance, yet the reviewer needs to see it).
-    regressed_sets = {(s.agent, s.eval_set_id, s.criterion) for s in comparison.summaries if s.verdict == "regressed"}
-    regressions = sorted(
-        (r for r in comparison.rows if r.verdict == "regressed" or (
-            r.verdict == "inconclusive" and (r.delta or 0) < 0 and (r.agent, r.eval_set_id, r.criterion) in regressed_sets)),
-        key=lambda r: (r.verdict != "regressed", r.delta or 0.0))
+    regressions = regression_cases(comparison)
+    not_gating = non_gating_regressions(comparison)
     improvements = [r for r in comparison.rows if r.verdict == "improved"]
-    shown = {id(r) for r in regressions}
+    shown = {id(r) for r in [*regressions, *not_gating]}
     others = [r for r in comparison.rows if r.verdict != "improved" and id(r) not in shown]
     evidence = [evidence_for(r, results, expected_cases) for r in regressions]
     # detail levels, most complete first; each drops the least important remaining part
@@ -124,7 +120,7 @@ def render_report(comparison: Comparison, results: ResultsFile, expected_cases: 
     text = ""
     for level in levels:
         text = template.render(
-            c=comparison, results=results, regressions=regressions, evidence=evidence[: level["evidence"]],
+            c=comparison, results=results, regressions=regressions, not_gating=not_gating, evidence=evidence[: level["evidence"]],
             hidden_evidence=max(0, len(evidence) - level["evidence"]), improvements=improvements if level["improvements"] else [],
             hidden_improvements=0 if level["improvements"] else len(improvements), others=others if level["others"] else [],
             hidden_others=0 if level["others"] else len(others), run_url=run_url, head_sha=head_sha, rows_limit=level["rows"],
