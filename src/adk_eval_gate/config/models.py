@@ -116,7 +116,7 @@ class BranchBaseline(_Strict):
 
 
 class ArtifactBaseline(_Strict):
-    """The results artifact of the base branch's newest successful workflow run (Actions API)."""
+    """The results artifact of the base branch's newest push run that has it, whatever its conclusion (Actions API)."""
 
     store: Literal["artifact"]
     name: str = Field(default="adk-eval-gate-results", min_length=1)
