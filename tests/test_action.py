@@ -128,15 +128,14 @@ def test_a_rerun_sees_the_override_label_added_since_the_event(example, fake):
     errors = [line for line in failing.stdout.splitlines() if line.startswith("::error file=evals/dice.evalset.json,line=")]
     assert len(errors) == 2 and all("failed,line" not in line for line in errors)
     (verdict,) = [line for line in failing.stdout.splitlines() if line.startswith("adk-eval-gate: FAIL")]
-    assert verdict.startswith("adk-eval-gate: FAIL — 2 below thresholds (hello_world/dice roll_12_wrong_golden") or \
-        verdict.startswith("adk-eval-gate: FAIL — 2 below thresholds (hello_world/dice ")
+    assert verdict.startswith("adk-eval-gate: FAIL — 2 cases below threshold (hello_world/dice ")
     assert " · comment: https://github.com/o/r/pull/7#issuecomment-" in verdict
 
     fake.state.labels[7] = ["bug", OVERRIDE]  # added after the event: the re-run's payload still has no labels
     rerun = run_action(example, fake, run_id=100, extra_env={"GITHUB_RUN_ATTEMPT": "2"})
     assert rerun.returncode == 0, rerun.stdout[-2000:]
     assert fake.calls("GET", "/issues/7/labels$")
-    assert any(line.startswith(f"adk-eval-gate: PASS — accepted by the override label despite 2 below thresholds")
+    assert any(line.startswith("adk-eval-gate: PASS — accepted by the override label despite 2 cases below threshold")
                for line in rerun.stdout.splitlines())
     assert not [line for line in rerun.stdout.splitlines() if line.startswith("::error")]
     (comment,) = fake.state.comments[7]
@@ -234,3 +233,20 @@ def test_read_only_token_still_writes_the_step_summary_and_gates(example, fake):
     assert "::warning title=adk-eval-gate::the token cannot comment" in done.stderr
     assert "adk-eval-gate passed" in (example / "summary.md").read_text()
     assert fake.state.comments.get(7, []) == []
+
+
+def test_comment_inputs_recreate_our_comment_and_bad_values_are_one_line(example, fake):
+    prepare(example, fake)
+    first = run_action(example, fake, run_id=100, extra_env={"INPUT_COMMENT-MODE": "recreate"})
+    assert first.returncode == 0, first.stderr[-2000:]
+    (before,) = fake.state.comments[7]
+    fake.make_comment(7, "a human review", fake.url)
+    assert run_action(example, fake, run_id=101, extra_env={"INPUT_COMMENT-MODE": "recreate"}).returncode == 0
+    bodies = [c["body"] for c in fake.state.comments[7]]
+    assert len(bodies) == 2 and bodies[0] == "a human review" and "runs/101" in bodies[1]
+    assert fake.state.comments[7][1]["id"] != before["id"]
+
+    bad = run_action(example, fake, run_id=102, extra_env={"INPUT_COMMENT-WHEN": "sometimes"})
+    assert bad.returncode == 2
+    (line,) = bad.stderr.strip().splitlines()
+    assert line.startswith("::error title=adk-eval-gate%3A bad input::") and "--comment-when: 'sometimes' is not one of" in line

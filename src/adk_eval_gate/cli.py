@@ -131,10 +131,19 @@ def _baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+COMMENT_CHOICES = {"--comment-mode": ("update", "recreate"), "--comment-when": ("always", "changed", "failing")}
+
+
 def _ci_options(args: argparse.Namespace):
     from .ci import CiOptions
     from .shards import parse_shard
 
+    # checked here rather than by argparse, so that the Action's inputs fail as one line (an annotation there)
+    for option, choices in COMMENT_CHOICES.items():
+        value = getattr(args, option.removeprefix("--").replace("-", "_"))
+        if value is not None and value not in choices:
+            raise InputError(None, option, f"{value!r} is not one of {', '.join(choices)}",
+                             f"use one of them (the Action's input is {option.removeprefix('--')})")
     return CiOptions(config=args.config, output_dir=args.output_dir, post_comment=not args.no_comment,
                      labels=args.label or [], quiet=getattr(args, "quiet", False), comment_key=args.comment_key,
                      shard=parse_shard(args.shard) if getattr(args, "shard", None) else None,
@@ -173,9 +182,8 @@ def _schema(args: argparse.Namespace) -> int:
 
 def _comment_options(parser: argparse.ArgumentParser) -> None:
     """Over the config's `comment:` section."""
-    parser.add_argument("--comment-mode", choices=["update", "recreate"], help="edit our comment in place, or delete it and post anew")
-    parser.add_argument("--comment-when", choices=["always", "changed", "failing"],
-                        help="post always, only when the report changed, or only when the gate fails")
+    parser.add_argument("--comment-mode", help="update (edit our comment in place) or recreate (delete it, post anew)")
+    parser.add_argument("--comment-when", help="always, changed (the report changed) or failing (the gate fails)")
     parser.add_argument("--comment-author", help="the login the token posts as, when GitHub cannot say (another App's token)")
 
 

@@ -20,7 +20,6 @@ from ..github.context import ActionsContext
 from ..results.models import ResultsFile
 from .stores import LoadedBaseline, LoadOutcome, identity_of, merge_base_candidates
 
-
 RUNS_TO_SEARCH = 20  # runs that died before their upload step have no artifact; look past a few of them
 
 

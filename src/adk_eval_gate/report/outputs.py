@@ -134,12 +134,26 @@ def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: P
     return lines
 
 
+_NOUNS = {"below threshold": ("case below threshold", "cases below threshold"),
+          "not evaluated": ("criterion not evaluated", "criteria not evaluated"),
+          "not comparable": ("row not comparable", "rows not comparable"),
+          "inconclusive": ("inconclusive comparison", "inconclusive comparisons"),
+          "no baseline": ("no baseline", "no baseline")}
+
+
+def _counted(kind: str, n: int) -> str:
+    singular, plural = _NOUNS.get(kind, (kind, kind + "s"))
+    return f"{n} {singular if n == 1 else plural}"
+
+
 def _why(comparison: Comparison) -> str:
+    """`2 regressions (hello_world/dice trajectory …)`: what failed the gate, counted, and the first in full."""
     gate = comparison.gate
     if comparison.verdict == "pass" and not gate.overridden:
         return gate.reason
-    kinds = Counter(failure.split(":", 1)[0] for failure in gate.failures)
-    counted = ", ".join(f"{n} {kind}{'s' if n > 1 and not kind.endswith('s') else ''}" for kind, n in kinds.items())
+    # a failure reads `kind: detail`, except the pass rate's, which is one sentence
+    kinds = Counter(f.split(":", 1)[0] if ":" in f else "pass rate below the minimum" for f in gate.failures)
+    counted = ", ".join(_counted(kind, n) for kind, n in kinds.items())
     first = gate.failures[0].split(":", 1)[-1].strip() if gate.failures else ""
     first = first if len(first) <= 160 else first[:159] + "…"
     why = f"{counted} ({first})" if first else counted
