@@ -400,6 +400,10 @@ class FakeGitHub:
             "expired": expired, "created_at": "2026-11-20T10:00:00Z", "expires_at": "2027-02-18T10:00:00Z",
             "updated_at": "2026-11-20T10:00:00Z", "_run": run_id, "_zip": buffer.getvalue()}
 
+    def identify(self, token: str, login: str, *, kind: str = "User", installation: bool = False) -> None:
+        """Who `token` belongs to: a user's token (`installation=False`) or an App's (`<slug>[bot]`, type Bot)."""
+        self.state.identities[token] = Identity(user(login, kind, 10_000 + len(self.state.identities)), installation)
+
     def add_pull(self, number: int, head_sha: str) -> None:
         pull = minimal(SPEC["components"]["schemas"]["pull-request"])
         pull["number"] = number

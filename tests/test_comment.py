@@ -172,3 +172,14 @@ def test_a_body_over_the_limit_is_never_sent(fake):
     with pytest.raises(ValueError, match="was not sent"):
         publish(fake, "x" * 70_000)
     assert fake.state.requests == []
+
+
+def test_any_configured_identity_is_honoured(fake):
+    fake.identify("ghp_another", "hubot", kind="User")
+    fake.identify("ghs_deploy", "deploy-app[bot]", kind="Bot", installation=True)
+    assert publish(fake, "from a user", token="ghp_another").action == "created"
+    assert publish(fake, "from an app", token="ghs_deploy", policy=CommentPolicy(author="deploy-app[bot]")).action == "created"
+    assert publish(fake, "user again", run_id=11, token="ghp_another").action == "updated"
+    by = {c["user"]["login"]: c["body"] for c in fake.state.comments[7]}
+    assert by["hubot"].endswith("user again") and by["deploy-app[bot]"].endswith("from an app") and len(by) == 2
+    assert fake.state.comments[7][1]["user"]["type"] == "Bot"
