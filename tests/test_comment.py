@@ -183,3 +183,14 @@ def test_any_configured_identity_is_honoured(fake):
     by = {c["user"]["login"]: c["body"] for c in fake.state.comments[7]}
     assert by["hubot"].endswith("user again") and by["deploy-app[bot]"].endswith("from an app") and len(by) == 2
     assert fake.state.comments[7][1]["user"]["type"] == "Bot"
+
+
+@TOKENS
+def test_duplicates_of_ours_are_folded_into_one_and_nobody_elses_are_touched(fake, token):
+    author = user("octocat") if token == PAT else USER
+    for text in ("raced 1", "raced 2"):  # two runs that created at once, or an older version's duplicates
+        fake.make_comment(7, marker("eval-gate.yml") + "\n" + text, fake.url, user=author)
+    fake.make_comment(7, marker("eval-gate.yml") + "\nquoted", fake.url, user=user("mallory"))
+    assert publish(fake, "one", token=token).action == "updated"
+    bodies = [c["body"] for c in fake.state.comments[7]]
+    assert len(bodies) == 2 and bodies[0].endswith("\none") and bodies[1].endswith("\nquoted")  # the newest of ours kept

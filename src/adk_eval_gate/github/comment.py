@@ -130,11 +130,17 @@ class _Publisher:
         if newest is not None and policy.when == "changed" and _digest_of(newest) == digest:
             return PublishOutcome(newest.get("html_url"), "skipped-unchanged")
         if newest is not None and policy.mode == "update":
-            return PublishOutcome(self._update(newest, text).get("html_url"), "updated")
-        for comment in ours:
-            self.client.request("DELETE", f"/repos/{self.repository}/issues/comments/{comment['id']}", ok=(404,))
+            updated = self._update(newest, text)
+            # duplicates of ours (two runs that raced to create, or an older version's) go, so one comment remains
+            self._delete(ours[:-1])
+            return PublishOutcome(updated.get("html_url"), "updated")
+        self._delete(ours)
         created = self._create(text)
         return PublishOutcome(created.get("html_url"), "recreated" if ours else "created", self._author_warning(created))
+
+    def _delete(self, comments: list[dict[str, Any]]) -> None:
+        for comment in comments:
+            self.client.request("DELETE", f"/repos/{self.repository}/issues/comments/{comment['id']}", ok=(404,))
 
     def _update(self, comment: dict[str, Any], text: str) -> dict[str, Any]:
         return self.client.request("PATCH", f"/repos/{self.repository}/issues/comments/{comment['id']}",
