@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .baseline import build_comparison
 from .baseline.models import Comparison
-from .baseline.stores import LoadOutcome, build_store
+from .baseline.stores import BaselineStore, LoadOutcome, build_store
 from .errors import InputError
 from .evalsets.models import Invocation
 from .files import write_text_atomic
@@ -69,34 +69,6 @@ def _expected_cases(plan: Plan) -> dict[tuple[str, str, str], list[Invocation]]:
         (agent.name, eval_set.eval_set_id, case.eval_id): list(case.conversation or [])
         for agent in plan.agents for eval_set in agent.eval_sets for case in eval_set.file.eval_set.eval_cases
     }
-
-
-def comment_key(options: CiOptions, plan: Plan, root: Path) -> str:
-    """The key that keeps one comment per config: two `eval-gate.yml` in different folders get two comments."""
-    return (options.comment_key or plan.workflow.settings.comment.key
-            or relative_to_root(plan.workflow.path, root) or plan.workflow.path.name)
-
-
-def comment_policy(options: CiOptions, plan: Plan) -> CommentPolicy:
-    section = plan.workflow.settings.comment
-    return CommentPolicy(mode=options.comment_mode or section.mode, when=options.comment_when or section.when,
-                         author=options.comment_author or section.author)
-
-
-def report_digest(comparison: Comparison, results: ResultsFile) -> str:
-    """What `comment.when: changed` compares: verdicts, scores and statuses, not links, timings or ages."""
-    def score(value: float | None) -> float | None:
-        return None if value is None else round(value, 4)
-
-    content = {
-        "gate": [comparison.verdict, comparison.gate.reason, comparison.gate.failures, comparison.gate.overridden],
-        "summaries": [[s.agent, s.eval_set_id, s.criterion, s.verdict, score(s.baseline), score(s.current)]
-                      for s in comparison.summaries],
-        "rows": [[r.agent, r.eval_set_id, r.eval_id, r.criterion, r.verdict, score(r.baseline), score(r.current)]
-                 for r in comparison.rows],
-        "cases": [[s.agent, s.eval_set_id, c.eval_id, c.status] for s in results.eval_sets for c in s.cases],
-    }
-    return content_digest(json.dumps(content, sort_keys=True))
 
 
 def run_setup(commands: list[str], cwd: Path) -> None:
@@ -158,13 +130,7 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
             "run_id": context.run_id}) + "\n")
 
     gating = mode != "baseline" or gate.on_push == "fail"
-    baseline_note, baseline_lost = "", False
-    if mode == "baseline":
-        try:
-            baseline_note = f"baseline stored: {store.save(results)}"
-        except GitHubError as exc:
-            baseline_note, baseline_lost = "the baseline was NOT stored", True
-            error(f"the baseline could not be stored, so pull requests keep comparing with an older one: {exc}")
+    baseline_note, baseline_lost = _store_baseline(store, results) if mode == "baseline" else ("", False)
     comment_url = ""
     if mode == "pull_request" and options.post_comment and context.token and context.repository:
         comment_url = _post(context, int(context.pull_request["number"]), markdown, key, notes,
@@ -187,6 +153,15 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
     if baseline_lost:
         return exit_code_for_decision("fail")
     return exit_code_for_decision(comparison.verdict if gating else "pass")
+
+
+def _store_baseline(store: BaselineStore, results: ResultsFile) -> tuple[str, bool]:
+    """A line for the log, and whether the baseline was lost (which fails the job: it must keep advancing)."""
+    try:
+        return f"baseline stored: {store.save(results)}", False
+    except GitHubError as exc:
+        error(f"the baseline could not be stored, so pull requests keep comparing with an older one: {exc}")
+        return "the baseline was NOT stored", True
 
 
 def _post(context: ActionsContext, number: int, markdown: str, key: str, notes: list[str], *,
@@ -226,3 +201,31 @@ def _github_outputs(results: ResultsFile, comparison: Comparison, base_dir: Path
     if in_actions():
         for line in annotations(results, comparison, base_dir, root):
             print(line)
+
+
+def comment_key(options: CiOptions, plan: Plan, root: Path) -> str:
+    """The key that keeps one comment per config: two `eval-gate.yml` in different folders get two comments."""
+    return (options.comment_key or plan.workflow.settings.comment.key
+            or relative_to_root(plan.workflow.path, root) or plan.workflow.path.name)
+
+
+def comment_policy(options: CiOptions, plan: Plan) -> CommentPolicy:
+    section = plan.workflow.settings.comment
+    return CommentPolicy(mode=options.comment_mode or section.mode, when=options.comment_when or section.when,
+                         author=options.comment_author or section.author)
+
+
+def report_digest(comparison: Comparison, results: ResultsFile) -> str:
+    """What `comment.when: changed` compares: verdicts, scores and statuses, not links, timings or ages."""
+    def score(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
+    content = {
+        "gate": [comparison.verdict, comparison.gate.reason, comparison.gate.failures, comparison.gate.overridden],
+        "summaries": [[s.agent, s.eval_set_id, s.criterion, s.verdict, score(s.baseline), score(s.current)]
+                      for s in comparison.summaries],
+        "rows": [[r.agent, r.eval_set_id, r.eval_id, r.criterion, r.verdict, score(r.baseline), score(r.current)]
+                 for r in comparison.rows],
+        "cases": [[s.agent, s.eval_set_id, c.eval_id, c.status] for s in results.eval_sets for c in s.cases],
+    }
+    return content_digest(json.dumps(content, sort_keys=True))
