@@ -104,7 +104,7 @@ def test_another_apps_token_without_its_author_says_which_login_to_configure(fak
     assert "comment: {author: eval-bot[bot]}" in outcome.warning
 
 
-@TOKENS
+@pytest.mark.parametrize("token", ["t", PAT, APP], ids=["installation-token", "user-token", "unnamed-app-token"])
 @pytest.mark.parametrize("drop", [False, True], ids=["502", "connection-dropped"])
 def test_a_create_whose_reply_was_lost_never_makes_a_second_comment(fake, token, drop):
     fake.fault("POST", "/comments$", 502, after_effect=True, drop=drop)

@@ -70,12 +70,6 @@ def token_author(client: GitHubClient, configured: str | None = None) -> Author:
     return Author(WORKFLOW_BOT, assumed=True)
 
 
-def _ours(client: GitHubClient, comments_path: str, key: str, author: str) -> list[dict[str, Any]]:
-    """Our comments under this key, oldest first."""
-    return [comment for comment in client.paginate(comments_path)
-            if (comment.get("body") or "").startswith(marker(key)) and (comment.get("user") or {}).get("login") == author]
-
-
 def _newer_run(comment: dict[str, Any], run_id: int, attempt: int) -> str | None:
     found = _RUN.search(comment.get("body") or "")
     if found and (int(found.group(1)), int(found.group(2))) > (run_id, attempt):
@@ -119,8 +113,12 @@ class _Publisher:
     run_id: int
     attempt: int
 
+    def _is_ours(self, comment: dict[str, Any]) -> bool:
+        return ((comment.get("body") or "").startswith(marker(self.key))
+                and (comment.get("user") or {}).get("login") == self.author.login)
+
     def publish(self, text: str, digest: str, policy: CommentPolicy, failing: bool) -> PublishOutcome:
-        ours = _ours(self.client, self.comments_path, self.key, self.author.login)
+        ours = [comment for comment in self.client.paginate(self.comments_path) if self._is_ours(comment)]  # oldest first
         newest = ours[-1] if ours else None
         if newest is not None and (newer := _newer_run(newest, self.run_id, self.attempt)):
             return PublishOutcome(newest.get("html_url"), "skipped-newer",
@@ -155,7 +153,9 @@ class _Publisher:
                     raise
             self.client.pause(attempt)
             # GitHub may have stored the comment and lost only the reply: posting again would make a second one.
-            stored = _ours(self.client, self.comments_path, self.key, self.author.login)
+            stored = [comment for comment in self.client.paginate(self.comments_path) if self._is_ours(comment)
+                      # an App's token we could not name: this very text (its run stamp included) is the one we sent
+                      or (self.author.assumed and comment.get("body") == text)]
             if stored:
                 comment = stored[-1]
                 return comment if comment.get("body") == text or _newer_run(comment, self.run_id, self.attempt) \
