@@ -9,6 +9,14 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "hello_world"
 
 
+@pytest.fixture(autouse=True)
+def _outside_actions(monkeypatch):
+    """This suite's own CI runs inside GitHub Actions: the tool's log format and repository root must not follow
+    the runner's environment unless a test sets it."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+
+
 @pytest.fixture
 def example(tmp_path: Path) -> Path:
     """A private copy of the bundled example (tests may edit it)."""

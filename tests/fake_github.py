@@ -3,7 +3,13 @@
 
 Every request our client sends is matched to a route of the slice and its JSON body validated against the route's
 request schema; every response the fake sends is validated against the route's response schema. Faults are
-injected per route: a status (with headers such as Retry-After) for the next N matching requests.
+injected per route: a status (with headers such as Retry-After) for the next N matching requests, optionally after the
+request took effect (GitHub stored the comment, but the reply was a 502 or the connection dropped).
+
+Identities follow GitHub: each token belongs to a user (a personal access token) or to an App installation
+(GITHUB_TOKEN is `github-actions[bot]`'s; another App's token is `<slug>[bot]`'s). A comment's author is the
+token's owner, `GET /user` answers only a user's token (403 for an installation token), and only a comment's
+author may edit or delete it.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import hashlib
 import io
 import json
 import re
+import socket
 import threading
 import zipfile
 from dataclasses import dataclass, field
@@ -85,11 +92,32 @@ def minimal(schema: Any) -> Any:
     return schema.get("enum", ["x"])[0]
 
 
-USER = {"login": "github-actions[bot]", "id": 41898282, "node_id": "MDM6Qm90NDE4OTgyODI=", "avatar_url": "https://a/u",
-        "gravatar_id": "", "url": "https://api/u", "html_url": "https://g/u", "followers_url": "https://api/f",
-        "following_url": "https://api/f", "gists_url": "https://api/g", "starred_url": "https://api/s",
-        "subscriptions_url": "https://api/s", "organizations_url": "https://api/o", "repos_url": "https://api/r",
-        "events_url": "https://api/e", "received_events_url": "https://api/re", "type": "Bot", "site_admin": False}
+def user(login: str, kind: str = "User", user_id: int = 1) -> dict[str, Any]:
+    """A `simple-user` as GitHub shows it on a comment (type `User` or `Bot`)."""
+    return {"login": login, "id": user_id, "node_id": f"U{user_id}", "avatar_url": "https://a/u", "gravatar_id": "",
+            "url": f"https://api/users/{login}", "html_url": f"https://g/{login}", "followers_url": "https://api/f",
+            "following_url": "https://api/f", "gists_url": "https://api/g", "starred_url": "https://api/s",
+            "subscriptions_url": "https://api/s", "organizations_url": "https://api/o", "repos_url": "https://api/r",
+            "events_url": "https://api/e", "received_events_url": "https://api/re", "type": kind, "site_admin": False}
+
+
+USER = user("github-actions[bot]", "Bot", 41898282)  # the workflow's GITHUB_TOKEN
+
+
+@dataclass
+class Identity:
+    """Who a token belongs to: `installation` tokens (GITHUB_TOKEN, an App's) cannot call `GET /user`."""
+
+    user: dict[str, Any]
+    installation: bool
+
+
+# Tokens the tests use by name; any other token is the workflow's GITHUB_TOKEN.
+IDENTITIES = {
+    "ghp_userPat": Identity(user("octocat", "User", 583231), installation=False),
+    "ghs_otherApp": Identity(user("eval-bot[bot]", "Bot", 9001), installation=True),
+}
+WORKFLOW_TOKEN = Identity(USER, installation=True)
 
 
 @dataclass
@@ -100,6 +128,8 @@ class Fault:
     times: int = 1
     headers: dict[str, str] = field(default_factory=dict)
     body: dict[str, Any] = field(default_factory=lambda: {"message": "Server Error"})
+    after_effect: bool = False  # the request takes effect, then the reply is this status instead of the real one
+    drop: bool = False  # the connection closes without any reply (after the effect when after_effect is set)
 
 
 @dataclass
@@ -116,6 +146,11 @@ class State:
     pulls: dict[int, dict[str, Any]] = field(default_factory=dict)
     check_runs: list[dict[str, Any]] = field(default_factory=list)
     schema_errors: list[str] = field(default_factory=list)
+    identities: dict[str, Identity] = field(default_factory=lambda: dict(IDENTITIES))
+    labels: dict[int, list[str]] = field(default_factory=dict)  # issue number → label names (as GitHub has them now)
+
+    def identity(self, token: str) -> Identity:
+        return self.identities.get(token, WORKFLOW_TOKEN)
 
 
 class FakeGitHub:
@@ -168,14 +203,25 @@ class FakeGitHub:
                         except jsonschema.ValidationError as exc:
                             state.schema_errors.append(f"request {method} {template}: {exc.message}")
                             return self._send(422, {"message": f"Invalid request: {exc.message}"})
-                    for fault in state.faults:
-                        if fault.times > 0 and fault.method == method and re.search(fault.pattern, parsed.path):
-                            fault.times -= 1
-                            return self._send(fault.status, fault.body, fault.headers)
+                    fault = next((f for f in state.faults
+                                  if f.times > 0 and f.method == method and re.search(f.pattern, parsed.path)), None)
+                    if fault is not None:
+                        fault.times -= 1
+                    if fault is not None and not fault.after_effect:
+                        return self._fail(fault)
                     if method != "GET" and token in state.read_only_tokens:
                         return self._send(403, {"message": "Resource not accessible by integration"})
-                    status, payload, headers = route(method, template, groups, query, body, self.server_url)
+                    status, payload, headers = route(method, template, groups, query, body, self.server_url, token)
+                    if fault is not None:
+                        return self._fail(fault)
                     return self._send(status, payload, headers, template=template, method=method)
+
+            def _fail(self, fault: Fault) -> None:
+                if fault.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return None
+                return self._send(fault.status, fault.body, fault.headers)
 
             def do_GET(self):
                 self._handle("GET")
@@ -205,6 +251,7 @@ class FakeGitHub:
                     "download_url": url, "_links": {"git": url, "html": url, "self": url}}
 
         def make_comment(number: int, text: str, base: str, user: dict[str, Any] | None = None) -> dict[str, Any]:
+            """A comment as `user` (default: the workflow's GITHUB_TOKEN) would post it."""
             state.next_comment_id += 1
             comment = {"id": state.next_comment_id, "node_id": f"IC{state.next_comment_id}", "body": text,
                        "url": f"{base}/repos/o/r/issues/comments/{state.next_comment_id}",
@@ -216,7 +263,17 @@ class FakeGitHub:
 
         self.make_comment = make_comment
 
-        def route(method, template, groups, query, body, base):
+        def route(method, template, groups, query, body, base, token):
+            identity = state.identity(token)
+            if template == "/user":
+                if identity.installation:
+                    return 403, {"message": "Resource not accessible by integration",
+                                 "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user"}, None
+                return 200, identity.user, None
+            if template == "/repos/{owner}/{repo}/issues/{issue_number}/labels" and method == "GET":
+                names = state.labels.get(int(groups[2]), [])
+                return 200, [{"id": i + 1, "node_id": f"L{i + 1}", "url": f"{base}/repos/o/r/labels/{i + 1}", "name": name,
+                              "description": None, "color": "ededed", "default": False} for i, name in enumerate(names)], None
             if template == "/repos/{owner}/{repo}/contents/{path}":
                 path = unquote(groups[2])
                 if method == "GET":
@@ -242,7 +299,7 @@ class FakeGitHub:
                 number = int(groups[2])
                 comments = state.comments.setdefault(number, [])
                 if method == "POST":
-                    return 201, make_comment(number, body["body"], base), None
+                    return 201, make_comment(number, body["body"], base, identity.user), None
                 per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
                 chunk = comments[(page - 1) * per_page: page * per_page]
                 headers = {}
@@ -253,6 +310,13 @@ class FakeGitHub:
                 comment = next((c for cs in state.comments.values() for c in cs if c["id"] == int(groups[2])), None)
                 if comment is None:
                     return 404, {"message": "Not Found"}, None
+                if method in ("PATCH", "DELETE") and comment["user"]["login"] != identity.user["login"]:
+                    return 403, {"message": "Must have admin rights to Repository."}, None
+                if method == "DELETE":
+                    for comments in state.comments.values():
+                        if comment in comments:
+                            comments.remove(comment)
+                    return 204, None, None
                 if method == "PATCH":
                     comment["body"] = body["body"]
                     comment["updated_at"] = "2026-11-22T12:00:00Z"
@@ -335,6 +399,10 @@ class FakeGitHub:
             "url": f"{self.url}/a/{artifact_id}", "archive_download_url": f"{self.url}/repos/o/r/actions/artifacts/{artifact_id}/zip",
             "expired": expired, "created_at": "2026-11-20T10:00:00Z", "expires_at": "2027-02-18T10:00:00Z",
             "updated_at": "2026-11-20T10:00:00Z", "_run": run_id, "_zip": buffer.getvalue()}
+
+    def identify(self, token: str, login: str, *, kind: str = "User", installation: bool = False) -> None:
+        """Who `token` belongs to: a user's token (`installation=False`) or an App's (`<slug>[bot]`, type Bot)."""
+        self.state.identities[token] = Identity(user(login, kind, 10_000 + len(self.state.identities)), installation)
 
     def add_pull(self, number: int, head_sha: str) -> None:
         pull = minimal(SPEC["components"]["schemas"]["pull-request"])

@@ -148,11 +148,23 @@ def test_artifact_store_prefers_the_merge_base_run_and_skips_expired_artifacts(e
     fake.state.artifacts[101]["expired"] = True
     outcome = store_for(example, fake, kind="artifact").load()
     assert outcome.baseline.identity.sha == OLD and "no baseline run at this pull request's merge-base" in outcome.warnings[0]
-    assert fake.calls("GET", "/actions/runs$")[0]["query"] == {"branch": "main", "status": "success", "event": "push", "per_page": "50"}
+    assert fake.calls("GET", "/actions/runs$")[0]["query"] == {"branch": "main", "event": "push", "per_page": "50"}
+
+
+def test_artifact_store_takes_the_newest_run_with_the_artifact_whatever_its_conclusion(example, fake, results):
+    # run 11 passed; run 12 failed its gate (an accepted regression) but uploaded; run 13 died before uploading
+    fake.add_run(11, OLD, "2026-11-18T10:00:00Z")
+    fake.add_run(12, BASE, "2026-11-21T10:00:00Z", conclusion="failure")
+    fake.add_run(13, HEAD, "2026-11-22T10:00:00Z", conclusion="cancelled")
+    fake.add_artifact(101, 11, "eval-results", {"results.json": at(results, OLD).model_dump_json().encode()})
+    fake.add_artifact(102, 12, "eval-results", {"results.json": at(results, BASE).model_dump_json().encode()})
+    outcome = store_for(example, fake, kind="artifact", base_sha="e" * 40).load()
+    assert outcome.baseline.identity.sha == BASE and "using run 12" in outcome.warnings[0]
+    assert fake.calls("GET", "/runs/13/artifacts$")  # the newest run was looked at first, and had nothing
 
 
 def test_artifact_store_with_no_runs_and_with_errors(example, fake):
-    assert "no successful run on main" in store_for(example, fake, kind="artifact").load().warnings[0]
+    assert "no push run on main" in store_for(example, fake, kind="artifact").load().warnings[0]
     fake.fault("GET", "/actions/runs", 500, times=50)
     assert "baseline unavailable" in store_for(example, fake, kind="artifact").load().warnings[0]
 

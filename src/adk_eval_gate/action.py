@@ -26,8 +26,9 @@ def main() -> int:
     argv = ["ci", "--config", _input("config", "eval-gate.yml"), "--output-dir", _input("output-dir", "adk-eval-gate-out")]
     if _input("post-comment", "true").lower() in ("false", "0", "no"):
         argv.append("--no-comment")
-    if _input("comment-key"):
-        argv += ["--comment-key", _input("comment-key")]
+    for name in ("comment-key", "comment-mode", "comment-when", "comment-author"):
+        if _input(name):
+            argv += [f"--{name}", _input(name)]
     for label in filter(None, (part.strip() for part in _input("labels").split(","))):
         argv += ["--label", label]
     working_directory = _input("working-directory")

@@ -1,11 +1,13 @@
 """`adk-eval-gate ci`: the whole pipeline as the Action runs it, the mode chosen from the event.
 
 * pull_request: run → compare with the baseline → report → one sticky comment → gate (exit code);
-* push to the default branch: run → compare with the previous baseline → store these results as the new one;
+* push to the default branch: run → compare with the previous baseline → store these results as the new one; the
+  job passes unless `gate.on_push: fail` (it fails only when the baseline could not be stored);
 * anywhere else (a laptop, workflow_dispatch): run → compare → the same markdown on stdout and the same files,
   nothing posted.
 
-Every file is written before anything is posted, so a GitHub API failure never loses the run.
+Every file is written before anything is posted, so a GitHub API failure never loses the run. The job log ends
+with the verdict, why, and the comment's link.
 """
 
 from __future__ import annotations
@@ -14,25 +16,26 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .baseline import build_comparison
 from .baseline.models import Comparison
-from .baseline.stores import LoadOutcome, build_store
+from .baseline.stores import BaselineStore, LoadOutcome, build_store
 from .errors import InputError
 from .evalsets.models import Invocation
 from .files import write_text_atomic
 from .gate import exit_code_for_decision
 from .gate.evidence import regression_cases
 from .github.client import GitHubClient, GitHubError
-from .github.comment import create_check_run, publish_comment
+from .github.comment import CommentPolicy, content_digest, create_check_run, publish_comment
 from .github.context import ActionsContext
+from .github.labels import current_labels
+from .log import error, in_actions, relative_to_root, repository_root, warn
 from .pipeline import run_plan
 from .plan import Plan, build_plan
 from .report.markdown import render_report
-from .report.outputs import annotations, junit_xml, write_outputs, write_step_summary
+from .report.outputs import annotations, junit_xml, verdict_lines, write_outputs, write_step_summary
 from .results.build import write_results
 from .results.models import ResultsFile
 from .shards import shard_plan
@@ -47,6 +50,10 @@ class CiOptions:
     quiet: bool = False
     comment_key: str | None = None
     shard: tuple[int, int] | None = None  # (i, n), 1-based
+    # the command line's word over the config's `comment:` section
+    comment_mode: str | None = None
+    comment_when: str | None = None
+    comment_author: str | None = None
 
 
 def _mode(context: ActionsContext) -> str:
@@ -90,9 +97,10 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
     """Everything after the agents ran: files first, then the comparison, the report, GitHub, the exit code."""
     out = Path(options.output_dir)
     mode = _mode(context)
+    root = repository_root(plan.workflow.base_dir)
     write_results(results, out / "results.json")
     if options.shard is not None:
-        write_text_atomic(out / "junit.xml", junit_xml(results))
+        write_text_atomic(out / "junit.xml", junit_xml(results, None, plan.workflow.base_dir, root))
         # A shard only runs part of the suite: `adk-eval-gate merge` compares, reports and gates the whole.
         print(f"shard {options.shard[0]}/{options.shard[1]}: {results.summary.total} cases; results in {out / 'results.json'}")
         return 0
@@ -101,9 +109,13 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
     outcome = store.load() if plan.workflow.settings.baseline.store != "none" else LoadOutcome(None, [])
     gate = plan.workflow.settings.gate
     max_age = getattr(plan.workflow.settings.baseline, "max_age_days", None)
-    comparison = build_comparison(results, outcome, gate, [*context.labels, *options.labels], max_age_days=max_age)
+    notes: list[str] = []
+    labels, label_warning = current_labels(context) if mode == "pull_request" else (context.labels, None)
+    if label_warning:
+        notes.append(label_warning)
+    comparison = build_comparison(results, outcome, gate, [*labels, *options.labels], max_age_days=max_age)
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
-    write_text_atomic(out / "junit.xml", junit_xml(results, comparison))
+    write_text_atomic(out / "junit.xml", junit_xml(results, comparison, plan.workflow.base_dir, root))
 
     run_url = (f"{context.server_url}/{context.repository}/actions/runs/{context.run_id}"
                if context.repository and context.run_id else None)
@@ -111,51 +123,64 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
     markdown = render_report(comparison, results, _expected_cases(plan), run_url=run_url, head_sha=head_sha,
                              template_dir=plan.workflow.template_dir)
     write_text_atomic(out / "report.md", markdown)
-    key = options.comment_key or plan.workflow.path.name
+    key = comment_key(options, plan, root)
     if mode == "pull_request":
         # What the trusted `publish` step of the fork-safe workflow needs; data only, checked again there.
         write_text_atomic(out / "pull-request.json", json.dumps({
             "number": context.pull_request.get("number"), "head_sha": head_sha, "comment_key": key,
             "run_id": context.run_id}) + "\n")
 
-    notes: list[str] = []
-    if mode == "baseline":
-        try:
-            notes.append(f"baseline stored: {store.save(results)}")
-        except GitHubError as exc:
-            notes.append(f"warning: the baseline could not be stored: {exc}")
+    gating = mode != "baseline" or gate.on_push == "fail"
+    baseline_note, baseline_lost = _store_baseline(store, results) if mode == "baseline" else ("", False)
     comment_url = ""
     if mode == "pull_request" and options.post_comment and context.token and context.repository:
-        comment_url = _post(context, int(context.pull_request["number"]), markdown, key, notes)
+        comment_url = _post(context, int(context.pull_request["number"]), markdown, key, notes,
+                            policy=comment_policy(options, plan), failing=comparison.verdict == "fail",
+                            digest=report_digest(comparison, results))
     if plan.workflow.settings.report.check_run and mode != "local" and context.token and context.repository and head_sha:
         try:
             create_check_run(GitHubClient(context.api_url, context.token), context.repository, head_sha,
-                             plan.workflow.settings.report.check_name, comparison.verdict == "pass",
+                             plan.workflow.settings.report.check_name, comparison.verdict == "pass" or not gating,
                              comparison.gate.reason, markdown, run_url)
         except GitHubError as exc:
-            notes.append(f"warning: the check run was not created: {exc}")
-    _github_outputs(results, comparison, plan.workflow.base_dir, out, markdown, comment_url)
+            notes.append(f"the check run was not created: {exc}")
+    _github_outputs(results, comparison, plan.workflow.base_dir, root, out, markdown, comment_url)
     if not os.environ.get("GITHUB_STEP_SUMMARY") or mode == "local":
         print(markdown)
     for note in notes:
-        print(note, file=sys.stderr)
-    return exit_code_for_decision(comparison.verdict)
+        warn(note)
+    for line in verdict_lines(comparison, results, comment_url=comment_url, baseline_note=baseline_note, gating=gating):
+        print(line, flush=True)
+    if baseline_lost:
+        return exit_code_for_decision("fail")
+    return exit_code_for_decision(comparison.verdict if gating else "pass")
 
 
-def _post(context: ActionsContext, number: int, markdown: str, key: str, notes: list[str], run_id: str | None = None) -> str:
+def _store_baseline(store: BaselineStore, results: ResultsFile) -> tuple[str, bool]:
+    """A line for the log, and whether the baseline was lost (which fails the job: it must keep advancing)."""
+    try:
+        return f"baseline stored: {store.save(results)}", False
+    except GitHubError as exc:
+        error(f"the baseline could not be stored, so pull requests keep comparing with an older one: {exc}")
+        return "the baseline was NOT stored", True
+
+
+def _post(context: ActionsContext, number: int, markdown: str, key: str, notes: list[str], *,
+          policy: CommentPolicy, failing: bool, digest: str | None) -> str:
     try:
         published = publish_comment(GitHubClient(context.api_url, context.token), context.repository, number, markdown,
-                                    key=key, run_id=int(run_id or context.run_id or 0),
-                                    attempt=int(os.environ.get("GITHUB_RUN_ATTEMPT", "1")))
+                                    key=key, run_id=int(context.run_id or 0),
+                                    attempt=int(os.environ.get("GITHUB_RUN_ATTEMPT", "1")), policy=policy,
+                                    failing=failing, digest=digest)
     except (GitHubError, ValueError) as exc:
-        notes.append(f"warning: the pull request comment was not posted: {exc}")
+        notes.append(f"the pull request comment was not posted: {exc}")
         return ""
     if published.warning:
-        notes.append(f"warning: {published.warning}")
+        notes.append(published.warning)
     return published.url or ""
 
 
-def _github_outputs(results: ResultsFile, comparison: Comparison, base_dir: Path, out: Path, markdown: str,
+def _github_outputs(results: ResultsFile, comparison: Comparison, base_dir: Path, root: Path, out: Path, markdown: str,
                     comment_url: str) -> None:
     summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_path:
@@ -174,7 +199,34 @@ def _github_outputs(results: ResultsFile, comparison: Comparison, base_dir: Path
             "junit-path": str(out / "junit.xml"),
             "comment-url": comment_url,
         })
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        workspace = Path(os.environ.get("GITHUB_WORKSPACE", "."))
-        for line in annotations(results, comparison, base_dir, workspace):
+    if in_actions():
+        for line in annotations(results, comparison, base_dir, root):
             print(line)
+
+
+def comment_key(options: CiOptions, plan: Plan, root: Path) -> str:
+    """The key that keeps one comment per config: two `eval-gate.yml` in different folders get two comments."""
+    return (options.comment_key or plan.workflow.settings.comment.key
+            or relative_to_root(plan.workflow.path, root) or plan.workflow.path.name)
+
+
+def comment_policy(options: CiOptions, plan: Plan) -> CommentPolicy:
+    section = plan.workflow.settings.comment
+    return CommentPolicy(mode=options.comment_mode or section.mode, when=options.comment_when or section.when,
+                         author=options.comment_author or section.author)
+
+
+def report_digest(comparison: Comparison, results: ResultsFile) -> str:
+    """What `comment.when: changed` compares: verdicts, scores and statuses, not links, timings or ages."""
+    def score(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
+    content = {
+        "gate": [comparison.verdict, comparison.gate.reason, comparison.gate.failures, comparison.gate.overridden],
+        "summaries": [[s.agent, s.eval_set_id, s.criterion, s.verdict, score(s.baseline), score(s.current)]
+                      for s in comparison.summaries],
+        "rows": [[r.agent, r.eval_set_id, r.eval_id, r.criterion, r.verdict, score(r.baseline), score(r.current)]
+                 for r in comparison.rows],
+        "cases": [[s.agent, s.eval_set_id, c.eval_id, c.status] for s in results.eval_sets for c in s.cases],
+    }
+    return content_digest(json.dumps(content, sort_keys=True))

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__
+from . import __version__, log
 from .errors import EXIT_BAD_INPUT, InputError
 
 
@@ -131,13 +131,23 @@ def _baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+COMMENT_CHOICES = {"--comment-mode": ("update", "recreate"), "--comment-when": ("always", "changed", "failing")}
+
+
 def _ci_options(args: argparse.Namespace):
     from .ci import CiOptions
     from .shards import parse_shard
 
+    # checked here rather than by argparse, so that the Action's inputs fail as one line (an annotation there)
+    for option, choices in COMMENT_CHOICES.items():
+        value = getattr(args, option.removeprefix("--").replace("-", "_"))
+        if value is not None and value not in choices:
+            raise InputError(None, option, f"{value!r} is not one of {', '.join(choices)}",
+                             f"use one of them (the Action's input is {option.removeprefix('--')})")
     return CiOptions(config=args.config, output_dir=args.output_dir, post_comment=not args.no_comment,
                      labels=args.label or [], quiet=getattr(args, "quiet", False), comment_key=args.comment_key,
-                     shard=parse_shard(args.shard) if getattr(args, "shard", None) else None)
+                     shard=parse_shard(args.shard) if getattr(args, "shard", None) else None,
+                     comment_mode=args.comment_mode, comment_when=args.comment_when, comment_author=args.comment_author)
 
 
 def _ci(args: argparse.Namespace) -> int:
@@ -170,6 +180,13 @@ def _schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _comment_options(parser: argparse.ArgumentParser) -> None:
+    """Over the config's `comment:` section."""
+    parser.add_argument("--comment-mode", help="update (edit our comment in place) or recreate (delete it, post anew)")
+    parser.add_argument("--comment-when", help="always, changed (the report changed) or failing (the gate fails)")
+    parser.add_argument("--comment-author", help="the login the token posts as, when GitHub cannot say (another App's token)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="adk-eval-gate", description="Gate pull requests on ADK agent evaluations.")
     parser.add_argument("--version", action="version", version=f"adk-eval-gate {__version__}")
@@ -190,7 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
     ci.add_argument("--output-dir", default="adk-eval-gate-out", help="where results, comparison, report and JUnit go")
     ci.add_argument("--no-comment", action="store_true", help="do not post the pull request comment")
     ci.add_argument("--label", action="append", help="an extra pull request label (e.g. the override label)")
-    ci.add_argument("--comment-key", help="the sticky comment's key (default: the config file's name)")
+    ci.add_argument("--comment-key", help="the sticky comment's key (default: the config's path in the repository)")
+    _comment_options(ci)
     ci.add_argument("--quiet", action="store_true", help="no progress lines")
     ci.add_argument("--shard", help="run only shard i of n (e.g. 2/4); `merge` then gates the whole")
     ci.set_defaults(handler=_ci)
@@ -202,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("--no-comment", action="store_true")
     merge.add_argument("--label", action="append")
     merge.add_argument("--comment-key")
+    _comment_options(merge)
     merge.set_defaults(handler=_merge)
 
     publish = commands.add_parser("publish", help="post a fork pull request's report from its artifact (workflow_run)")
@@ -235,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except InputError as exc:
-        print(f"error: {exc.render()}", file=sys.stderr)
+        log.input_error(exc)
         return EXIT_BAD_INPUT
     except Exception as exc:
         from .github.client import GitHubError
@@ -243,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not isinstance(exc, GitHubError):
             raise
         hint = "; the token cannot write here (a fork's pull request?)" if exc.read_only else ""
-        print(f"error: {exc}{hint}", file=sys.stderr)
+        log.error(f"{exc}{hint}")
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

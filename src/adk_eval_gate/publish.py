@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from . import log
 from .baseline.models import Comparison
 from .errors import InputError
 from .files import load_json
@@ -51,11 +51,11 @@ def run_publish(directory: str, comment_key: str | None = None, context: Actions
     try:
         head = client.get_json(f"/repos/{context.repository}/pulls/{number}").get("head", {}).get("sha")
     except GitHubError as exc:
-        print(f"error: cannot read pull request #{number}: {exc}", file=sys.stderr)
+        log.error(f"cannot read pull request #{number}: {exc}")
         return 1
     if head != trusted_head:
-        print(f"error: pull request #{number} is at {str(head)[:12]}, not at the commit this run evaluated "
-              f"({trusted_head[:12]}); nothing was posted", file=sys.stderr)
+        log.error(f"pull request #{number} is at {str(head)[:12]}, not at the commit this run evaluated "
+                  f"({trusted_head[:12]}); nothing was posted")
         return 1
     run_url = run.get("html_url") if isinstance(run.get("html_url"), str) and run["html_url"].startswith("https://") else None
     markdown = render_report(comparison, results, {}, run_url=run_url, head_sha=trusted_head)
@@ -63,7 +63,7 @@ def run_publish(directory: str, comment_key: str | None = None, context: Actions
     outcome = publish_comment(client, context.repository, number, markdown, key=key, run_id=int(run.get("id") or 0),
                               attempt=int(run.get("run_attempt") or 1))
     if outcome.warning:
-        print(f"warning: {outcome.warning}", file=sys.stderr)
+        log.warn(outcome.warning)
     if os.environ.get("GITHUB_STEP_SUMMARY"):
         write_step_summary(Path(os.environ["GITHUB_STEP_SUMMARY"]), markdown)
     print(json.dumps({"comment_url": outcome.url, "action": outcome.action}))

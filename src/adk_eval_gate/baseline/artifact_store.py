@@ -1,7 +1,9 @@
-"""`artifact` store: the results artifact of the base branch's newest successful workflow run (Actions API).
+"""`artifact` store: the results artifact of the base branch's newest push run that has one (Actions API).
 
-The workflow uploads the results file with actions/upload-artifact on pushes to the default branch; a pull
-request downloads the artifact of the run at its merge-base when there is one, else of the newest run.
+The workflow uploads the results file with actions/upload-artifact (`if: always()`) on pushes to the default
+branch; a pull request downloads the artifact of the run at its merge-base when there is one, else of the newest
+run. A run's conclusion does not matter: a push whose comparison failed (an accepted regression) still produced
+the results of that commit, and skipping it would leave the baseline behind for good.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from ..github.context import ActionsContext
 from ..results.models import ResultsFile
 from .stores import LoadedBaseline, LoadOutcome, identity_of, merge_base_candidates
 
+RUNS_TO_SEARCH = 20  # runs that died before their upload step have no artifact; look past a few of them
+
 
 class ArtifactStore:
     def __init__(self, settings: ArtifactBaseline, workflow: Workflow, context: ActionsContext) -> None:
@@ -28,8 +32,8 @@ class ArtifactStore:
     def _runs(self, branch: str) -> list[dict]:
         path = (f"/repos/{self.repo}/actions/workflows/{self.settings.workflow}/runs" if self.settings.workflow
                 else f"/repos/{self.repo}/actions/runs")
-        data = self.client.get_json(path, params={"branch": branch, "status": "success", "event": "push", "per_page": 50})
-        return [r for r in data.get("workflow_runs", []) if r.get("conclusion") == "success"]
+        data = self.client.get_json(path, params={"branch": branch, "event": "push", "per_page": 50})
+        return list(data.get("workflow_runs", []))
 
     def _results_in(self, run: dict) -> ResultsFile | None:
         artifacts = self.client.get_json(f"/repos/{self.repo}/actions/runs/{run['id']}/artifacts").get("artifacts", [])
@@ -57,7 +61,7 @@ class ArtifactStore:
             runs = self._runs(branch)
             wanted = merge_base_candidates(self.context, self.workflow.base_dir)
             ordered = sorted(runs, key=lambda r: (r.get("head_sha") not in wanted, wanted.index(r["head_sha"]) if r.get("head_sha") in wanted else 0))
-            for run in ordered[:10]:
+            for run in ordered[:RUNS_TO_SEARCH]:
                 results = self._results_in(run)
                 if results is None:
                     continue
@@ -69,7 +73,8 @@ class ArtifactStore:
                 return LoadOutcome(LoadedBaseline(results, identity), warnings)
         except GitHubError as exc:
             return LoadOutcome(None, [f"baseline unavailable: {exc}"])
-        return LoadOutcome(None, [f"no successful run on {branch} has an artifact named {self.settings.name!r} yet"])
+        return LoadOutcome(None, [f"no push run on {branch} has an artifact named {self.settings.name!r} yet "
+                                  "(upload it with `if: always()` so that a failing run still leaves one)"])
 
     def save(self, results: ResultsFile) -> str:
         return (f"nothing to do here: upload the results file as the artifact {self.settings.name!r} with "

@@ -95,8 +95,9 @@ class BranchStore:
             base = self.context.sha
             if not base:
                 raise GitHubError("POST", "git/refs", None, "GITHUB_SHA is needed to create the data branch")
-            self.client.request("POST", f"/repos/{self.repo}/git/refs",
-                                json={"ref": f"refs/heads/{self.settings.branch}", "sha": base})
+            # A retry after a lost reply finds the branch made: 422 "Reference already exists" is success here.
+            self.client.request("POST", f"/repos/{self.repo}/git/refs", json={"ref": f"refs/heads/{self.settings.branch}", "sha": base},
+                                ok=(422,), idempotent=True)
 
     def save(self, results: ResultsFile) -> str:
         if not self.repo:

@@ -116,7 +116,7 @@ class BranchBaseline(_Strict):
 
 
 class ArtifactBaseline(_Strict):
-    """The results artifact of the base branch's newest successful workflow run (Actions API)."""
+    """The results artifact of the base branch's newest push run that has it, whatever its conclusion (Actions API)."""
 
     store: Literal["artifact"]
     name: str = Field(default="adk-eval-gate-results", min_length=1)
@@ -142,6 +142,9 @@ class GateSettings(_Strict):
     case_fdr: float = Field(default=0.05, gt=0, lt=0.5, description="false discovery rate for the per-case rows")
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
     override_label: str | None = "adk-eval-gate: accept regression"
+    # A push to the default branch stores the baseline; failing that job would not stop the push, only hide the
+    # baseline's progress behind a red mark, so by default it passes (the comparison is still reported).
+    on_push: Literal["pass", "fail"] = "pass"
 
     @field_validator("tolerance")
     @classmethod
@@ -186,6 +189,19 @@ class ReportSection(_Strict):
     check_name: str = Field(default="adk-eval-gate", min_length=1, max_length=100)
 
 
+class CommentSection(_Strict):
+    """The sticky pull-request comment, with the options of the common sticky-comment actions."""
+
+    key: str | None = Field(default=None, min_length=1, max_length=200, description="one comment per key (default: the "
+                            "config's path relative to the repository root)")
+    mode: Literal["update", "recreate"] = Field(default="update", description="recreate deletes ours and posts anew")
+    when: Literal["always", "changed", "failing"] = Field(
+        default="always", description="changed: only when the report's content differs from ours; failing: only when the "
+        "gate fails (an existing comment is still updated once it passes)")
+    author: str | None = Field(default=None, min_length=1, description="the login the token posts as, when GitHub "
+                               "cannot say: another App's installation token (`<app-slug>[bot]`)")
+
+
 class Settings(_Strict):
     version: Literal[1] = 1
     # Commands run (in the config's directory) before any agent, e.g. `pip install -r requirements.txt`.
@@ -193,6 +209,7 @@ class Settings(_Strict):
     run: RunSection = Field(default_factory=RunSection)
     judge: JudgeSection = Field(default_factory=JudgeSection)
     report: ReportSection = Field(default_factory=ReportSection)
+    comment: CommentSection = Field(default_factory=CommentSection)
     baseline: BaselineSettings = Field(default_factory=lambda: NoBaseline(store="none"))
     gate: GateSettings = Field(default_factory=GateSettings)
     agents: list[AgentSettings] = Field(min_length=1)

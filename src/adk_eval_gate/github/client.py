@@ -1,6 +1,11 @@
 """A small GitHub REST client on requests: the API base from `GITHUB_API_URL`, retries for 5xx and for the
 primary and secondary rate limits (honouring `Retry-After` / `x-ratelimit-reset`), `Link`-header pagination,
-and errors that name the call and the status but never the token."""
+and errors that name the call and the status but never the token.
+
+A POST is not retried after a 5xx or a lost connection: GitHub may have stored it before the reply was lost, and a
+blind retry would create it twice. The caller looks first (see `GitHubError.maybe_applied`), or says the request
+is safe to repeat (`idempotent=True`).
+"""
 
 from __future__ import annotations
 
@@ -19,6 +24,11 @@ class GitHubError(Exception):
     def __init__(self, method: str, path: str, status: int | None, message: str) -> None:
         self.method, self.path, self.status = method, path, status
         super().__init__(f"GitHub API {method} {path} failed" + (f" with HTTP {status}" if status else "") + f": {message}")
+
+    @property
+    def maybe_applied(self) -> bool:
+        """The request may have taken effect although no success came back (a 5xx or no answer)."""
+        return self.status is None or self.status >= 500
 
     @property
     def read_only(self) -> bool:
@@ -73,26 +83,34 @@ class GitHubClient:
             self._session.headers["Authorization"] = f"Bearer {token}"
 
     def request(self, method: str, path: str, *, params: dict[str, Any] | None = None, json: Any = None,
-                accept: str | None = None, ok: tuple[int, ...] = ()) -> requests.Response:
-        """Returns the response for 2xx and for the statuses in `ok`; raises GitHubError otherwise."""
+                accept: str | None = None, ok: tuple[int, ...] = (), idempotent: bool | None = None) -> requests.Response:
+        """Returns the response for 2xx and for the statuses in `ok`; raises GitHubError otherwise.
+
+        `idempotent` (default: every method but POST) allows a retry after a 5xx or a lost connection; rate limits
+        are always retried, since GitHub refused those requests before doing anything."""
         url = path if path.startswith("http") else f"{self.api_url}{path}"
         headers = {"Accept": accept} if accept else None
+        repeatable = method.upper() != "POST" if idempotent is None else idempotent
         for attempt in range(self.retries + 1):
             try:
                 response = self._session.request(method, url, params=params, json=json, headers=headers, timeout=self.timeout)
             except requests.RequestException as exc:
-                if attempt < self.retries:
+                if repeatable and attempt < self.retries:
                     self._sleep(min(MAX_WAIT, self.backoff * 2**attempt))
                     continue
                 raise GitHubError(method, path, None, f"no answer ({type(exc).__name__})") from None
             if response.status_code < 300 or response.status_code in ok:
                 return response
-            retryable = response.status_code >= 500 or _rate_limited(response)
+            retryable = (repeatable and response.status_code >= 500) or _rate_limited(response)
             if retryable and attempt < self.retries:
                 self._sleep(_wait_for(response, attempt, self.backoff))
                 continue
             raise GitHubError(method, path, response.status_code, _message(response))
         raise AssertionError("unreachable")
+
+    def pause(self, attempt: int) -> None:
+        """The back-off before a caller's own retry (e.g. a create re-posted after looking again)."""
+        self._sleep(min(MAX_WAIT, self.backoff * 2**attempt))
 
     def get_json(self, path: str, **kwargs: Any) -> Any:
         return self.request("GET", path, **kwargs).json()

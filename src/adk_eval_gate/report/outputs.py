@@ -1,4 +1,10 @@
-"""The other places a result shows up on GitHub: the step summary, job outputs, JUnit XML and annotations."""
+"""The other places a result shows up on GitHub: the step summary, job outputs, JUnit XML, annotations and the
+verdict lines of the job log.
+
+Paths in JUnit and annotations are relative to the repository root, as GitHub and test reporters resolve them.
+An annotation is an `::error` only for a case that made the gate fail; a case that failed or regressed without
+gating is a `::warning` or `::notice`, so the run's summary never shows errors on a passing check.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,11 @@ import json
 import re
 import uuid
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 
 from ..baseline.models import Comparison
+from ..log import annotation, one_line, relative_to_root
 from ..results.models import ResultsFile
 
 STEP_SUMMARY_LIMIT = 1024 * 1024
@@ -31,25 +39,47 @@ def write_outputs(path: Path, values: dict[str, str]) -> None:
             handle.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
 
 
-def junit_xml(results: ResultsFile, comparison: Comparison | None = None) -> str:
+def _shown(base_dir: Path, file: str, root: Path | None) -> str:
+    """An eval set's path relative to the repository root (as given in the results when it lies outside)."""
+    return (relative_to_root(base_dir / file, root) if root else None) or file
+
+
+def junit_xml(results: ResultsFile, comparison: Comparison | None = None, base_dir: Path | None = None,
+              root: Path | None = None) -> str:
     regressed = {(r.agent, r.eval_set_id, r.eval_id) for r in (comparison.rows if comparison else []) if r.verdict == "regressed"}
-    suites = ET.Element("testsuites", name="adk-eval-gate", tests=str(results.summary.total))
+    suites = ET.Element("testsuites", name="adk-eval-gate")
+    totals: Counter[str] = Counter()
+    total_time = 0.0
     for eval_set in results.eval_sets:
-        suite = ET.SubElement(suites, "testsuite", name=f"{eval_set.agent}/{eval_set.eval_set_id}", tests=str(eval_set.summary.total),
-                              failures=str(eval_set.summary.failed), errors=str(eval_set.summary.error),
-                              skipped=str(eval_set.summary.not_evaluated), file=eval_set.file)
+        shown = _shown(base_dir or Path("."), eval_set.file, root if base_dir else None)
+        suite = ET.SubElement(suites, "testsuite", name=f"{eval_set.agent}/{eval_set.eval_set_id}", file=shown)
+        counts: Counter[str] = Counter()
+        suite_time = 0.0
         for case in eval_set.cases:
             seconds = sum((r.duration_seconds or 0.0) for r in case.runs)
+            suite_time += seconds
+            counts["tests"] += 1
             element = ET.SubElement(suite, "testcase", classname=f"{eval_set.agent}.{eval_set.eval_set_id}", name=case.eval_id,
-                                    time=f"{seconds:.3f}", file=eval_set.file)
+                                    time=f"{seconds:.3f}", file=shown)
             scores = "; ".join(f"{n}={m.score if m.score is not None else 'n/a'} (threshold {m.threshold:g})" for n, m in case.metrics.items())
             if case.status == "error":
+                counts["errors"] += 1
                 ET.SubElement(element, "error", message=case.reason or "error").text = scores
             elif case.status == "failed" or (eval_set.agent, eval_set.eval_set_id, case.eval_id) in regressed:
+                counts["failures"] += 1
                 message = case.reason or "regressed against the baseline"
                 ET.SubElement(element, "failure", message=message).text = scores
             elif case.status == "not_evaluated":
+                counts["skipped"] += 1
                 ET.SubElement(element, "skipped", message=case.reason or "not evaluated")
+        for name in ("tests", "failures", "errors", "skipped"):
+            suite.set(name, str(counts[name]))
+        suite.set("time", f"{suite_time:.3f}")
+        totals.update(counts)
+        total_time += suite_time
+    for name in ("tests", "failures", "errors", "skipped"):
+        suites.set(name, str(totals[name]))
+    suites.set("time", f"{total_time:.3f}")
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
 
@@ -64,32 +94,87 @@ def case_line(eval_set_file: Path, eval_id: str) -> int:
     return text.count("\n", 0, found.start()) + 1 if found else 1
 
 
-def _escape_annotation(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_annotation(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: Path, workspace: Path | None) -> list[str]:
-    """`::error` workflow commands on the eval set line of each failing or regressed case."""
-    regressed = {(r.agent, r.eval_set_id, r.eval_id): r.reason for r in (comparison.rows if comparison else []) if r.verdict == "regressed"}
+def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: Path, root: Path | None) -> list[str]:
+    """One annotation on the eval set line of each failing, erroring or regressed case: `::error` when it made the
+    gate fail, else `::warning` (a regression or an error that did not gate) or `::notice` (a failed threshold)."""
+    gate = comparison.gate if comparison else None
+    failing = comparison is not None and comparison.verdict == "fail"
+    fail_on = set(gate.fail_on) if gate else set()
+    pass_rate_failed = failing and any(f.startswith("pass rate") for f in gate.failures)
+    regressed_sets = {(s.agent, s.eval_set_id, s.criterion) for s in (comparison.summaries if comparison else [])
+                      if s.verdict == "regressed"}
+    regressions: dict[tuple[str, str, str], tuple[str, bool]] = {}
+    for row in comparison.rows if comparison else []:
+        if row.verdict != "regressed":
+            continue
+        gates = failing and ("case_regression" in fail_on
+                             or ("regression" in fail_on and (row.agent, row.eval_set_id, row.criterion) in regressed_sets))
+        key = (row.agent, row.eval_set_id, row.eval_id)
+        if key not in regressions or (gates and not regressions[key][1]):
+            regressions[key] = (f"{row.criterion}: {row.reason}", gates)
     lines = []
     for eval_set in results.eval_sets:
         absolute = (base_dir / eval_set.file).resolve()
-        try:
-            shown = absolute.relative_to(workspace.resolve()).as_posix() if workspace else eval_set.file
-        except ValueError:
-            shown = eval_set.file
+        shown = _shown(base_dir, eval_set.file, root)
         for case in eval_set.cases:
-            reason = regressed.get((eval_set.agent, eval_set.eval_set_id, case.eval_id))
-            if reason:
-                title, message = f"{case.eval_id} regressed", reason
-            elif case.status in ("failed", "error"):
-                title, message = f"{case.eval_id} {case.status}", case.reason or case.status
+            regression = regressions.get((eval_set.agent, eval_set.eval_set_id, case.eval_id))
+            if case.status == "error":
+                gates = failing and "error" in fail_on
+                level, title, message = ("error" if gates else "warning"), f"{case.eval_id} error", case.reason or "error"
+            elif regression:
+                level, title, message = ("error" if regression[1] else "warning"), f"{case.eval_id} regressed", regression[0]
+            elif case.status == "failed":
+                gates = failing and ("threshold" in fail_on or pass_rate_failed)
+                level, title, message = ("error" if gates else "notice"), f"{case.eval_id} failed", case.reason or "failed"
             else:
                 continue
-            line = case_line(absolute, case.eval_id)
-            lines.append(f"::error file={_escape_property(shown)},line={line},title={_escape_property(title)}::{_escape_annotation(message)}")
+            if level != "error":
+                title += " (not gating)"
+            lines.append(annotation(level, one_line(message), file=shown, line=case_line(absolute, case.eval_id), title=title))
     return lines
+
+
+_NOUNS = {"below threshold": ("case below threshold", "cases below threshold"),
+          "not evaluated": ("criterion not evaluated", "criteria not evaluated"),
+          "not comparable": ("row not comparable", "rows not comparable"),
+          "inconclusive": ("inconclusive comparison", "inconclusive comparisons"),
+          "no baseline": ("no baseline", "no baseline")}
+
+
+def _counted(kind: str, n: int) -> str:
+    singular, plural = _NOUNS.get(kind, (kind, kind + "s"))
+    return f"{n} {singular if n == 1 else plural}"
+
+
+def _why(comparison: Comparison) -> str:
+    """`2 regressions (hello_world/dice trajectory …)`: what failed the gate, counted, and the first in full."""
+    gate = comparison.gate
+    if comparison.verdict == "pass" and not gate.overridden:
+        return gate.reason
+    # a failure reads `kind: detail`, except the pass rate's, which is one sentence
+    kinds = Counter(f.split(":", 1)[0] if ":" in f else "pass rate below the minimum" for f in gate.failures)
+    counted = ", ".join(_counted(kind, n) for kind, n in kinds.items())
+    first = gate.failures[0].split(":", 1)[-1].strip() if gate.failures else ""
+    first = first if len(first) <= 160 else first[:159] + "…"
+    why = f"{counted} ({first})" if first else counted
+    return f"accepted by the override label despite {why}" if gate.overridden else why
+
+
+def verdict_lines(comparison: Comparison, results: ResultsFile, *, comment_url: str = "", baseline_note: str = "",
+                  gating: bool = True) -> list[str]:
+    """What the job log ends with: the verdict, why, the comment's link; then the cases and the baseline."""
+    verdict = comparison.verdict.upper()
+    first = f"adk-eval-gate: {verdict} — {_why(comparison)}"
+    if not gating:
+        first += " (reported, not gating: a push to the default branch passes unless gate.on_push is fail)"
+    if comment_url:
+        first += f" · comment: {comment_url}"
+    s = results.summary
+    second = (f"adk-eval-gate: {s.total} case(s): {s.passed} passed, {s.failed} failed, {s.error} error(s), "
+              f"{s.not_evaluated} not evaluated · baseline: "
+              + (f"{comparison.baseline.source}" if comparison.baseline else "none"))
+    if baseline_note:
+        second += f" · {baseline_note}"
+    if results.interrupted:
+        second += f" · stopped early ({results.stop_reason})"
+    return [one_line(first), one_line(second)]
