@@ -30,6 +30,7 @@ from .github.comment import create_check_run, publish_comment
 from .github.context import ActionsContext
 from .pipeline import run_plan
 from .plan import Plan, build_plan
+from .redaction import child_env
 from .report.markdown import render_report
 from .report.outputs import annotations, junit_xml, write_outputs, write_step_summary
 from .results.build import write_results
@@ -64,14 +65,24 @@ def _expected_cases(plan: Plan) -> dict[tuple[str, str, str], list[Invocation]]:
     }
 
 
-def run_setup(commands: list[str], cwd: Path) -> None:
-    """The agent's own dependencies (e.g. `pip install -r requirements.txt`), folded into one log group."""
+def run_setup(commands: list[str], cwd: Path, pass_env: list[str] | None = None) -> None:
+    """The agent's own dependencies (e.g. `pip install -r requirements.txt`), folded into one log group.
+
+    They come from the pull request, so they get none of GitHub's tokens unless `setup_pass_env` names them, and
+    their output reaches the log through our (redacting) stdout."""
+    env = child_env(pass_env or [])
     for command in commands:
         print(f"::group::setup: {command}", flush=True)
-        done = subprocess.run(command, shell=True, cwd=cwd, check=False)
+        with subprocess.Popen(command, shell=True, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, text=True, errors="replace") as process:
+            assert process.stdout is not None
+            for line in process.stdout:
+                sys.stdout.write(line)
+            returncode = process.wait()
+        sys.stdout.flush()
         print("::endgroup::", flush=True)
-        if done.returncode != 0:
-            raise InputError(None, "setup", f"`{shlex.quote(command)}` exited with status {done.returncode}", "fix the setup command")
+        if returncode != 0:
+            raise InputError(None, "setup", f"`{shlex.quote(command)}` exited with status {returncode}", "fix the setup command")
 
 
 def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
@@ -80,7 +91,7 @@ def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
     if options.shard is not None:
         plan = shard_plan(plan, *options.shard)
     if plan.workflow.settings.setup:
-        run_setup(plan.workflow.settings.setup, plan.workflow.base_dir)
+        run_setup(plan.workflow.settings.setup, plan.workflow.base_dir, plan.workflow.settings.setup_pass_env)
     results = run_plan(plan, quiet=options.quiet)
     return finish(options, plan, results, context)
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import __version__
 from .errors import EXIT_BAD_INPUT, InputError
+from .redaction import RedactingStream
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -85,12 +87,9 @@ def _compare(args: argparse.Namespace) -> int:
     context = ActionsContext.from_env()
     max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
     if args.baseline:
-        path = Path(args.baseline)
-        if path.exists():
-            baseline_results = read_results(path)
-            outcome = LoadOutcome(LoadedBaseline(baseline_results, identity_of(baseline_results, str(path))))
-        else:
-            outcome = LoadOutcome(None, [f"no baseline file at {path}"])
+        # A path the user typed: a typo must not turn into "no baseline", which passes.
+        baseline_results = read_results(Path(args.baseline))
+        outcome = LoadOutcome(LoadedBaseline(baseline_results, identity_of(baseline_results, args.baseline)))
     elif workflow:
         outcome = build_store(workflow, context).load()
     else:
@@ -230,6 +229,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    with redacted_console():
+        return _main(argv)
+
+
+@contextmanager
+def redacted_console() -> Iterator[None]:
+    """Whatever we, an in-process agent or a library print: no secret reaches the log."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = saved
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

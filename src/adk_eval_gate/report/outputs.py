@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ..baseline.models import Comparison
+from ..files import append_text
 from ..results.models import ResultsFile
 
 STEP_SUMMARY_LIMIT = 1024 * 1024
@@ -19,16 +20,16 @@ def write_step_summary(path: Path, markdown: str) -> None:
     if len(data) > STEP_SUMMARY_LIMIT - 1024:
         data = data[: STEP_SUMMARY_LIMIT - 1024].decode(errors="ignore").rsplit("\n", 1)[0].encode() + \
             b"\n\n... cut to fit the 1 MiB step summary.\n"
-    with path.open("ab") as handle:
-        handle.write(data + b"\n")
+    append_text(path, data.decode(errors="ignore") + "\n")
 
 
 def write_outputs(path: Path, values: dict[str, str]) -> None:
     """`name<<DELIMITER` blocks, so no value can forge another output."""
-    with path.open("a", encoding="utf-8") as handle:
-        for name, value in values.items():
-            delimiter = f"ghadelimiter_{uuid.uuid4()}"
-            handle.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    blocks = []
+    for name, value in values.items():
+        delimiter = f"ghadelimiter_{uuid.uuid4()}"
+        blocks.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    append_text(path, "".join(blocks))
 
 
 def junit_xml(results: ResultsFile, comparison: Comparison | None = None) -> str:
