@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .baseline import build_comparison
 from .baseline.models import Comparison
-from .baseline.stores import LoadOutcome, build_store
+from .baseline.stores import build_store
 from .errors import InputError
 from .evalsets.models import Invocation
 from .files import write_text_atomic
@@ -32,7 +32,7 @@ from .pipeline import run_plan
 from .plan import Plan, build_plan
 from .redaction import child_env
 from .report.markdown import render_report
-from .report.outputs import annotations, junit_xml, write_outputs, write_step_summary
+from .report.outputs import annotations, escape_annotation, junit_xml, write_outputs, write_step_summary
 from .results.build import write_results
 from .results.models import ResultsFile
 from .shards import shard_plan
@@ -108,7 +108,7 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
         return 0
 
     store = build_store(plan.workflow, context)
-    outcome = store.load() if plan.workflow.settings.baseline.store != "none" else LoadOutcome(None, [])
+    outcome = store.load()
     gate = plan.workflow.settings.gate
     max_age = getattr(plan.workflow.settings.baseline, "max_age_days", None)
     comparison = build_comparison(results, outcome, gate, [*context.labels, *options.labels], max_age_days=max_age)
@@ -129,6 +129,11 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
             "run_id": context.run_id}) + "\n")
 
     notes: list[str] = []
+    if comparison.baseline is None:  # said first and loudly: a gate with nothing to compare guards little
+        why = "; ".join(outcome.warnings) or "no baseline was found"
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            print(f"::warning title=adk-eval-gate%3A no baseline::{escape_annotation(f'nothing was compared: {why}')}")
+        notes.append(f"warning: no baseline, nothing was compared: {why}")
     if mode == "baseline":
         try:
             notes.append(f"baseline stored: {store.save(results)}")

@@ -8,10 +8,14 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import EXIT_BAD_INPUT, InputError
 from .redaction import RedactingStream
+
+if TYPE_CHECKING:
+    from .config.loader import Workflow
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -48,8 +52,27 @@ def _validate(args: argparse.Namespace) -> int:
                 elif criterion.spec.judge_scorer is not None and criterion.name != "safety_v1" and not has_credentials():
                     print(f"    note: {criterion.name} needs a judge: without GOOGLE_API_KEY (or Vertex AI settings) "
                           "it will be reported as not evaluated")
+    print(_baseline_line(plan.workflow))
     print(f"{args.config}: OK")
     return 0
+
+
+def _baseline_line(workflow: Workflow) -> str:
+    """Said at validate time, because a gate without a baseline compares nothing and passes on regressions."""
+    settings = workflow.settings.baseline
+    if settings.store == "none":
+        return "baseline: NONE (baseline.store: none): nothing will be compared, so no regression can fail the gate"
+    if settings.store == "file":
+        where = workflow.base_dir / settings.path
+        if not where.exists():
+            return (f"baseline: NONE yet: {settings.path} does not exist, so nothing will be compared; "
+                    "create it with `adk-eval-gate baseline update` and commit it")
+        return f"baseline: the file {settings.path}"
+    if settings.store == "branch":
+        return f"baseline: branch {settings.branch} (written by pushes to the default branch; needs `contents: write`)"
+    return (f"baseline: artifact {settings.name!r} of the newest successful push run on the pull request's base branch "
+            "(the push workflow must upload adk-eval-gate-out/results.json under that name; pull requests need "
+            "`actions: read`); until one exists nothing is compared")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -159,7 +182,7 @@ def _merge(args: argparse.Namespace) -> int:
 def _publish(args: argparse.Namespace) -> int:
     from .publish import run_publish
 
-    return run_publish(args.dir, args.comment_key)
+    return run_publish(args.dir, args.config, args.comment_key, output_dir=args.output_dir)
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -204,8 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     merge.set_defaults(handler=_merge)
 
     publish = commands.add_parser("publish", help="post a fork pull request's report from its artifact (workflow_run)")
-    publish.add_argument("--dir", required=True, help="the downloaded adk-eval-gate-out artifact")
-    publish.add_argument("--comment-key", help="the sticky comment's key (default: the one the run recorded)")
+    publish.add_argument("--dir", required=True, help="the downloaded adk-eval-gate-out artifact (only its results are used)")
+    publish.add_argument("--config", required=True, help="the base branch's workflow YAML (checked out by the trusted "
+                         "workflow): its gate policy and baseline store judge the fork's results")
+    publish.add_argument("--comment-key", help="the sticky comment's key (default: the config file's name, as `ci`)")
+    publish.add_argument("--output-dir", default="adk-eval-gate-published", help="where the trusted comparison and report go")
     publish.set_defaults(handler=_publish)
 
     compare = commands.add_parser("compare", help="compare results with a baseline and apply the gate (exit 0 pass, 1 fail)")

@@ -24,8 +24,9 @@ MASK = "***"
 MIN_SECRET_LENGTH = 8
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|KEY|PASSWORD", re.IGNORECASE)
 # GitHub's credentials for this job: the workflow token (however the Action received it) and the runner's own.
-_GITHUB_TOKEN_NAME = re.compile(r"^(GITHUB_TOKEN|GH_TOKEN|GH_ENTERPRISE_TOKEN|INPUT_GITHUB[-_]TOKEN|ACTIONS_\w*TOKEN\w*)$",
-                                re.IGNORECASE)
+_GITHUB_TOKEN_NAME = re.compile(
+    r"^(GITHUB_TOKEN|GH_TOKEN|GH_ENTERPRISE_TOKEN|INPUT_GITHUB[-_]TOKEN|ACTIONS_\w*TOKEN\w*)$", re.IGNORECASE
+)
 
 
 def is_github_token_name(name: str) -> bool:
@@ -36,8 +37,10 @@ def check_pass_env(names: list[str]) -> list[str]:
     """Every other variable already reaches child processes; a name that is not one of GitHub's tokens is a typo."""
     for name in names:
         if not is_github_token_name(name):
-            raise ValueError(f"{name!r} is not one of GitHub's tokens (GITHUB_TOKEN, GH_TOKEN, INPUT_GITHUB_TOKEN, "
-                             "ACTIONS_*_TOKEN); every other variable is passed anyway")
+            raise ValueError(
+                f"{name!r} is not one of GitHub's tokens (GITHUB_TOKEN, GH_TOKEN, INPUT_GITHUB_TOKEN, "
+                "ACTIONS_*_TOKEN); every other variable is passed anyway"
+            )
     return names
 
 
@@ -74,7 +77,9 @@ def redact_json(value: Any, secrets: list[str] | None = None) -> Any:
     if isinstance(value, str):
         return redact(value, secrets)
     if isinstance(value, dict):
-        return {redact(k, secrets) if isinstance(k, str) else k: redact_json(v, secrets) for k, v in value.items()}
+        return {
+            redact(k, secrets) if isinstance(k, str) else k: redact_json(v, secrets) for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [redact_json(v, secrets) for v in value]
     return value

@@ -66,8 +66,12 @@ class WorkflowRunEvent(_Payload):
 
 
 # What each event must carry for the gate to act on it; other events (workflow_dispatch, schedule) run locally.
-EVENT_MODELS: dict[str, type[_Payload]] = {"pull_request": PullRequestEvent, "pull_request_target": PullRequestEvent,
-                                           "push": PushEvent, "workflow_run": WorkflowRunEvent}
+EVENT_MODELS: dict[str, type[_Payload]] = {
+    "pull_request": PullRequestEvent,
+    "pull_request_target": PullRequestEvent,
+    "push": PushEvent,
+    "workflow_run": WorkflowRunEvent,
+}
 
 
 def read_event(env: dict[str, str]) -> dict[str, Any]:
@@ -98,8 +102,12 @@ def read_event(env: dict[str, str]) -> dict[str, Any]:
         except ValidationError as exc:
             first = exc.errors()[0]
             problem = "is missing" if first["type"] == "missing" else f"is invalid: {first['msg']}"
-            raise InputError(path_text, format_loc(first["loc"]), f"{problem} in the {name} event payload",
-                             f"a {name} event must carry it; check the workflow's `on:` trigger") from None
+            raise InputError(
+                path_text,
+                format_loc(first["loc"]),
+                f"{problem} in the {name} event payload",
+                f"a {name} event must carry it; check the workflow's `on:` trigger",
+            ) from None
     return event
 
 
@@ -147,8 +155,16 @@ class ActionsContext:
     @property
     def base_branch(self) -> str | None:
         pr = self.pull_request
-        return self.base_ref or (pr or {}).get("base", {}).get("ref") or self.event.get("repository", {}).get("default_branch")
+        return (
+            self.base_ref
+            or (pr or {}).get("base", {}).get("ref")
+            or self.event.get("repository", {}).get("default_branch")
+        )
 
     @property
     def labels(self) -> list[str]:
-        return [label.get("name", "") for label in (self.pull_request or {}).get("labels", []) if isinstance(label, dict)]
+        return [
+            label.get("name", "")
+            for label in (self.pull_request or {}).get("labels", [])
+            if isinstance(label, dict)
+        ]

@@ -65,12 +65,12 @@ def case_line(eval_set_file: Path, eval_id: str) -> int:
     return text.count("\n", 0, found.start()) + 1 if found else 1
 
 
-def _escape_annotation(text: str) -> str:
+def escape_annotation(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
-    return _escape_annotation(text).replace(":", "%3A").replace(",", "%2C")
+    return escape_annotation(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: Path, workspace: Path | None) -> list[str]:
@@ -92,5 +92,5 @@ def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: P
             else:
                 continue
             line = case_line(absolute, case.eval_id)
-            lines.append(f"::error file={_escape_property(shown)},line={line},title={_escape_property(title)}::{_escape_annotation(message)}")
+            lines.append(f"::error file={_escape_property(shown)},line={line},title={_escape_property(title)}::{escape_annotation(message)}")
     return lines
