@@ -22,29 +22,6 @@ from .fake_github import FakeGitHub
 AGENT = Path(__file__).parent / "agents" / "trust_command_agent.py"
 HEAD = "c" * 40
 BASE = "b" * 40
-ACTIONS_VARIABLES = (
-    "GITHUB_ACTIONS",
-    "GITHUB_EVENT_PATH",
-    "GITHUB_EVENT_NAME",
-    "GITHUB_STEP_SUMMARY",
-    "GITHUB_OUTPUT",
-    "GITHUB_TOKEN",
-    "GITHUB_REPOSITORY",
-    "GITHUB_API_URL",
-    "GITHUB_REF",
-    "GITHUB_BASE_REF",
-    "GITHUB_SHA",
-    "GITHUB_RUN_ID",
-    "GITHUB_WORKSPACE",
-    "INPUT_GITHUB_TOKEN",
-)
-
-
-@pytest.fixture(autouse=True)
-def no_runner_environment(monkeypatch):
-    """These tests set up the Actions environment themselves (the suite itself may run inside Actions)."""
-    for name in ACTIONS_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
 
 
 def make_repo(root: Path, mode: str, *, cases: int = 10, extra: str = "") -> Path:
@@ -150,6 +127,11 @@ def test_compare_with_a_baseline_path_that_does_not_exist_is_bad_input(example, 
             "pull_request.base.sha",
         ),
         ("pull_request", {"number": 7}, "pull_request"),
+        (
+            "pull_request_review",
+            {"pull_request": {"number": 7, "base": {"sha": BASE, "ref": "main"}}},
+            "pull_request.head",
+        ),
         ("push", {"ref": "refs/heads/main", "after": HEAD}, "repository"),
         (
             "push",

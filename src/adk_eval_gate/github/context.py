@@ -95,7 +95,8 @@ def read_event(env: dict[str, str]) -> dict[str, Any]:
     event = load_json(Path(path_text), f"the {name} event payload (GITHUB_EVENT_PATH)")
     if not isinstance(event, dict):
         raise InputError(path_text, None, f"the {name} event payload is not a JSON object", fix)
-    model = EVENT_MODELS.get(name)
+    # pull_request_review and friends carry a pull request too, and `ci` then judges it: the same rules apply.
+    model = EVENT_MODELS.get(name) or (PullRequestEvent if "pull_request" in event else None)
     if model is not None:
         try:
             model.model_validate(event)
