@@ -222,3 +222,21 @@ def test_child_env_drops_githubs_tokens_unless_named(monkeypatch):
         and env["GITHUB_REPOSITORY"]
         and env["EXTRA"] == "1"
     )
+
+
+def test_a_crash_traceback_is_masked_too(tmp_path):
+    """An unexpected exception reaches the interpreter after the CLI restored its streams; its message still must
+    not print a secret."""
+    script = (
+        "import sys, os\n"
+        "import adk_eval_gate.schemas as schemas\n"
+        "def broken(kind):\n"
+        "    raise RuntimeError(f\"the agent said {os.environ['GOOGLE_API_KEY']}\")\n"
+        "schemas.json_schema_text = broken\n"
+        "from adk_eval_gate.cli import main\n"
+        "sys.exit(main(['schema', 'results']))\n"
+    )
+    env = {**os.environ, "GOOGLE_API_KEY": SECRETS["GOOGLE_API_KEY"]}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" in done.stderr
+    assert "RuntimeError: the agent said ***" in done.stderr and leaked(done.stderr) == []

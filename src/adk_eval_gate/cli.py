@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 from . import __version__
@@ -264,12 +266,19 @@ def redacted_console() -> Iterator[None]:
     """Whatever we, an in-process agent or a library print: no secret reaches the log."""
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    # A crash's traceback is printed after this block has restored the streams, and its messages can quote
+    # anything (an agent's output, a request): it goes through a redacting stream too.
+    sys.excepthook = _redacted_excepthook
     try:
         yield
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
         sys.stdout, sys.stderr = saved
+
+
+def _redacted_excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+    traceback.print_exception(kind, value, tb, file=RedactingStream(sys.stderr))
 
 
 def _main(argv: Sequence[str] | None) -> int:
