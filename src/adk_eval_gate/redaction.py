@@ -51,7 +51,22 @@ def is_secret_name(name: str) -> bool:
 def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     """Every form a secret can take in our output (as is, and JSON-escaped), longest first so that a secret
     containing another is masked whole."""
-    env = os.environ if env is None else env
+    if env is not None:
+        return _secret_forms(env)
+    # Every console line passes here: the process environment is only read again after it changed.
+    global _cached
+    raw = getattr(os.environ, "_data", None)
+    if raw is None:
+        return _secret_forms(os.environ)
+    if _cached is None or _cached[0] != raw:
+        _cached = (dict(raw), _secret_forms(os.environ))
+    return _cached[1]
+
+
+_cached: tuple[dict, list[str]] | None = None
+
+
+def _secret_forms(env: Mapping[str, str]) -> list[str]:
     values: set[str] = set()
     for name, value in env.items():
         value = value.strip()
