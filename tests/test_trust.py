@@ -511,3 +511,29 @@ def test_publish_refuses_a_run_that_was_not_a_pull_requests(
         assert main(["publish", "--dir", str(forged_artifact), "--config", str(trusted_base)]) == 2
         assert "workflow_run.event: is 'push', not a pull request's run" in capsys.readouterr().err
         assert fake.state.requests == []
+
+
+def test_a_baseline_store_that_breaks_fails_closed(tmp_path, monkeypatch, capsys):
+    """A workflow without `actions: read` gets 403 from the artifact store: that is not "no baseline yet", it is
+    a gate that cannot see a regression, and it fails under `error` saying what to grant."""
+    config = make_repo(tmp_path / "repo", "good")
+    with FakeGitHub() as fake:
+        fake.fault("GET", "/actions/runs$", 403, body={"message": "Resource not accessible by integration"})
+        actions_env(
+            monkeypatch,
+            fake,
+            tmp_path,
+            "pull_request",
+            pull_request_event(tmp_path / "pr.json"),
+            GITHUB_BASE_REF="main",
+        )
+        assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "out"), "--quiet"]) == 1
+        body = fake.state.comments[7][0]["body"]
+        assert "adk-eval-gate failed — ⚠️ no baseline, nothing was compared" in body
+        assert (
+            "the baseline could not be loaded" in body
+            and "does the workflow grant \\`actions: read\\`?" in body
+        )
+        config.write_text("gate: {fail_on: [regression]}\n" + config.read_text())
+        fake.fault("GET", "/actions/runs$", 403, body={"message": "Resource not accessible by integration"})
+        assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "out"), "--quiet"]) == 0

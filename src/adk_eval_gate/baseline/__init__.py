@@ -20,6 +20,7 @@ def build_comparison(current: ResultsFile, outcome: LoadOutcome, gate: GateSetti
         warnings.append(f"the baseline is {baseline.identity.age_days:.0f} days old (from {baseline.identity.sha or 'an unknown commit'}); "
                         "refresh it by updating the baseline on the default branch")
     summaries, rows = compare(current, baseline.results if baseline else None, gate.tolerance_for, gate.alpha, gate.case_fdr)
-    decision = decide(current, summaries, rows, gate, has_baseline=baseline is not None, labels=labels)
+    decision = decide(current, summaries, rows, gate, has_baseline=baseline is not None, labels=labels,
+                      baseline_error=outcome.error)
     return Comparison(verdict=decision.verdict, baseline=baseline.identity if baseline else None, warnings=warnings,
                       gate=decision, summaries=summaries, rows=rows)

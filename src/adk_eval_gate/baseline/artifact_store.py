@@ -68,7 +68,8 @@ class ArtifactStore:
                                              f"({(run.get('head_sha') or '?')[:12]}, {identity.age_days or 0:.1f} days old)"]
                 return LoadOutcome(LoadedBaseline(results, identity), warnings)
         except GitHubError as exc:
-            return LoadOutcome(None, [f"baseline unavailable: {exc}"])
+            hint = " (does the workflow grant `actions: read`?)" if exc.read_only else ""
+            return LoadOutcome(None, [f"baseline unavailable: {exc}{hint}"], error=f"{exc}{hint}")
         return LoadOutcome(None, [f"no successful run on {branch} has an artifact named {self.settings.name!r} yet"])
 
     def save(self, results: ResultsFile) -> str:

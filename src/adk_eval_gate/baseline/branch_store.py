@@ -69,7 +69,7 @@ class BranchStore:
             if results is None:
                 return LoadOutcome(None, [f"branch {branch}: latest.json points at a missing {latest['path']}"])
         except GitHubError as exc:
-            return LoadOutcome(None, [f"baseline unavailable: {exc}"])
+            return LoadOutcome(None, [f"baseline unavailable: {exc}"], error=str(exc))
         except (ValueError, KeyError):
             return LoadOutcome(None, [f"branch {branch}: latest.json is not a valid pointer"])
         identity = identity_of(results, f"branch {branch}: latest ({(results.git.sha or '?')[:12]})", exact_base=False)

@@ -16,7 +16,7 @@ def _where(item: Row | Summary) -> str:
 
 
 def _failures(results: ResultsFile, summaries: list[Summary], rows: list[Row], settings: GateSettings,
-              has_baseline: bool) -> list[str]:
+              has_baseline: bool, baseline_error: str | None = None) -> list[str]:
     fail_on = set(settings.fail_on)
     cases = [(s, c) for s in results.eval_sets for c in s.cases]
     found: list[str] = []
@@ -31,6 +31,8 @@ def _failures(results: ResultsFile, summaries: list[Summary], rows: list[Row], s
     if "threshold" in fail_on:
         found += [f"below threshold: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "failed"]
     if "error" in fail_on:
+        if baseline_error:
+            found.append(f"error: the baseline could not be loaded, so no regression could be seen: {baseline_error}")
         found += [f"error: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "error"]
     if "not_evaluated" in fail_on:
         found += [f"not evaluated: {s.agent}/{s.eval_set_id} {c.eval_id} {name}: {m.reason}"
@@ -45,8 +47,8 @@ def _failures(results: ResultsFile, summaries: list[Summary], rows: list[Row], s
 
 
 def decide(results: ResultsFile, summaries: list[Summary], rows: list[Row], settings: GateSettings, *,
-           has_baseline: bool, labels: Iterable[str] = ()) -> GateDecision:
-    failures = _failures(results, summaries, rows, settings, has_baseline)
+           has_baseline: bool, labels: Iterable[str] = (), baseline_error: str | None = None) -> GateDecision:
+    failures = _failures(results, summaries, rows, settings, has_baseline, baseline_error)
     if not failures:
         regressions = sum(s.verdict == "regressed" for s in summaries)
         compared = sum(s.cases_compared > 0 for s in summaries)
