@@ -148,11 +148,11 @@ def test_artifact_store_prefers_the_merge_base_run_and_skips_expired_artifacts(e
     fake.state.artifacts[101]["expired"] = True
     outcome = store_for(example, fake, kind="artifact").load()
     assert outcome.baseline.identity.sha == OLD and "no baseline run at this pull request's merge-base" in outcome.warnings[0]
-    assert fake.calls("GET", "/actions/runs$")[0]["query"] == {"branch": "main", "status": "success", "event": "push", "per_page": "50"}
+    assert fake.calls("GET", "/actions/runs$")[0]["query"] == {"branch": "main", "status": "completed", "event": "push", "per_page": "50"}
 
 
 def test_artifact_store_with_no_runs_and_with_errors(example, fake):
-    assert "no successful run on main" in store_for(example, fake, kind="artifact").load().warnings[0]
+    assert "no push run on main" in store_for(example, fake, kind="artifact").load().warnings[0]
     fake.fault("GET", "/actions/runs", 500, times=50)
     assert "baseline unavailable" in store_for(example, fake, kind="artifact").load().warnings[0]
 

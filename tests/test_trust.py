@@ -282,7 +282,7 @@ def test_the_quick_start_compares_the_second_pull_request_with_the_default_branc
         assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "pr1"), "--quiet"]) == 0
         first = fake.state.comments[1][0]["body"]
         assert "adk-eval-gate passed — ⚠️ no baseline, nothing was compared" in first.splitlines()[2]
-        assert "no successful run on main has an artifact named 'adk-eval-gate-results'" in first
+        assert "no push run on main has an artifact named 'adk-eval-gate-results'" in first
         out = capsys.readouterr().out
         assert "::warning title=adk-eval-gate%3A no baseline::nothing was compared" in out
         # It merges: the push run on main stores nothing itself, the workflow uploads its results.json.
@@ -537,3 +537,43 @@ def test_a_baseline_store_that_breaks_fails_closed(tmp_path, monkeypatch, capsys
         config.write_text("gate: {fail_on: [regression]}\n" + config.read_text())
         fake.fault("GET", "/actions/runs$", 403, body={"message": "Resource not accessible by integration"})
         assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "out"), "--quiet"]) == 0
+
+
+def test_a_push_run_whose_gate_failed_still_becomes_the_baseline(tmp_path, monkeypatch):
+    """A regression merged with the override label fails main's push run; its uploaded results (if: always())
+    are still what main now is, so the next pull request is compared with them, not with the older run."""
+    config = make_repo(tmp_path / "repo", "good")
+    with FakeGitHub() as fake:
+        push = tmp_path / "push.json"
+        push.write_text(
+            json.dumps({"ref": "refs/heads/main", "after": BASE, "repository": {"default_branch": "main"}})
+        )
+        actions_env(monkeypatch, fake, tmp_path, "push", push, GITHUB_REF="refs/heads/main", GITHUB_SHA=BASE)
+        assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "good"), "--quiet"]) == 0
+        fake.add_run(200, "a" * 40, "2026-11-22T10:00:00Z")
+        fake.add_artifact(
+            300, 200, "adk-eval-gate-results", {"r.json": (tmp_path / "good" / "results.json").read_bytes()}
+        )
+        make_repo(tmp_path / "repo", "broken")
+        assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "broken"), "--quiet"]) == 1
+        fake.add_run(201, BASE, "2026-11-23T10:00:00Z", conclusion="failure")
+        fake.add_artifact(
+            301, 201, "adk-eval-gate-results", {"r.json": (tmp_path / "broken" / "results.json").read_bytes()}
+        )
+        fake.add_run(202, BASE, "2026-11-23T11:00:00Z", conclusion="cancelled")
+        fake.add_artifact(
+            302, 202, "adk-eval-gate-results", {"r.json": (tmp_path / "good" / "results.json").read_bytes()}
+        )
+        actions_env(
+            monkeypatch,
+            fake,
+            tmp_path,
+            "pull_request",
+            pull_request_event(tmp_path / "pr.json"),
+            GITHUB_BASE_REF="main",
+        )
+        monkeypatch.delenv("GITHUB_REF")
+        assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "pr"), "--quiet"]) == 0
+        comparison = json.loads((tmp_path / "pr" / "comparison.json").read_text())
+        assert comparison["baseline"]["source"] == "artifact adk-eval-gate-results of run 201"
+        assert {row["verdict"] for row in comparison["rows"]} == {"unchanged"}  # broken then, broken now

@@ -72,7 +72,7 @@ def _baseline_line(workflow: Workflow) -> str:
         return f"baseline: the file {settings.path}"
     if settings.store == "branch":
         return f"baseline: branch {settings.branch} (written by pushes to the default branch; needs `contents: write`)"
-    return (f"baseline: artifact {settings.name!r} of the newest successful push run on the pull request's base branch "
+    return (f"baseline: artifact {settings.name!r} of the newest completed push run on the pull request's base branch "
             "(the push workflow must upload adk-eval-gate-out/results.json under that name; pull requests need "
             "`actions: read`); until one exists nothing is compared")
 

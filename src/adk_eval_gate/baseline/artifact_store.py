@@ -1,4 +1,4 @@
-"""`artifact` store: the results artifact of the base branch's newest successful workflow run (Actions API).
+"""`artifact` store: the results artifact of the base branch's newest completed push run (Actions API).
 
 The workflow uploads the results file with actions/upload-artifact on pushes to the default branch; a pull
 request downloads the artifact of the run at its merge-base when there is one, else of the newest run.
@@ -28,8 +28,10 @@ class ArtifactStore:
     def _runs(self, branch: str) -> list[dict]:
         path = (f"/repos/{self.repo}/actions/workflows/{self.settings.workflow}/runs" if self.settings.workflow
                 else f"/repos/{self.repo}/actions/runs")
-        data = self.client.get_json(path, params={"branch": branch, "status": "success", "event": "push", "per_page": 50})
-        return [r for r in data.get("workflow_runs", []) if r.get("conclusion") == "success"]
+        # A push whose own gate failed (a regression merged with the override label) still records what the
+        # default branch now is: with only green runs the baseline would stop there and flag it on every PR.
+        data = self.client.get_json(path, params={"branch": branch, "status": "completed", "event": "push", "per_page": 50})
+        return [r for r in data.get("workflow_runs", []) if r.get("conclusion") in ("success", "failure")]
 
     def _results_in(self, run: dict) -> ResultsFile | None:
         artifacts = self.client.get_json(f"/repos/{self.repo}/actions/runs/{run['id']}/artifacts").get("artifacts", [])
@@ -70,7 +72,7 @@ class ArtifactStore:
         except GitHubError as exc:
             hint = " (does the workflow grant `actions: read`?)" if exc.read_only else ""
             return LoadOutcome(None, [f"baseline unavailable: {exc}{hint}"], error=f"{exc}{hint}")
-        return LoadOutcome(None, [f"no successful run on {branch} has an artifact named {self.settings.name!r} yet"])
+        return LoadOutcome(None, [f"no push run on {branch} has an artifact named {self.settings.name!r} yet"])
 
     def save(self, results: ResultsFile) -> str:
         return (f"nothing to do here: upload the results file as the artifact {self.settings.name!r} with "

@@ -125,7 +125,7 @@ class BranchBaseline(_Strict):
 
 
 class ArtifactBaseline(_Strict):
-    """The results artifact of the base branch's newest successful workflow run (Actions API)."""
+    """The results artifact of the base branch's newest completed push run (Actions API)."""
 
     store: Literal["artifact"]
     name: str = Field(default="adk-eval-gate-results", min_length=1)
