@@ -240,3 +240,13 @@ def test_a_crash_traceback_is_masked_too(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "Traceback" in done.stderr
     assert "RuntimeError: the agent said ***" in done.stderr and leaked(done.stderr) == []
+
+
+def test_what_an_agent_prints_in_a_worker_process_is_masked(leaky_repo):
+    config = leaky_repo / "eval-gate.yml"
+    config.write_text("run: {workers: 2, concurrency: 1}\n" + config.read_text())
+    with FakeGitHub() as fake:
+        done = run_action(leaky_repo, fake)
+    assert done.stdout.count("leaky agent: calling the model with key ***") >= 2, done.stderr[-2000:]
+    assert leaked(done.stdout) == [] and leaked(done.stderr) == []
+    assert leaked((leaky_repo / "adk-eval-gate-out" / "results.json").read_text()) == []

@@ -16,6 +16,7 @@ import io
 import json
 import os
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -106,6 +107,14 @@ def child_env(pass_env: Iterable[str] = (), extra: Mapping[str, str] | None = No
     allowed = set(pass_env)
     env = {k: v for k, v in os.environ.items() if k in allowed or not is_github_token_name(k)}
     return {**env, **(extra or {})}
+
+
+def redact_standard_streams() -> None:
+    """For a process of ours that does not run through the CLI's entry point (a spawned worker)."""
+    if not isinstance(sys.stdout, RedactingStream):
+        sys.stdout = RedactingStream(sys.stdout)
+    if not isinstance(sys.stderr, RedactingStream):
+        sys.stderr = RedactingStream(sys.stderr)
 
 
 class RedactingStream(io.TextIOBase):
