@@ -2,8 +2,8 @@
 
 An agent can echo its API key in an error, a judge can quote it, a command agent can print it; whatever we
 write (files), post (GitHub request bodies) or print (stdout/stderr) passes through `redact` first. The values
-are read from the environment at each call, so a token set late (the Action maps `INPUT_GITHUB-TOKEN` to
-`GITHUB_TOKEN`) is covered too.
+are taken from the environment as it is at each call, so a token set late (the Action maps `INPUT_GITHUB-TOKEN`
+to `GITHUB_TOKEN`) is covered too.
 
 The processes we start (setup commands, the `command` agent) do not receive GitHub's own tokens unless the
 config names them (`pass_env`): they run code from the pull request, and a write token in their hands could
@@ -49,6 +49,9 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
+_cached: tuple[dict, list[str]] | None = None  # (the raw environment, its secrets' forms)
+
+
 def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     """Every form a secret can take in our output (as is, and JSON-escaped), longest first so that a secret
     containing another is masked whole."""
@@ -62,9 +65,6 @@ def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     if _cached is None or _cached[0] != raw:
         _cached = (dict(raw), _secret_forms(os.environ))
     return _cached[1]
-
-
-_cached: tuple[dict, list[str]] | None = None
 
 
 def _secret_forms(env: Mapping[str, str]) -> list[str]:
