@@ -9,12 +9,18 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "hello_world"
 
 
+# What a GitHub runner sets for the job running this suite; a test that needs Actions sets its own.
+RUNNER_VARIABLES = ("GITHUB_ACTIONS", "GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT",
+                    "GITHUB_REF", "GITHUB_BASE_REF", "GITHUB_SHA", "GITHUB_REPOSITORY", "GITHUB_RUN_ID", "GITHUB_TOKEN",
+                    "GITHUB_WORKSPACE", "GITHUB_RUN_ATTEMPT")
+
+
 @pytest.fixture(autouse=True)
-def _outside_actions(monkeypatch):
-    """This suite's own CI runs inside GitHub Actions: the tool's log format and repository root must not follow
-    the runner's environment unless a test sets it."""
-    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
-    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+def outside_the_runner(monkeypatch):
+    """In Actions the gate validates the job's own event payload strictly, logs annotations and finds the repository
+    root from GITHUB_WORKSPACE: the suite's tests must not follow the runner's own job."""
+    for name in RUNNER_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -202,6 +202,7 @@ def test_two_configs_in_different_folders_keep_two_comments_and_repository_relat
 
 
 def test_bad_input_is_an_annotation_on_its_file_and_line(example, fake):
+    prepare(example, fake)  # a valid event: the bad input is the config's alone
     config = example / "eval-gate.yml"
     config.write_text(config.read_text().replace("  tolerance: 0.05", "  tolerance: 5"))
     done = run_action(example, fake, run_id=100)

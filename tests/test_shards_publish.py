@@ -54,43 +54,53 @@ def fork_artifact(example, tmp_path, monkeypatch):
 
 def trusted_context(fake, head=HEAD) -> ActionsContext:
     return ActionsContext(api_url=fake.url, repository="o/r", token="write-token", event_name="workflow_run",
-                          event={"workflow_run": {"id": 555, "head_sha": head, "run_attempt": 1,
-                                                  "html_url": "https://github.com/o/r/actions/runs/555"}})
+                          event={"workflow_run": {"id": 555, "head_sha": head, "run_attempt": 1, "event": "pull_request",
+                                                  "html_url": "https://github.com/o/r/actions/runs/555"},
+                                 "repository": {"default_branch": "main"}})
 
 
-def test_publish_posts_the_report_after_checking_the_pull_request_head(fork_artifact):
+def publish(fork_artifact, fake, example) -> int:
+    """The trusted workflow's call: the base branch's config (here, the example's own) judges the artifact."""
+    out = fork_artifact.parent / "published"
+    return run_publish(str(fork_artifact), str(example / "eval-gate.yml"), context=trusted_context(fake), output_dir=str(out))
+
+
+def test_publish_posts_the_report_after_checking_the_pull_request_head(fork_artifact, example):
     with FakeGitHub() as fake:
         fake.add_pull(7, HEAD)
-        assert run_publish(str(fork_artifact), context=trusted_context(fake)) == 0
+        assert publish(fork_artifact, fake, example) == 0
         (comment,) = fake.state.comments[7]
         assert "adk-eval-gate passed" in comment["body"] and "actions/runs/555" in comment["body"]
+        assert "baseline 9d5c4fdddcea" in comment["body"]  # the trusted config's baseline file was compared
         assert fake.state.schema_errors == []
 
 
-def test_publish_refuses_a_pull_request_whose_head_is_another_commit(fork_artifact, capsys):
+def test_publish_refuses_a_pull_request_whose_head_is_another_commit(fork_artifact, example, capsys):
     with FakeGitHub() as fake:
         fake.add_pull(7, "e" * 40)  # the artifact claims #7, but #7 is not what this run evaluated
-        assert run_publish(str(fork_artifact), context=trusted_context(fake)) == 1
+        assert publish(fork_artifact, fake, example) == 1
         assert fake.state.comments.get(7, []) == [] and "nothing was posted" in capsys.readouterr().err
 
 
-def test_publish_escapes_whatever_the_untrusted_run_wrote(fork_artifact):
-    comparison = json.loads((fork_artifact / "comparison.json").read_text())
-    comparison["gate"]["reason"] = "@everyone <img src=x onerror=alert(1)> see [here](https://evil)"
-    (fork_artifact / "comparison.json").write_text(json.dumps(comparison))
+def test_publish_escapes_whatever_the_untrusted_run_wrote(fork_artifact, example):
+    results = json.loads((fork_artifact / "results.json").read_text())
+    results["eval_sets"][0]["cases"][0]["reason"] = "@everyone <img src=x onerror=alert(1)> see [here](https://evil)"
+    results["eval_sets"][0]["cases"][0]["status"] = "error"
+    (fork_artifact / "results.json").write_text(json.dumps(results))
     (fork_artifact / "report.md").write_text("@everyone raw markdown that must not be posted")
     with FakeGitHub() as fake:
         fake.add_pull(7, HEAD)
-        run_publish(str(fork_artifact), context=trusted_context(fake))
+        assert publish(fork_artifact, fake, example) == 1  # an error case fails the trusted gate
         body = fake.state.comments[7][0]["body"]
         assert "@\u200beveryone" in body and "<img" not in body and "raw markdown" not in body and "\\[here\\]" in body
 
 
-def test_publish_rejects_a_tampered_comparison(fork_artifact, capsys):
+def test_publish_ignores_a_tampered_comparison(fork_artifact, example, capsys):
     comparison = json.loads((fork_artifact / "comparison.json").read_text())
     comparison["verdict"] = "<script>"
     (fork_artifact / "comparison.json").write_text(json.dumps(comparison))
     with FakeGitHub() as fake:
         fake.add_pull(7, HEAD)
-        assert main(["publish", "--dir", str(fork_artifact)]) == 2
-        assert fake.state.comments.get(7, []) == []
+        assert publish(fork_artifact, fake, example) == 0
+        assert "<script>" not in fake.state.comments[7][0]["body"]
+        assert "comparison.json is not a comparison file; it was ignored" in capsys.readouterr().err

@@ -16,24 +16,26 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .baseline import build_comparison
 from .baseline.models import Comparison
-from .baseline.stores import BaselineStore, LoadOutcome, build_store
+from .baseline.stores import BaselineStore, build_store
 from .errors import InputError
 from .evalsets.models import Invocation
 from .files import write_text_atomic
 from .gate import exit_code_for_decision
 from .gate.evidence import regression_cases
 from .github.client import GitHubClient, GitHubError
-from .github.comment import CommentPolicy, content_digest, create_check_run, publish_comment
+from .github.comment import CommentPolicy, create_check_run, publish_comment, report_digest
 from .github.context import ActionsContext
 from .github.labels import current_labels
 from .log import error, in_actions, relative_to_root, repository_root, warn
 from .pipeline import run_plan
 from .plan import Plan, build_plan
+from .redaction import child_env
 from .report.markdown import render_report
 from .report.outputs import annotations, junit_xml, verdict_lines, write_outputs, write_step_summary
 from .results.build import write_results
@@ -72,14 +74,24 @@ def _expected_cases(plan: Plan) -> dict[tuple[str, str, str], list[Invocation]]:
     }
 
 
-def run_setup(commands: list[str], cwd: Path) -> None:
-    """The agent's own dependencies (e.g. `pip install -r requirements.txt`), folded into one log group."""
+def run_setup(commands: list[str], cwd: Path, pass_env: list[str] | None = None) -> None:
+    """The agent's own dependencies (e.g. `pip install -r requirements.txt`), folded into one log group.
+
+    They come from the pull request, so they get none of GitHub's tokens unless `setup_pass_env` names them, and
+    their output reaches the log through our (redacting) stdout."""
+    env = child_env(pass_env or [])
     for command in commands:
         print(f"::group::setup: {command}", flush=True)
-        done = subprocess.run(command, shell=True, cwd=cwd, check=False)
+        with subprocess.Popen(command, shell=True, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, text=True, errors="replace") as process:
+            assert process.stdout is not None
+            for line in process.stdout:
+                sys.stdout.write(line)
+            returncode = process.wait()
+        sys.stdout.flush()
         print("::endgroup::", flush=True)
-        if done.returncode != 0:
-            raise InputError(None, "setup", f"`{shlex.quote(command)}` exited with status {done.returncode}", "fix the setup command")
+        if returncode != 0:
+            raise InputError(None, "setup", f"`{shlex.quote(command)}` exited with status {returncode}", "fix the setup command")
 
 
 def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
@@ -88,7 +100,7 @@ def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
     if options.shard is not None:
         plan = shard_plan(plan, *options.shard)
     if plan.workflow.settings.setup:
-        run_setup(plan.workflow.settings.setup, plan.workflow.base_dir)
+        run_setup(plan.workflow.settings.setup, plan.workflow.base_dir, plan.workflow.settings.setup_pass_env)
     results = run_plan(plan, quiet=options.quiet)
     return finish(options, plan, results, context)
 
@@ -106,7 +118,7 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
         return 0
 
     store = build_store(plan.workflow, context)
-    outcome = store.load() if plan.workflow.settings.baseline.store != "none" else LoadOutcome(None, [])
+    outcome = store.load()
     gate = plan.workflow.settings.gate
     max_age = getattr(plan.workflow.settings.baseline, "max_age_days", None)
     notes: list[str] = []
@@ -130,6 +142,8 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
             "number": context.pull_request.get("number"), "head_sha": head_sha, "comment_key": key,
             "run_id": context.run_id}) + "\n")
 
+    if comparison.baseline is None:  # said first and loudly: a gate with nothing to compare guards little
+        warn(f"no baseline, nothing was compared: {'; '.join(outcome.warnings) or 'no baseline was found'}")
     gating = mode != "baseline" or gate.on_push == "fail"
     baseline_note, baseline_lost = _store_baseline(store, results) if mode == "baseline" else ("", False)
     comment_url = ""
@@ -214,19 +228,3 @@ def comment_policy(options: CiOptions, plan: Plan) -> CommentPolicy:
     section = plan.workflow.settings.comment
     return CommentPolicy(mode=options.comment_mode or section.mode, when=options.comment_when or section.when,
                          author=options.comment_author or section.author)
-
-
-def report_digest(comparison: Comparison, results: ResultsFile) -> str:
-    """What `comment.when: changed` compares: verdicts, scores and statuses, not links, timings or ages."""
-    def score(value: float | None) -> float | None:
-        return None if value is None else round(value, 4)
-
-    content = {
-        "gate": [comparison.verdict, comparison.gate.reason, comparison.gate.failures, comparison.gate.overridden],
-        "summaries": [[s.agent, s.eval_set_id, s.criterion, s.verdict, score(s.baseline), score(s.current)]
-                      for s in comparison.summaries],
-        "rows": [[r.agent, r.eval_set_id, r.eval_id, r.criterion, r.verdict, score(r.baseline), score(r.current)]
-                 for r in comparison.rows],
-        "cases": [[s.agent, s.eval_set_id, c.eval_id, c.status] for s in results.eval_sets for c in s.cases],
-    }
-    return content_digest(json.dumps(content, sort_keys=True))

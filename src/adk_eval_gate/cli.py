@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
 
 from . import __version__, log
 from .errors import EXIT_BAD_INPUT, InputError
+from .redaction import RedactingStream
+
+if TYPE_CHECKING:
+    from .config.loader import Workflow
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -46,8 +54,27 @@ def _validate(args: argparse.Namespace) -> int:
                 elif criterion.spec.judge_scorer is not None and criterion.name != "safety_v1" and not has_credentials():
                     print(f"    note: {criterion.name} needs a judge: without GOOGLE_API_KEY (or Vertex AI settings) "
                           "it will be reported as not evaluated")
+    print(_baseline_line(plan.workflow))
     print(f"{args.config}: OK")
     return 0
+
+
+def _baseline_line(workflow: Workflow) -> str:
+    """Said at validate time, because a gate without a baseline compares nothing and passes on regressions."""
+    settings = workflow.settings.baseline
+    if settings.store == "none":
+        return "baseline: NONE (baseline.store: none): nothing will be compared, so no regression can fail the gate"
+    if settings.store == "file":
+        where = workflow.base_dir / settings.path
+        if not where.exists():
+            return (f"baseline: NONE yet: {settings.path} does not exist, so nothing will be compared; "
+                    "create it with `adk-eval-gate baseline update` and commit it")
+        return f"baseline: the file {settings.path}"
+    if settings.store == "branch":
+        return f"baseline: branch {settings.branch} (written by pushes to the default branch; needs `contents: write`)"
+    return (f"baseline: artifact {settings.name!r} of the newest completed push run on the pull request's base branch "
+            "(the push workflow must upload adk-eval-gate-out/results.json under that name; pull requests need "
+            "`actions: read`); until one exists nothing is compared")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -85,12 +112,9 @@ def _compare(args: argparse.Namespace) -> int:
     context = ActionsContext.from_env()
     max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
     if args.baseline:
-        path = Path(args.baseline)
-        if path.exists():
-            baseline_results = read_results(path)
-            outcome = LoadOutcome(LoadedBaseline(baseline_results, identity_of(baseline_results, str(path))))
-        else:
-            outcome = LoadOutcome(None, [f"no baseline file at {path}"])
+        # A path the user typed: a typo must not turn into "no baseline", which passes.
+        baseline_results = read_results(Path(args.baseline))
+        outcome = LoadOutcome(LoadedBaseline(baseline_results, identity_of(baseline_results, args.baseline)))
     elif workflow:
         outcome = build_store(workflow, context).load()
     else:
@@ -170,7 +194,7 @@ def _merge(args: argparse.Namespace) -> int:
 def _publish(args: argparse.Namespace) -> int:
     from .publish import run_publish
 
-    return run_publish(args.dir, args.comment_key)
+    return run_publish(args.dir, args.config, args.comment_key, output_dir=args.output_dir)
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -224,8 +248,11 @@ def build_parser() -> argparse.ArgumentParser:
     merge.set_defaults(handler=_merge)
 
     publish = commands.add_parser("publish", help="post a fork pull request's report from its artifact (workflow_run)")
-    publish.add_argument("--dir", required=True, help="the downloaded adk-eval-gate-out artifact")
-    publish.add_argument("--comment-key", help="the sticky comment's key (default: the one the run recorded)")
+    publish.add_argument("--dir", required=True, help="the downloaded adk-eval-gate-out artifact (only its results are used)")
+    publish.add_argument("--config", required=True, help="the base branch's workflow YAML (checked out by the trusted "
+                         "workflow): its gate policy and baseline store judge the fork's results")
+    publish.add_argument("--comment-key", help="the sticky comment's key (default: the config file's name, as `ci`)")
+    publish.add_argument("--output-dir", default="adk-eval-gate-published", help="where the trusted comparison and report go")
     publish.set_defaults(handler=_publish)
 
     compare = commands.add_parser("compare", help="compare results with a baseline and apply the gate (exit 0 pass, 1 fail)")
@@ -249,6 +276,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    with redacted_console():
+        return _main(argv)
+
+
+@contextmanager
+def redacted_console() -> Iterator[None]:
+    """Whatever we, an in-process agent or a library print: no secret reaches the log."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    # A crash's traceback is printed after this block has restored the streams, and its messages can quote
+    # anything (an agent's output, a request): it goes through a redacting stream too.
+    sys.excepthook = _redacted_excepthook
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = saved
+
+
+def _redacted_excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+    traceback.print_exception(kind, value, tb, file=RedactingStream(sys.stderr))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError
+from .redaction import redact
 
 # Eval sets are human-authored and ADK history files grow ~60 KB per case; 512 MiB is far past any real
 # suite and keeps a mistaken path (a model checkpoint, a log) from exhausting memory.
@@ -100,7 +101,8 @@ def _reject_duplicate_keys(root: yaml.Node | None, path: Path, what: str) -> Non
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Readers (a concurrent job, an upload step) never see a half-written file."""
+    """Readers (a concurrent job, an upload step) never see a half-written file; no secret is ever written."""
+    text = redact(text)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -110,3 +112,9 @@ def write_text_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def append_text(path: Path, text: str) -> None:
+    """For files others append to as well (GitHub's step summary and job outputs); no secret is ever written."""
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(redact(text))

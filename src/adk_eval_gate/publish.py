@@ -1,70 +1,220 @@
 """`adk-eval-gate publish`: the trusted half of the fork-safe two-workflow pattern.
 
 A pull request from a fork runs the evals in an untrusted `pull_request` workflow without secrets and uploads
-`adk-eval-gate-out/` as an artifact. A `workflow_run` workflow, which has a write token but never checks out or
-runs the fork's code, downloads it and calls `publish`. Everything in the artifact is data from untrusted code:
-the results and comparison are validated by their schemas and the report is rendered again from them (so every
-string is escaped by us), and the pull request number is only used if GitHub confirms that pull request's head
-is the commit the `workflow_run` event names.
+`adk-eval-gate-out/` as an artifact. A `workflow_run` workflow, which has a write token but never runs the fork's
+code, checks out the base branch, downloads the artifact and calls `publish --config <the base branch's config>`.
+
+The fork controls everything in the artifact, so only its scores are used: the results file, validated by its
+schema. The comparison and the verdict are computed again here with the base branch's config (its `gate:`
+policy, which a fork can edit in its own copy) and its baseline store; the artifact's `comparison.json` and
+`report.md` are never used (a disagreeing comparison only earns a warning). The pull request number, the
+labels, the comment key and every string outside code blocks come from the trusted side: the `workflow_run`
+event, GitHub's API (the pull request must be at the commit the run evaluated) and the config or `--comment-key`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from . import log
+from .baseline import build_comparison
 from .baseline.models import Comparison
-from .errors import InputError
-from .files import load_json
+from .baseline.stores import build_store
+from .config.loader import Workflow, load_workflow
+from .errors import InputError, format_loc
+from .files import load_json, write_text_atomic
 from .gate import exit_code_for_decision
 from .github.client import GitHubClient, GitHubError
-from .github.comment import publish_comment
-from .github.context import ActionsContext
+from .github.comment import CommentPolicy, create_check_run, publish_comment, report_digest
+from .github.context import ActionsContext, WorkflowRunEvent
 from .report.markdown import render_report
 from .report.outputs import write_step_summary
 from .results.build import read_results
+from .results.models import ResultsFile
+
+PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 
 
-def run_publish(directory: str, comment_key: str | None = None, context: ActionsContext | None = None) -> int:
+def _workflow_run(context: ActionsContext) -> dict[str, Any]:
+    try:
+        WorkflowRunEvent.model_validate(context.event)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InputError(
+            None,
+            f"GITHUB_EVENT_PATH: {format_loc(first['loc'])}",
+            f"{first['msg'].lower()} in the workflow_run event",
+            "call publish from the workflow_run workflow shown in docs/trust.md",
+        ) from None
+    run = context.event["workflow_run"]
+    if run["event"] not in PULL_REQUEST_EVENTS:
+        raise InputError(
+            None,
+            "GITHUB_EVENT_PATH: workflow_run.event",
+            f"is {run['event']!r}, not a pull request's run",
+            "guard the job with `if: github.event.workflow_run.event == 'pull_request'`",
+        )
+    if not (context.repository and context.token):
+        raise InputError(
+            None,
+            "GITHUB_REPOSITORY",
+            "publish needs GITHUB_REPOSITORY and a token (GITHUB_TOKEN)",
+            "pass `GITHUB_TOKEN: ${{ github.token }}` to the step",
+        )
+    return run
+
+
+def _candidate_numbers(run: dict[str, Any], folder: Path) -> list[int]:
+    """The event's own pull requests first (GitHub leaves the list empty for forks), then the artifact's claim;
+    either is only a candidate until the API confirms it."""
+    numbers = [
+        pr["number"]
+        for pr in run.get("pull_requests") or []
+        if isinstance(pr, dict) and isinstance(pr.get("number"), int) and pr["number"] > 0
+    ]
+    path = folder / "pull-request.json"
+    if path.exists():
+        claimed = load_json(path, "pull request file")
+        number = claimed.get("number") if isinstance(claimed, dict) else None
+        if isinstance(number, int) and not isinstance(number, bool) and number > 0 and number not in numbers:
+            numbers.append(number)
+    if not numbers:
+        raise InputError(
+            path,
+            "number",
+            "names no pull request, and the workflow_run event lists none",
+            "pass the artifact of an adk-eval-gate pull_request run",
+        )
+    return numbers
+
+
+def _verified_pull(
+    client: GitHubClient, repository: str, run: dict[str, Any], numbers: list[int]
+) -> dict[str, Any] | None:
+    """The pull request whose head is the commit the untrusted run evaluated, as GitHub (not the artifact) says."""
+    for number in numbers:
+        pull = client.get_json(f"/repos/{repository}/pulls/{number}")
+        if isinstance(pull, dict) and (pull.get("head") or {}).get("sha") == run["head_sha"]:
+            return pull
+    return None
+
+
+def _trusted_comparison(
+    results: ResultsFile, workflow: Workflow, context: ActionsContext, pull: dict[str, Any]
+) -> Comparison:
+    """The base branch's policy and baseline over the fork's scores; the labels as GitHub has them now."""
+    base = pull.get("base") or {}
+    pull_context = dataclasses.replace(
+        context,
+        event={"pull_request": pull, "repository": context.event.get("repository") or {}},
+        base_ref=base.get("ref") or None,
+    )
+    outcome = build_store(workflow, pull_context).load()
+    labels = [label.get("name", "") for label in pull.get("labels") or [] if isinstance(label, dict)]
+    return build_comparison(
+        results,
+        outcome,
+        workflow.settings.gate,
+        labels,
+        max_age_days=getattr(workflow.settings.baseline, "max_age_days", None),
+    )
+
+
+def _untrusted_disagreement(folder: Path, trusted: Comparison) -> str | None:
+    path = folder / "comparison.json"
+    if not path.exists():
+        return None
+    try:
+        claimed = Comparison.model_validate(load_json(path, "comparison file")).verdict
+    except (InputError, ValidationError):
+        return "the artifact's comparison.json is not a comparison file; it was ignored"
+    if claimed != trusted.verdict:
+        return (
+            f"the artifact's comparison.json says {claimed!r} but the base branch's policy and baseline say "
+            f"{trusted.verdict!r}; the artifact's comparison was ignored"
+        )
+    return None
+
+
+def run_publish(
+    directory: str,
+    config: str,
+    comment_key: str | None = None,
+    context: ActionsContext | None = None,
+    output_dir: str = "adk-eval-gate-published",
+) -> int:
     context = context or ActionsContext.from_env()
     folder = Path(directory)
+    workflow = load_workflow(config)
+    run = _workflow_run(context)
     results = read_results(folder / "results.json")
-    try:
-        comparison = Comparison.model_validate(load_json(folder / "comparison.json", "comparison file"))
-    except ValidationError as exc:
-        raise InputError(folder / "comparison.json", None, f"is not a comparison file: {exc.errors()[0]['msg']}",
-                         "pass the artifact of an adk-eval-gate run") from None
-    pr = load_json(folder / "pull-request.json", "pull request file")
-    number = pr.get("number") if isinstance(pr, dict) else None
-    if not isinstance(number, int) or number <= 0:
-        raise InputError(folder / "pull-request.json", "number", "is not a pull request number", "pass the artifact of a pull_request run")
-    trusted_head = (context.event.get("workflow_run") or {}).get("head_sha")
-    run = context.event.get("workflow_run") or {}
-    if not (context.repository and context.token and trusted_head):
-        raise InputError(None, "GITHUB_EVENT_PATH", "publish needs a workflow_run event, GITHUB_REPOSITORY and a token",
-                         "call it from the workflow_run workflow shown in the README")
+    numbers = _candidate_numbers(run, folder)
     client = GitHubClient(context.api_url, context.token)
     try:
-        head = client.get_json(f"/repos/{context.repository}/pulls/{number}").get("head", {}).get("sha")
+        pull = _verified_pull(client, context.repository, run, numbers)
     except GitHubError as exc:
-        log.error(f"cannot read pull request #{number}: {exc}")
+        log.error(f"cannot read the pull request: {exc}; nothing was posted")
         return 1
-    if head != trusted_head:
-        log.error(f"pull request #{number} is at {str(head)[:12]}, not at the commit this run evaluated "
-                  f"({trusted_head[:12]}); nothing was posted")
+    if pull is None:
+        log.error(f"no pull request among #{', #'.join(map(str, numbers))} is at the commit this run evaluated "
+                  f"({run['head_sha'][:12]}); nothing was posted")
         return 1
-    run_url = run.get("html_url") if isinstance(run.get("html_url"), str) and run["html_url"].startswith("https://") else None
-    markdown = render_report(comparison, results, {}, run_url=run_url, head_sha=trusted_head)
-    key = comment_key or str(pr.get("comment_key") or "eval-gate")
-    outcome = publish_comment(client, context.repository, number, markdown, key=key, run_id=int(run.get("id") or 0),
-                              attempt=int(run.get("run_attempt") or 1))
+    number = int(pull["number"])
+    comparison = _trusted_comparison(results, workflow, context, pull)
+    if warning := _untrusted_disagreement(folder, comparison):
+        log.warn(warning)
+    html_url = run.get("html_url")
+    run_url = (
+        html_url if isinstance(html_url, str) and html_url.startswith(f"{context.server_url}/") else None
+    )
+    markdown = render_report(
+        comparison, results, {}, run_url=run_url, head_sha=run["head_sha"], template_dir=workflow.template_dir
+    )
+    out = Path(output_dir)  # not inside the artifact's folder, whose layout the fork chose
+    write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
+    write_text_atomic(out / "report.md", markdown)
+    # Keyed as `ci` keys it, so a fork's comment and a same-repository one are one; every setting from the trusted side.
+    section = workflow.settings.comment
+    key = (comment_key or section.key or log.relative_to_root(workflow.path, log.repository_root(workflow.base_dir))
+           or workflow.path.name)
+    attempt = run.get("run_attempt") if isinstance(run.get("run_attempt"), int) else 1
+    outcome = publish_comment(
+        client, context.repository, number, markdown, key=key, run_id=run["id"], attempt=attempt,
+        policy=CommentPolicy(mode=section.mode, when=section.when, author=section.author),
+        failing=comparison.verdict == "fail", digest=report_digest(comparison, results),
+    )
     if outcome.warning:
         log.warn(outcome.warning)
+    if workflow.settings.report.check_run:
+        try:
+            create_check_run(
+                client,
+                context.repository,
+                run["head_sha"],
+                workflow.settings.report.check_name,
+                comparison.verdict == "pass",
+                comparison.gate.reason,
+                markdown,
+                run_url,
+            )
+        except GitHubError as exc:
+            log.warn(f"the check run was not created: {exc}")
     if os.environ.get("GITHUB_STEP_SUMMARY"):
         write_step_summary(Path(os.environ["GITHUB_STEP_SUMMARY"]), markdown)
-    print(json.dumps({"comment_url": outcome.url, "action": outcome.action}))
+    print(
+        json.dumps(
+            {
+                "pull_request": number,
+                "verdict": comparison.verdict,
+                "comment_url": outcome.url,
+                "action": outcome.action,
+            }
+        )
+    )
     return exit_code_for_decision(comparison.verdict)

@@ -21,6 +21,7 @@ def build_comparison(current: ResultsFile, outcome: LoadOutcome, gate: GateSetti
                         "refresh it by updating the baseline on the default branch")
     pooled, summaries, rows = compare(current, baseline.results if baseline else None, gate.tolerance_for, gate.alpha,
                                       gate.case_fdr)
-    decision = decide(current, pooled, summaries, rows, gate, has_baseline=baseline is not None, labels=labels)
+    decision = decide(current, pooled, summaries, rows, gate, has_baseline=baseline is not None, labels=labels,
+                      baseline_error=outcome.error)
     return Comparison(verdict=decision.verdict, baseline=baseline.identity if baseline else None, warnings=warnings,
                       gate=decision, pooled=pooled, summaries=summaries, rows=rows)

@@ -18,6 +18,7 @@ from ..config.loader import Workflow
 from ..config.models import BranchBaseline
 from ..github.client import GitHubClient, GitHubError
 from ..github.context import ActionsContext
+from ..redaction import redact  # base64 hides a secret from the client's own redaction
 from ..results.models import ResultsFile
 from .stores import LoadedBaseline, LoadOutcome, identity_of, merge_base_candidates, slim
 
@@ -68,7 +69,7 @@ class BranchStore:
             if results is None:
                 return LoadOutcome(None, [f"branch {branch}: latest.json points at a missing {latest['path']}"])
         except GitHubError as exc:
-            return LoadOutcome(None, [f"baseline unavailable: {exc}"])
+            return LoadOutcome(None, [f"baseline unavailable: {exc}"], error=str(exc))
         except (ValueError, KeyError):
             return LoadOutcome(None, [f"branch {branch}: latest.json is not a valid pointer"])
         identity = identity_of(results, f"branch {branch}: latest ({(results.git.sha or '?')[:12]})", exact_base=False)
@@ -80,7 +81,7 @@ class BranchStore:
     def _put(self, path: str, text: str, message: str) -> None:
         for attempt in range(2):
             existing = self._get(path)
-            body = {"message": message, "content": base64.b64encode(text.encode()).decode(), "branch": self.settings.branch}
+            body = {"message": message, "content": base64.b64encode(redact(text).encode()).decode(), "branch": self.settings.branch}
             if existing is not None:
                 body["sha"] = existing[1]
             response = self.client.request("PUT", f"/repos/{self.repo}/contents/{quote(path)}", json=body, ok=(409,))

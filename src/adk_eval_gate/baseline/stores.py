@@ -27,6 +27,9 @@ class LoadedBaseline:
 class LoadOutcome:
     baseline: LoadedBaseline | None
     warnings: list[str] = field(default_factory=list)
+    # Set when the store broke (API failure, no permission, unreadable data) rather than found nothing: the gate
+    # fails closed on it under `error`, since a regression could hide behind it.
+    error: str | None = None
 
 
 class BaselineStore(Protocol):

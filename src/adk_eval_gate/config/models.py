@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..redaction import check_pass_env
+
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
 
 
@@ -57,6 +59,13 @@ class CommandTarget(_Strict):
     command: list[str] = Field(min_length=1)
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    pass_env: list[str] = Field(default_factory=list, description="GitHub's tokens (GITHUB_TOKEN, ACTIONS_*_TOKEN, ...) "
+                                "this command may receive; by default it gets none of them")
+
+    @field_validator("pass_env")
+    @classmethod
+    def _pass_env(cls, names: list[str]) -> list[str]:
+        return check_pass_env(names)
 
 
 TargetSettings = Annotated[ReplayTarget | AdkTarget | HttpTarget | CommandTarget, Field(discriminator="kind")]
@@ -206,13 +215,22 @@ class Settings(_Strict):
     version: Literal[1] = 1
     # Commands run (in the config's directory) before any agent, e.g. `pip install -r requirements.txt`.
     setup: list[str] = Field(default_factory=list)
+    setup_pass_env: list[str] = Field(default_factory=list, description="GitHub's tokens the setup commands may receive; "
+                                      "by default they get none of them")
     run: RunSection = Field(default_factory=RunSection)
     judge: JudgeSection = Field(default_factory=JudgeSection)
     report: ReportSection = Field(default_factory=ReportSection)
     comment: CommentSection = Field(default_factory=CommentSection)
-    baseline: BaselineSettings = Field(default_factory=lambda: NoBaseline(store="none"))
+    # The default works with a workflow's default token plus `actions: read`: pushes to the default branch upload
+    # their results.json as an artifact, pull requests read it (README quick start); `store: none` opts out.
+    baseline: BaselineSettings = Field(default_factory=lambda: ArtifactBaseline(store="artifact"))
     gate: GateSettings = Field(default_factory=GateSettings)
     agents: list[AgentSettings] = Field(min_length=1)
+
+    @field_validator("setup_pass_env")
+    @classmethod
+    def _setup_pass_env(cls, names: list[str]) -> list[str]:
+        return check_pass_env(names)
 
     @model_validator(mode="after")
     def _unique_agent_names(self) -> Settings:

@@ -38,13 +38,16 @@ def _verdict_failures(pooled: list[PooledSummary], summaries: list[Summary], row
     return found
 
 
-def _status_failures(results: ResultsFile, settings: GateSettings, has_baseline: bool) -> list[str]:
+def _status_failures(results: ResultsFile, settings: GateSettings, has_baseline: bool,
+                     baseline_error: str | None = None) -> list[str]:
     fail_on = set(settings.fail_on)
     cases = [(s, c) for s in results.eval_sets for c in s.cases]
     found: list[str] = []
     if "threshold" in fail_on:
         found += [f"below threshold: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "failed"]
     if "error" in fail_on:
+        if baseline_error:
+            found.append(f"error: the baseline could not be loaded, so no regression could be seen: {baseline_error}")
         found += [f"error: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "error"]
     if "not_evaluated" in fail_on:
         found += [f"not evaluated: {s.agent}/{s.eval_set_id} {c.eval_id} {name}: {m.reason}"
@@ -75,13 +78,14 @@ def _explain_non_gating(pooled: list[PooledSummary], summaries: list[Summary], r
 
 
 def decide(results: ResultsFile, pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row],
-           settings: GateSettings, *, has_baseline: bool, labels: Iterable[str] = ()) -> GateDecision:
+           settings: GateSettings, *, has_baseline: bool, labels: Iterable[str] = (),
+           baseline_error: str | None = None) -> GateDecision:
     fail_on = set(settings.fail_on)
     verdict_failures = _verdict_failures(pooled, summaries, rows, fail_on)
     for item, _ in verdict_failures:
         item.gating = True
     _explain_non_gating(pooled, summaries, rows, fail_on)
-    failures = [line for _, line in verdict_failures] + _status_failures(results, settings, has_baseline)
+    failures = [line for _, line in verdict_failures] + _status_failures(results, settings, has_baseline, baseline_error)
     if not failures:
         regressions = sum(s.verdict == "regressed" for s in [*pooled, *summaries])
         compared = sum(s.cases_compared > 0 for s in summaries)

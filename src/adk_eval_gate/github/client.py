@@ -16,6 +16,8 @@ from typing import Any
 
 import requests
 
+from ..redaction import redact_json
+
 API_VERSION = "2022-11-28"
 MAX_WAIT = 60.0  # a CI step should not sleep longer than this on one call
 
@@ -91,6 +93,7 @@ class GitHubClient:
         url = path if path.startswith("http") else f"{self.api_url}{path}"
         headers = {"Accept": accept} if accept else None
         repeatable = method.upper() != "POST" if idempotent is None else idempotent
+        json = redact_json(json)  # a comment, a check run, a baseline file: nothing we post carries a secret
         for attempt in range(self.retries + 1):
             try:
                 response = self._session.request(method, url, params=params, json=json, headers=headers, timeout=self.timeout)

@@ -14,11 +14,14 @@ is never sent.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..baseline.models import Comparison
 from ..report.markdown import COMMENT_LIMIT
+from ..results.models import ResultsFile
 from .client import GitHubClient, GitHubError
 
 WORKFLOW_BOT = "github-actions[bot]"
@@ -180,3 +183,19 @@ def create_check_run(client: GitHubClient, repository: str, head_sha: str, name:
         body["details_url"] = details_url
     # A second completed run of the same name after a lost reply is harmless: GitHub shows the newest.
     return client.request("POST", f"/repos/{repository}/check-runs", json=body, idempotent=True).json().get("html_url")
+
+
+def report_digest(comparison: Comparison, results: ResultsFile) -> str:
+    """What `comment.when: changed` compares: verdicts, scores and statuses, not links, timings or ages."""
+    def score(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
+    content = {
+        "gate": [comparison.verdict, comparison.gate.reason, comparison.gate.failures, comparison.gate.overridden],
+        "summaries": [[s.agent, s.eval_set_id, s.criterion, s.verdict, score(s.baseline), score(s.current)]
+                      for s in comparison.summaries],
+        "rows": [[r.agent, r.eval_set_id, r.eval_id, r.criterion, r.verdict, score(r.baseline), score(r.current)]
+                 for r in comparison.rows],
+        "cases": [[s.agent, s.eval_set_id, c.eval_id, c.status] for s in results.eval_sets for c in s.cases],
+    }
+    return content_digest(json.dumps(content, sort_keys=True))

@@ -1,4 +1,9 @@
-"""The standard GitHub Actions environment, read once into a typed object."""
+"""The standard GitHub Actions environment, read once into a typed object.
+
+In Actions (`GITHUB_ACTIONS=true`) the event payload is the gate's only source for the pull request it judges:
+a payload that is missing, unreadable or lacks a field the event needs is bad input (exit 2, naming the field),
+never a quiet fall back to local mode, which would post nothing and pass. Outside Actions a payload is optional.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,105 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+
+from ..errors import InputError, format_loc
+from ..files import load_json
+
+_Sha = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{7,64}$")]
+_Name = Annotated[str, Field(min_length=1)]
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(extra="allow")  # GitHub's payloads carry far more than the gate reads
+
+
+class _Commit(_Payload):
+    sha: _Sha
+
+
+class _BaseCommit(_Commit):
+    ref: _Name  # the base branch, whose baseline the pull request is compared with
+
+
+class _PullRequest(_Payload):
+    number: Annotated[StrictInt, Field(gt=0)]
+    head: _Commit
+    base: _BaseCommit
+
+
+class _Repository(_Payload):
+    default_branch: _Name
+
+
+class PullRequestEvent(_Payload):
+    pull_request: _PullRequest
+
+
+class PushEvent(_Payload):
+    ref: _Name
+    after: _Sha
+    repository: _Repository
+
+
+class _WorkflowRun(_Payload):
+    id: Annotated[StrictInt, Field(gt=0)]
+    head_sha: _Sha
+    event: _Name
+
+
+class WorkflowRunEvent(_Payload):
+    workflow_run: _WorkflowRun
+    repository: _Repository
+
+
+# What each event must carry for the gate to act on it; other events (workflow_dispatch, schedule) run locally.
+EVENT_MODELS: dict[str, type[_Payload]] = {
+    "pull_request": PullRequestEvent,
+    "pull_request_target": PullRequestEvent,
+    "push": PushEvent,
+    "workflow_run": WorkflowRunEvent,
+}
+
+
+def read_event(env: dict[str, str]) -> dict[str, Any]:
+    """The event payload; in Actions every way it can be wrong is an InputError naming the field."""
+    strict = env.get("GITHUB_ACTIONS") == "true"
+    path_text = env.get("GITHUB_EVENT_PATH")
+    name = env.get("GITHUB_EVENT_NAME")
+    if not strict:
+        if not path_text or not Path(path_text).is_file():
+            return {}
+        try:
+            event = json.loads(Path(path_text).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return event if isinstance(event, dict) else {}
+    fix = "run the gate as a step of a GitHub Actions job, which provides the event payload"
+    if not name:
+        raise InputError(None, "GITHUB_EVENT_NAME", "is not set although GITHUB_ACTIONS=true", fix)
+    if not path_text:
+        raise InputError(None, "GITHUB_EVENT_PATH", "is not set although GITHUB_ACTIONS=true", fix)
+    event = load_json(Path(path_text), f"the {name} event payload (GITHUB_EVENT_PATH)")
+    if not isinstance(event, dict):
+        raise InputError(path_text, None, f"the {name} event payload is not a JSON object", fix)
+    # pull_request_review and friends carry a pull request too, and `ci` then judges it: the same rules apply.
+    model = EVENT_MODELS.get(name) or (PullRequestEvent if "pull_request" in event else None)
+    if model is not None:
+        try:
+            model.model_validate(event)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            problem = "is missing" if first["type"] == "missing" else f"is invalid: {first['msg']}"
+            raise InputError(
+                path_text,
+                format_loc(first["loc"]),
+                f"{problem} in the {name} event payload",
+                f"a {name} event must carry it; check the workflow's `on:` trigger",
+            ) from None
+    return event
 
 
 @dataclass(frozen=True)
@@ -25,19 +128,13 @@ class ActionsContext:
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ActionsContext:
         env = dict(os.environ if env is None else env)
-        event: dict[str, Any] = {}
-        event_path = env.get("GITHUB_EVENT_PATH")
-        if event_path and Path(event_path).is_file():
-            try:
-                event = json.loads(Path(event_path).read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                event = {}
+        event = read_event(env)
         return cls(
             api_url=env.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"),
             repository=env.get("GITHUB_REPOSITORY"),
             token=env.get("INPUT_GITHUB_TOKEN") or env.get("GITHUB_TOKEN"),
             event_name=env.get("GITHUB_EVENT_NAME"),
-            event=event if isinstance(event, dict) else {},
+            event=event,
             sha=env.get("GITHUB_SHA"),
             ref=env.get("GITHUB_REF"),
             base_ref=env.get("GITHUB_BASE_REF") or None,
@@ -59,8 +156,16 @@ class ActionsContext:
     @property
     def base_branch(self) -> str | None:
         pr = self.pull_request
-        return self.base_ref or (pr or {}).get("base", {}).get("ref") or self.event.get("repository", {}).get("default_branch")
+        return (
+            self.base_ref
+            or (pr or {}).get("base", {}).get("ref")
+            or self.event.get("repository", {}).get("default_branch")
+        )
 
     @property
     def labels(self) -> list[str]:
-        return [label.get("name", "") for label in (self.pull_request or {}).get("labels", []) if isinstance(label, dict)]
+        return [
+            label.get("name", "")
+            for label in (self.pull_request or {}).get("labels", [])
+            if isinstance(label, dict)
+        ]

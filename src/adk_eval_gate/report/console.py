@@ -56,7 +56,8 @@ _VERDICT_MARK = {"regressed": "REGRESSED", "improved": "improved", "unchanged": 
 def render_comparison(comparison) -> str:
     """Verdict first, then one line per pooled and per eval-set verdict, then the cases behind the regressions."""
     gate = comparison.gate
-    lines = [f"Gate: {gate.verdict.upper()}{' (overridden)' if gate.overridden else ''} — {gate.reason}"]
+    no_baseline = " — NO BASELINE, nothing was compared" if comparison.baseline is None else ""
+    lines = [f"Gate: {gate.verdict.upper()}{' (overridden)' if gate.overridden else ''}{no_baseline} — {gate.reason}"]
     base = comparison.baseline
     if base:
         age = f", {base.age_days:.1f} days old" if base.age_days is not None else ""

@@ -16,6 +16,8 @@ from collections import Counter
 from pathlib import Path
 
 from ..baseline.models import Comparison
+from ..files import append_text
+from ..gate.evidence import non_gating_regressions, regression_cases
 from ..log import annotation, one_line, relative_to_root
 from ..results.models import ResultsFile
 
@@ -27,16 +29,16 @@ def write_step_summary(path: Path, markdown: str) -> None:
     if len(data) > STEP_SUMMARY_LIMIT - 1024:
         data = data[: STEP_SUMMARY_LIMIT - 1024].decode(errors="ignore").rsplit("\n", 1)[0].encode() + \
             b"\n\n... cut to fit the 1 MiB step summary.\n"
-    with path.open("ab") as handle:
-        handle.write(data + b"\n")
+    append_text(path, data.decode(errors="ignore") + "\n")
 
 
 def write_outputs(path: Path, values: dict[str, str]) -> None:
     """`name<<DELIMITER` blocks, so no value can forge another output."""
-    with path.open("a", encoding="utf-8") as handle:
-        for name, value in values.items():
-            delimiter = f"ghadelimiter_{uuid.uuid4()}"
-            handle.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    blocks = []
+    for name, value in values.items():
+        delimiter = f"ghadelimiter_{uuid.uuid4()}"
+        blocks.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    append_text(path, "".join(blocks))
 
 
 def _shown(base_dir: Path, file: str, root: Path | None) -> str:
@@ -96,19 +98,16 @@ def case_line(eval_set_file: Path, eval_id: str) -> int:
 
 def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: Path, root: Path | None) -> list[str]:
     """One annotation on the eval set line of each failing, erroring or regressed case: `::error` when it made the
-    gate fail, else `::warning` (a regression or an error that did not gate) or `::notice` (a failed threshold)."""
+    gate fail, else `::warning` (a regression or an error that did not gate) or `::notice` (a failed threshold).
+    The regressed cases are the ones the comment lists, chosen once in gate/evidence.py."""
     gate = comparison.gate if comparison else None
     failing = comparison is not None and comparison.verdict == "fail"
     fail_on = set(gate.fail_on) if gate else set()
     pass_rate_failed = failing and any(f.startswith("pass rate") for f in gate.failures)
-    regressed_sets = {(s.agent, s.eval_set_id, s.criterion) for s in (comparison.summaries if comparison else [])
-                      if s.verdict == "regressed"}
     regressions: dict[tuple[str, str, str], tuple[str, bool]] = {}
-    for row in comparison.rows if comparison else []:
-        if row.verdict != "regressed":
-            continue
-        gates = failing and ("case_regression" in fail_on
-                             or ("regression" in fail_on and (row.agent, row.eval_set_id, row.criterion) in regressed_sets))
+    behind = regression_cases(comparison) if comparison else []
+    for row, gates in [*((r, failing) for r in behind),
+                       *((r, False) for r in (non_gating_regressions(comparison) if comparison else []))]:
         key = (row.agent, row.eval_set_id, row.eval_id)
         if key not in regressions or (gates and not regressions[key][1]):
             regressions[key] = (f"{row.criterion}: {row.reason}", gates)

@@ -32,6 +32,7 @@ from pydantic import ValidationError
 
 from ..config.models import CommandTarget as CommandSettings
 from ..evalsets.models import EvalCase, IntermediateData, Invocation
+from ..redaction import child_env
 from .base import CaseRun, TargetError
 from .events import events_to_invocation
 
@@ -108,7 +109,7 @@ class CommandTarget:
         if case.conversation is None:
             raise TargetError("conversation_scenario cases need the adk or http target: the command protocol sends every user turn up front")
         payload = json.dumps(request_for(eval_set_id, case, run)).encode()
-        env = {**os.environ, **self._settings.env}
+        env = child_env(self._settings.pass_env, self._settings.env)
         try:
             process = await asyncio.create_subprocess_exec(
                 *self._argv, cwd=self._cwd, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,

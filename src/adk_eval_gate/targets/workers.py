@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..evalsets.models import EvalCase, Invocation, dump_invocation
+from ..redaction import redact_standard_streams
 from .base import CaseRun, Target, one_line
 from .runner import Job, Progress, RunnerSettings, attempt
 
@@ -92,6 +93,7 @@ async def _serve(target: Target, jobs: Any, results: Any, stop: Any, concurrency
 def _worker_main(target, jobs, results, stop, concurrency, settings) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    redact_standard_streams()  # a spawned worker starts with the interpreter's own streams
     try:
         asyncio.run(_serve(target, jobs, results, stop, concurrency, settings))
     except BaseException as exc:  # reported to the parent as one line; a traceback here would be lost in CI logs

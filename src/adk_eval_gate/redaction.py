@@ -1,0 +1,151 @@
+"""Secrets stay secret: the values of secret-bearing environment variables never leave this process in clear.
+
+An agent can echo its API key in an error, a judge can quote it, a command agent can print it; whatever we
+write (files), post (GitHub request bodies) or print (stdout/stderr) passes through `redact` first. The values
+are taken from the environment as it is at each call, so a token set late (the Action maps `INPUT_GITHUB-TOKEN`
+to `GITHUB_TOKEN`) is covered too.
+
+The processes we start (setup commands, the `command` agent) do not receive GitHub's own tokens unless the
+config names them (`pass_env`): they run code from the pull request, and a write token in their hands could
+approve, push or comment as the workflow.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+MASK = "***"
+# Short values ("1", "true", a port) would mask ordinary text everywhere; real credentials are longer.
+MIN_SECRET_LENGTH = 8
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|KEY|PASSWORD", re.IGNORECASE)
+# GitHub's credentials for this job: the workflow token (however the Action received it) and the runner's own.
+_GITHUB_TOKEN_NAME = re.compile(
+    r"^(GITHUB_TOKEN|GH_TOKEN|GH_ENTERPRISE_TOKEN|INPUT_GITHUB[-_]TOKEN|ACTIONS_\w*TOKEN\w*)$", re.IGNORECASE
+)
+
+
+def is_github_token_name(name: str) -> bool:
+    return bool(_GITHUB_TOKEN_NAME.match(name))
+
+
+def check_pass_env(names: list[str]) -> list[str]:
+    """Every other variable already reaches child processes; a name that is not one of GitHub's tokens is a typo."""
+    for name in names:
+        if not is_github_token_name(name):
+            raise ValueError(
+                f"{name!r} is not one of GitHub's tokens (GITHUB_TOKEN, GH_TOKEN, INPUT_GITHUB_TOKEN, "
+                "ACTIONS_*_TOKEN); every other variable is passed anyway"
+            )
+    return names
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(_SECRET_NAME.search(name))
+
+
+_cached: tuple[dict, list[str]] | None = None  # (the raw environment, its secrets' forms)
+
+
+def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
+    """Every form a secret can take in our output (as is, and JSON-escaped), longest first so that a secret
+    containing another is masked whole."""
+    if env is not None:
+        return _secret_forms(env)
+    # Every console line passes here: the process environment is only read again after it changed.
+    global _cached
+    raw = getattr(os.environ, "_data", None)
+    if raw is None:
+        return _secret_forms(os.environ)
+    if _cached is None or _cached[0] != raw:
+        _cached = (dict(raw), _secret_forms(os.environ))
+    return _cached[1]
+
+
+def _secret_forms(env: Mapping[str, str]) -> list[str]:
+    values: set[str] = set()
+    for name, value in env.items():
+        value = value.strip()
+        if is_secret_name(name) and len(value) >= MIN_SECRET_LENGTH:
+            values.add(value)
+            values.add(json.dumps(value, ensure_ascii=False)[1:-1])
+            values.add(json.dumps(value)[1:-1])
+    return sorted(values, key=len, reverse=True)
+
+
+def redact(text: str, secrets: Iterable[str] | None = None) -> str:
+    for secret in secret_values() if secrets is None else secrets:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def redact_json(value: Any, secrets: list[str] | None = None) -> Any:
+    """Every string in a JSON-shaped value (a request body), keys included."""
+    secrets = secret_values() if secrets is None else secrets
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {
+            redact(k, secrets) if isinstance(k, str) else k: redact_json(v, secrets) for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [redact_json(v, secrets) for v in value]
+    return value
+
+
+def child_env(pass_env: Iterable[str] = (), extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a process that runs the pull request's code: ours without GitHub's tokens, except
+    those the config names in `pass_env`; `extra` (the config's own `env:`) is added last."""
+    allowed = set(pass_env)
+    env = {k: v for k, v in os.environ.items() if k in allowed or not is_github_token_name(k)}
+    return {**env, **(extra or {})}
+
+
+def redact_standard_streams() -> None:
+    """For a process of ours that does not run through the CLI's entry point (a spawned worker)."""
+    if not isinstance(sys.stdout, RedactingStream):
+        sys.stdout = RedactingStream(sys.stdout)
+    if not isinstance(sys.stderr, RedactingStream):
+        sys.stderr = RedactingStream(sys.stderr)
+
+
+class RedactingStream(io.TextIOBase):
+    """A text stream (sys.stdout / sys.stderr) that masks secrets in everything written to it."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        self._inner.write(redact(text))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self._inner.flush()
+
+    def fileno(self) -> int:
+        return self._inner.fileno()
+
+    def isatty(self) -> bool:
+        return self._inner.isatty()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._inner, "encoding", "utf-8")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
