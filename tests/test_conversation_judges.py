@@ -29,7 +29,7 @@ from adk_eval_gate.criteria.multi_turn_trajectory import dialogue, score_multi_t
 from adk_eval_gate.criteria.options import RubricsOptions, UserSimulatorQualityOptions
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
-from adk_eval_gate.llm.client import LlmClient, LlmSettings
+from adk_eval_gate.llm.client import LlmUnavailable, LlmClient, LlmSettings
 
 from .fake_gemini import FakeGemini, GeminiFault
 from .test_judges import gemini_env  # noqa: F401  (fixture)
@@ -207,7 +207,7 @@ def test_labels_parse_like_adks():
         assert quality.parse_label(text) == expected[_parse_llm_response(text)], text
 
 
-def test_scenario_is_required_and_a_failed_judge_call_leaves_it_not_evaluated(gemini_env):  # noqa: F811
+def test_scenario_is_required_and_a_failed_judge_call_fails_the_criterion(gemini_env):  # noqa: F811
     options = UserSimulatorQualityOptions(threshold=0.5, judge_model_options={"num_samples": 1})
     actual = [Invocation.model_validate(t) for t in simulated("Roll a die", "msg-ok")]
     from adk_eval_gate.criteria.base import NotEvaluable
@@ -225,6 +225,9 @@ def test_scenario_is_required_and_a_failed_judge_call_leaves_it_not_evaluated(ge
     try:
         case = EvalCase.model_validate({"eval_id": "x", "conversation_scenario": SCENARIO})
         outcome = asyncio.run(quality.score_user_simulator_quality(ScoringInput(case, actual, None), options, judge()))
+    except LlmUnavailable as exc:  # judging.py turns it into the criterion's `error`
+        assert "judge unavailable after" in str(exc) and "503" in str(exc) and exc.cause == "judge_unavailable"
+    else:
+        raise AssertionError(f"expected LlmUnavailable, got {outcome}")
     finally:
         server.close()
-    assert outcome.status is Status.NOT_EVALUATED and "503" in outcome.reason and outcome.score is None
