@@ -23,13 +23,13 @@ from google.adk.evaluation.simulation.per_turn_user_simulator_quality_v1 import 
 from google.genai import types as genai_types
 
 from adk_eval_gate.criteria import user_simulator_quality as quality
-from adk_eval_gate.criteria.base import ScoringInput, Status
+from adk_eval_gate.criteria.base import ScoringInput
 from adk_eval_gate.criteria.judge import Judge
 from adk_eval_gate.criteria.multi_turn_trajectory import dialogue, score_multi_turn_trajectory
 from adk_eval_gate.criteria.options import RubricsOptions, UserSimulatorQualityOptions
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
-from adk_eval_gate.llm.client import LlmUnavailable, LlmClient, LlmSettings
+from adk_eval_gate.llm.client import LlmClient, LlmSettings, LlmUnavailable
 
 from .fake_gemini import FakeGemini, GeminiFault
 from .test_judges import gemini_env  # noqa: F401  (fixture)
