@@ -1,12 +1,17 @@
 """The whole-conversation judges against ADK 2.13's own evaluators, on the same scripted fake-Gemini verdicts:
 `rubric_based_multi_turn_trajectory_quality_v1` and `per_turn_user_simulator_quality_v1`."""
 
+# ruff: noqa: E402  (google-adk is imported after the check that skips this module without it)
 from __future__ import annotations
 
 import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable
+
+from .adk_required import adk
+
+adk("evaluation")  # every test here compares with ADK's own evaluators: skip them all without it
 
 from google.adk.evaluation.conversation_scenarios import ConversationScenario as AdkScenario
 from google.adk.evaluation.eval_case import Invocation as AdkInvocation

@@ -8,10 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-from google.adk.evaluation.eval_case import Invocation as AdkInvocation
-from google.adk.evaluation.eval_metrics import EvalMetric, LlmAsAJudgeCriterion
-from google.adk.evaluation.final_response_match_v2 import FinalResponseMatchV2Evaluator, _parse_critique
-from google.adk.evaluation.llm_as_judge_utils import Label
 
 from adk_eval_gate.criteria.base import ScoringInput, UnparseableReply
 from adk_eval_gate.criteria.final_response_match_v2 import parse_label, score_final_response_match_v2
@@ -23,6 +19,7 @@ from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from adk_eval_gate.pipeline import run_plan
 from adk_eval_gate.plan import build_plan
 
+from .adk_required import adk
 from .fake_gemini import FakeGemini, GeminiFault, cycling, verdict
 
 SCRIPTS = {
@@ -59,6 +56,8 @@ CASES = [["alpha"], ["bravo"], ["charlie"], ["delta"], ["echo"], ["foxtrot"], ["
 
 
 def test_parse_label_matches_adk_on_judge_outputs():
+    _parse_critique = adk("evaluation.final_response_match_v2")._parse_critique
+    Label = adk("evaluation.llm_as_judge_utils").Label
     outputs = [text for script in SCRIPTS.values() for text in script] + [
         '"is_the_agent_response_valid": ["valid"]}', '"is_the_agent_response_valid": "valid"', '{"is_the_agent_response_valid": true}',
         '{"is_the_agent_response_invalid": "invalid"}', '{"is_the_agent_response_valid":\n[\n"invalid"\n]\n}', "", "{}"]
@@ -68,6 +67,10 @@ def test_parse_label_matches_adk_on_judge_outputs():
 
 
 def test_scores_equal_adks_for_the_same_judge_outputs(gemini_env):
+    AdkInvocation = adk("evaluation.eval_case").Invocation
+    metrics = adk("evaluation.eval_metrics")
+    EvalMetric, LlmAsAJudgeCriterion = metrics.EvalMetric, metrics.LlmAsAJudgeCriterion
+    FinalResponseMatchV2Evaluator = adk("evaluation.final_response_match_v2").FinalResponseMatchV2Evaluator
     ours_server, adk_server = scripted(), scripted()
     try:
         options = LlmJudgeOptions(threshold=0.5, judge_model_options={"num_samples": 3})
