@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..evalsets.models import EvalCase
-from ..targets.base import CaseRun
+from ..targets.base import CaseRun, one_line
 from .base import (
     Cause,
     ConfiguredCriterion,
@@ -40,8 +40,11 @@ class CriterionResult:
     cause: Cause | None = None
 
     def pooled_per_invocation(self) -> list[float | None]:
-        """Per turn, the mean score over runs (None where no run produced one)."""
+        """Per turn, the mean score over runs (None where no run produced one, and everywhere when the criterion
+        errored: the runs that were judged keep their own scores, but no pooled number stands for the case)."""
         width = max((len(o.per_invocation) for o in self.runs if o), default=0)
+        if self.status is Status.ERROR:
+            return [None] * width
         pooled: list[float | None] = []
         for i in range(width):
             scores = [o.per_invocation[i].score for o in self.runs if o and i < len(o.per_invocation)]
@@ -82,6 +85,8 @@ def evaluate_run(criterion: ConfiguredCriterion, case: EvalCase, run: CaseRun,
         return spec.scorer(scoring_input(criterion, case, run), criterion.options)
     except NotEvaluable as exc:
         return MetricOutcome.not_evaluated(str(exc), count)
+    except Exception as exc:  # a bug scoring one case must neither crash the run nor pass as a quiet gap
+        return MetricOutcome.error(f"{criterion.name} could not be scored: {one_line(exc)}", Cause.INTERNAL_ERROR, count)
 
 
 def _pooled(criterion: ConfiguredCriterion, outcomes: Sequence[MetricOutcome | None]) -> tuple[float | None, str | None, Cause | None]:
