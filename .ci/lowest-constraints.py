@@ -21,7 +21,9 @@ def dependencies(pyproject: str) -> list[str]:
     except ModuleNotFoundError:  # Python 3.10
         block = re.search(r"^dependencies\s*=\s*\[(.*?)^\]", pyproject, re.S | re.M)
         if block is None:
-            raise SystemExit("pyproject.toml: project.dependencies: not found; add the runtime dependencies") from None
+            raise SystemExit(
+                "pyproject.toml: project.dependencies: not found; add the runtime dependencies"
+            ) from None
         return re.findall(r'^\s*"([^"]+)"', block.group(1), re.M)
     return tomllib.loads(pyproject)["project"]["dependencies"]
 
@@ -33,8 +35,11 @@ def main() -> int:
         name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement).group(1)
         floor = FLOOR.search(requirement.split(";")[0])
         if floor is None:
-            print(f"{path}: project.dependencies: {name!r} has no lower bound; add one (e.g. {name}>=X.Y) "
-                  "that the lowest-versions leg can test", file=sys.stderr)
+            print(
+                f"{path}: project.dependencies: {name!r} has no lower bound; add one (e.g. {name}>=X.Y) "
+                "that the lowest-versions leg can test",
+                file=sys.stderr,
+            )
             return 2
         pins.append(f"{name}=={floor.group(2)}")
     print("\n".join(pins))

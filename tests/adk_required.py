@@ -21,4 +21,7 @@ def adk(module: str) -> ModuleType:
     except ImportError as exc:
         if os.environ.get("ADK_EVAL_GATE_REQUIRE_ADK") == "1":
             raise
-        pytest.skip(f"needs google-adk, not installed here (pip install 'adk-eval-gate[adk]'): {exc}", allow_module_level=True)
+        pytest.skip(
+            f"needs google-adk, not installed here (pip install 'adk-eval-gate[adk]'): {exc}",
+            allow_module_level=True,
+        )
