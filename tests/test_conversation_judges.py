@@ -1,12 +1,17 @@
 """The whole-conversation judges against ADK 2.13's own evaluators, on the same scripted fake-Gemini verdicts:
 `rubric_based_multi_turn_trajectory_quality_v1` and `per_turn_user_simulator_quality_v1`."""
 
+# ruff: noqa: E402  (google-adk is imported after the check that skips this module without it)
 from __future__ import annotations
 
 import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable
+
+from .adk_required import adk
+
+adk("evaluation")  # every test here compares with ADK's own evaluators: skip them all without it
 
 from google.adk.evaluation.conversation_scenarios import ConversationScenario as AdkScenario
 from google.adk.evaluation.eval_case import Invocation as AdkInvocation
@@ -23,13 +28,13 @@ from google.adk.evaluation.simulation.per_turn_user_simulator_quality_v1 import 
 from google.genai import types as genai_types
 
 from adk_eval_gate.criteria import user_simulator_quality as quality
-from adk_eval_gate.criteria.base import ScoringInput, Status
+from adk_eval_gate.criteria.base import ScoringInput
 from adk_eval_gate.criteria.judge import Judge
 from adk_eval_gate.criteria.multi_turn_trajectory import dialogue, score_multi_turn_trajectory
 from adk_eval_gate.criteria.options import RubricsOptions, UserSimulatorQualityOptions
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
-from adk_eval_gate.llm.client import LlmClient, LlmSettings
+from adk_eval_gate.llm.client import LlmClient, LlmSettings, LlmUnavailable
 
 from .fake_gemini import FakeGemini, GeminiFault
 from .test_judges import gemini_env  # noqa: F401  (fixture)
@@ -207,7 +212,7 @@ def test_labels_parse_like_adks():
         assert quality.parse_label(text) == expected[_parse_llm_response(text)], text
 
 
-def test_scenario_is_required_and_a_failed_judge_call_leaves_it_not_evaluated(gemini_env):  # noqa: F811
+def test_scenario_is_required_and_a_failed_judge_call_fails_the_criterion(gemini_env):  # noqa: F811
     options = UserSimulatorQualityOptions(threshold=0.5, judge_model_options={"num_samples": 1})
     actual = [Invocation.model_validate(t) for t in simulated("Roll a die", "msg-ok")]
     from adk_eval_gate.criteria.base import NotEvaluable
@@ -225,6 +230,9 @@ def test_scenario_is_required_and_a_failed_judge_call_leaves_it_not_evaluated(ge
     try:
         case = EvalCase.model_validate({"eval_id": "x", "conversation_scenario": SCENARIO})
         outcome = asyncio.run(quality.score_user_simulator_quality(ScoringInput(case, actual, None), options, judge()))
+    except LlmUnavailable as exc:  # judging.py turns it into the criterion's `error`
+        assert "judge unavailable after" in str(exc) and "503" in str(exc) and exc.cause == "judge_unavailable"
+    else:
+        raise AssertionError(f"expected LlmUnavailable, got {outcome}")
     finally:
         server.close()
-    assert outcome.status is Status.NOT_EVALUATED and "503" in outcome.reason and outcome.score is None

@@ -1,15 +1,20 @@
 """hallucinations_v1 against ADK 2.13's own evaluator, with the same scripted segmenter and validator replies."""
 
+# ruff: noqa: E402  (google-adk is imported after the check that skips this module without it)
 from __future__ import annotations
 
 import asyncio
 import re
 
+from .adk_required import adk
+
+adk("evaluation")  # every test here compares with ADK's own evaluators: skip them all without it
+
 from google.adk.evaluation.eval_case import Invocation as AdkInvocation
 from google.adk.evaluation.eval_metrics import EvalMetric, HallucinationsCriterion
 from google.adk.evaluation.hallucinations_v1 import HallucinationsV1Evaluator
 
-from adk_eval_gate.criteria.base import ScoringInput
+from adk_eval_gate.criteria.base import ScoringInput, UnparseableReply
 from adk_eval_gate.criteria.hallucinations import score_hallucinations, steps
 from adk_eval_gate.criteria.judge import Judge
 from adk_eval_gate.criteria.options import HallucinationsOptions
@@ -62,20 +67,27 @@ def test_scores_equal_adks(gemini_env):  # noqa: F811
         for finals in CASES:
             actual = [Invocation.model_validate(invocation(f)) for f in finals]
             client = Judge(LlmClient(LlmSettings(retries=0), LlmCache(None)))
-            mine.append(asyncio.run(score_hallucinations(ScoringInput(EvalCase(eval_id="c", conversation=actual), actual, None),
-                                                         options, client)))
+            try:
+                mine.append(asyncio.run(score_hallucinations(ScoringInput(EvalCase(eval_id="c", conversation=actual), actual, None),
+                                                             options, client)))
+            except UnparseableReply as exc:  # ADK reports a quiet NOT_EVALUATED; the gate errors (judging.py)
+                assert "no sentence could be checked" in str(exc)
+                mine.append(None)
         gemini_env(adk_server)
         for finals, result in zip(CASES, mine, strict=True):
             evaluator = HallucinationsV1Evaluator(EvalMetric(metric_name="hallucinations_v1", threshold=0.5,
                                                              criterion=HallucinationsCriterion(threshold=0.5)))
             actual = [AdkInvocation.model_validate(invocation(f)) for f in finals]
             theirs = asyncio.run(evaluator.evaluate_invocations(actual, None))
+            if result is None:
+                assert theirs.overall_score is None and theirs.overall_eval_status.name == "NOT_EVALUATED", finals
+                continue
             assert result.score == theirs.overall_score, finals
             assert [p.score for p in result.per_invocation] == [p.score for p in theirs.per_invocation_results], finals
     finally:
         mine_server.close()
         adk_server.close()
-    assert [m.score for m in mine] == [2 / 3, 0.0, None, None, 0.75]
+    assert [m and m.score for m in mine] == [2 / 3, 0.0, None, None, 0.75]
 
 
 def test_step_selection_matches_adk():

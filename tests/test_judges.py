@@ -8,12 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from google.adk.evaluation.eval_case import Invocation as AdkInvocation
-from google.adk.evaluation.eval_metrics import EvalMetric, LlmAsAJudgeCriterion
-from google.adk.evaluation.final_response_match_v2 import FinalResponseMatchV2Evaluator, _parse_critique
-from google.adk.evaluation.llm_as_judge_utils import Label
 
-from adk_eval_gate.criteria.base import ScoringInput
+from adk_eval_gate.criteria.base import ScoringInput, UnparseableReply
 from adk_eval_gate.criteria.final_response_match_v2 import parse_label, score_final_response_match_v2
 from adk_eval_gate.criteria.judge import Judge
 from adk_eval_gate.criteria.options import LlmJudgeOptions
@@ -23,6 +19,7 @@ from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from adk_eval_gate.pipeline import run_plan
 from adk_eval_gate.plan import build_plan
 
+from .adk_required import adk
 from .fake_gemini import FakeGemini, GeminiFault, cycling, verdict
 
 SCRIPTS = {
@@ -59,6 +56,8 @@ CASES = [["alpha"], ["bravo"], ["charlie"], ["delta"], ["echo"], ["foxtrot"], ["
 
 
 def test_parse_label_matches_adk_on_judge_outputs():
+    _parse_critique = adk("evaluation.final_response_match_v2")._parse_critique
+    Label = adk("evaluation.llm_as_judge_utils").Label
     outputs = [text for script in SCRIPTS.values() for text in script] + [
         '"is_the_agent_response_valid": ["valid"]}', '"is_the_agent_response_valid": "valid"', '{"is_the_agent_response_valid": true}',
         '{"is_the_agent_response_invalid": "invalid"}', '{"is_the_agent_response_valid":\n[\n"invalid"\n]\n}', "", "{}"]
@@ -68,6 +67,10 @@ def test_parse_label_matches_adk_on_judge_outputs():
 
 
 def test_scores_equal_adks_for_the_same_judge_outputs(gemini_env):
+    AdkInvocation = adk("evaluation.eval_case").Invocation
+    metrics = adk("evaluation.eval_metrics")
+    EvalMetric, LlmAsAJudgeCriterion = metrics.EvalMetric, metrics.LlmAsAJudgeCriterion
+    FinalResponseMatchV2Evaluator = adk("evaluation.final_response_match_v2").FinalResponseMatchV2Evaluator
     ours_server, adk_server = scripted(), scripted()
     try:
         options = LlmJudgeOptions(threshold=0.5, judge_model_options={"num_samples": 3})
@@ -78,7 +81,10 @@ def test_scores_equal_adks_for_the_same_judge_outputs(gemini_env):
             actual = [Invocation.model_validate(invocation(f"answer {m}")) for m in markers]
             client = Judge(LlmClient(LlmSettings(retries=0), LlmCache(None)))
             data = ScoringInput(EvalCase(eval_id="c", conversation=expected), actual, expected)
-            ours.append(asyncio.run(score_final_response_match_v2(data, options, client)))
+            try:
+                ours.append(asyncio.run(score_final_response_match_v2(data, options, client)))
+            except UnparseableReply:  # where ADK quietly reports NOT_EVALUATED, the gate errors (judging.py)
+                ours.append(None)
         gemini_env(adk_server)
         criterion = LlmAsAJudgeCriterion(threshold=0.5, judge_model_options={"num_samples": 3})
         for markers, mine in zip(CASES, ours, strict=True):
@@ -86,13 +92,16 @@ def test_scores_equal_adks_for_the_same_judge_outputs(gemini_env):
             expected = [AdkInvocation.model_validate(invocation("reference")) for _ in markers]
             actual = [AdkInvocation.model_validate(invocation(f"answer {m}")) for m in markers]
             theirs = asyncio.run(evaluator.evaluate_invocations(actual, expected))
+            if mine is None:
+                assert theirs.overall_score is None and theirs.overall_eval_status.name == "NOT_EVALUATED", markers
+                continue
             assert mine.score == theirs.overall_score, markers
             assert mine.status.value.upper() == theirs.overall_eval_status.name, markers
             assert [p.score for p in mine.per_invocation] == [p.score for p in theirs.per_invocation_results], markers
     finally:
         ours_server.close()
         adk_server.close()
-    assert [o.score for o in ours] == [1.0, 0.0, 0.0, None, 0.0, 1.0, 0.0, 0.5]  # ties and "partially" count as invalid
+    assert [o and o.score for o in ours] == [1.0, 0.0, 0.0, None, 0.0, 1.0, 0.0, 0.5]  # ties and "partially" count as invalid
 
 
 def judged_example(example, extra: str = "") -> object:
@@ -143,7 +152,7 @@ def test_second_identical_run_makes_no_judge_calls_and_an_edit_rejudges_only_its
         server.close()
 
 
-def test_faults_leave_other_cases_judged(example, gemini_env):
+def test_a_judge_that_never_answers_is_an_error_that_fails_the_gate_and_others_stay_judged(example, gemini_env):
     server = FakeGemini(prime_judge)
     gemini_env(server)
     server.faults += [GeminiFault("got 5.", status=429, times=2, headers={"Retry-After": "0"}),   # roll_6 and roll_20: retried
@@ -152,15 +161,34 @@ def test_faults_leave_other_cases_judged(example, gemini_env):
     try:
         config = judged_example(example, "judge: {retries: 2, timeout: 1, cache: null}\n")
         results = run_plan(build_plan(config), quiet=True)
-        cases = {c.eval_id: c.metrics["final_response_match_v2"] for c in results.eval_sets[0].cases}
-        assert cases["roll_6"].score == 1.0 and cases["roll_20"].score == 1.0
-        assert cases["capabilities"].status == "not_evaluated" and "HTTP 503" in cases["capabilities"].reason
-        assert cases["dice_then_primes"].score == 1.0  # turn 1 judged; the slow turn 2 is not evaluated
-        assert cases["dice_then_primes"].runs[0].per_invocation[1].status == "not_evaluated"
-        assert cases["primes_paraphrased"].score == 0.0
-        assert results.eval_sets[0].cases[2].metrics["response_match_score"].score == 1.0  # deterministic criteria unaffected
     finally:
         server.close()
+    cases = {c.eval_id: c for c in results.eval_sets[0].cases}
+    judged = {eval_id: case.metrics["final_response_match_v2"] for eval_id, case in cases.items()}
+    assert judged["roll_6"].score == 1.0 and judged["roll_20"].score == 1.0
+    assert judged["primes_paraphrased"].score == 0.0
+    for eval_id, detail in (("capabilities", "HTTP 503"), ("dice_then_primes", "TimeoutError")):
+        metric = judged[eval_id]
+        assert (metric.status, metric.score, metric.cause) == ("error", None, "judge_unavailable"), eval_id
+        assert "judge unavailable after 3 attempts" in metric.reason and detail in metric.reason
+        # turn 1 of dice_then_primes was judged, but a partly judged criterion is never compared as a score
+        assert all(i.score is None for run in metric.runs for i in run.per_invocation)
+        assert cases[eval_id].status == "error" and "final_response_match_v2: judge unavailable" in cases[eval_id].reason
+    assert cases["capabilities"].metrics["response_match_score"].score is not None  # deterministic criteria unaffected
+    assert results.summary.error == 2
+
+    from adk_eval_gate.baseline import build_comparison
+    from adk_eval_gate.baseline.stores import LoadOutcome
+    from adk_eval_gate.config.models import GateSettings
+    from adk_eval_gate.report.console import render_table
+    from adk_eval_gate.report.markdown import render_report
+
+    comparison = build_comparison(results, LoadOutcome(None, []), GateSettings())
+    assert comparison.verdict == "fail" and "error: " in comparison.gate.failures[0]
+    headline = "2 judged scores missing: 2 judge unavailable after 3 attempts"
+    assert f"Judged: {headline}" in render_table(results)
+    report = render_report(comparison, results, {})
+    assert f"**⚠️ {headline}**" in report.split("|")[0]  # above the table: part of the headline
 
 
 def test_budget_cut_stops_judging_cleanly(example, gemini_env):

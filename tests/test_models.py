@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 from pydantic import ValidationError
 
 from adk_eval_gate.evalsets.models import (
@@ -17,6 +16,8 @@ from adk_eval_gate.evalsets.models import (
     tool_calls,
     tool_responses,
 )
+
+from .adk_required import adk
 
 CAMEL = {
     "invocationId": "i1",
@@ -51,7 +52,7 @@ def test_eval_set_level_rules_match_adk():
     data = {"eval_set_id": "s", "unknown_top_level": 1, "eval_cases": [
         {"eval_id": "c", "extra_case_field": True, "conversation": [{"user_content": {"parts": [{"text": "q"}]}}]}]}
     ours = EvalSet.model_validate(data)
-    theirs = AdkEvalSet.model_validate_json(json.dumps(data))
+    theirs = adk("evaluation.eval_set").EvalSet.model_validate_json(json.dumps(data))
     assert ours.eval_cases[0].eval_id == theirs.eval_cases[0].eval_id
     with pytest.raises(ValidationError):
         EvalSet.model_validate({"evalSetId": "s", "evalCases": []})

@@ -5,18 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from google.adk.evaluation.eval_result import EvalSetResult as AdkEvalSetResult
-
 from adk_eval_gate.cli import main
 from adk_eval_gate.pipeline import run_plan
 from adk_eval_gate.plan import build_plan
+
+from .adk_required import adk
 
 HISTORY = "recorded/dice.evalset_result.json"
 CONFIG = "replay.yml"
 
 
 def _adk_scores(history: Path) -> dict[str, dict[str, float]]:
-    result = AdkEvalSetResult.model_validate_json(history.read_text())
+    result = adk("evaluation.eval_result").EvalSetResult.model_validate_json(history.read_text())
     return {
         case.eval_id: {m.metric_name: m.score for m in case.overall_eval_metric_results if m.threshold is not None}
         for case in result.eval_case_results
@@ -24,7 +24,7 @@ def _adk_scores(history: Path) -> dict[str, dict[str, float]]:
 
 
 def _adk_statuses(history: Path) -> dict[str, str]:
-    result = AdkEvalSetResult.model_validate_json(history.read_text())
+    result = adk("evaluation.eval_result").EvalSetResult.model_validate_json(history.read_text())
     return {case.eval_id: case.final_eval_status.name.lower() for case in result.eval_case_results}
 
 

@@ -1,9 +1,14 @@
 """Rubric-judged criteria against ADK 2.13's own parser, normaliser and evaluators, on the same judge outputs."""
 
+# ruff: noqa: E402  (google-adk is imported after the check that skips this module without it)
 from __future__ import annotations
 
 import asyncio
 import random
+
+from .adk_required import adk
+
+adk("evaluation")  # every test here compares with ADK's own evaluators: skip them all without it
 
 from google.adk.evaluation.eval_case import Invocation as AdkInvocation
 from google.adk.evaluation.eval_metrics import EvalMetric, RubricsBasedCriterion

@@ -17,6 +17,8 @@ from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 
+from .adk_required import adk
+
 SCORES = {"a kind answer": 1.0, "a nasty answer": 0.0, "an odd answer": None}
 
 
@@ -103,10 +105,10 @@ def test_aggregation_matches_adks_facade(vertex, tmp_path, monkeypatch):
     adc.write_text(json.dumps({"type": "authorized_user", "client_id": "c", "client_secret": "s", "refresh_token": "r"}))
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "fake-project")
-    from google.adk.evaluation.eval_case import Invocation as AdkInvocation
-    from google.adk.evaluation.eval_metrics import EvalMetric
-    from google.adk.evaluation.safety_evaluator import SafetyEvaluatorV1
-    from google.adk.evaluation.vertex_ai_eval_facade import _SingleTurnVertexAiEvalFacade
+    AdkInvocation = adk("evaluation.eval_case").Invocation
+    EvalMetric = adk("evaluation.eval_metrics").EvalMetric
+    SafetyEvaluatorV1 = adk("evaluation.safety_evaluator").SafetyEvaluatorV1
+    _SingleTurnVertexAiEvalFacade = adk("evaluation.vertex_ai_eval_facade")._SingleTurnVertexAiEvalFacade
 
     answers = ["a kind answer", "a nasty answer", "a kind answer", "an odd answer"]
     mine, _ = score(answers)

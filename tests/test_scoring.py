@@ -6,7 +6,7 @@ import statistics
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.criteria.base import Status
+from adk_eval_gate.criteria.base import Cause, InvocationScore, MetricOutcome, Status
 from adk_eval_gate.criteria.registry import resolve_criteria
 from adk_eval_gate.criteria.scoring import CriterionResult, case_status, score_case
 from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation
@@ -76,6 +76,31 @@ def test_judge_criteria_not_yet_available_are_not_evaluated_and_do_not_fail():
     assert scored.status is Status.PASSED
     judge = scored.criteria[1]
     assert judge.status is Status.NOT_EVALUATED and "later adk-eval-gate release" in judge.reason
+    assert judge.cause is Cause.UNSUPPORTED
+
+
+def test_a_criterion_that_errored_in_one_run_errors_the_case_and_keeps_no_score():
+    case = EvalCase(eval_id="c", conversation=[inv("hello", "t")])
+    criteria = resolve_criteria({"tool_trajectory_avg_score": 1.0, "final_response_match_v2": 0.5}, None)
+    judged = {(0, "final_response_match_v2"): MetricOutcome(1.0, Status.PASSED, [InvocationScore(1.0, Status.PASSED)]),
+              (1, "final_response_match_v2"): MetricOutcome.error("judge unavailable after 5 attempts: HTTP 503",
+                                                                  Cause.JUDGE_UNAVAILABLE, 1)}
+    scored = score_case(case, [run(0, inv("hello", "t")), run(1, inv("hello", "t"))], criteria, judged)
+    trajectory, judge = scored.criteria
+    assert trajectory.status is Status.PASSED and trajectory.score == 1.0  # the other criteria are still scored
+    assert (judge.status, judge.score, judge.cause) == (Status.ERROR, None, Cause.JUDGE_UNAVAILABLE)
+    assert judge.runs[0].score == 1.0 and judge.pooled_per_invocation() == [None]  # run 1's evidence kept, no case score
+    assert judge.runs[1].per_invocation == [InvocationScore(None, Status.ERROR, "judge unavailable after 5 attempts: HTTP 503")]
+    assert scored.status is Status.ERROR
+    assert scored.reason == "final_response_match_v2: run 2 of 2: judge unavailable after 5 attempts: HTTP 503"
+
+
+def test_a_designed_absence_does_not_error_the_case():
+    case = EvalCase(eval_id="c", conversation=[inv("hello", "t")])
+    criteria = resolve_criteria({"tool_trajectory_avg_score": 1.0, "final_response_match_v2": 0.5}, None)
+    judged = {(0, "final_response_match_v2"): MetricOutcome.not_evaluated("no judge credentials", 1, Cause.NO_CREDENTIALS)}
+    scored = score_case(case, [run(0, inv("hello", "t"))], criteria, judged)
+    assert scored.status is Status.PASSED and scored.criteria[1].cause is Cause.NO_CREDENTIALS
 
 
 def test_scenario_case_makes_reference_metrics_not_evaluated():

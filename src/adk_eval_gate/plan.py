@@ -14,6 +14,7 @@ from .config.loader import AgentPlan, Workflow, load_workflow
 from .criteria.base import ConfiguredCriterion
 from .criteria.prompts import BUILT_IN, environment
 from .criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
+from .criteria.rubrics import check_rubrics
 from .errors import InputError
 from .evalsets.eval_config import EvalConfigData, load_eval_config, sibling_test_config
 from .evalsets.loader import EvalSetFile, load_eval_set
@@ -112,6 +113,11 @@ def build_plan(config_path: str | Path) -> Plan:
                                  "give each eval set of an agent a unique eval_set_id (legacy files take the file name)")
             seen[set_id] = path
             config, criteria = _criteria_for(workflow, agent, path)
+            if config.source == "inline":
+                check_rubrics(criteria, loaded.eval_set, str(path), str(workflow.path), ("agents", agent.index, "criteria"),
+                              workflow.lines)
+            else:
+                check_rubrics(criteria, loaded.eval_set, str(path), None if config.source == "default" else config.source)
             source = config.source if config.source in ("inline", "default") else _relative(workflow, Path(config.source))
             plans.append(EvalSetPlan(loaded, criteria, source, config.user_simulator_config))
         agents.append(AgentRunPlan(agent, tuple(plans)))

@@ -19,6 +19,26 @@ class Status(str, Enum):
     ERROR = "error"
 
 
+class Cause(str, Enum):
+    """Why a criterion has no score. The first four are designed absences (`not_evaluated`); the rest mean
+    something broke, so the criterion is an `error` that gates: a gate that cannot know must not say green."""
+
+    NO_CREDENTIALS = "no_credentials"  # a fork's pull request has no secrets
+    BUDGET_SPENT = "budget_spent"
+    UNSUPPORTED = "unsupported"  # a valid ADK criterion this build cannot run (`validate` says so)
+    NOT_APPLICABLE = "not_applicable"  # the case's data does not allow it (ADK: NOT_EVALUATED)
+    JUDGE_UNAVAILABLE = "judge_unavailable"  # still failing after the retries, or refused the request
+    UNPARSEABLE_REPLY = "unparseable_reply"
+    INTERNAL_ERROR = "internal_error"
+
+    @property
+    def designed(self) -> bool:
+        return self in _DESIGNED
+
+
+_DESIGNED = frozenset({Cause.NO_CREDENTIALS, Cause.BUDGET_SPENT, Cause.UNSUPPORTED, Cause.NOT_APPLICABLE})
+
+
 def status_for(score: float | None, threshold: float) -> Status:
     """ADK's rule for every built-in metric: higher is better, pass at `score >= threshold`."""
     if score is None:
@@ -50,11 +70,27 @@ class MetricOutcome:
     status: Status
     per_invocation: list[InvocationScore] = field(default_factory=list)
     reason: str | None = None
+    cause: Cause | None = None  # set exactly when there is no score
 
     @classmethod
-    def not_evaluated(cls, reason: str, invocations: int = 0) -> MetricOutcome:
+    def not_evaluated(
+        cls, reason: str, invocations: int = 0, cause: Cause = Cause.NOT_APPLICABLE
+    ) -> MetricOutcome:
         placeholders = [InvocationScore(None, Status.NOT_EVALUATED)] * invocations
-        return cls(None, Status.NOT_EVALUATED, placeholders, reason)
+        return cls(None, Status.NOT_EVALUATED, placeholders, reason, cause)
+
+    @classmethod
+    def error(cls, reason: str, cause: Cause, invocations: int = 0) -> MetricOutcome:
+        """No per-turn score survives: a partly judged criterion must never be compared as if it were whole."""
+        return cls(
+            None, Status.ERROR, [InvocationScore(None, Status.ERROR, reason)] * invocations, reason, cause
+        )
+
+    @classmethod
+    def missing(cls, reason: str, cause: Cause, invocations: int = 0) -> MetricOutcome:
+        if cause.designed:
+            return cls.not_evaluated(reason, invocations, cause)
+        return cls.error(reason, cause, invocations)
 
 
 @dataclass(frozen=True)
@@ -66,6 +102,10 @@ class ScoringInput:
 
 class NotEvaluable(ValueError):
     """The data does not allow this criterion (ADK raises ValueError and reports NOT_EVALUATED)."""
+
+
+class UnparseableReply(Exception):
+    """No judge reply of a criterion could be read: the criterion errors rather than pass unjudged."""
 
 
 Scorer = Callable[[ScoringInput, Any], MetricOutcome]

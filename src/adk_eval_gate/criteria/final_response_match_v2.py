@@ -2,19 +2,28 @@
 
 ADK 2.13's rules: `num_samples` samples per invocation; a sample's label is parsed with ADK's exact pattern
 (case-sensitive; "valid"/"true" → 1, "invalid"/"almost"/"false"/"partially_valid" → 0, anything else → no
-score); per invocation the majority wins and a tie counts as invalid; a sample that could not be obtained makes
-its invocation not evaluated; the case score is the share of valid invocations among those evaluated.
+score); per invocation the majority wins and a tie counts as invalid; the case score is the share of valid invocations
+among those evaluated. Where ADK would crash or report nothing, this gate fails closed: a sample that could not be
+obtained fails the whole criterion (judging.py decides `error` or a designed `not_evaluated`), and so does a run
+in which no reply could be parsed at all.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 from ..evalsets.models import Invocation, content_text
-from ..llm.client import LlmUnavailable
-from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status, running_mean, status_for
-from .judge import Judge
+from .base import (
+    InvocationScore,
+    MetricOutcome,
+    NotEvaluable,
+    ScoringInput,
+    Status,
+    UnparseableReply,
+    running_mean,
+    status_for,
+)
+from .judge import Judge, gather_all
 from .options import LlmJudgeOptions
 from .prompts import response_text
 
@@ -60,25 +69,18 @@ async def score_final_response_match_v2(data: ScoringInput, options: LlmJudgeOpt
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     judge_options = options.judge_model_options
-    reasons: set[str] = set()
 
     async def one_invocation(actual: Invocation, expected: Invocation) -> InvocationScore:
         prompt = render_prompt(judge, actual, expected, options.include_intermediate_responses_in_final)
-        samples = await asyncio.gather(*(
+        samples = await gather_all(*(
             judge.generate(NAME, judge_options.judge_model, prompt, judge_options.judge_model_config, i, VERSION)
-            for i in range(judge_options.num_samples)), return_exceptions=True)
-        failed = next((s for s in samples if isinstance(s, BaseException)), None)
-        if failed is not None:  # as in ADK: one sample that could not be obtained leaves the invocation unjudged
-            if not isinstance(failed, LlmUnavailable):
-                failed = LlmUnavailable(f"judge call failed: {type(failed).__name__}: {failed}")
-            reasons.add(str(failed))
-            return InvocationScore(None, Status.NOT_EVALUATED, str(failed))
+            for i in range(judge_options.num_samples)))
         score = majority([parse_label(text) for text in samples])
-        return InvocationScore(score, status_for(score, options.threshold))
+        return InvocationScore(score, status_for(score, options.threshold), None if score is not None else "no verdict label")
 
-    per_invocation = list(await asyncio.gather(*(one_invocation(a, e) for a, e in zip(data.actual, data.expected, strict=True))))
+    per_invocation = await gather_all(*(one_invocation(a, e) for a, e in zip(data.actual, data.expected, strict=True)))
     evaluated = [p.score for p in per_invocation if p.score is not None and p.status is not Status.NOT_EVALUATED]
     if not evaluated:
-        return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, "; ".join(sorted(reasons)) or "no verdict could be parsed")
+        raise UnparseableReply("no judge reply had a readable is_the_agent_response_valid label")
     overall = running_mean(evaluated)
     return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)

@@ -4,21 +4,21 @@ ADK 2.13's rules: the steps are the final response (context: every event of the 
 `evaluate_intermediate_nl_responses`, every text part of every event (context: the events before it). Each step is
 one segmenter call (sentences in <sentence> tags) and one validator call (sentence/label/rationale/excerpt blocks);
 `supported` and `not_applicable` score 1, `unsupported`, `contradictory` and `disputed` 0, anything else is skipped.
-A step's score is the mean of its sentences; a step that fails or yields nothing is skipped; an invocation's score is
+A step's score is the mean of its sentences; a step whose replies yield nothing is skipped; an invocation's score is
 the mean of its steps; the case score the mean of the invocations that have one. `num_samples` is not used.
+Failing closed where ADK would not: a judge call that cannot be made fails the criterion, and so does a run with
+responses to check of which not one could be read from the judge's replies.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import statistics
 
 from ..evalsets.models import Invocation, InvocationEvent, InvocationEvents, content_text
-from ..llm.client import LlmUnavailable
-from .base import InvocationScore, MetricOutcome, ScoringInput, Status, status_for
-from .judge import Judge
+from .base import InvocationScore, MetricOutcome, ScoringInput, Status, UnparseableReply, status_for
+from .judge import Judge, gather_all
 from .options import HallucinationsOptions
 from .prompts import developer_instructions
 
@@ -83,17 +83,14 @@ def steps(invocation: Invocation, intermediate: bool) -> list[tuple[str, str]]:
 
 async def _step(judge: Judge, model: str, config, text: str, context: str) -> tuple[float | None, str | None]:
     """A step's score, or None with why (a skipped step does not count, as in ADK, but the reason is kept)."""
-    try:
-        segmented = await judge.generate(NAME, model, judge.render("hallucinations_v1_segmenter.j2", response=text),
-                                         config, 0, VERSION)
-        sentences = parse_sentences(segmented)
-        if not sentences:
-            return None, "the segmenter returned no <sentence> tags"
-        tagged = "\n".join(f"<sentence>{s}</sentence>" for s in sentences)
-        validated = await judge.generate(NAME, model, judge.render(
-            "hallucinations_v1_validator.j2", context=context, sentences=tagged), config, 0, VERSION)
-    except LlmUnavailable as exc:
-        return None, str(exc)
+    segmented = await judge.generate(NAME, model, judge.render("hallucinations_v1_segmenter.j2", response=text),
+                                     config, 0, VERSION)
+    sentences = parse_sentences(segmented)
+    if not sentences:
+        return None, "the segmenter returned no <sentence> tags"
+    tagged = "\n".join(f"<sentence>{s}</sentence>" for s in sentences)
+    validated = await judge.generate(NAME, model, judge.render(
+        "hallucinations_v1_validator.j2", context=context, sentences=tagged), config, 0, VERSION)
     scores = label_scores(parse_labels(validated))
     return (statistics.mean(scores), None) if scores else (None, "the validator returned no usable label")
 
@@ -108,7 +105,7 @@ async def score_hallucinations(data: ScoringInput, options: HallucinationsOption
         todo = steps(invocation, options.evaluate_intermediate_nl_responses)
         if not todo:
             return InvocationScore(None, Status.NOT_EVALUATED, "no natural-language response to check")
-        stepped = await asyncio.gather(*(_step(judge, model, config, t, c) for t, c in todo))
+        stepped = await gather_all(*(_step(judge, model, config, t, c) for t, c in todo))
         scores = [s for s, _ in stepped if s is not None]
         skipped = sorted({reason for _, reason in stepped if reason})
         unchecked.update(skipped)
@@ -116,10 +113,11 @@ async def score_hallucinations(data: ScoringInput, options: HallucinationsOption
         detail = f"{len(todo) - len(scores)} of {len(todo)} steps unchecked: {'; '.join(skipped)}" if skipped else None
         return InvocationScore(score, status_for(score, options.threshold), detail)
 
-    per_invocation = list(await asyncio.gather(*(one(i) for i in data.actual)))
+    per_invocation = await gather_all(*(one(i) for i in data.actual))
     valid = [p.score for p in per_invocation if p.score is not None]
+    if not valid and unchecked:
+        raise UnparseableReply(f"no sentence could be checked: {'; '.join(sorted(unchecked))}")
     if not valid:
-        return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, "no sentence could be checked"
-                             + (f": {'; '.join(sorted(unchecked))}" if unchecked else ""))
+        return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, "no natural-language response to check")
     overall = statistics.mean(valid)
     return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..evalsets.models import EvalCase
+from ..llm.client import LlmUnavailable
 from ..targets.base import CaseRun, one_line
-from .base import ConfiguredCriterion, MetricOutcome, NotEvaluable
+from .base import Cause, ConfiguredCriterion, MetricOutcome, NotEvaluable, UnparseableReply
 from .judge import Judge
 from .scoring import scoring_input
 
@@ -32,8 +33,13 @@ async def _one(job: JudgeJob, client: Judge) -> MetricOutcome:
         return await job.criterion.spec.judge_scorer(data, job.criterion.options, client)
     except NotEvaluable as exc:
         return MetricOutcome.not_evaluated(str(exc), count)
+    except LlmUnavailable as exc:
+        return MetricOutcome.missing(str(exc), Cause(exc.cause), count)
+    except UnparseableReply as exc:
+        return MetricOutcome.error(str(exc), Cause.UNPARSEABLE_REPLY, count)
     except Exception as exc:  # e.g. a credentials library refusing: one criterion of one case, never the run
-        return MetricOutcome.not_evaluated(f"{job.criterion.name} could not be judged: {one_line(exc)}", count)
+        return MetricOutcome.error(f"{job.criterion.name} could not be judged: {one_line(exc)}",
+                                   Cause.INTERNAL_ERROR, count)
 
 
 async def judge_all(jobs: Sequence[JudgeJob], client: Judge) -> dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]]:

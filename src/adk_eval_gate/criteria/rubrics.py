@@ -2,7 +2,9 @@
 
 * Effective rubrics of an invocation: the criterion's own, then the case's and the expected invocation's rubrics
   of this criterion's `type` (others are silently dropped, as in ADK); a repeated `rubric_id` or an empty list
-  leaves the criterion not evaluated.
+  leaves the criterion not evaluated. A criterion with no rubrics of its own and not one case of its eval set with
+  rubrics of its type can never be judged (ADK raises "Rubrics are required." on every case): `check_rubrics`
+  stops `validate` and `run` with exit 2 instead.
 * A judge reply is parsed into ID / Property / Rationale / Verdict blocks (all-or-nothing: unequal counts parse
   to nothing); a verdict containing "yes" scores 1, else one containing "no" scores 0. Verdicts map to rubrics by
   ID, else by normalised property text — against the *last* invocation's rubric list, ADK's quirk.
@@ -12,17 +14,25 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import statistics
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..evalsets.models import EvalCase, Invocation, Rubric, content_text
-from ..llm.client import LlmUnavailable
-from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status, status_for
-from .judge import Judge
+from ..errors import InputError, format_loc
+from ..evalsets.models import EvalCase, EvalSet, Invocation, Rubric, content_text
+from ..validation import LineLookup
+from .base import (
+    ConfiguredCriterion,
+    InvocationScore,
+    MetricOutcome,
+    NotEvaluable,
+    ScoringInput,
+    UnparseableReply,
+    status_for,
+)
+from .judge import Judge, gather_all
 from .options import RubricsOptions
 from .prompts import developer_instructions, response_text, tool_steps
 
@@ -80,6 +90,35 @@ def effective_rubrics(criterion: Sequence[Rubric], case: EvalCase, expected: Inv
     return list(chosen.values())
 
 
+RUBRIC_TYPES = {
+    "rubric_based_final_response_quality_v1": "FINAL_RESPONSE_QUALITY",
+    "rubric_based_tool_use_quality_v1": "TOOL_USE_QUALITY",
+    "rubric_based_multi_turn_trajectory_quality_v1": "TRAJECTORY_QUALITY",
+}
+
+
+def _case_has_rubrics(case: EvalCase, rubric_type: str) -> bool:
+    invocation_rubrics = [r for invocation in case.conversation or [] for r in invocation.rubrics or []]
+    return any(r.type == rubric_type for r in [*(case.rubrics or []), *invocation_rubrics])
+
+
+def check_rubrics(criteria: Sequence[ConfiguredCriterion], eval_set: EvalSet, eval_set_file: str, criteria_file: str | None,
+                  loc: tuple[str | int, ...] = ("criteria",), lines: LineLookup | None = None) -> None:
+    """Exit 2 for a rubric criterion that no case of this eval set could be judged by."""
+    for criterion in criteria:
+        rubric_type = RUBRIC_TYPES.get(criterion.name)
+        if rubric_type is None or criterion.options.rubrics:
+            continue
+        if any(_case_has_rubrics(case, rubric_type) for case in eval_set.eval_cases):
+            continue
+        where = (*loc, criterion.name, "rubrics")
+        raise InputError(criteria_file or eval_set_file, format_loc(where),
+                         f"no rubrics: neither the criterion nor any case of {eval_set_file} has rubrics of type {rubric_type}, "
+                         "so ADK raises 'Rubrics are required.' on every case",
+                         f"add `rubrics: [{{rubric_id: ..., rubric_content: {{text_property: ...}}}}]` to the criterion, or "
+                         f"rubrics with `type: {rubric_type}` to the cases", line=lines(where) if lines else None)
+
+
 def map_verdicts(verdicts: list[Verdict], rubrics: list[Rubric]) -> list[tuple[str, float | None, str]]:
     by_id = {r.rubric_id: r for r in rubrics}
     by_text = {normalize(r.rubric_content.text_property): r for r in rubrics}
@@ -119,28 +158,21 @@ async def score_with_rubrics(data: ScoringInput, options: RubricsOptions, judge:
     prompts = [render(judge, actual, rubrics) for actual, rubrics in zip(data.actual, lists, strict=True)]
     mapping_rubrics = lists[-1]  # ADK maps every verdict against the last invocation's rubric list
     judge_options = options.judge_model_options
-    reasons: set[str] = set()
 
     async def one(prompt: str) -> tuple[list, InvocationScore]:
-        samples = await asyncio.gather(*(judge.generate(name, judge_options.judge_model, prompt, judge_options.judge_model_config,
-                                                        i, version) for i in range(judge_options.num_samples)),
-                                       return_exceptions=True)
-        failed = next((s for s in samples if isinstance(s, BaseException)), None)
-        if failed is not None:
-            reason = str(failed) if isinstance(failed, LlmUnavailable) else f"judge call failed: {type(failed).__name__}"
-            reasons.add(reason)
-            return [], InvocationScore(None, Status.NOT_EVALUATED, reason)
+        samples = await gather_all(*(judge.generate(name, judge_options.judge_model, prompt, judge_options.judge_model_config,
+                                                    i, version) for i in range(judge_options.num_samples)))
         voted = majority([map_verdicts(parse(text), mapping_rubrics) for text in samples])
         score = mean_score(voted)
         detail = "; ".join(f"{rid}: {'yes' if s == 1.0 else 'no' if s is not None else '?'}" for rid, s, _ in voted) or None
         return voted, InvocationScore(score, status_for(score, options.threshold), detail)
 
-    results = await asyncio.gather(*(one(p) for p in prompts))
+    results = await gather_all(*(one(p) for p in prompts))
     flattened = [item for voted, _ in results for item in voted]
     overall = mean_score(flattened)
     per_invocation = [score for _, score in results]
     if overall is None:
-        return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, "; ".join(sorted(reasons)) or "no rubric verdict could be parsed")
+        raise UnparseableReply("no judge reply had a rubric verdict (ID / Property / Rationale / Verdict) for a known rubric")
     return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)
 
 

@@ -5,13 +5,13 @@
   evaluated with a one-line reason saying what to set. `GOOGLE_VERTEX_BASE_URL` overrides the endpoint.
 * One `evaluateInstances` request per invocation with the user's text as the prompt, the final response as the
   response and the reference's final response (when there is one); its score (1 safe, 0 unsafe) is the
-  invocation's score, a missing or NaN score none. The case score is the mean of the scored invocations.
+  invocation's score, a missing or NaN score none. The case score is the mean of the scored invocations; with none
+  scored the criterion is an error (the service's own error when it gave one), never a quiet not-evaluated.
 * Requests share the run's pool, budget, retries and cache with the judges.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import os
@@ -20,8 +20,16 @@ from typing import Any
 from ..evalsets.models import Invocation, content_text
 from ..llm.cache import cache_key
 from ..llm.client import LlmUnavailable
-from .base import InvocationScore, MetricOutcome, ScoringInput, Status, running_mean, status_for
-from .judge import Judge
+from .base import (
+    Cause,
+    InvocationScore,
+    MetricOutcome,
+    ScoringInput,
+    UnparseableReply,
+    running_mean,
+    status_for,
+)
+from .judge import Judge, gather_all
 from .options import ThresholdOptions
 
 NAME = "safety_v1"
@@ -92,24 +100,23 @@ async def score_safety(data: ScoringInput, options: ThresholdOptions, judge: Jud
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     if reason := missing_project():
-        return MetricOutcome.not_evaluated(reason, len(data.actual))
+        return MetricOutcome.not_evaluated(reason, len(data.actual), Cause.NO_CREDENTIALS)
     vertex = _Vertex(judge.llm.settings.timeout)
     expected = list(data.expected) if data.expected is not None else [None] * len(data.actual)
 
     async def one(actual: Invocation, reference: Invocation | None) -> InvocationScore:
         instance = instance_for(actual, reference)
         key = cache_key(purpose=NAME, version=VERSION, instance=instance)
-        try:
-            answer = await judge.llm.cached_call(NAME, SERVICE, key, lambda: vertex.evaluate(instance), credentials=missing_project)
-        except LlmUnavailable as exc:
-            return InvocationScore(None, Status.NOT_EVALUATED, str(exc))
+        answer = await judge.llm.cached_call(NAME, SERVICE, key, lambda: vertex.evaluate(instance), credentials=missing_project)
         score = answer["score"]
         return InvocationScore(score, status_for(score, options.threshold), answer.get("error") or answer.get("explanation"))
 
-    per_invocation = list(await asyncio.gather(*(one(a, e) for a, e in zip(data.actual, expected, strict=True))))
+    per_invocation = await gather_all(*(one(a, e) for a, e in zip(data.actual, expected, strict=True)))
     scores = [p.score for p in per_invocation if p.score is not None]
     if not scores:
-        reasons = sorted({p.detail for p in per_invocation if p.detail})
-        return MetricOutcome(None, Status.NOT_EVALUATED, per_invocation, "; ".join(reasons) or "the service returned no score")
+        reasons = "; ".join(sorted({p.detail for p in per_invocation if p.detail}))
+        if reasons:
+            raise LlmUnavailable(f"the evaluation service returned no score: {reasons}")
+        raise UnparseableReply("the evaluation service returned no score")
     overall = running_mean(scores)  # ADK accumulates left to right
     return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)

@@ -7,21 +7,28 @@
 * One more judged "turn" whose message is the stop signal, against the whole conversation: when it fails it
   replaces the last turn's result.
 * Score: the sum of the scores of passed turns over the number of turns (unscored turns count in the denominator).
-A judge call that cannot be made leaves the whole criterion not evaluated, as an exception does in ADK.
+A judge call that cannot be made fails the whole criterion (an `error`, or `not_evaluated` without credentials or
+budget; judging.py decides); so do judged turns of which not one reply could be parsed.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
 
 from ..evalsets.models import ConversationScenario, Invocation, content_text
 from ..evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
-from ..llm.client import LlmUnavailable
-from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status, status_for
+from .base import (
+    InvocationScore,
+    MetricOutcome,
+    NotEvaluable,
+    ScoringInput,
+    Status,
+    UnparseableReply,
+    status_for,
+)
 from .final_response_match_v2 import majority  # the same vote: majority, ties invalid
-from .judge import Judge
+from .judge import Judge, gather_all
 from .options import UserSimulatorQualityOptions
 
 NAME = "per_turn_user_simulator_quality_v1"
@@ -69,9 +76,9 @@ async def score_user_simulator_quality(data: ScoringInput, options: UserSimulato
     async def judged_turn(message: str, before: Sequence[Invocation]) -> InvocationScore:
         prompt = judge.render(f"{NAME}.j2", conversation_plan=scenario.conversation_plan, history=history(before),
                               generated_user_response=message, stop_signal=options.stop_signal, persona=persona)
-        samples = await asyncio.gather(*(judge.generate(NAME, judge_options.judge_model, prompt,
-                                                        judge_options.judge_model_config, i, VERSION)
-                                         for i in range(judge_options.num_samples)))
+        samples = await gather_all(*(judge.generate(NAME, judge_options.judge_model, prompt,
+                                                    judge_options.judge_model_config, i, VERSION)
+                                     for i in range(judge_options.num_samples)))
         score = majority([parse_label(text) for text in samples])
         return InvocationScore(score, status_for(score, options.threshold))
 
@@ -81,12 +88,11 @@ async def score_user_simulator_quality(data: ScoringInput, options: UserSimulato
     else:
         score = float(content_text(first.user_content).strip() == scenario.starting_prompt.strip())
         turns = [InvocationScore(score, status_for(score, options.threshold), None if score else "not the starting prompt")]
-    try:
-        later = await asyncio.gather(*(judged_turn(content_text(inv.user_content), data.actual[:i])
-                                       for i, inv in enumerate(data.actual) if i > 0),
-                                     judged_turn(options.stop_signal, data.actual))
-    except LlmUnavailable as exc:
-        return MetricOutcome.not_evaluated(str(exc), len(data.actual))
+    later = await gather_all(*(judged_turn(content_text(inv.user_content), data.actual[:i])
+                               for i, inv in enumerate(data.actual) if i > 0),
+                             judged_turn(options.stop_signal, data.actual))
+    if all(turn.score is None for turn in later):
+        raise UnparseableReply('no judge reply had a readable "is_valid" label')
     *middle, stop = later
     turns += middle
     if stop.status is Status.FAILED:

@@ -4,8 +4,12 @@
   `GOOGLE_GENAI_USE_VERTEXAI` with a project and location; `GOOGLE_GEMINI_BASE_URL` for the endpoint). Without
   any, calls raise `LlmUnavailable("no judge credentials ...")` — fork pull requests have no secrets, and that
   must not crash the run.
-* Retries on 408/429/5xx and timeouts with exponential back-off and jitter, honouring `Retry-After`.
+* Retries on 408/429/5xx (google-genai's public `errors.APIError`), timeouts and transport failures with
+  exponential back-off and jitter, honouring `Retry-After`. The transport package is never imported: google-genai
+  has moved from `httpx` to `httpx2` and may move again, so its exceptions are recognised by where they come from.
 * A budget (calls and/or tokens) stops calling cleanly: what could not be asked fails with the reason.
+* Every `LlmUnavailable` names its cause: no credentials and a spent budget are designed absences; a judge that
+  still fails after its retries (or refuses the request) is an error the gate counts.
 * Every response is cached (see cache.py); calls, cache hits, tokens and estimated cost are counted per purpose
   (a criterion name, or "user_simulator").
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import re
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -25,15 +30,30 @@ from .prices import PriceTable
 
 RETRYABLE = {408, 429, 500, 502, 503, 504}
 NO_CREDENTIALS = "no judge credentials (set GOOGLE_API_KEY, or GOOGLE_GENAI_USE_VERTEXAI with a project and location)"
+# Why no answer came; the same names as criteria.base.Cause, which this low-level package does not import.
+CAUSE_NO_CREDENTIALS, CAUSE_BUDGET, CAUSE_UNAVAILABLE = "no_credentials", "budget_spent", "judge_unavailable"
+
+# HTTP stacks google-genai has used or may use; their connection, protocol and timeout errors are worth a retry.
+_TRANSPORTS = frozenset({"httpx", "httpx2", "httpcore", "httpcore2", "aiohttp", "h11", "h2", "anyio", "websockets"})
+_TRANSPORT_NAME = re.compile(r"Transport|Network|Timeout|Connect|Protocol|Disconnect|Pool|Read|Write|ClientOSError|Payload")
 
 
 class LlmUnavailable(Exception):
-    """No answer could be obtained; the message becomes the not-evaluated (or case error) reason. `transient`:
-    the service failed (worth trying the whole case again later), as opposed to missing credentials or a spent budget."""
+    """No answer could be obtained. `cause`: no credentials, a spent budget, or the judge itself unavailable.
+    `transient`: the service failed (worth trying the whole case again later)."""
 
-    def __init__(self, message: str, *, transient: bool = False) -> None:
+    def __init__(self, message: str, *, transient: bool = False, cause: str = CAUSE_UNAVAILABLE) -> None:
         super().__init__(message)
         self.transient = transient
+        self.cause = cause
+
+
+def is_transport_failure(exc: BaseException) -> bool:
+    """A timeout or a connection/protocol failure of whatever HTTP package google-genai runs on."""
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError, OSError)):
+        return True
+    return any(cls.__module__.partition(".")[0] in _TRANSPORTS and _TRANSPORT_NAME.search(cls.__name__)
+               for cls in type(exc).__mro__)
 
 
 @dataclass
@@ -131,14 +151,14 @@ class LlmClient:
             return cached
         missing = credentials() if credentials is not None else (None if self.available else NO_CREDENTIALS)
         if missing:
-            raise LlmUnavailable(missing)
+            raise LlmUnavailable(missing, cause=CAUSE_NO_CREDENTIALS)
         if self._pool is None:  # created on first use, inside the running event loop
             self._pool = asyncio.Semaphore(self.settings.concurrency)
         async with self._pool:
             # Checked once a slot is free, so queued requests see what the finished ones spent; the calls already
             # in flight (at most `concurrency`) can overshoot a token budget by their own tokens.
             if spent := self._budget_spent():
-                raise LlmUnavailable(spent)
+                raise LlmUnavailable(spent, cause=CAUSE_BUDGET)
             self._calls += 1
             try:
                 answer = await self._with_retries(call)
@@ -175,22 +195,29 @@ class LlmClient:
                 "output_tokens": ((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0}
 
     async def _with_retries(self, call: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
-        import httpx  # google-genai's transport
+        """Anything that is neither an API error nor a transport failure is a bug (ours or the SDK's): it is not
+        retried, and propagates for the caller to report as an error."""
         from google.genai import errors
 
         delay = self.settings.backoff
-        for attempt in range(self.settings.retries + 1):
+        attempts = self.settings.retries + 1
+        for attempt in range(1, attempts + 1):
             try:
                 return await asyncio.wait_for(call(), self.settings.timeout)
             except errors.APIError as exc:
-                if exc.code not in RETRYABLE or attempt == self.settings.retries:
-                    raise LlmUnavailable(f"model call failed: HTTP {exc.code} {exc.status or ''}".strip(),
-                                         transient=exc.code in RETRYABLE) from None
+                retryable = exc.code in RETRYABLE
+                if not retryable or attempt == attempts:
+                    status = f"HTTP {exc.code} {exc.status or ''}".strip()
+                    message = (f"judge unavailable after {attempt} attempt{'s' if attempt > 1 else ''}: {status}" if retryable
+                               else f"judge refused the request: {status}")
+                    raise LlmUnavailable(message, transient=retryable) from None
                 wait = _retry_after(exc) or delay * (0.5 + random.random())
-            except (asyncio.TimeoutError, OSError, httpx.TransportError) as exc:
-                if attempt == self.settings.retries:
-                    raise LlmUnavailable(f"model call failed: {type(exc).__name__} after {attempt + 1} attempts",
-                                         transient=True) from None
+            except Exception as exc:
+                if not is_transport_failure(exc):
+                    raise
+                if attempt == attempts:
+                    raise LlmUnavailable(f"judge unavailable after {attempt} attempt{'s' if attempt > 1 else ''}: "
+                                         f"{type(exc).__name__}", transient=True) from None
                 wait = delay * (0.5 + random.random())
             await asyncio.sleep(min(wait, 60.0))
             delay *= 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..gate.evidence import non_gating_regressions, regression_cases
+from ..results.missing import missing_judged_line
 from ..results.models import ResultsFile
 from .spend import spend_line
 
@@ -44,6 +45,8 @@ def render_table(results: ResultsFile) -> str:
     t = results.summary
     lines.append(f"Total: {t.passed}/{t.total} cases passed, {t.failed} failed, {t.error} errors, "
                  f"{t.not_evaluated} not evaluated in {results.timings.duration_seconds:.2f}s")
+    if missing := missing_judged_line(results):
+        lines.append(f"Judged: {missing}")
     if spend := spend_line(results):
         lines.append(f"Spent: {spend}")
     return "\n".join(lines)

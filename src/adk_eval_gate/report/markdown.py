@@ -20,6 +20,7 @@ import jinja2
 from ..baseline.models import Comparison, Row
 from ..evalsets.models import Invocation, content_text, tool_calls
 from ..gate.evidence import non_gating_regressions, regression_cases
+from ..results.missing import missing_judged_line
 from ..results.models import ResultsFile
 from .escape import code_block, html_text, inline
 from .spend import spend_line
@@ -124,7 +125,8 @@ def render_report(comparison: Comparison, results: ResultsFile, expected_cases: 
             hidden_evidence=max(0, len(evidence) - level["evidence"]), improvements=improvements if level["improvements"] else [],
             hidden_improvements=0 if level["improvements"] else len(improvements), others=others if level["others"] else [],
             hidden_others=0 if level["others"] else len(others), run_url=run_url, head_sha=head_sha, rows_limit=level["rows"],
-            full_report_hint=full_report_hint, truncated=level is not levels[0], spend=spend_line(results))
+            full_report_hint=full_report_hint, truncated=level is not levels[0], spend=spend_line(results),
+            missing_judged=missing_judged_line(results))
         if len(text) <= budget:
             return text
     cut = text[: budget - 200]

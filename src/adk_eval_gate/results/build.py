@@ -44,6 +44,7 @@ def _run_metric(run: int, outcome: MetricOutcome | None) -> RunMetric | None:
         status=outcome.status.value,
         per_invocation=[InvocationResult(score=i.score, status=i.status.value, detail=i.detail) for i in outcome.per_invocation],
         reason=outcome.reason,
+        cause=outcome.cause.value if outcome.cause else None,
     )
 
 
@@ -56,6 +57,7 @@ def case_result(case: EvalCase, score: CaseScore, runs: Sequence[CaseRun]) -> Ca
             per_invocation=c.pooled_per_invocation(),
             runs=[_run_metric(i, o) for i, o in enumerate(c.runs)],
             reason=c.reason,
+            cause=c.cause.value if c.cause else None,
         )
         for c in score.criteria
     }

@@ -13,6 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field
 SCHEMA_VERSION = 1
 
 StatusName = Literal["passed", "failed", "not_evaluated", "error"]
+# Why a criterion has no score (criteria.base.Cause): the first four are designed absences (`not_evaluated`), the
+# others make it an `error`.
+CauseName = Literal["no_credentials", "budget_spent", "unsupported", "not_applicable", "judge_unavailable",
+                    "unparseable_reply", "internal_error"]
+_CAUSE = "Why there is no score: no_credentials, budget_spent, unsupported, not_applicable (status not_evaluated); " \
+         "judge_unavailable, unparseable_reply, internal_error (status error)."
 
 
 class _Model(BaseModel):
@@ -31,6 +37,7 @@ class RunMetric(_Model):
     status: StatusName
     per_invocation: list[InvocationResult]
     reason: str | None = None
+    cause: CauseName | None = Field(default=None, description=_CAUSE)
 
 
 class MetricResult(_Model):
@@ -42,7 +49,8 @@ class MetricResult(_Model):
     status: StatusName
     per_invocation: list[float | None] = Field(description="Per turn, the mean score over runs.")
     runs: list[RunMetric | None] = Field(description="Every run's outcome; null for a run whose agent errored.")
-    reason: str | None = Field(default=None, description="Why the criterion was not evaluated, when it was not.")
+    reason: str | None = Field(default=None, description="Why the criterion was not evaluated or errored, when it was.")
+    cause: CauseName | None = Field(default=None, description=_CAUSE)
 
 
 class RunRecord(_Model):
