@@ -29,7 +29,7 @@ from .github.client import GitHubClient, GitHubError
 from .github.comment import create_check_run, publish_comment
 from .github.context import ActionsContext
 from .pipeline import run_plan
-from .plan import Plan, build_plan
+from .plan import Plan, build_plan, select_cases
 from .report.markdown import render_report
 from .report.outputs import annotations, junit_xml, write_outputs, write_step_summary
 from .results.build import write_results
@@ -46,6 +46,7 @@ class CiOptions:
     quiet: bool = False
     comment_key: str | None = None
     shard: tuple[int, int] | None = None  # (i, n), 1-based
+    cases: list[str] = field(default_factory=list)  # --cases selectors; a partial run is never a baseline
 
 
 def _mode(context: ActionsContext) -> str:
@@ -77,6 +78,8 @@ def run_setup(commands: list[str], cwd: Path) -> None:
 def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
     context = context or ActionsContext.from_env()
     plan = build_plan(options.config)
+    if options.cases:
+        plan = select_cases(plan, options.cases)
     if options.shard is not None:
         plan = shard_plan(plan, *options.shard)
     if plan.workflow.settings.setup:
@@ -118,7 +121,9 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
             "run_id": context.run_id}) + "\n")
 
     notes: list[str] = []
-    if mode == "baseline":
+    if mode == "baseline" and options.cases:
+        notes.append("baseline not stored: --cases ran only part of the suite")
+    elif mode == "baseline":
         try:
             notes.append(f"baseline stored: {store.save(results)}")
         except GitHubError as exc:

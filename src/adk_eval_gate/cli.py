@@ -53,11 +53,13 @@ def _validate(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from .gate import exit_code_for
     from .pipeline import run_plan
-    from .plan import build_plan
+    from .plan import build_plan, select_cases
     from .report.console import render_table
     from .results.build import write_results
 
     plan = build_plan(args.config)
+    if args.cases:
+        plan = select_cases(plan, args.cases)
     results = run_plan(plan, quiet=args.quiet)
     write_results(results, Path(args.output))
     if results.interrupted:
@@ -137,7 +139,8 @@ def _ci_options(args: argparse.Namespace):
 
     return CiOptions(config=args.config, output_dir=args.output_dir, post_comment=not args.no_comment,
                      labels=args.label or [], quiet=getattr(args, "quiet", False), comment_key=args.comment_key,
-                     shard=parse_shard(args.shard) if getattr(args, "shard", None) else None)
+                     shard=parse_shard(args.shard) if getattr(args, "shard", None) else None,
+                     cases=getattr(args, "cases", None) or [])
 
 
 def _ci(args: argparse.Namespace) -> int:
@@ -183,6 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", required=True, help="the workflow YAML file")
     run.add_argument("--output", default="adk-eval-results.json", help="where to write the results JSON")
     run.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
+    run.add_argument("--cases", action="append", metavar="SET[:CASES]",
+                     help="only these cases, as `adk eval` picks them: eval_set_id_or_file[:case1,case2] (globs allowed; repeatable)")
     run.set_defaults(handler=_run)
 
     ci = commands.add_parser("ci", help="the whole pipeline as the GitHub Action runs it (mode from the event)")
@@ -193,6 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
     ci.add_argument("--comment-key", help="the sticky comment's key (default: the config file's name)")
     ci.add_argument("--quiet", action="store_true", help="no progress lines")
     ci.add_argument("--shard", help="run only shard i of n (e.g. 2/4); `merge` then gates the whole")
+    ci.add_argument("--cases", action="append", metavar="SET[:CASES]",
+                    help="only these cases, as `adk eval` picks them: eval_set_id_or_file[:case1,case2] (globs allowed; "
+                    "repeatable); such a run is never stored as the baseline")
     ci.set_defaults(handler=_ci)
 
     merge = commands.add_parser("merge", help="combine shard results, then compare, report, comment and gate once")
