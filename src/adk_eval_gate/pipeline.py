@@ -140,10 +140,14 @@ async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings
     return [r for r in results if r is not None], (reasons[0] if reasons else None)
 
 
-async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSettings | None = None) -> ResultsFile:
+async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSettings | None = None,
+                         targets: list[Target] | None = None) -> ResultsFile:
+    """`targets`, one per agent of the plan, replace the ones its config describes (AgentEvaluator's agent is a
+    Python module, not a config entry)."""
     started_at, start = _now(), time.perf_counter()
     settings = settings or runner_settings(plan)
-    targets = [build_target(agent.agent, plan.workflow.base_dir, simulation_settings(plan, agent)) for agent in plan.agents]
+    if targets is None:
+        targets = [build_target(agent.agent, plan.workflow.base_dir, simulation_settings(plan, agent)) for agent in plan.agents]
     jobs = [
         Job(target, eval_set.eval_set_id, case, run)
         for agent, target in zip(plan.agents, targets, strict=True)
