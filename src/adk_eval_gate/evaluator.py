@@ -178,7 +178,7 @@ def _short(text: str) -> str:
     return text if len(text) <= _DIFF_TEXT else text[: _DIFF_TEXT - 1] + "…"
 
 
-def _diff(eval_id: str, verdict: _MetricVerdict) -> list[str]:
+def missed_turns(eval_id: str, verdict: _MetricVerdict) -> list[str]:
     """The turns that missed, expected beside actual, so a failing test says what to look at. Runs that missed
     a turn the same way share one entry."""
     entries: dict[tuple, list[int]] = {}
@@ -304,12 +304,12 @@ def failures_for(
                     f"of {verdict.threshold} was never checked and this is not a score regression."
                     + (f" Why: {reason}" if reason else " See the logs for why the metric could not run.")
                 )
-                failures.extend(_diff(case.eval_id, verdict))
+                failures.extend(missed_turns(case.eval_id, verdict))
             elif verdict.status == "failed":
                 failures.append(
                     f"{name} for {agent_module} Failed. Expected {verdict.threshold}, but got {verdict.score}."
                 )
-                failures.extend(_diff(case.eval_id, verdict))
+                failures.extend(missed_turns(case.eval_id, verdict))
             if print_detailed_results:
                 _print_details(verdict)
         errored = [r for r in case.runs if r.error]

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -173,15 +174,19 @@ def select_cases(plan: Plan, selectors: list[str]) -> Plan:
                                      f"did you mean {guess!r}?" if guess else f"use one of: {', '.join(ids[:20])}")
                 if chosen.get(key, set()) is not None:
                     chosen[key] = chosen.get(key, set()) | hits
+    return keep_cases(plan, lambda agent, set_id, eval_id: (agent, set_id) in chosen
+                      and (chosen[(agent, set_id)] is None or eval_id in chosen[(agent, set_id)]))
+
+
+def keep_cases(plan: Plan, wanted: Callable[[str, str, str], bool]) -> Plan:
+    """The plan with only the cases `wanted(agent, eval_set_id, eval_id)` keeps; emptied eval sets and agents go."""
     agents = []
     for agent in plan.agents:
         sets = []
         for eval_set in agent.eval_sets:
-            key = (agent.name, eval_set.eval_set_id)
-            if key not in chosen:
+            cases = [c for c in eval_set.file.eval_set.eval_cases if wanted(agent.name, eval_set.eval_set_id, c.eval_id)]
+            if not cases:
                 continue
-            wanted = chosen[key]
-            cases = [c for c in eval_set.file.eval_set.eval_cases if wanted is None or c.eval_id in wanted]
             file = replace(eval_set.file, eval_set=eval_set.file.eval_set.model_copy(update={"eval_cases": cases}))
             sets.append(replace(eval_set, file=file))
         if sets:
