@@ -1,4 +1,4 @@
-"""Command line: `validate`, `run`, `compare`, `baseline`, `ci`, `merge`, `publish`, `schema`.
+"""Command line: `validate`, `run`, `compare`, `baseline`, `ci`, `merge`, `publish`, `init`, `schema`.
 Exit codes: 0 pass, 1 failed, 2 bad input."""
 
 from __future__ import annotations
@@ -166,6 +166,15 @@ def _publish(args: argparse.Namespace) -> int:
     return run_publish(args.dir, args.comment_key)
 
 
+def _init(args: argparse.Namespace) -> int:
+    from .init import init, next_steps
+
+    result = init(Path(args.dir), branch=args.branch)
+    print(result.summary())
+    print(next_steps(result.branch))
+    return 0
+
+
 def _schema(args: argparse.Namespace) -> int:
     from .schemas import json_schema_text
 
@@ -230,6 +239,11 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--config", required=True, help="the workflow YAML (its baseline section)")
     baseline.add_argument("--results", help="with update: the results file to store")
     baseline.set_defaults(handler=_baseline)
+
+    init = commands.add_parser("init", help="write eval-gate.yml and a GitHub workflow for this repository's ADK agents")
+    init.add_argument("--dir", default=".", help="the repository root (default: here)")
+    init.add_argument("--branch", help="the default branch the workflow stores baselines from (default: git's)")
+    init.set_defaults(handler=_init)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of a file format")
     schema.add_argument("kind", choices=["results", "comparison"])
