@@ -345,13 +345,13 @@ def _plan(agent_module: str, file: EvalSetFile, config: EvalConfigData, num_runs
     settings = Settings.model_validate(
         {
             "run": {"workers": 1},  # in the test's own process, where its fixtures and monkeypatches live
-            "judge": {
-                "cache": None
-            },  # ADK asks the judge every time; a test must not write a cache into the repo
+            # ADK asks the judge every time; a test must not write a cache into the repo
+            "judge": {"cache": None},
             "agents": [
                 {
                     "name": "agent",
-                    "target": {"kind": "adk", "agent": agent_module},
+                    # ADK's AgentEvaluator keeps history only through an explicit eval_set_results_manager
+                    "target": {"kind": "adk", "agent": agent_module, "eval_history": False},
                     "evalsets": [str(file.path)],
                     "num_runs": num_runs,
                 }
@@ -377,6 +377,7 @@ async def _evaluate_file(
     print_detailed_results: bool,
     artifact_service: Any,
     output_file: str | None,
+    history: tuple[Any, str] | None = None,
 ) -> None:
     from .pipeline import run_plan_async
     from .targets.runner import RunnerSettings
@@ -398,6 +399,13 @@ async def _evaluate_file(
             concurrency=settings.concurrency, timeout=settings.timeout, retries=settings.retries, workers=1
         ),
     )
+    if history is not None:
+        from .targets.eval_history import save_history
+
+        manager, app_name = history
+        save_history(
+            manager, app_name, results.eval_sets[0], {c.eval_id: c for c in file.eval_set.eval_cases}
+        )
     expected = {c.eval_id: list(c.conversation or []) for c in file.eval_set.eval_cases}
     rows: list[dict[str, Any]] | None = [] if output_file else None
     failures = failures_for(results.eval_sets[0], expected, agent_module, print_detailed_results, rows)
@@ -487,6 +495,7 @@ class AgentEvaluator:
             print_detailed_results=print_detailed_results,
             artifact_service=artifact_service,
             output_file=output_file,
+            history=_history(app_name, eval_set_results_manager),
         )
 
     @staticmethod
@@ -528,14 +537,14 @@ class AgentEvaluator:
                 print_detailed_results=print_detailed_results,
                 artifact_service=artifact_service,
                 output_file=output_file,
+                history=_history(app_name, eval_set_results_manager),
             )
 
 
 def _check_results_manager(app_name: str | None, manager: Any) -> None:
     if manager is not None and not app_name:
         raise ValueError("app_name is required when eval_set_results_manager is provided.")
-    if manager is not None:
-        raise NotImplementedError(
-            "adk-eval-gate's AgentEvaluator does not write eval history through a results "
-            "manager; `adk-eval-gate run` with an adk target writes it for `adk web`"
-        )
+
+
+def _history(app_name: str | None, manager: Any) -> tuple[Any, str] | None:
+    return (manager, app_name) if manager is not None and app_name else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 import time
 from collections import defaultdict
 from contextlib import contextmanager
@@ -176,6 +177,7 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
         for agent, target in zip(plan.agents, targets, strict=True)
         for eval_set in agent.eval_sets
     ]
+    _write_eval_history(plan, eval_set_results)
     finished = time.perf_counter()
     return ResultsFile(
         tool=tool_info(),
@@ -197,6 +199,23 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
     )
+
+
+def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult]) -> None:
+    """ADK eval history for `adk web`; a history that cannot be written is a warning, never a lost run."""
+    from .targets.eval_history import history_folder, write_history
+
+    for agent in plan.agents:
+        folder = history_folder(agent.agent, plan.workflow.base_dir)
+        if folder is None:
+            continue
+        for eval_set in agent.eval_sets:
+            result = next(r for r in eval_set_results if r.agent == agent.name and r.eval_set_id == eval_set.eval_set_id)
+            try:
+                write_history(folder, result, {c.eval_id: c for c in eval_set.file.eval_set.eval_cases})
+            except Exception as exc:  # a read-only checkout, an id ADK refuses as a file name, ...
+                print(f"warning: ADK eval history for {agent.name}/{eval_set.eval_set_id} not written: {exc}",
+                      file=sys.stderr)
 
 
 def _cache_dir(plan: Plan) -> Path | None:
