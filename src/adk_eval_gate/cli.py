@@ -43,7 +43,7 @@ def _validate(args: argparse.Namespace) -> int:
                     print(f"    note: {criterion.name} will be reported as not evaluated: {criterion.spec.unavailable_reason}")
                 elif criterion.name == "safety_v1" and (missing := missing_project()):
                     print(f"    note: {missing}; until then it will be reported as not evaluated")
-                elif criterion.spec.judge_scorer is not None and criterion.name != "safety_v1" and not has_credentials():
+                elif criterion.spec.judged and criterion.name != "safety_v1" and not has_credentials():
                     print(f"    note: {criterion.name} needs a judge: without GOOGLE_API_KEY (or Vertex AI settings) "
                           "it will be reported as not evaluated")
     print(f"{args.config}: OK")

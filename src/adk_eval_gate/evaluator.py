@@ -361,7 +361,7 @@ def _plan(agent_module: str, file: EvalSetFile, config: EvalConfigData, num_runs
     agent = AgentPlan(0, settings.agents[0], (file.path,), None, ())
     workflow = Workflow(Path.cwd() / "AgentEvaluator", Path.cwd(), settings, (agent,), lambda loc: None)
     criteria = tuple(
-        resolve_criteria(config.criteria, config.source, custom_metrics=config.custom_metric_names)
+        resolve_criteria(config.criteria, config.source, custom_metrics=config.custom_metric_paths)
     )
     eval_set = EvalSetPlan(file, criteria, config.source, config.user_simulator_config)
     return Plan(workflow, (AgentRunPlan(agent, (eval_set,)),))

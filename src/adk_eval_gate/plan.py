@@ -76,7 +76,7 @@ def _criteria_for(workflow: Workflow, agent: AgentPlan, eval_set_path: Path) -> 
         data = EvalConfigData(criteria=dict(DEFAULT_CRITERIA), source="default")
         return data, tuple(resolve_criteria(data.criteria, None))
     data = load_eval_config(config_path, known)
-    resolved = resolve_criteria(data.criteria, str(config_path), custom_metrics=data.custom_metric_names)
+    resolved = resolve_criteria(data.criteria, str(config_path), custom_metrics=data.custom_metric_paths)
     return data, tuple(resolved)
 
 

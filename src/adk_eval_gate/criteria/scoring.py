@@ -110,7 +110,8 @@ def score_case(case: EvalCase, runs: Sequence[CaseRun], criteria: Sequence[Confi
     for criterion in criteria:
         outcomes = [evaluate_run(criterion, case, run, judged) if run.ok else None for run in runs]
         score, reason = _pooled(criterion, outcomes)
-        status = status_for(score, criterion.threshold)
+        rule = criterion.spec.case_status
+        status = rule(score, criterion.threshold, outcomes) if rule else status_for(score, criterion.threshold)
         results.append(CriterionResult(criterion.name, criterion.threshold, score, status, outcomes, reason))
     errors = [run for run in runs if not run.ok]
     if errors:
