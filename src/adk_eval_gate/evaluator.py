@@ -21,6 +21,7 @@ from typing import Any
 
 from .config.loader import AgentPlan, Workflow
 from .config.models import Settings
+from .criteria import efficiency
 from .criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
 from .evalsets.eval_config import EvalConfigData, parse_eval_config, sibling_test_config
 from .evalsets.loader import EvalSetFile, load_eval_set, parse_eval_set
@@ -252,6 +253,22 @@ def _print_details(verdict: _MetricVerdict) -> None:
     print("\n\n")
 
 
+def _print_efficiency(case: CaseResult) -> None:
+    """ADK prints its informational metrics too: every run's per-invocation values, pooled, and no threshold."""
+    runs = [
+        [Invocation.model_validate(i) for i in r.actual_invocations]
+        for r in case.runs
+        if r.actual_invocations
+    ]
+    for name in efficiency.NAMES:
+        values = [v for run in runs for v in efficiency.run_value(name, run).per_invocation if v is not None]
+        overall = statistics.mean(values) if values else None
+        print(
+            f"Summary: `EvalStatus.INFORMATIONAL` for Metric: `{name}`. Expected threshold: `None`, "
+            f"actual value: `{overall}`."
+        )
+
+
 def _csv_rows(eval_set_id: str, eval_id: str, verdict: _MetricVerdict) -> list[dict[str, Any]]:
     return [
         {
@@ -312,6 +329,8 @@ def failures_for(
                 failures.extend(missed_turns(case.eval_id, verdict))
             if print_detailed_results:
                 _print_details(verdict)
+        if print_detailed_results:
+            _print_efficiency(case)
         errored = [r for r in case.runs if r.error]
         if errored:
             failures.append(

@@ -20,6 +20,7 @@ import jinja2
 from ..baseline.models import Comparison, Row
 from ..evalsets.models import Invocation, content_text, tool_calls
 from ..results.models import ResultsFile
+from .efficiency import efficiency_line
 from .escape import code_block, html_text, inline
 from .spend import spend_line
 
@@ -124,7 +125,8 @@ def render_report(comparison: Comparison, results: ResultsFile, expected_cases: 
     text = ""
     for level in levels:
         text = template.render(
-            c=comparison, results=results, regressions=regressions, evidence=evidence[: level["evidence"]],
+            c=comparison, results=results, efficiency=efficiency_line(c for s in results.eval_sets for c in s.cases),
+            regressions=regressions, evidence=evidence[: level["evidence"]],
             hidden_evidence=max(0, len(evidence) - level["evidence"]), improvements=improvements if level["improvements"] else [],
             hidden_improvements=0 if level["improvements"] else len(improvements), others=others if level["others"] else [],
             hidden_others=0 if level["others"] else len(others), run_url=run_url, head_sha=head_sha, rows_limit=level["rows"],
