@@ -64,6 +64,14 @@ def _run(args: argparse.Namespace) -> int:
     write_results(results, Path(args.output))
     if results.interrupted:
         print(f"stopped early ({results.stop_reason}); finished cases were scored and written", file=sys.stderr)
+    if args.print_detailed_results:
+        from .evaluator import print_case_details
+
+        expected = {(a.name, s.eval_set_id, c.eval_id): list(c.conversation or [])
+                    for a in plan.agents for s in a.eval_sets for c in s.file.eval_set.eval_cases}
+        for eval_set in results.eval_sets:
+            for case in eval_set.cases:
+                print_case_details(eval_set.eval_set_id, case, expected[(eval_set.agent, eval_set.eval_set_id, case.eval_id)])
     if not args.quiet:
         print(render_table(results))
     print(f"results written to {args.output}")
@@ -195,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", required=True, help="the workflow YAML file")
     run.add_argument("--output", default="adk-eval-results.json", help="where to write the results JSON")
     run.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
+    run.add_argument("--print-detailed-results", "--print_detailed_results", action="store_true",
+                     help="print every metric's per-invocation scores, prompts, responses and tool calls (as adk eval does)")
     run.add_argument("--cases", action="append", metavar="SET[:CASES]",
                      help="only these cases, as `adk eval` picks them: eval_set_id_or_file[:case1,case2] (globs allowed; repeatable)")
     run.set_defaults(handler=_run)

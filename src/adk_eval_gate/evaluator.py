@@ -174,8 +174,13 @@ def metric_verdict(case: CaseResult, expected: list[Invocation], metric_name: st
     return _MetricVerdict(metric_name, metric.threshold, overall, status, tuple(turns))
 
 
+def _printable(text: str) -> str:
+    """One line without control characters: an agent's output must not drive the user's terminal."""
+    return "".join(ch for ch in " ".join(text.split()) if ch.isprintable())
+
+
 def _short(text: str) -> str:
-    text = " ".join(text.split())
+    text = _printable(text)
     return text if len(text) <= _DIFF_TEXT else text[: _DIFF_TEXT - 1] + "…"
 
 
@@ -224,7 +229,7 @@ def _grid(rows: list[dict[str, Any]]) -> str:
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
+    text = _printable(text)
     return text if len(text) <= _CELL else text[: _CELL - 1] + "…"
 
 
@@ -267,6 +272,14 @@ def _print_efficiency(case: CaseResult) -> None:
             f"Summary: `EvalStatus.INFORMATIONAL` for Metric: `{name}`. Expected threshold: `None`, "
             f"actual value: `{overall}`."
         )
+
+
+def print_case_details(eval_set_id: str, case: CaseResult, expected: list[Invocation]) -> None:
+    """`adk eval --print_detailed_results`: every metric's summary and per-invocation grid for one case."""
+    print(f"Eval set `{eval_set_id}`, case `{case.eval_id}`: {case.status}")
+    for name in case.metrics:
+        _print_details(metric_verdict(case, expected, name))
+    _print_efficiency(case)
 
 
 def _csv_rows(eval_set_id: str, eval_id: str, verdict: _MetricVerdict) -> list[dict[str, Any]]:

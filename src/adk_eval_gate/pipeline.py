@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .criteria.judge import Judge
+from .criteria.judge_progress import JudgeProgress
 from .criteria.judging import JudgeJob, judge_all
 from .criteria.prompts import environment
 from .criteria.scoring import score_case
@@ -171,7 +172,8 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
         for case in eval_set.file.eval_set.eval_cases
         for run in by_target[id(target)][eval_set.eval_set_id][case.eval_id] if run.ok
     ]
-    judged = await judge_all(judge_jobs, judge) if judge_jobs else {}
+    progress = JudgeProgress(len(judge_jobs), judge.llm.stats, quiet)
+    judged = await judge_all(judge_jobs, judge, progress) if judge_jobs else {}
     eval_set_results = [
         _eval_set_result(plan, agent, eval_set, target, by_target[id(target)][eval_set.eval_set_id], judged)
         for agent, target in zip(plan.agents, targets, strict=True)
