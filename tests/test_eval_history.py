@@ -140,7 +140,7 @@ def test_every_run_is_an_entry_a_crashed_run_is_failed_and_the_switch_turns_it_o
     agent = tmp_path / "faulty"
     import shutil
 
-    shutil.copytree(FAULTY_AGENT, agent, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(FAULTY_AGENT, agent, ignore=shutil.ignore_patterns("__pycache__", ".adk"))
     config = tmp_path / "eval-gate.yml"
     config.write_text(
         "agents:\n  - name: faulty\n    target: {kind: adk, agent: faulty}\n"

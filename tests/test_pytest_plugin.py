@@ -110,7 +110,8 @@ def test_errored_and_not_evaluated_cases(tmp_path):
     (tmp_path / "echo.test.json").write_text(json.dumps([{"query": "hello", "reference": "echo: hello"}]))
     config = tmp_path / "eval-gate.yml"
     base = (
-        f"agents:\n  - name: faulty\n    target: {{kind: adk, agent: {FAULTY_AGENT}}}\n"
+        # eval_history off: the agent folder is part of this repository's sources
+        f"agents:\n  - name: faulty\n    target: {{kind: adk, agent: {FAULTY_AGENT}, eval_history: false}}\n"
         "    evalsets: ['*.test.json']\n    criteria: {{final_response_match_v2: 0.5}}\n"
     )
     config.write_text(base.replace("{{", "{").replace("}}", "}"))
