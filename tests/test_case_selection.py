@@ -106,3 +106,19 @@ def test_a_selected_run_on_the_default_branch_never_overwrites_the_baseline(exam
     assert "baseline not stored: --cases ran only part of the suite" in capsys.readouterr().err
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["summary"]["total"] == 1
+
+
+def test_baseline_update_refuses_the_results_of_a_selected_run(example, tmp_path, capsys):
+    partial, full = tmp_path / "partial.json", tmp_path / "full.json"
+    config = str(example / "eval-gate.yml")
+    main(["run", "--config", config, "--output", str(partial), "--quiet", "--cases", "dice:roll_6"])
+    baseline = example / "baseline" / "results.json"
+    before = baseline.read_bytes()
+    capsys.readouterr()
+    assert main(["baseline", "update", "--config", config, "--results", str(partial)]) == 2
+    err = capsys.readouterr().err
+    assert "covers 1 of the 6 cases" in err and "a --cases or shard run is not a baseline" in err
+    assert baseline.read_bytes() == before
+    main(["run", "--config", config, "--output", str(full), "--quiet"])
+    assert main(["baseline", "update", "--config", config, "--results", str(full)]) == 0
+    assert baseline.read_bytes() != before

@@ -122,7 +122,9 @@ def _baseline(args: argparse.Namespace) -> int:
     if args.action == "update":
         if not args.results:
             raise InputError(None, "--results", "is required for `baseline update`", "pass the results file to bless")
-        where = store.save(read_results(Path(args.results)))
+        results = read_results(Path(args.results))
+        _refuse_partial(results, args.config, args.results)
+        where = store.save(results)
         print(f"baseline updated: {where}")
         return 0
     outcome = store.load()
@@ -139,6 +141,21 @@ def _baseline(args: argparse.Namespace) -> int:
         s = eval_set.summary
         print(f"  {eval_set.agent}/{eval_set.eval_set_id}: {s.total} cases, {s.passed} passed, criteria: {', '.join(eval_set.criteria)}")
     return 0
+
+
+def _refuse_partial(results, config: str, path: str) -> None:
+    """A `--cases` (or single-shard) run must never replace the baseline of the whole suite."""
+    from .plan import build_plan
+
+    plan = build_plan(config)
+    ran = {(s.agent, s.eval_set_id, c.eval_id) for s in results.eval_sets for c in s.cases}
+    suite = {(a.name, s.eval_set_id, c.eval_id) for a in plan.agents for s in a.eval_sets for c in s.file.eval_set.eval_cases}
+    missing = sorted(suite - ran)
+    if missing:
+        agent, set_id, eval_id = missing[0]
+        raise InputError(path, None, f"covers {len(suite) - len(missing)} of the {len(suite)} cases of {config} "
+                         f"(missing {agent}/{set_id}:{eval_id}): a --cases or shard run is not a baseline",
+                         "bless the results of a full run (`merge` the shards first)")
 
 
 def _ci_options(args: argparse.Namespace):
