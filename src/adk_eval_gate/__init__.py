@@ -1,3 +1,18 @@
 """adk-eval-gate: gate pull requests on Google ADK agent evaluations."""
 
+from __future__ import annotations
+
+from typing import Any
+
 __version__ = "0.1.0"
+
+__all__ = ["AgentEvaluator", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, so `import adk_eval_gate` (the CLI's first line) does not import google-adk.
+    if name == "AgentEvaluator":
+        from .evaluator import AgentEvaluator
+
+        return AgentEvaluator
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,7 +34,7 @@ from .github.context import ActionsContext
 from .github.labels import current_labels
 from .log import error, in_actions, relative_to_root, repository_root, warn
 from .pipeline import run_plan
-from .plan import Plan, build_plan
+from .plan import Plan, build_plan, select_cases
 from .redaction import child_env
 from .report.markdown import render_report
 from .report.outputs import annotations, junit_xml, verdict_lines, write_outputs, write_step_summary
@@ -56,6 +56,7 @@ class CiOptions:
     comment_mode: str | None = None
     comment_when: str | None = None
     comment_author: str | None = None
+    cases: list[str] = field(default_factory=list)  # --cases selectors; a partial run is never a baseline
 
 
 def _mode(context: ActionsContext) -> str:
@@ -97,6 +98,8 @@ def run_setup(commands: list[str], cwd: Path, pass_env: list[str] | None = None)
 def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
     context = context or ActionsContext.from_env()
     plan = build_plan(options.config)
+    if options.cases:
+        plan = select_cases(plan, options.cases)
     if options.shard is not None:
         plan = shard_plan(plan, *options.shard)
     if plan.workflow.settings.setup:
@@ -145,7 +148,10 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
     if comparison.baseline is None:  # said first and loudly: a gate with nothing to compare guards little
         warn(f"no baseline, nothing was compared: {'; '.join(outcome.warnings) or 'no baseline was found'}")
     gating = mode != "baseline" or gate.on_push == "fail"
-    baseline_note, baseline_lost = _store_baseline(store, results) if mode == "baseline" else ("", False)
+    baseline_note, baseline_lost = ("", False)
+    if mode == "baseline":  # a partial run never replaces the whole suite's baseline
+        baseline_note, baseline_lost = (("baseline not stored: --cases ran only part of the suite", False) if options.cases
+                                        else _store_baseline(store, results))
     comment_url = ""
     if mode == "pull_request" and options.post_comment and context.token and context.repository:
         comment_url = _post(context, int(context.pull_request["number"]), markdown, key, notes,

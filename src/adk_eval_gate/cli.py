@@ -1,4 +1,4 @@
-"""Command line: `validate`, `run`, `compare`, `baseline`, `ci`, `merge`, `publish`, `schema`.
+"""Command line: `validate`, `run`, `compare`, `baseline`, `ci`, `merge`, `publish`, `init`, `schema`.
 Exit codes: 0 pass, 1 failed, 2 bad input."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _validate(args: argparse.Namespace) -> int:
                     print(f"    note: {criterion.name} will be reported as not evaluated: {criterion.spec.unavailable_reason}")
                 elif criterion.name == "safety_v1" and (missing := missing_project()):
                     print(f"    note: {missing}; until then it will be reported as not evaluated")
-                elif criterion.spec.judge_scorer is not None and criterion.name != "safety_v1" and not has_credentials():
+                elif criterion.spec.judged and criterion.name != "safety_v1" and not has_credentials():
                     print(f"    note: {criterion.name} needs a judge: without GOOGLE_API_KEY (or Vertex AI settings) "
                           "it will be reported as not evaluated")
     print(_baseline_line(plan.workflow))
@@ -80,15 +80,25 @@ def _baseline_line(workflow: Workflow) -> str:
 def _run(args: argparse.Namespace) -> int:
     from .gate import exit_code_for
     from .pipeline import run_plan
-    from .plan import build_plan
+    from .plan import build_plan, select_cases
     from .report.console import render_table
     from .results.build import write_results
 
     plan = build_plan(args.config)
+    if args.cases:
+        plan = select_cases(plan, args.cases)
     results = run_plan(plan, quiet=args.quiet)
     write_results(results, Path(args.output))
     if results.interrupted:
         print(f"stopped early ({results.stop_reason}); finished cases were scored and written", file=sys.stderr)
+    if args.print_detailed_results:
+        from .evaluator import print_case_details
+
+        expected = {(a.name, s.eval_set_id, c.eval_id): list(c.conversation or [])
+                    for a in plan.agents for s in a.eval_sets for c in s.file.eval_set.eval_cases}
+        for eval_set in results.eval_sets:
+            for case in eval_set.cases:
+                print_case_details(eval_set.eval_set_id, case, expected[(eval_set.agent, eval_set.eval_set_id, case.eval_id)])
     if not args.quiet:
         print(render_table(results))
     print(f"results written to {args.output}")
@@ -136,7 +146,9 @@ def _baseline(args: argparse.Namespace) -> int:
     if args.action == "update":
         if not args.results:
             raise InputError(None, "--results", "is required for `baseline update`", "pass the results file to bless")
-        where = store.save(read_results(Path(args.results)))
+        results = read_results(Path(args.results))
+        _refuse_partial(results, args.config, args.results)
+        where = store.save(results)
         print(f"baseline updated: {where}")
         return 0
     outcome = store.load()
@@ -158,6 +170,21 @@ def _baseline(args: argparse.Namespace) -> int:
 COMMENT_CHOICES = {"--comment-mode": ("update", "recreate"), "--comment-when": ("always", "changed", "failing")}
 
 
+def _refuse_partial(results, config: str, path: str) -> None:
+    """A `--cases` (or single-shard) run must never replace the baseline of the whole suite."""
+    from .plan import build_plan
+
+    plan = build_plan(config)
+    ran = {(s.agent, s.eval_set_id, c.eval_id) for s in results.eval_sets for c in s.cases}
+    suite = {(a.name, s.eval_set_id, c.eval_id) for a in plan.agents for s in a.eval_sets for c in s.file.eval_set.eval_cases}
+    missing = sorted(suite - ran)
+    if missing:
+        agent, set_id, eval_id = missing[0]
+        raise InputError(path, None, f"covers {len(suite) - len(missing)} of the {len(suite)} cases of {config} "
+                         f"(missing {agent}/{set_id}:{eval_id}): a --cases or shard run is not a baseline",
+                         "bless the results of a full run (`merge` the shards first)")
+
+
 def _ci_options(args: argparse.Namespace):
     from .ci import CiOptions
     from .shards import parse_shard
@@ -171,7 +198,8 @@ def _ci_options(args: argparse.Namespace):
     return CiOptions(config=args.config, output_dir=args.output_dir, post_comment=not args.no_comment,
                      labels=args.label or [], quiet=getattr(args, "quiet", False), comment_key=args.comment_key,
                      shard=parse_shard(args.shard) if getattr(args, "shard", None) else None,
-                     comment_mode=args.comment_mode, comment_when=args.comment_when, comment_author=args.comment_author)
+                     comment_mode=args.comment_mode, comment_when=args.comment_when, comment_author=args.comment_author,
+                     cases=getattr(args, "cases", None) or [])
 
 
 def _ci(args: argparse.Namespace) -> int:
@@ -195,6 +223,15 @@ def _publish(args: argparse.Namespace) -> int:
     from .publish import run_publish
 
     return run_publish(args.dir, args.config, args.comment_key, output_dir=args.output_dir)
+
+
+def _init(args: argparse.Namespace) -> int:
+    from .init import init, next_steps
+
+    result = init(Path(args.dir), branch=args.branch)
+    print(result.summary())
+    print(next_steps(result.branch))
+    return 0
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -224,6 +261,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", required=True, help="the workflow YAML file")
     run.add_argument("--output", default="adk-eval-results.json", help="where to write the results JSON")
     run.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
+    run.add_argument("--print-detailed-results", "--print_detailed_results", action="store_true",
+                     help="print every metric's per-invocation scores, prompts, responses and tool calls (as adk eval does)")
+    run.add_argument("--cases", action="append", metavar="SET[:CASES]",
+                     help="only these cases, as `adk eval` picks them: eval_set_id_or_file[:case1,case2] (globs allowed; repeatable)")
     run.set_defaults(handler=_run)
 
     ci = commands.add_parser("ci", help="the whole pipeline as the GitHub Action runs it (mode from the event)")
@@ -235,6 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
     _comment_options(ci)
     ci.add_argument("--quiet", action="store_true", help="no progress lines")
     ci.add_argument("--shard", help="run only shard i of n (e.g. 2/4); `merge` then gates the whole")
+    ci.add_argument("--cases", action="append", metavar="SET[:CASES]",
+                    help="only these cases, as `adk eval` picks them: eval_set_id_or_file[:case1,case2] (globs allowed; "
+                    "repeatable); such a run is never stored as the baseline")
     ci.set_defaults(handler=_ci)
 
     merge = commands.add_parser("merge", help="combine shard results, then compare, report, comment and gate once")
@@ -268,6 +312,11 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("--config", required=True, help="the workflow YAML (its baseline section)")
     baseline.add_argument("--results", help="with update: the results file to store")
     baseline.set_defaults(handler=_baseline)
+
+    init = commands.add_parser("init", help="write eval-gate.yml and a GitHub workflow for this repository's ADK agents")
+    init.add_argument("--dir", default=".", help="the repository root (default: here)")
+    init.add_argument("--branch", help="the default branch the workflow stores baselines from (default: git's)")
+    init.set_defaults(handler=_init)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of a file format")
     schema.add_argument("kind", choices=["results", "comparison"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 import time
 from collections import defaultdict
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .criteria.judge import Judge
+from .criteria.judge_progress import JudgeProgress
 from .criteria.judging import JudgeJob, judge_all
 from .criteria.prompts import environment
 from .criteria.scoring import score_case
@@ -140,10 +142,14 @@ async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings
     return [r for r in results if r is not None], (reasons[0] if reasons else None)
 
 
-async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSettings | None = None) -> ResultsFile:
+async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSettings | None = None,
+                         targets: list[Target] | None = None) -> ResultsFile:
+    """`targets`, one per agent of the plan, replace the ones its config describes (AgentEvaluator's agent is a
+    Python module, not a config entry)."""
     started_at, start = _now(), time.perf_counter()
     settings = settings or runner_settings(plan)
-    targets = [build_target(agent.agent, plan.workflow.base_dir, simulation_settings(plan, agent)) for agent in plan.agents]
+    if targets is None:
+        targets = [build_target(agent.agent, plan.workflow.base_dir, simulation_settings(plan, agent)) for agent in plan.agents]
     jobs = [
         Job(target, eval_set.eval_set_id, case, run)
         for agent, target in zip(plan.agents, targets, strict=True)
@@ -166,12 +172,14 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
         for case in eval_set.file.eval_set.eval_cases
         for run in by_target[id(target)][eval_set.eval_set_id][case.eval_id] if run.ok
     ]
-    judged = await judge_all(judge_jobs, judge) if judge_jobs else {}
+    progress = JudgeProgress(len(judge_jobs), judge.llm.stats, quiet)
+    judged = await judge_all(judge_jobs, judge, progress) if judge_jobs else {}
     eval_set_results = [
         _eval_set_result(plan, agent, eval_set, target, by_target[id(target)][eval_set.eval_set_id], judged)
         for agent, target in zip(plan.agents, targets, strict=True)
         for eval_set in agent.eval_sets
     ]
+    _write_eval_history(plan, eval_set_results)
     finished = time.perf_counter()
     return ResultsFile(
         tool=tool_info(),
@@ -193,6 +201,23 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
     )
+
+
+def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult]) -> None:
+    """ADK eval history for `adk web`; a history that cannot be written is a warning, never a lost run."""
+    from .targets.eval_history import history_folder, write_history
+
+    for agent in plan.agents:
+        folder = history_folder(agent.agent, plan.workflow.base_dir)
+        if folder is None:
+            continue
+        for eval_set in agent.eval_sets:
+            result = next(r for r in eval_set_results if r.agent == agent.name and r.eval_set_id == eval_set.eval_set_id)
+            try:
+                write_history(folder, result, {c.eval_id: c for c in eval_set.file.eval_set.eval_cases})
+            except Exception as exc:  # a read-only checkout, an id ADK refuses as a file name, ...
+                print(f"warning: ADK eval history for {agent.name}/{eval_set.eval_set_id} not written: {exc}",
+                      file=sys.stderr)
 
 
 def _cache_dir(plan: Plan) -> Path | None:

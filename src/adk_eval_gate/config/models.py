@@ -37,6 +37,8 @@ class AdkTarget(_Strict):
 
     kind: Literal["adk"]
     agent: str = Field(min_length=1)
+    eval_history: bool = Field(default=True, description="write ADK eval history into the agent folder "
+                               "(.adk/eval_history), as `adk eval` does, so `adk web` lists these runs")
 
 
 class HttpTarget(_Strict):

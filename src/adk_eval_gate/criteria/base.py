@@ -123,6 +123,9 @@ class CriterionSpec:
     # Set when the criterion is a valid ADK name that this build cannot score yet.
     unavailable_reason: str | None = None
     judge_scorer: JudgeScorer | None = None
+    # How the case's pooled score becomes a status when the criterion is not ADK's `score >= threshold` (custom
+    # metrics decide themselves): (score, threshold, every run's outcome) -> status.
+    case_status: Callable[[float | None, float, Sequence[MetricOutcome | None]], Status] | None = None
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from ..llm.client import LlmUnavailable
 from ..targets.base import CaseRun, one_line
 from .base import Cause, ConfiguredCriterion, MetricOutcome, NotEvaluable, UnparseableReply
 from .judge import Judge
+from .judge_progress import JudgeProgress
 from .scoring import scoring_input
 
 
@@ -42,8 +43,15 @@ async def _one(job: JudgeJob, client: Judge) -> MetricOutcome:
                                    Cause.INTERNAL_ERROR, count)
 
 
-async def judge_all(jobs: Sequence[JudgeJob], client: Judge) -> dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]]:
-    outcomes = await asyncio.gather(*(_one(job, client) for job in jobs))
+async def judge_all(jobs: Sequence[JudgeJob], client: Judge,
+                    progress: JudgeProgress | None = None) -> dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]]:
+    async def tracked(job: JudgeJob) -> MetricOutcome:
+        outcome = await _one(job, client)
+        if progress is not None:
+            progress.update()
+        return outcome
+
+    outcomes = await asyncio.gather(*(tracked(job) for job in jobs))
     by_case: dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]] = {}
     for job, outcome in zip(jobs, outcomes, strict=True):
         by_case.setdefault(job.key, {})[(job.run.run, job.criterion.name)] = outcome

@@ -16,6 +16,7 @@ from ..errors import InputError, did_you_mean, format_loc
 from ..validation import LineLookup, input_error_from
 from . import options as o
 from .base import ConfiguredCriterion, CriterionSpec
+from .custom import custom_spec
 from .final_response_match_v2 import score_final_response_match_v2
 from .hallucinations import score_hallucinations
 from .multi_turn_trajectory import score_multi_turn_trajectory
@@ -79,9 +80,11 @@ def register(spec: CriterionSpec) -> None:
     REGISTRY[spec.name] = spec
 
 
-def _custom_spec(name: str) -> CriterionSpec:
+def _custom_spec(name: str, path: str | None) -> CriterionSpec:
+    if path:
+        return custom_spec(name, path)
     return CriterionSpec(name, o.ThresholdOptions, None, "custom metric (code_config)",
-                         unavailable_reason="custom metrics (eval_config custom_metrics) are not run by adk-eval-gate yet")
+                         unavailable_reason="the custom metric's code_config names no function")
 
 
 def resolve_criteria(
@@ -89,7 +92,7 @@ def resolve_criteria(
     file: str | None,
     *,
     loc: tuple[str | int, ...] = ("criteria",),
-    custom_metrics: Iterable[str] = (),
+    custom_metrics: Mapping[str, str] | Iterable[str] = (),
     lines: LineLookup | None = None,
 ) -> list[ConfiguredCriterion]:
     """Validates a `criteria` mapping; errors name `file` and `<loc>.<criterion>[.<option>]`."""
@@ -103,7 +106,9 @@ def resolve_criteria(
     if not raw:
         raise fail(loc, "no criteria configured",
                          "name at least one, e.g. tool_trajectory_avg_score: 1.0 (or drop the key for ADK's defaults)")
-    custom = set(custom_metrics)
+    # ADK looks a name up in custom_metrics first: a custom metric may even shadow a built-in one.
+    custom: dict[str, str | None] = (dict(custom_metrics) if isinstance(custom_metrics, Mapping)
+                                     else dict.fromkeys(custom_metrics))
     resolved: list[ConfiguredCriterion] = []
     for name, value in raw.items():
         if not isinstance(name, str):
@@ -112,7 +117,7 @@ def resolve_criteria(
         if name in INFORMATIONAL:
             raise fail(where, "is an informational metric that takes no threshold",
                              "remove it from criteria (ADK reports it on its own)")
-        spec = REGISTRY.get(name) or (_custom_spec(name) if name in custom else None)
+        spec = _custom_spec(name, custom[name]) if name in custom else REGISTRY.get(name)
         if spec is None:
             guess = did_you_mean(name, [*REGISTRY, *custom])
             fix = f"did you mean `{guess}`?" if guess else f"use one of {', '.join(REGISTRY)}"

@@ -135,7 +135,8 @@ def score_case(case: EvalCase, runs: Sequence[CaseRun], criteria: Sequence[Confi
             results.append(errored)
             continue
         score, reason, cause = _pooled(criterion, outcomes)
-        status = status_for(score, criterion.threshold)
+        rule = criterion.spec.case_status  # custom metrics decide their own verdict, as ADK lets them
+        status = rule(score, criterion.threshold, outcomes) if rule else status_for(score, criterion.threshold)
         results.append(CriterionResult(criterion.name, criterion.threshold, score, status, outcomes, reason, cause))
     errors = [run for run in runs if not run.ok]
     if errors:

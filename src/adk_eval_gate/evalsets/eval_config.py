@@ -5,7 +5,7 @@ Parsed here into plain data; the criteria stage validates the criterion names an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,7 @@ class EvalConfigData:
     criteria: dict[str, Any]
     source: str  # a file path, "inline" or "default"
     custom_metric_names: tuple[str, ...] = ()
+    custom_metric_paths: dict[str, str] = field(default_factory=dict)  # name -> code_config.name
     user_simulator_config: dict[str, Any] | None = None
 
 
@@ -103,6 +104,7 @@ def parse_eval_config(data: Any, path: Path, known_criteria: set[str]) -> EvalCo
         criteria=dict(parsed.criteria),
         source=str(path),
         custom_metric_names=tuple(parsed.custom_metrics or ()),
+        custom_metric_paths={name: c.code_config.name for name, c in (parsed.custom_metrics or {}).items()},
         user_simulator_config=parsed.user_simulator_config.model_dump() if parsed.user_simulator_config else None,
     )
 

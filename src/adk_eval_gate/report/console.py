@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..gate.evidence import non_gating_regressions, regression_cases
 from ..results.missing import missing_judged_line
 from ..results.models import ResultsFile
+from .efficiency import efficiency_line
 from .spend import spend_line
 
 _MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR"}
@@ -41,6 +42,8 @@ def render_table(results: ResultsFile) -> str:
             if case.reason and case.status != "passed":
                 lines.append(f"      ↳ {_clip(case.reason, 160)}")
         lines.append(f"  {s.passed}/{s.total} passed, {s.failed} failed, {s.error} errors, {s.not_evaluated} not evaluated")
+        if cost := efficiency_line(eval_set.cases):
+            lines.append(f"  efficiency (informational), {cost}")
         lines.append("")
     t = results.summary
     lines.append(f"Total: {t.passed}/{t.total} cases passed, {t.failed} failed, {t.error} errors, "

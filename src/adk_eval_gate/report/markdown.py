@@ -22,6 +22,7 @@ from ..evalsets.models import Invocation, content_text, tool_calls
 from ..gate.evidence import non_gating_regressions, regression_cases
 from ..results.missing import missing_judged_line
 from ..results.models import ResultsFile
+from .efficiency import efficiency_line
 from .escape import code_block, html_text, inline
 from .spend import spend_line
 
@@ -121,7 +122,8 @@ def render_report(comparison: Comparison, results: ResultsFile, expected_cases: 
     text = ""
     for level in levels:
         text = template.render(
-            c=comparison, results=results, regressions=regressions, not_gating=not_gating, evidence=evidence[: level["evidence"]],
+            c=comparison, results=results, efficiency=efficiency_line(c for s in results.eval_sets for c in s.cases),
+            regressions=regressions, not_gating=not_gating, evidence=evidence[: level["evidence"]],
             hidden_evidence=max(0, len(evidence) - level["evidence"]), improvements=improvements if level["improvements"] else [],
             hidden_improvements=0 if level["improvements"] else len(improvements), others=others if level["others"] else [],
             hidden_others=0 if level["others"] else len(others), run_url=run_url, head_sha=head_sha, rows_limit=level["rows"],

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import __version__
+from ..criteria import efficiency
 from ..criteria.base import ConfiguredCriterion, MetricOutcome
 from ..criteria.scoring import CaseScore
 from ..evalsets.models import EvalCase, dump_invocation
@@ -23,6 +24,7 @@ from .models import (
     CaseResult,
     Counts,
     CriterionConfig,
+    EfficiencyResult,
     GitInfo,
     InvocationResult,
     MetricResult,
@@ -71,7 +73,15 @@ def case_result(case: EvalCase, score: CaseScore, runs: Sequence[CaseRun]) -> Ca
         for r in runs
     ]
     return CaseResult(eval_id=score.eval_id, case_hash=case_hash(case), status=score.status.value, reason=score.reason,
-                      metrics=metrics, runs=records)
+                      metrics=metrics, efficiency=efficiency_results(runs), runs=records)
+
+
+def efficiency_results(runs: Sequence[CaseRun]) -> dict[str, EfficiencyResult]:
+    done = [list(r.invocations) for r in runs if r.ok and r.invocations is not None]
+    if not done:
+        return {}
+    values = {name: efficiency.case_value(name, done) for name in efficiency.NAMES}
+    return {name: EfficiencyResult(score=v.score, per_invocation=v.per_invocation) for name, v in values.items()}
 
 
 def content_hash(data: Any) -> str:

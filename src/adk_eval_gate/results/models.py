@@ -62,6 +62,12 @@ class RunRecord(_Model):
     )
 
 
+class EfficiencyResult(_Model):
+    score: float | None = Field(description="The case's value, as ADK reports it: one run's mean per turn, or with "
+                                "several runs the mean of every run's per-turn values. Null when nothing reported it.")
+    per_invocation: list[float | None] = Field(description="Per turn, the mean over runs.")
+
+
 class CaseResult(_Model):
     eval_id: str
     case_hash: str = Field(default="", description="sha256 of the eval case as written (ids and timestamps aside); "
@@ -69,6 +75,9 @@ class CaseResult(_Model):
     status: StatusName
     reason: str | None = Field(default=None, description="One line: why the case failed, errored or was not evaluated.")
     metrics: dict[str, MetricResult]
+    efficiency: dict[str, EfficiencyResult] = Field(
+        default_factory=dict, description="ADK 2.13's informational efficiency metrics (tool_call_count_v1, "
+        "inference_call_count_v1, token_usage_v1, invocation_duration_v1): reported, never passing or failing.")
     runs: list[RunRecord]
 
 

@@ -193,7 +193,7 @@ class AdkTarget:
 
     async def start(self) -> None:
         self.preload()
-        self._app, self._agent = await load_agent(self._reference, self._base_dir)
+        self._app, self._agent = await self._load()
         from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
         from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
         from google.adk.sessions.in_memory_session_service import InMemorySessionService
@@ -204,6 +204,9 @@ class AdkTarget:
         self._recorder = _app_details_plugin()
         self._runners: dict[str, Any] = {}
         self._users = Users(self._simulation)
+
+    async def _load(self) -> tuple[Any, Any]:
+        return await load_agent(self._reference, self._base_dir)
 
     def _runner(self, app_name: str) -> Any:
         """One Runner per app name, shared by concurrent cases, as `adk api_server` shares one per app: each

@@ -1,0 +1,124 @@
+"""`--cases` picks cases the way `adk eval file.evalset.json:case1,case2` does, and a partial run is never a baseline."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from adk_eval_gate.ci import CiOptions, run_ci
+from adk_eval_gate.cli import main
+from adk_eval_gate.errors import InputError
+from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.plan import build_plan, select_cases
+
+
+def _ids(plan) -> dict[str, list[str]]:
+    return {
+        s.eval_set_id: [c.eval_id for c in s.file.eval_set.eval_cases]
+        for a in plan.agents
+        for s in a.eval_sets
+    }
+
+
+def test_selectors_by_id_file_and_glob(example):
+    plan = build_plan(example / "eval-gate.yml")
+    assert _ids(select_cases(plan, ["dice:roll_6,roll_20"])) == {"dice": ["roll_6", "roll_20"]}
+    assert _ids(select_cases(plan, ["evals/dice.evalset.json:roll_*"])) == {
+        "dice": ["roll_6", "roll_20", "roll_12_wrong_golden"]
+    }
+    assert _ids(select_cases(plan, ["dice.evalset.json:capabilities", "dice:primes_*"])) == {
+        "dice": ["capabilities", "primes_paraphrased"]
+    }
+    assert _ids(select_cases(plan, ["hello_world/dice"]))["dice"] == _ids(plan)["dice"]
+    assert _ids(select_cases(plan, ["dice:roll_6", "dice"]))["dice"] == _ids(plan)["dice"]
+
+
+@pytest.mark.parametrize(
+    ("selector", "named"),
+    [
+        ("dicee:roll_6", "no eval set 'dicee'"),
+        ("dice:roll_7", "no case 'roll_7' in eval set 'dice'"),
+        ("dice:nothing_*", r"no case 'nothing_\*'"),
+        ("dice:", "names no case"),
+    ],
+)
+def test_unknown_names_are_bad_input(example, selector, named):
+    with pytest.raises(InputError, match=named):  # one line naming what matched nothing
+        select_cases(build_plan(example / "eval-gate.yml"), [selector])
+
+
+def test_run_with_cases_scores_only_those_and_unknown_exits_2(example, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert (
+        main(
+            [
+                "run",
+                "--config",
+                str(example / "eval-gate.yml"),
+                "--output",
+                str(out),
+                "--quiet",
+                "--cases",
+                "dice:roll_6,capabilities",
+            ]
+        )
+        == 0
+    )
+    cases = json.loads(out.read_text())["eval_sets"][0]["cases"]
+    assert [c["eval_id"] for c in cases] == ["roll_6", "capabilities"]
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "run",
+                "--config",
+                str(example / "eval-gate.yml"),
+                "--output",
+                str(out),
+                "--quiet",
+                "--cases",
+                "dice:roll_7",
+            ]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "roll_7" in err and "did you mean 'roll_6'?" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_selected_run_on_the_default_branch_never_overwrites_the_baseline(example, tmp_path, capsys):
+    baseline = example / "baseline" / "results.json"
+    before = baseline.read_bytes()
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"repository": {"default_branch": "main"}}))
+    context = ActionsContext.from_env(
+        {"GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main", "GITHUB_EVENT_PATH": str(event)}
+    )
+    options = CiOptions(
+        config=str(example / "eval-gate.yml"),
+        output_dir=str(tmp_path / "out"),
+        quiet=True,
+        cases=["dice:roll_6"],
+    )
+    run_ci(options, context)
+    assert baseline.read_bytes() == before
+    assert "baseline not stored: --cases ran only part of the suite" in capsys.readouterr().out  # the verdict line
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["summary"]["total"] == 1
+
+
+def test_baseline_update_refuses_the_results_of_a_selected_run(example, tmp_path, capsys):
+    partial, full = tmp_path / "partial.json", tmp_path / "full.json"
+    config = str(example / "eval-gate.yml")
+    main(["run", "--config", config, "--output", str(partial), "--quiet", "--cases", "dice:roll_6"])
+    baseline = example / "baseline" / "results.json"
+    before = baseline.read_bytes()
+    capsys.readouterr()
+    assert main(["baseline", "update", "--config", config, "--results", str(partial)]) == 2
+    err = capsys.readouterr().err
+    assert "covers 1 of the 6 cases" in err and "a --cases or shard run is not a baseline" in err
+    assert baseline.read_bytes() == before
+    main(["run", "--config", config, "--output", str(full), "--quiet"])
+    assert main(["baseline", "update", "--config", config, "--results", str(full)]) == 0
+    assert baseline.read_bytes() != before
