@@ -4,9 +4,11 @@ Exit codes: 0 pass, 1 failed, 2 bad input."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 from .errors import EXIT_BAD_INPUT, InputError
@@ -170,8 +172,16 @@ def _schema(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are one line, like every other bad input, with the way to the full usage."""
+
+    def error(self, message: str) -> NoReturn:
+        first = " ".join(message.split())
+        self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {first}; see `{self.prog} --help`\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="adk-eval-gate", description="Gate pull requests on ADK agent evaluations.")
+    parser = _Parser(prog="adk-eval-gate", description="Gate pull requests on ADK agent evaluations.")
     parser.add_argument("--version", action="version", version=f"adk-eval-gate {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -229,11 +239,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Files each command writes, checked before any work so a bad path neither costs a run nor leaves files behind.
+_OUTPUT_FILES = {"run": ("output",), "compare": ("output",)}
+_OUTPUT_DIRS = {"ci": "output_dir", "merge": "output_dir"}
+_DIR_FILES = ("results.json", "comparison.json", "junit.xml", "report.md", "pull-request.json")
+_GITHUB_FILES = {"ci": ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"), "merge": ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"),
+                 "publish": ("GITHUB_STEP_SUMMARY",)}
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    from .files import check_output_dir, check_output_file
+
+    for name in _OUTPUT_FILES.get(args.command, ()):
+        if getattr(args, name, None) is not None:
+            check_output_file(getattr(args, name), f"--{name.replace('_', '-')}")
+    if (name := _OUTPUT_DIRS.get(args.command)) is not None:
+        folder = check_output_dir(getattr(args, name), f"--{name.replace('_', '-')}")
+        for file in _DIR_FILES:
+            if (folder / file).exists():
+                check_output_file(folder / file, f"--{name.replace('_', '-')}")
+    for variable in _GITHUB_FILES.get(args.command, ()):
+        if os.environ.get(variable):
+            check_output_file(os.environ[variable], variable, append=True)
+
+
+def _quiet_broken_pipe() -> int:
+    """A reader that stopped early (`| head`) is not an error worth a traceback: end as a SIGPIPE'd program would."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 128 + 13
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.handler(args)
+        _check_outputs(args)
+        code = args.handler(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except InputError as exc:
         print(f"error: {exc.render()}", file=sys.stderr)
         return EXIT_BAD_INPUT
