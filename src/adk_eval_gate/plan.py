@@ -10,13 +10,15 @@ from pathlib import Path
 
 import jinja2
 
-from .config.loader import AgentPlan, Workflow, load_workflow
+from .config.loader import AgentPlan, Workflow, load_workflow, shown_path
 from .criteria.base import ConfiguredCriterion
 from .criteria.prompts import BUILT_IN, environment
 from .criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
 from .errors import InputError
 from .evalsets.eval_config import EvalConfigData, load_eval_config, sibling_test_config
 from .evalsets.loader import EvalSetFile, load_eval_set
+from .files import read_text
+from .report.markdown import environment as report_environment
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,25 @@ def _criteria_for(workflow: Workflow, agent: AgentPlan, eval_set_path: Path) -> 
     return data, tuple(resolved)
 
 
+def _check_report_templates(workflow: Workflow) -> None:
+    """A comment template that does not parse would only fail after every agent ran, leaving no report."""
+    folder = workflow.template_dir
+    if folder is None:
+        return
+    if not folder.is_dir():
+        raise InputError(workflow.path, "report.templates", f"{_relative(workflow, folder)} is not a folder",
+                         "point at a folder holding comment.md.j2")
+    templates = report_environment(folder)
+    for path in sorted(folder.glob("*.j2")):
+        shown = _relative(workflow, path)
+        try:
+            templates.parse(read_text(path, "report template"))
+        except InputError as exc:
+            raise exc.with_file(shown) from None
+        except jinja2.TemplateSyntaxError as exc:
+            raise InputError(shown, None, f"template syntax error: {exc.message}", "fix the Jinja syntax", line=exc.lineno) from None
+
+
 def _check_judge_templates(workflow: Workflow) -> None:
     """Every override must be a judge template we have, and parse: a typo would otherwise be silently ignored, and a
     syntax error would only surface as not-evaluated cases."""
@@ -92,13 +113,39 @@ def _check_judge_templates(workflow: Workflow) -> None:
         if path.name not in known:
             raise InputError(path, None, "is not a judge template, so it would never be used", f"name it after one of {', '.join(known)}")
         try:
-            templates.parse(path.read_text(encoding="utf-8"))
+            templates.parse(read_text(path, "judge template"))
         except jinja2.TemplateSyntaxError as exc:
             raise InputError(path, None, f"template syntax error: {exc.message}", "fix the Jinja syntax", line=exc.lineno) from None
 
 
+def _shown_errors(workflow: Workflow, error: InputError) -> InputError:
+    """Errors in files the config points at name them as the config does, relative to its directory."""
+    if error.file and Path(error.file).is_absolute():
+        return error.with_file(shown_path(Path(error.file), workflow.base_dir))
+    return error
+
+
+def _check_target_fits(agent: AgentPlan, loaded: EvalSetFile, workflow: Workflow) -> None:
+    if agent.settings.target.kind != "command":
+        return
+    for index, case in enumerate(loaded.eval_set.eval_cases):
+        if case.conversation is None:
+            raise InputError(_relative(workflow, loaded.path), f"eval_cases[{index}].conversation_scenario",
+                             f"case {case.eval_id!r} is a scenario, which the command target cannot run "
+                             f"(agent {agent.name!r}: its protocol sends every user turn up front)",
+                             "run scenario cases with the adk or http target, or give the case a conversation")
+
+
 def build_plan(config_path: str | Path) -> Plan:
     workflow = load_workflow(config_path)
+    try:
+        return _build(workflow)
+    except InputError as exc:
+        raise _shown_errors(workflow, exc) from None
+
+
+def _build(workflow: Workflow) -> Plan:
+    _check_report_templates(workflow)
     _check_judge_templates(workflow)
     agents = []
     for agent in workflow.agents:
@@ -106,9 +153,10 @@ def build_plan(config_path: str | Path) -> Plan:
         seen: dict[str, Path] = {}
         for path in agent.evalset_paths:
             loaded = load_eval_set(path)
+            _check_target_fits(agent, loaded, workflow)
             set_id = loaded.eval_set.eval_set_id
             if set_id in seen:
-                raise InputError(path, "eval_set_id", f"{set_id!r} is also the id of {seen[set_id]}",
+                raise InputError(path, "eval_set_id", f"{set_id!r} is also the id of {_relative(workflow, seen[set_id])}",
                                  "give each eval set of an agent a unique eval_set_id (legacy files take the file name)")
             seen[set_id] = path
             config, criteria = _criteria_for(workflow, agent, path)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import glob
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..errors import InputError, format_loc
+from ..errors import InputError, did_you_mean, format_loc
 from ..files import load_yaml
 from ..validation import LineLookup, input_error_from, yaml_line_lookup
+from .globs import walk_glob
 from .models import AgentSettings, Settings, is_glob
 
 
@@ -38,24 +40,77 @@ class Workflow:
     judge_template_dir: Path | None = None
 
 
+def shown_path(path: Path, base: Path) -> str:
+    """How errors and reports name a file the config points at: relative to the config's directory."""
+    try:
+        return os.path.relpath(path, base)
+    except ValueError:  # another drive
+        return str(path)
+
+
 def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error, *, allow_dirs: bool) -> list[Path]:
-    if not pattern.strip():
-        raise workflow_error(loc, "is an empty path", "give a file path or a glob")
+    if not pattern.strip() or "\x00" in pattern:
+        raise workflow_error(loc, "is an empty path" if not pattern.strip() else "holds a NUL byte", "give a file path or a glob")
     full = Path(pattern).expanduser()
     full = full if full.is_absolute() else base / full
     if is_glob(pattern):
-        matches = sorted(Path(p) for p in glob.glob(str(full), recursive=True))
-        matches = [p for p in matches if p.is_file() or (allow_dirs and p.is_dir())]
+        matches = [p for p in walk_glob(full) if p.is_file() or (allow_dirs and p.is_dir())]
         if not matches:
-            raise workflow_error(loc, f"glob {pattern!r} matches no file (searched from {base})",
+            raise workflow_error(loc, f"glob {pattern!r} matches no file",
                                  "fix the pattern; relative paths resolve against the config file's directory")
         return matches
-    if not full.exists():
-        raise workflow_error(loc, f"{pattern!r} does not exist (resolved to {full})",
+    try:
+        exists = full.exists()
+    except OSError as exc:  # a name too long, a symlink loop
+        raise workflow_error(loc, f"{pattern!r} cannot be read: {exc.strerror or exc}", "fix the path") from None
+    if not exists:
+        raise workflow_error(loc, f"{pattern!r} does not exist",
                              "fix the path; relative paths resolve against the config file's directory")
     if full.is_dir() and not allow_dirs:
         raise workflow_error(loc, f"{pattern!r} is a directory", "point at a file or use a glob like dir/*.evalset.json")
+    if not full.is_dir() and not full.is_file():
+        raise workflow_error(loc, f"{pattern!r} is not a regular file (a pipe or a device?)", "point at a regular file")
     return [full]
+
+
+def _check_command(agent: AgentSettings, base: Path, where: tuple[str | int, ...], workflow_error) -> None:
+    """A missing program or working directory fails every case the same way: say so once, before anything runs."""
+    target = agent.target
+    cwd = Path(target.cwd).expanduser() if target.cwd else base
+    cwd = cwd if cwd.is_absolute() else base / cwd
+    if target.cwd is not None and not cwd.is_dir():
+        raise workflow_error((*where, "target", "cwd"), f"{target.cwd!r} is not an existing directory",
+                             "fix the path; relative paths resolve against the config file's directory")
+    program = target.command[0]
+    if not program.strip():
+        raise workflow_error((*where, "target", "command", 0), "is empty", "name the program to run")
+    if "/" in program:
+        path = Path(program).expanduser()
+        path = path if path.is_absolute() else base / path
+        if not path.is_file():
+            raise workflow_error((*where, "target", "command", 0), f"{program!r} does not exist",
+                                 "fix the path; relative paths resolve against the config file's directory")
+        if not os.access(path, os.X_OK):
+            raise workflow_error((*where, "target", "command", 0), f"{program!r} is not executable",
+                                 f"run `chmod +x {program}` or start it through its interpreter")
+    elif shutil.which(program, path=(agent.target.env.get("PATH") or os.environ.get("PATH"))) is None:
+        raise workflow_error((*where, "target", "command", 0), f"{program!r} is not on PATH",
+                             "install it or give its path")
+
+
+def _check_tolerance(settings: Settings, workflow_error) -> None:
+    tolerance = settings.gate.tolerance
+    if not isinstance(tolerance, dict):
+        return
+    from ..criteria.registry import REGISTRY  # the criteria stage imports config models; import late
+
+    custom = {name for agent in settings.agents for name in (agent.criteria or {})}
+    known = ["default", *REGISTRY, *sorted(custom)]
+    for name in tolerance:
+        if name not in known:
+            guess = did_you_mean(name, known)
+            raise workflow_error(("gate", "tolerance", name), "is neither `default` nor a criterion name",
+                                 f"did you mean `{guess}`?" if guess else f"use `default` or one of {', '.join(REGISTRY)}")
 
 
 def load_workflow(path: str | Path) -> Workflow:
@@ -75,6 +130,7 @@ def load_workflow(path: str | Path) -> Workflow:
     def error(loc: tuple[str | int, ...], problem: str, fix: str) -> InputError:
         return InputError(config_path, format_loc(loc), problem, fix, line=lines(loc))
 
+    _check_tolerance(settings, error)
     agents = []
     for index, agent in enumerate(settings.agents):
         where = ("agents", index)
@@ -92,6 +148,8 @@ def load_workflow(path: str | Path) -> Workflow:
                 actuals.extend(_expand(base, pattern, (*where, "target", "actuals", j), error, allow_dirs=True))
         elif agent.target.kind == "adk" and ":" not in agent.target.agent:
             _expand(base, agent.target.agent, (*where, "target", "agent"), error, allow_dirs=True)
+        elif agent.target.kind == "command":
+            _check_command(agent, base, where, error)
         agents.append(AgentPlan(index, agent, tuple(evalsets), eval_config, tuple(actuals)))
     template_dir = None
     if settings.report.templates:

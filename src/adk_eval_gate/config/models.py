@@ -14,7 +14,8 @@ NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: "0.8" is not a number and `true` is not a count; YAML gives real numbers, so a string is a mistake.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class ReplayTarget(_Strict):
@@ -141,7 +142,7 @@ class GateSettings(_Strict):
     alpha: float = Field(default=0.01, gt=0, lt=0.5, description="false-alarm budget for the whole run's eval-set verdicts")
     case_fdr: float = Field(default=0.05, gt=0, lt=0.5, description="false discovery rate for the per-case rows")
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
-    override_label: str | None = "adk-eval-gate: accept regression"
+    override_label: str | None = Field(default="adk-eval-gate: accept regression", min_length=1, pattern=r"\S")
 
     @field_validator("tolerance")
     @classmethod
@@ -176,7 +177,7 @@ class JudgeSection(_Strict):
                                   "the built-in ones; relative to the config file")
     prices: dict[str, ModelPrice] = Field(default_factory=dict, description="USD per million tokens by model name "
                                           "(prefix match), added to the built-in Gemini list prices")
-    base_url: str | None = Field(default=None, description="the Gemini API endpoint (default: GOOGLE_GEMINI_BASE_URL or Google's)")
+    base_url: str | None = Field(default=None, pattern=r"^https?://[^\s/?#]+[^\s]*$", description="the Gemini API endpoint (default: GOOGLE_GEMINI_BASE_URL or Google's)")
 
 
 class ReportSection(_Strict):
