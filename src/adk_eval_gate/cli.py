@@ -155,8 +155,9 @@ def _merge(args: argparse.Namespace) -> int:
     from .results.build import read_results
     from .shards import merge_results
 
-    merged = merge_results([read_results(Path(p)) for p in args.results])
-    return finish(_ci_options(args), build_plan(args.config), merged, ActionsContext.from_env())
+    plan = build_plan(args.config)
+    merged = merge_results([(p, read_results(Path(p))) for p in args.results], plan)
+    return finish(_ci_options(args), plan, merged, ActionsContext.from_env())
 
 
 def _publish(args: argparse.Namespace) -> int:
