@@ -136,6 +136,7 @@ def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
         loader = yaml.SafeLoader(text)
         try:
             node = loader.get_single_node()
+            _check_expansion(node, path, what)
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()
@@ -154,11 +155,53 @@ def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
     return data, node
 
 
+# A config is a few hundred nodes; aliases of aliases ("billion laughs") expand exponentially, and an alias
+# inside its own anchor never ends: both would hang every later walk of the data.
+MAX_YAML_NODES = 100_000
+
+
+def _check_expansion(root: yaml.Node | None, path: Path, what: str) -> None:
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)] if root is not None else []
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            sizes[key] = 1
+            continue
+        children = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else list(node.value)
+        if children_done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_YAML_NODES:
+                raise InputError(path, None, f"{what} expands to more than {MAX_YAML_NODES} values through YAML aliases",
+                                 "write the values out instead of nesting aliases", line=node.start_mark.line + 1)
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise InputError(path, None, f"{what} has a YAML alias inside its own anchor (an endless value)",
+                             "remove the self-reference", line=node.start_mark.line + 1)
+        on_path.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in on_path:
+                raise InputError(path, None, f"{what} has a YAML alias inside its own anchor (an endless value)",
+                                 "remove the self-reference", line=child.start_mark.line + 1)
+            if id(child) not in sizes:
+                stack.append((child, False))
+
+
 def _reject_duplicate_keys(root: yaml.Node | None, path: Path, what: str) -> None:
     """YAML keeps the last of two equal keys without a word; in a gate's config that hides a mistake."""
     stack = [root] if root is not None else []
+    visited: set[int] = set()
     while stack:
         node = stack.pop()
+        if id(node) in visited:  # an alias: its anchor was checked
+            continue
+        visited.add(id(node))
         if isinstance(node, yaml.MappingNode):
             seen: dict[object, int] = {}
             for key, value in node.value:
@@ -225,7 +268,7 @@ def check_output_file(text: str | os.PathLike[str], field: str, *, append: bool 
     path = Path(text)
     try:
         info = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # the second: a parent is a file, named below
         info = None
     except OSError as exc:
         raise InputError(None, field, f"{path}: {exc.strerror or exc}", "give a writable file path") from None
@@ -249,7 +292,7 @@ def check_output_dir(text: str | os.PathLike[str], field: str) -> Path:
     path = Path(text)
     try:
         info = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         info = None
     except OSError as exc:
         raise InputError(None, field, f"{path}: {exc.strerror or exc}", "give a writable directory") from None

@@ -40,7 +40,7 @@ def run_publish(directory: str, comment_key: str | None = None, context: Actions
                          "pass the artifact of an adk-eval-gate run") from None
     pr = load_json(folder / "pull-request.json", "pull request file")
     number = pr.get("number") if isinstance(pr, dict) else None
-    if not isinstance(number, int) or number <= 0:
+    if not isinstance(number, int) or isinstance(number, bool) or number <= 0:
         raise InputError(folder / "pull-request.json", "number", "is not a pull request number", "pass the artifact of a pull_request run")
     trusted_head = (context.event.get("workflow_run") or {}).get("head_sha")
     run = context.event.get("workflow_run") or {}

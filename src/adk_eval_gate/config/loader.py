@@ -54,7 +54,8 @@ def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error
     full = Path(pattern).expanduser()
     full = full if full.is_absolute() else base / full
     if is_glob(pattern):
-        matches = [p for p in walk_glob(full) if p.is_file() or (allow_dirs and p.is_dir())]
+        # Pipes and devices stay in: the reader refuses them by name rather than the glob skipping them silently.
+        matches = [p for p in walk_glob(full) if p.exists() and (allow_dirs or not p.is_dir())]
         if not matches:
             raise workflow_error(loc, f"glob {pattern!r} matches no file",
                                  "fix the pattern; relative paths resolve against the config file's directory")
@@ -68,8 +69,6 @@ def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error
                              "fix the path; relative paths resolve against the config file's directory")
     if full.is_dir() and not allow_dirs:
         raise workflow_error(loc, f"{pattern!r} is a directory", "point at a file or use a glob like dir/*.evalset.json")
-    if not full.is_dir() and not full.is_file():
-        raise workflow_error(loc, f"{pattern!r} is not a regular file (a pipe or a device?)", "point at a regular file")
     return [full]
 
 
@@ -96,6 +95,20 @@ def _check_command(agent: AgentSettings, base: Path, where: tuple[str | int, ...
     elif shutil.which(program, path=(agent.target.env.get("PATH") or os.environ.get("PATH"))) is None:
         raise workflow_error((*where, "target", "command", 0), f"{program!r} is not on PATH",
                              "install it or give its path")
+
+
+def _check_cache(base: Path, value: str, workflow_error) -> None:
+    """Created on the first judge call; a file in its place would fail every call of the run instead."""
+    if "\x00" in value:
+        raise workflow_error(("judge", "cache"), "holds a NUL byte", "give a directory path or null")
+    folder = Path(value).expanduser()
+    folder = folder if folder.is_absolute() else base / folder
+    for candidate in (folder, *folder.parents):
+        if candidate.exists():
+            if not candidate.is_dir():
+                raise workflow_error(("judge", "cache"), f"{shown_path(candidate, base)!r} is not a directory",
+                                     "point at a directory (it is created if missing) or set null")
+            return
 
 
 def _check_tolerance(settings: Settings, workflow_error) -> None:
@@ -154,6 +167,8 @@ def load_workflow(path: str | Path) -> Workflow:
     template_dir = None
     if settings.report.templates:
         template_dir = _expand(base, settings.report.templates, ("report", "templates"), error, allow_dirs=True)[0]
+    if settings.judge.cache:
+        _check_cache(base, settings.judge.cache, error)
     judge_template_dir = None
     if settings.judge.templates:
         judge_template_dir = _expand(base, settings.judge.templates, ("judge", "templates"), error, allow_dirs=True)[0]
