@@ -67,7 +67,13 @@ def assert_bad_input(argv: list[str], folder: Path, capsys, *fragments: str, sec
 @pytest.fixture
 def replay(example: Path, monkeypatch) -> Path:
     """The bundled example gated on its recorded actuals: no agent runs, so every check here is fast."""
-    for key in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "GITHUB_EVENT_PATH", "GITHUB_ACTIONS", "GITHUB_TOKEN"):
+    for key in (
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_OUTPUT",
+        "GITHUB_EVENT_PATH",
+        "GITHUB_ACTIONS",
+        "GITHUB_TOKEN",
+    ):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(example)
     return example / "replay.yml"
@@ -81,17 +87,24 @@ def _edit_config(config: Path, old: str, new: str) -> None:
 
 # --- files that are not regular files: refused before they are opened -----------------------------------------
 
+
 @pytest.mark.parametrize("which", ["config", "evalset", "actuals", "eval_config", "test_config"])
 def test_named_pipes_are_refused_without_hanging(replay, capsys, which):
     example = replay.parent
-    target = {"config": replay, "evalset": example / "evals" / "dice.evalset.json",
-              "actuals": example / "recorded" / "dice.evalset_result.json", "eval_config": example / "evals" / "eval_config.json",
-              "test_config": example / "evals" / "test_config.json"}[which]
+    target = {
+        "config": replay,
+        "evalset": example / "evals" / "dice.evalset.json",
+        "actuals": example / "recorded" / "dice.evalset_result.json",
+        "eval_config": example / "evals" / "eval_config.json",
+        "test_config": example / "evals" / "test_config.json",
+    }[which]
     if which == "test_config":  # read beside the eval set when no eval_config is named
         _edit_config(replay, "    eval_config: evals/eval_config.json\n", "")
     target.unlink(missing_ok=True)
     os.mkfifo(target)
-    line = assert_bad_input(["validate", "--config", str(replay)], example, capsys, target.name, "named pipe", seconds=10)
+    line = assert_bad_input(
+        ["validate", "--config", str(replay)], example, capsys, target.name, "named pipe", seconds=10
+    )
     assert which == "config" or str(example) not in line  # eval files are named relative to the config
 
 
@@ -100,7 +113,13 @@ def test_devices_and_directories_are_refused(replay, capsys, tmp_path):
     assert_bad_input(["validate", "--config", str(replay.parent)], replay.parent, capsys, "is a directory")
     (replay.parent / "evals" / "test_config.json").mkdir()
     _edit_config(replay, "    eval_config: evals/eval_config.json\n", "")
-    assert_bad_input(["validate", "--config", str(replay)], replay.parent, capsys, "evals/test_config.json", "is a directory")
+    assert_bad_input(
+        ["validate", "--config", str(replay)],
+        replay.parent,
+        capsys,
+        "evals/test_config.json",
+        "is a directory",
+    )
 
 
 @pytest.mark.parametrize("kind", ["results", "baseline"])
@@ -110,22 +129,37 @@ def test_pipes_as_results_or_baseline(replay, capsys, kind):
     os.mkfifo(pipe)
     good = str(example / "baseline" / "results.json")
     results, baseline = (str(pipe), good) if kind == "results" else (good, str(pipe))
-    assert_bad_input(["compare", "--results", results, "--baseline", baseline, "--output", str(example / "c.json")],
-                     example, capsys, "pipe.json", "named pipe", seconds=10)
+    assert_bad_input(
+        ["compare", "--results", results, "--baseline", baseline, "--output", str(example / "c.json")],
+        example,
+        capsys,
+        "pipe.json",
+        "named pipe",
+        seconds=10,
+    )
 
 
 def test_merge_and_publish_refuse_pipes(replay, capsys):
     example = replay.parent
     os.mkfifo(example / "shard.json")
-    assert_bad_input(["merge", str(example / "shard.json"), "--config", str(replay), "--output-dir", str(example / "out")],
-                     example, capsys, "shard.json", "named pipe", seconds=10)
+    assert_bad_input(
+        ["merge", str(example / "shard.json"), "--config", str(replay), "--output-dir", str(example / "out")],
+        example,
+        capsys,
+        "shard.json",
+        "named pipe",
+        seconds=10,
+    )
     artifact = example / "artifact"
     artifact.mkdir()
     os.mkfifo(artifact / "results.json")
-    assert_bad_input(["publish", "--dir", str(artifact)], example, capsys, "results.json", "named pipe", seconds=10)
+    assert_bad_input(
+        ["publish", "--dir", str(artifact)], example, capsys, "results.json", "named pipe", seconds=10
+    )
 
 
 # --- globs ------------------------------------------------------------------------------------------------------
+
 
 def test_recursive_glob_through_symlink_loops_ends_quickly(replay, capsys):
     example = replay.parent
@@ -136,12 +170,15 @@ def test_recursive_glob_through_symlink_loops_ends_quickly(replay, capsys):
     _edit_config(replay, "evalsets: [evals/*.evalset.json]", "evalsets: ['**/*.evalset.json']")
     with time_limit(10):
         assert main(["validate", "--config", str(replay)]) == 0
-    assert "evals/dice.evalset.json [dice]: 6 case(s)" in capsys.readouterr().out  # found once, not once per loop
+    assert (
+        "evals/dice.evalset.json [dice]: 6 case(s)" in capsys.readouterr().out
+    )  # found once, not once per loop
     _edit_config(replay, "'**/*.evalset.json'", "'**/*.nothing.json'")
     assert_bad_input(["validate", "--config", str(replay)], example, capsys, "matches no file", seconds=10)
 
 
 # --- output paths, checked before any work ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("argv", "fragments"),
@@ -151,7 +188,10 @@ def test_recursive_glob_through_symlink_loops_ends_quickly(replay, capsys):
         (["run", "--output", "replay.yml/r.json"], ["--output", "replay.yml is a file, not a directory"]),
         (["ci", "--output-dir", "replay.yml"], ["--output-dir", "not a directory"]),
         (["ci", "--output-dir", "replay.yml/out"], ["--output-dir", "replay.yml"]),
-        (["compare", "--results", "baseline/results.json", "--output", "evals"], ["--output", "is a directory"]),
+        (
+            ["compare", "--results", "baseline/results.json", "--output", "evals"],
+            ["--output", "is a directory"],
+        ),
     ],
 )
 def test_unwritable_outputs_are_refused_before_running(replay, capsys, argv, fragments):
@@ -162,20 +202,31 @@ def test_unwritable_outputs_are_refused_before_running(replay, capsys, argv, fra
 
 @pytest.mark.parametrize(
     ("variable", "value", "fragment"),
-    [("GITHUB_STEP_SUMMARY", "evals", "is a directory"), ("GITHUB_OUTPUT", "missing/dir/out.txt", "does not exist")],
+    [
+        ("GITHUB_STEP_SUMMARY", "evals", "is a directory"),
+        ("GITHUB_OUTPUT", "missing/dir/out.txt", "does not exist"),
+    ],
 )
 def test_github_files_are_checked_before_running(replay, capsys, monkeypatch, variable, value, fragment):
     monkeypatch.setenv(variable, str(replay.parent / value))
-    assert_bad_input(["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, variable, fragment)
+    assert_bad_input(
+        ["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, variable, fragment
+    )
 
 
 # --- eval text and actuals --------------------------------------------------------------------------------------
 
+
 def test_lone_surrogate_in_eval_text(replay, capsys):
     evalset = replay.parent / "evals" / "dice.evalset.json"
     evalset.write_text(evalset.read_text().replace('"Roll a 6 sided die"', '"Roll a 6 sided die \\ud800"', 1))
-    assert_bad_input(["run", "--config", str(replay), "--output", "r.json"], replay.parent, capsys,
-                     "evals/dice.evalset.json:", "lone UTF-16 surrogate")
+    assert_bad_input(
+        ["run", "--config", str(replay), "--output", "r.json"],
+        replay.parent,
+        capsys,
+        "evals/dice.evalset.json:",
+        "lone UTF-16 surrogate",
+    )
 
 
 @pytest.mark.parametrize(
@@ -183,9 +234,14 @@ def test_lone_surrogate_in_eval_text(replay, capsys):
     [
         (lambda d: d.update(eval_case_results="many"), ["eval_case_results", "is str, expected a list"]),
         (lambda d: d["eval_case_results"].__setitem__(0, 7), ["eval_case_results[0]", "expected an object"]),
-        (lambda d: d["eval_case_results"][0].update(eval_id=["x"]), ["eval_case_results[0].eval_id", "expected a string"]),
-        (lambda d: d["eval_case_results"][0]["eval_metric_result_per_invocation"].__setitem__(0, "row"),
-         ["eval_metric_result_per_invocation[0]", "expected an object"]),
+        (
+            lambda d: d["eval_case_results"][0].update(eval_id=["x"]),
+            ["eval_case_results[0].eval_id", "expected a string"],
+        ),
+        (
+            lambda d: d["eval_case_results"][0]["eval_metric_result_per_invocation"].__setitem__(0, "row"),
+            ["eval_metric_result_per_invocation[0]", "expected an object"],
+        ),
     ],
 )
 def test_actuals_with_fields_of_the_wrong_type(replay, capsys, edit, fragments):
@@ -195,8 +251,13 @@ def test_actuals_with_fields_of_the_wrong_type(replay, capsys, edit, fragments):
         data = json.loads(data)
     edit(data)
     actuals.write_text(json.dumps(data))
-    line = assert_bad_input(["validate", "--config", str(replay)], replay.parent, capsys, "recorded/dice.evalset_result.json:",
-                            *fragments)
+    line = assert_bad_input(
+        ["validate", "--config", str(replay)],
+        replay.parent,
+        capsys,
+        "recorded/dice.evalset_result.json:",
+        *fragments,
+    )
     assert str(replay.parent) not in line
 
 
@@ -206,44 +267,77 @@ def test_actuals_with_an_unknown_schema_version(replay, capsys):
     data["schema_version"] = 9
     actuals.write_text(json.dumps(data))
     _edit_config(replay, "actuals: recorded/dice.evalset_result.json", "actuals: recorded/results.json")
-    assert_bad_input(["validate", "--config", str(replay)], replay.parent, capsys, "recorded/results.json", "schema_version", "9")
+    assert_bad_input(
+        ["validate", "--config", str(replay)],
+        replay.parent,
+        capsys,
+        "recorded/results.json",
+        "schema_version",
+        "9",
+    )
 
 
 # --- config values the README documents as rejected -------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("old", "new", "fragments"),
     [
         ("    num_runs: 1\n", "    num_runs: true\n", ["replay.yml:8", "agents[0].num_runs"]),
-        ("    eval_config: evals/eval_config.json\n", "    criteria: {response_match_score: '0.8'}\n",
-         ["agents[0].criteria.response_match_score", "text, not a number"]),
+        (
+            "    eval_config: evals/eval_config.json\n",
+            "    criteria: {response_match_score: '0.8'}\n",
+            ["agents[0].criteria.response_match_score", "text, not a number"],
+        ),
         ("agents:\n", "gate: {tolerance: '0.1'}\nagents:\n", ["gate.tolerance"]),
-        ("agents:\n", "gate: {tolerance: {response_match_scor: 0.1}}\nagents:\n",
-         ["replay.yml:3", "gate.tolerance.response_match_scor", "did you mean `response_match_score`"]),
+        (
+            "agents:\n",
+            "gate: {tolerance: {response_match_scor: 0.1}}\nagents:\n",
+            ["replay.yml:3", "gate.tolerance.response_match_scor", "did you mean `response_match_score`"],
+        ),
         ("agents:\n", "gate: {override_label: ''}\nagents:\n", ["gate.override_label"]),
         ("agents:\n", "judge: {base_url: 'not a url'}\nagents:\n", ["judge.base_url"]),
         ("agents:\n", "run: {timeout: '10'}\nagents:\n", ["run.timeout"]),
         ("agents:\n", "judge: {cache: replay.yml}\nagents:\n", ["judge.cache", "not a directory"]),
-        ("target: {kind: replay, actuals: recorded/dice.evalset_result.json}",
-         "target: {kind: command, command: [./no-such-agent.py]}", ["agents[0].target.command[0]", "does not exist"]),
-        ("target: {kind: replay, actuals: recorded/dice.evalset_result.json}",
-         "target: {kind: command, command: [no-such-program-anywhere]}", ["agents[0].target.command[0]", "not on PATH"]),
-        ("target: {kind: replay, actuals: recorded/dice.evalset_result.json}",
-         f"target: {{kind: command, command: [{sys.executable}], cwd: nowhere}}", ["agents[0].target.cwd", "not an existing directory"]),
+        (
+            "target: {kind: replay, actuals: recorded/dice.evalset_result.json}",
+            "target: {kind: command, command: [./no-such-agent.py]}",
+            ["agents[0].target.command[0]", "does not exist"],
+        ),
+        (
+            "target: {kind: replay, actuals: recorded/dice.evalset_result.json}",
+            "target: {kind: command, command: [no-such-program-anywhere]}",
+            ["agents[0].target.command[0]", "not on PATH"],
+        ),
+        (
+            "target: {kind: replay, actuals: recorded/dice.evalset_result.json}",
+            f"target: {{kind: command, command: [{sys.executable}], cwd: nowhere}}",
+            ["agents[0].target.cwd", "not an existing directory"],
+        ),
     ],
 )
 def test_documented_rejections(replay, capsys, old, new, fragments):
     _edit_config(replay, old, new)
     assert_bad_input(["validate", "--config", str(replay)], replay.parent, capsys, *fragments)
-    assert_bad_input(["run", "--config", str(replay), "--output", "r.json"], replay.parent, capsys, *fragments)
+    assert_bad_input(
+        ["run", "--config", str(replay), "--output", "r.json"], replay.parent, capsys, *fragments
+    )
 
 
 def test_report_template_syntax_error_is_caught_by_validate(replay, capsys):
     (replay.parent / "comment").mkdir()
     (replay.parent / "comment" / "comment.md.j2").write_text("# Report\n{% for row in rows %}\n")
     _edit_config(replay, "agents:\n", "report: {templates: comment}\nagents:\n")
-    assert_bad_input(["validate", "--config", str(replay)], replay.parent, capsys, "comment/comment.md.j2:", "template syntax error")
-    assert_bad_input(["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, "comment.md.j2")
+    assert_bad_input(
+        ["validate", "--config", str(replay)],
+        replay.parent,
+        capsys,
+        "comment/comment.md.j2:",
+        "template syntax error",
+    )
+    assert_bad_input(
+        ["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, "comment.md.j2"
+    )
 
 
 def test_yaml_alias_bombs_and_self_references(replay, capsys):
@@ -252,10 +346,13 @@ def test_yaml_alias_bombs_and_self_references(replay, capsys):
     replay.write_text("\n".join(lines) + "\nagents: [*l8]\n")
     assert_bad_input(["validate", "--config", str(replay)], replay.parent, capsys, "YAML aliases", seconds=10)
     replay.write_text("a: &a [*a]\nagents: []\n")
-    assert_bad_input(["validate", "--config", str(replay)], replay.parent, capsys, "replay.yml:1", "own anchor", seconds=10)
+    assert_bad_input(
+        ["validate", "--config", str(replay)], replay.parent, capsys, "replay.yml:1", "own anchor", seconds=10
+    )
 
 
 # --- results, baselines, shards -----------------------------------------------------------------------------------
+
 
 def _results(example: Path) -> dict:
     return json.loads((example / "baseline" / "results.json").read_text())
@@ -268,10 +365,16 @@ def _first_metric(data: dict) -> dict:
 @pytest.mark.parametrize(
     ("edit", "fragments"),
     [
-        (lambda d: _first_metric(d).update(score=float("nan")), ["eval_sets[0].cases[0].metrics.", "score nan is outside [0, 1]"]),
+        (
+            lambda d: _first_metric(d).update(score=float("nan")),
+            ["eval_sets[0].cases[0].metrics.", "score nan is outside [0, 1]"],
+        ),
         (lambda d: _first_metric(d).update(score=7.5), ["score 7.5 is outside [0, 1]"]),
         (lambda d: _first_metric(d).update(threshold=-1), ["threshold", "outside [0, 1]"]),
-        (lambda d: d["eval_sets"][0]["cases"].append(d["eval_sets"][0]["cases"][0]), ["eval_id", "duplicate"]),
+        (
+            lambda d: d["eval_sets"][0]["cases"].append(d["eval_sets"][0]["cases"][0]),
+            ["eval_id", "duplicate"],
+        ),
         (lambda d: d["eval_sets"].append(d["eval_sets"][0]), ["eval_sets[1]", "also eval_sets[0]"]),
         (lambda d: d.pop("schema_version"), ["schema_version: is missing"]),
         (lambda d: d.update(schema_version=2), ["schema_version", "2 is not a version"]),
@@ -285,9 +388,19 @@ def test_results_are_not_taken_on_trust(replay, capsys, edit, fragments):
     (example / "tampered.json").write_text(json.dumps(data))
     good = str(example / "baseline" / "results.json")
     for results, baseline in (("tampered.json", good), (good, "tampered.json")):
-        assert_bad_input(["compare", "--results", results, "--baseline", baseline, "--output", "c.json"], example, capsys,
-                         "tampered.json", *fragments)
-    assert_bad_input(["merge", "tampered.json", "--config", "eval-gate.yml", "--output-dir", "out"], example, capsys, "tampered.json")
+        assert_bad_input(
+            ["compare", "--results", results, "--baseline", baseline, "--output", "c.json"],
+            example,
+            capsys,
+            "tampered.json",
+            *fragments,
+        )
+    assert_bad_input(
+        ["merge", "tampered.json", "--config", "eval-gate.yml", "--output-dir", "out"],
+        example,
+        capsys,
+        "tampered.json",
+    )
 
 
 def test_merge_refuses_shards_of_another_config_and_names_overlapping_files(replay, capsys):
@@ -295,26 +408,51 @@ def test_merge_refuses_shards_of_another_config_and_names_overlapping_files(repl
     data = _results(example)
     (example / "s1.json").write_text(json.dumps(data))
     (example / "s2.json").write_text(json.dumps(data))
-    assert_bad_input(["merge", "s1.json", "s2.json", "--config", "eval-gate.yml", "--output-dir", "out"], example, capsys,
-                     "s2.json", "is also in s1.json")
+    assert_bad_input(
+        ["merge", "s1.json", "s2.json", "--config", "eval-gate.yml", "--output-dir", "out"],
+        example,
+        capsys,
+        "s2.json",
+        "is also in s1.json",
+    )
     other = json.loads(json.dumps(data))
     other["eval_sets"][0]["eval_set_id"] = "someone_elses"
     (example / "other.json").write_text(json.dumps(other))
-    assert_bad_input(["merge", "other.json", "--config", "eval-gate.yml", "--output-dir", "out"], example, capsys,
-                     "other.json", "someone_elses is not in")
+    assert_bad_input(
+        ["merge", "other.json", "--config", "eval-gate.yml", "--output-dir", "out"],
+        example,
+        capsys,
+        "other.json",
+        "someone_elses is not in",
+    )
     other = json.loads(json.dumps(data))
     other["config_file"] = "another.yml"
     (example / "other.json").write_text(json.dumps(other))
-    assert_bad_input(["merge", "other.json", "--config", "eval-gate.yml", "--output-dir", "out"], example, capsys,
-                     "other.json", "config_file", "'another.yml' is not 'eval-gate.yml'")
+    assert_bad_input(
+        ["merge", "other.json", "--config", "eval-gate.yml", "--output-dir", "out"],
+        example,
+        capsys,
+        "other.json",
+        "config_file",
+        "'another.yml' is not 'eval-gate.yml'",
+    )
 
 
 # --- the command line itself -------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "argv",
-    [[], ["bogus"], ["run"], ["run", "--config"], ["run", "--config", "x", "--nope"], ["baseline", "delete", "--config", "x"],
-     ["schema", "everything"], ["ci", "--config", "x", "--shard"]],
+    [
+        [],
+        ["bogus"],
+        ["run"],
+        ["run", "--config"],
+        ["run", "--config", "x", "--nope"],
+        ["baseline", "delete", "--config", "x"],
+        ["schema", "everything"],
+        ["ci", "--config", "x", "--shard"],
+    ],
 )
 def test_usage_errors_are_one_line_with_a_help_hint(tmp_path, capsys, argv):
     line = assert_bad_input(argv, tmp_path, capsys, "--help")
@@ -322,7 +460,9 @@ def test_usage_errors_are_one_line_with_a_help_hint(tmp_path, capsys, argv):
 
 
 def test_bad_shard_and_working_directory(replay, capsys, monkeypatch):
-    assert_bad_input(["ci", "--config", str(replay), "--shard", "3/2"], replay.parent, capsys, "--shard", "out of range")
+    assert_bad_input(
+        ["ci", "--config", str(replay), "--shard", "3/2"], replay.parent, capsys, "--shard", "out of range"
+    )
     from adk_eval_gate.action import main as action_main
 
     monkeypatch.setenv("INPUT_WORKING-DIRECTORY", str(replay.parent / "nowhere"))
@@ -334,8 +474,12 @@ def test_bad_shard_and_working_directory(replay, capsys, monkeypatch):
 
 def test_closed_stdout_ends_quietly(replay):
     """`adk-eval-gate ... | head`: the reader went away; no traceback, the conventional SIGPIPE status."""
-    process = subprocess.Popen([sys.executable, "-m", "adk_eval_gate", "schema", "results"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "adk_eval_gate", "schema", "results"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )
     process.stdout.close()
     stderr = process.communicate(timeout=60)[1].decode()
     assert stderr == "" and process.returncode == 141
@@ -356,7 +500,7 @@ def test_output_files_follow_the_umask(replay, capsys, umask, mode):
 def test_eval_file_errors_name_files_relative_to_the_config(replay, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the working directory is elsewhere: paths stay relative to the config
     (replay.parent / "evals" / "dice.evalset.json").write_text('{"eval_set_id": "dice", "eval_cases": [}')
-    line = assert_bad_input(["validate", "--config", str(replay)], tmp_path, capsys, "evals/dice.evalset.json:1")
+    line = assert_bad_input(
+        ["validate", "--config", str(replay)], tmp_path, capsys, "evals/dice.evalset.json:1"
+    )
     assert line.startswith("error: evals/dice.evalset.json:1: ")
-
-
