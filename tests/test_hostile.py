@@ -8,60 +8,17 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from adk_eval_gate.cli import main
 
+from .hostile import assert_bad_input, time_limit
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class Hung(Exception):
-    pass
-
-
-@contextmanager
-def time_limit(seconds: float):
-    """A hang (a blocking open, an endless walk) fails the test instead of stalling the suite."""
-
-    def expire(signum, frame):
-        raise Hung(f"no answer within {seconds}s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def snapshot(folder: Path) -> set[str]:
-    return {str(p.relative_to(folder)) for p in folder.rglob("*")} if folder.exists() else set()
-
-
-def assert_bad_input(argv: list[str], folder: Path, capsys, *fragments: str, seconds: float = 20) -> str:
-    before = snapshot(folder)
-    capsys.readouterr()
-    with time_limit(seconds):
-        try:
-            code = main(argv)
-        except SystemExit as exc:  # argparse
-            code = exc.code
-    captured = capsys.readouterr()
-    assert code == 2, captured
-    lines = captured.err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
-    assert "Traceback" not in captured.err
-    for fragment in fragments:
-        assert fragment in lines[0], f"{fragment!r} not in {lines[0]!r}"
-    assert snapshot(folder) == before, "a run that ended in exit 2 left files behind"
-    return lines[0]
 
 
 @pytest.fixture

@@ -245,7 +245,7 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def _blocking_ancestor(path: Path) -> tuple[Path, str] | None:
     """The nearest existing ancestor, when it cannot hold `path`: a file, or a directory we may not write."""
-    for parent in path.absolute().parents:
+    for parent in path.parents:  # as given, so the message names the path the way the user wrote it
         try:
             info = os.stat(parent)
         except FileNotFoundError:

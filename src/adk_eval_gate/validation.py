@@ -32,6 +32,10 @@ def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str,
     if kind in {"less_than_equal", "greater_than_equal", "less_than", "greater_than"}:
         return f"{_show(value)} is out of range", error["msg"].lower()
     if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float", "finite_number"}:
+        if isinstance(value, bool):  # strict: `true` and "0.8" are mistakes, not numbers
+            return f"{_show(value)} is a boolean, not a number", "use a plain number"
+        if isinstance(value, str) and _numeric(value):
+            return f"{_show(value)} is quoted text, not a number", "write the number without quotes"
         return f"{_show(value)} is not a valid number", "use a plain number"
     if kind in {"string_type"}:
         return f"{_show(value)} is not a string", "quote the value"
@@ -53,9 +57,19 @@ def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str,
         return problem, fix or None
     if kind == "too_short":
         return "must not be empty", "add at least one entry"
+    if kind == "string_too_short":
+        return "is empty", "give a value or remove the key"
     if kind == "string_pattern_mismatch":
         return f"{_show(value)} has characters that are not allowed", f"match {ctx.get('pattern')}"
     return error["msg"], None
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _show(value: Any) -> str:

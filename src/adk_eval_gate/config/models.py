@@ -142,7 +142,14 @@ class GateSettings(_Strict):
     alpha: float = Field(default=0.01, gt=0, lt=0.5, description="false-alarm budget for the whole run's eval-set verdicts")
     case_fdr: float = Field(default=0.05, gt=0, lt=0.5, description="false discovery rate for the per-case rows")
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
-    override_label: str | None = Field(default="adk-eval-gate: accept regression", min_length=1, pattern=r"\S")
+    override_label: str | None = "adk-eval-gate: accept regression"
+
+    @field_validator("override_label")
+    @classmethod
+    def _label(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("is empty, so no label could ever override the gate; name a label, or null for no override")
+        return value
 
     @field_validator("tolerance")
     @classmethod
@@ -177,7 +184,15 @@ class JudgeSection(_Strict):
                                   "the built-in ones; relative to the config file")
     prices: dict[str, ModelPrice] = Field(default_factory=dict, description="USD per million tokens by model name "
                                           "(prefix match), added to the built-in Gemini list prices")
-    base_url: str | None = Field(default=None, pattern=r"^https?://[^\s/?#]+[^\s]*$", description="the Gemini API endpoint (default: GOOGLE_GEMINI_BASE_URL or Google's)")
+    base_url: str | None = Field(default=None, description="the Gemini API endpoint (default: GOOGLE_GEMINI_BASE_URL or Google's)")
+
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"https?://[^\s/?#]+\S*", value):
+            raise ValueError(f"{value!r} is not an http(s) URL; write it like https://generativelanguage.googleapis.com")
+        return value
 
 
 class ReportSection(_Strict):
