@@ -461,3 +461,12 @@ def test_eval_file_errors_name_files_relative_to_the_config(replay, capsys, tmp_
         ["validate", "--config", str(replay)], tmp_path, capsys, "evals/dice.evalset.json:1"
     )
     assert line.startswith("error: evals/dice.evalset.json:1: ")
+
+
+def test_report_template_that_cannot_render_is_caught_by_validate(replay, capsys):
+    (replay.parent / "comment").mkdir()
+    (replay.parent / "comment" / "comment.md.j2").write_text("# Report\n{{ no_such_variable.field }}\n")
+    _edit_config(replay, "agents:\n", "report: {templates: comment}\nagents:\n")
+    assert_bad_input(
+        ["validate", "--config", str(replay)], replay.parent, capsys, "comment/comment.md.j2", "fails to render", "no_such_variable"
+    )

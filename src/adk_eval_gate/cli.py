@@ -14,15 +14,25 @@ from . import __version__
 from .errors import EXIT_BAD_INPUT, InputError
 
 
+def _plan(config: str):
+    """The config alone is checked first: its errors come before importing the eval-set and criteria machinery
+    (google-genai, rouge), which takes seconds, so rejecting a bad config stays instant."""
+    from .config.loader import load_workflow
+
+    load_workflow(config)
+    from .plan import build_plan
+
+    return build_plan(config)
+
+
 def _validate(args: argparse.Namespace) -> int:
     import asyncio
 
+    plan = _plan(args.config)
     from .criteria.safety import missing_project
     from .llm.client import has_credentials
-    from .plan import build_plan
     from .targets import build_target
 
-    plan = build_plan(args.config)
 
     async def check_targets() -> None:  # each target checks its own inputs: actuals parse, the agent imports
         for agent in plan.agents:
@@ -53,13 +63,12 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    plan = _plan(args.config)
     from .gate import exit_code_for
     from .pipeline import run_plan
-    from .plan import build_plan
     from .report.console import render_table
     from .results.build import write_results
 
-    plan = build_plan(args.config)
     results = run_plan(plan, quiet=args.quiet)
     write_results(results, Path(args.output))
     if results.interrupted:
@@ -143,19 +152,21 @@ def _ci_options(args: argparse.Namespace):
 
 
 def _ci(args: argparse.Namespace) -> int:
+    from .config.loader import load_workflow
+
+    load_workflow(args.config)  # as in _plan: config errors before the heavy imports
     from .ci import run_ci
 
     return run_ci(_ci_options(args))
 
 
 def _merge(args: argparse.Namespace) -> int:
+    plan = _plan(args.config)
     from .ci import finish
     from .github.context import ActionsContext
-    from .plan import build_plan
     from .results.build import read_results
     from .shards import merge_results
 
-    plan = build_plan(args.config)
     merged = merge_results([(p, read_results(Path(p))) for p in args.results], plan)
     return finish(_ci_options(args), plan, merged, ActionsContext.from_env())
 

@@ -274,7 +274,7 @@ def check_output_file(text: str | os.PathLike[str], field: str, *, append: bool 
         raise InputError(None, field, f"{path}: {exc.strerror or exc}", "give a writable file path") from None
     if info is not None:
         kind = _kind_of(info.st_mode)
-        if kind is not None:
+        if kind is not None and not (append and stat.S_ISCHR(info.st_mode)):  # appending to /dev/null is harmless
             raise InputError(None, field, f"{path} is {kind}", "give a file path, not a directory or a special file")
         if not os.access(path, os.W_OK):
             raise InputError(None, field, f"{path} is not writable", "give a writable file path")

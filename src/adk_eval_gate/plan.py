@@ -18,7 +18,6 @@ from .errors import InputError
 from .evalsets.eval_config import EvalConfigData, load_eval_config, sibling_test_config
 from .evalsets.loader import EvalSetFile, load_eval_set
 from .files import read_text
-from .report.markdown import environment as report_environment
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,9 @@ def _check_report_templates(workflow: Workflow) -> None:
     if not folder.is_dir():
         raise InputError(workflow.path, "report.templates", f"{_relative(workflow, folder)} is not a folder",
                          "point at a folder holding comment.md.j2")
-    templates = report_environment(folder)
+    from .report.markdown import environment  # the report stage, only when an override needs checking
+
+    templates = environment(folder)
     for path in sorted(folder.glob("*.j2")):
         shown = _relative(workflow, path)
         try:
@@ -97,6 +98,28 @@ def _check_report_templates(workflow: Workflow) -> None:
             raise exc.with_file(shown) from None
         except jinja2.TemplateSyntaxError as exc:
             raise InputError(shown, None, f"template syntax error: {exc.message}", "fix the Jinja syntax", line=exc.lineno) from None
+    _trial_render(workflow, folder)
+
+
+def _trial_render(workflow: Workflow, folder: Path) -> None:
+    """Renders the override once on an empty run: an unknown variable, filter or include fails here, not after
+    every agent ran (when it would cost the report and the comment)."""
+    from .baseline import build_comparison
+    from .baseline.stores import LoadOutcome
+    from .report.markdown import render_report
+    from .results.build import tool_info
+    from .results.models import Counts, GitInfo, ResultsFile, Timings
+
+    results = ResultsFile(tool=tool_info(), git=GitInfo(), config_file=workflow.path.name,
+                          timings=Timings(started_at="", finished_at="", duration_seconds=0.0, inference_seconds=0.0,
+                                          scoring_seconds=0.0), summary=Counts(), eval_sets=[])
+    comparison = build_comparison(results, LoadOutcome(None, []), workflow.settings.gate)
+    try:
+        render_report(comparison, results, {}, template_dir=folder)
+    except jinja2.TemplateError as exc:
+        where = f"{_relative(workflow, folder)}/{getattr(exc, 'name', None) or 'comment.md.j2'}"
+        raise InputError(where, None, f"template fails to render: {' '.join(str(exc).split())[:200]}",
+                         "use only the variables and filters of the built-in comment.md.j2", line=getattr(exc, "lineno", None)) from None
 
 
 def _check_judge_templates(workflow: Workflow) -> None:
