@@ -468,5 +468,50 @@ def test_report_template_that_cannot_render_is_caught_by_validate(replay, capsys
     (replay.parent / "comment" / "comment.md.j2").write_text("# Report\n{{ no_such_variable.field }}\n")
     _edit_config(replay, "agents:\n", "report: {templates: comment}\nagents:\n")
     assert_bad_input(
-        ["validate", "--config", str(replay)], replay.parent, capsys, "comment/comment.md.j2", "fails to render", "no_such_variable"
+        ["validate", "--config", str(replay)],
+        replay.parent,
+        capsys,
+        "comment/comment.md.j2",
+        "fails to render",
+        "no_such_variable",
     )
+
+
+@pytest.mark.parametrize(
+    ("make", "fragments"),
+    [
+        (lambda b: (b.unlink(), b.mkdir()), ["baseline/results.json", "baseline file is a directory"]),
+        (lambda b: b.write_text('{"schema_version": 1,'), ["baseline/results.json:1", "not valid JSON"]),
+        (
+            lambda b: b.write_text(b.read_text().replace('"schema_version": 1', '"schema_version": 3')),
+            ["schema_version", "3"],
+        ),
+    ],
+)
+def test_an_unreadable_baseline_is_refused_before_the_agents_run(replay, capsys, make, fragments):
+    make(replay.parent / "baseline" / "results.json")
+    _edit_config(replay, "agents:\n", "baseline: {store: file, path: baseline/results.json}\nagents:\n")
+    assert_bad_input(
+        ["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, *fragments
+    )
+
+
+def test_console_ids_are_cut_in_the_middle_and_agent_text_loses_bidi_controls(replay):
+    from adk_eval_gate.report.console import render_table
+    from adk_eval_gate.report.escape import code_block, html_text, inline
+    from adk_eval_gate.results.build import read_results
+
+    results = read_results(replay.parent / "baseline" / "results.json")
+    cases = results.eval_sets[0].cases
+    cases[0].eval_id = "customer_support_refund_flow_with_a_long_shared_prefix_case_0001"
+    cases[1].eval_id = "customer_support_refund_flow_with_a_long_shared_prefix_case_0002"
+    cases[1].reason = "the agent said \u202egnp.exe\u202c and \x1b[31mred\x1b[0m"
+    table = render_table(results)
+    assert (
+        "customer_support_re…red_prefix_case_0001" in table
+        and "customer_support_re…red_prefix_case_0002" in table
+    )
+    assert "\u202e" not in table and "\x1b" not in table
+    hostile = "a\u202ab\u202bc\u202cd\u202de\u202ef\u2066g\u2067h\u2068i\u2069j\u200ek\u200fl\u061cm"
+    for rendered in (inline(hostile), html_text(hostile), code_block(hostile)):
+        assert "abcdefghijklm" in rendered

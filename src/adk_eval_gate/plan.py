@@ -167,7 +167,24 @@ def build_plan(config_path: str | Path) -> Plan:
         raise _shown_errors(workflow, exc) from None
 
 
+def _check_file_baseline(workflow: Workflow) -> None:
+    """A committed baseline that cannot be read would only fail after every agent ran: read it now."""
+    settings = workflow.settings.baseline
+    if settings.store != "file":
+        return
+    path = Path(settings.path).expanduser()
+    path = path if path.is_absolute() else workflow.base_dir / path
+    if path.exists() or path.is_symlink():
+        from .results.build import read_results  # the results stage, only when there is a baseline to check
+
+        read_results(path, "baseline file")
+    elif (blocked := next((p for p in path.parents if p.exists()), None)) is not None and not blocked.is_dir():
+        raise InputError(workflow.path, "baseline.path", f"{settings.path!r} is under {_relative(workflow, blocked)}, a file",
+                         "point at a results file in a directory", line=workflow.lines(("baseline", "path")))
+
+
 def _build(workflow: Workflow) -> Plan:
+    _check_file_baseline(workflow)
     _check_report_templates(workflow)
     _check_judge_templates(workflow)
     agents = []
