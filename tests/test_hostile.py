@@ -480,7 +480,7 @@ def test_report_template_that_cannot_render_is_caught_by_validate(replay, capsys
 @pytest.mark.parametrize(
     ("make", "fragments"),
     [
-        (lambda b: (b.unlink(), b.mkdir()), ["baseline/results.json", "baseline file is a directory"]),
+        (lambda b: (b.unlink(), b.mkdir()), ["replay.yml:3", "baseline.path", "is a directory"]),
         (lambda b: b.write_text('{"schema_version": 1,'), ["baseline/results.json:1", "not valid JSON"]),
         (
             lambda b: b.write_text(b.read_text().replace('"schema_version": 1', '"schema_version": 3')),
@@ -515,3 +515,18 @@ def test_console_ids_are_cut_in_the_middle_and_agent_text_loses_bidi_controls(re
     hostile = "a\u202ab\u202bc\u202cd\u202de\u202ef\u2066g\u2067h\u2068i\u2069j\u200ek\u200fl\u061cm"
     for rendered in (inline(hostile), html_text(hostile), code_block(hostile)):
         assert "abcdefghijklm" in rendered
+
+
+@pytest.mark.parametrize(
+    ("path", "fragment"), [("evals", "'evals' is a directory"), ("replay.yml/r.json", "which is a file")]
+)
+def test_a_baseline_path_that_cannot_hold_a_file(replay, capsys, path, fragment):
+    _edit_config(replay, "agents:\n", f"baseline: {{store: file, path: {path}}}\nagents:\n")
+    for argv in (
+        ["baseline", "update", "--results", "baseline/results.json"],
+        ["baseline", "show"],
+        ["validate"],
+    ):
+        assert_bad_input(
+            [*argv, "--config", str(replay)], replay.parent, capsys, "replay.yml:3", "baseline.path", fragment
+        )

@@ -178,9 +178,6 @@ def _check_file_baseline(workflow: Workflow) -> None:
         from .results.build import read_results  # the results stage, only when there is a baseline to check
 
         read_results(path, "baseline file")
-    elif (blocked := next((p for p in path.parents if p.exists()), None)) is not None and not blocked.is_dir():
-        raise InputError(workflow.path, "baseline.path", f"{settings.path!r} is under {_relative(workflow, blocked)}, a file",
-                         "point at a results file in a directory", line=workflow.lines(("baseline", "path")))
 
 
 def _build(workflow: Workflow) -> Plan:

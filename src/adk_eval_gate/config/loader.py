@@ -111,6 +111,20 @@ def _check_cache(base: Path, value: str, workflow_error) -> None:
             return
 
 
+def _check_baseline_path(base: Path, value: str, workflow_error) -> None:
+    """`baseline update` writes it and every run reads it: a directory, or a path under a file, fails both."""
+    if "\x00" in value:
+        raise workflow_error(("baseline", "path"), "holds a NUL byte", "give a file path")
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else base / path
+    if path.is_dir():
+        raise workflow_error(("baseline", "path"), f"{value!r} is a directory", "point at a results file, e.g. baseline/results.json")
+    blocked = next((p for p in path.parents if p.exists()), None)
+    if blocked is not None and not blocked.is_dir():
+        raise workflow_error(("baseline", "path"), f"{value!r} is under {shown_path(blocked, base)!r}, which is a file",
+                             "point at a results file in a directory")
+
+
 def _check_tolerance(settings: Settings, workflow_error) -> None:
     tolerance = settings.gate.tolerance
     if not isinstance(tolerance, dict):
@@ -169,6 +183,8 @@ def load_workflow(path: str | Path) -> Workflow:
         template_dir = _expand(base, settings.report.templates, ("report", "templates"), error, allow_dirs=True)[0]
     if settings.judge.cache:
         _check_cache(base, settings.judge.cache, error)
+    if settings.baseline.store == "file":
+        _check_baseline_path(base, settings.baseline.path, error)
     judge_template_dir = None
     if settings.judge.templates:
         judge_template_dir = _expand(base, settings.judge.templates, ("judge", "templates"), error, allow_dirs=True)[0]
