@@ -530,3 +530,27 @@ def test_a_baseline_path_that_cannot_hold_a_file(replay, capsys, path, fragment)
         assert_bad_input(
             [*argv, "--config", str(replay)], replay.parent, capsys, "replay.yml:3", "baseline.path", fragment
         )
+
+
+def test_text_that_is_not_utf8_never_reaches_a_written_file(replay, capsys):
+    """Arguments and file names arrive with lone surrogates when their bytes are not UTF-8; YAML can spell one."""
+    bad = os.fsdecode(b"label-\xff")
+    assert_bad_input(
+        ["compare", "--results", "baseline/results.json", "--label", bad],
+        replay.parent,
+        capsys,
+        "--label",
+        "not valid UTF-8",
+    )
+    (replay.parent / "evals" / os.fsdecode(b"odd-\xfe.evalset.json")).write_bytes(
+        (replay.parent / "evals" / "dice.evalset.json").read_bytes()
+    )
+    assert_bad_input(
+        ["validate", "--config", str(replay)],
+        replay.parent,
+        capsys,
+        "agents[0].evalsets[0]",
+        "not valid UTF-8",
+    )
+    replay.write_text('gate: {override_label: "\\ud800"}\n' + replay.read_text())
+    assert_bad_input(["validate", "--config", str(replay)], replay.parent, capsys, "lone UTF-16 surrogate")

@@ -259,6 +259,17 @@ _GITHUB_FILES = {"ci": ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"), "merge": ("GITH
                  "publish": ("GITHUB_STEP_SUMMARY",)}
 
 
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Arguments that were not valid UTF-8 cannot be written into a results file, a comparison or a comment."""
+    from .files import has_surrogates
+
+    for name, value in vars(args).items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and has_surrogates(item):
+                raise InputError(None, f"--{name.replace('_', '-')}", f"{item.encode('utf-8', 'backslashreplace').decode()!r} is not valid UTF-8",
+                                 "pass UTF-8 text (rename the file if it is a path)")
+
+
 def _check_outputs(args: argparse.Namespace) -> None:
     from .files import check_output_dir, check_output_file
 
@@ -289,6 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _check_arguments(args)
         _check_outputs(args)
         code = args.handler(args)
         sys.stdout.flush()

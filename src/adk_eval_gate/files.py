@@ -110,6 +110,11 @@ def _has_lone_surrogate(data: Any) -> bool:
     return False
 
 
+def has_surrogates(text: str) -> bool:
+    """True for text that no UTF-8 file can hold: a name or argument that was not valid UTF-8 bytes."""
+    return _SURROGATE.search(text) is not None
+
+
 def scrub_surrogates(text: str) -> str:
     """Agent output may carry lone surrogates (from JSON `\\ud800`); UTF-8 cannot, so they become U+FFFD."""
     return _SURROGATE.sub("\ufffd", text)
@@ -152,6 +157,9 @@ def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
     except ValueError:  # an integer with thousands of digits
         raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
     _reject_duplicate_keys(node, path, what)
+    if _has_lone_surrogate(data):  # YAML's "\ud800" escape: the same hole as in JSON
+        raise InputError(path, None, f"{what} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)",
+                         "write the character itself")
     return data, node
 
 

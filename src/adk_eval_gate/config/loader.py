@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..errors import InputError, did_you_mean, format_loc
-from ..files import load_yaml
+from ..files import has_surrogates, load_yaml
 from ..validation import LineLookup, input_error_from, yaml_line_lookup
 from .globs import walk_glob
 from .models import AgentSettings, Settings, is_glob
@@ -56,6 +56,10 @@ def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error
     if is_glob(pattern):
         # Pipes and devices stay in: the reader refuses them by name rather than the glob skipping them silently.
         matches = [p for p in walk_glob(full) if p.exists() and (allow_dirs or not p.is_dir())]
+        if (odd := next((p for p in matches if has_surrogates(str(p))), None)) is not None:
+            shown = str(odd).encode("utf-8", "backslashreplace").decode()
+            raise workflow_error(loc, f"glob {pattern!r} matches {shown!r}, whose name is not valid UTF-8",
+                                 "rename the file (results and reports are UTF-8)")
         if not matches:
             raise workflow_error(loc, f"glob {pattern!r} matches no file",
                                  "fix the pattern; relative paths resolve against the config file's directory")
