@@ -554,3 +554,12 @@ def test_text_that_is_not_utf8_never_reaches_a_written_file(replay, capsys):
     )
     replay.write_text('gate: {override_label: "\\ud800"}\n' + replay.read_text())
     assert_bad_input(["validate", "--config", str(replay)], replay.parent, capsys, "lone UTF-16 surrogate")
+
+
+def test_agent_text_with_a_lone_surrogate_is_written_not_lost(replay, tmp_path):
+    from adk_eval_gate.results.build import read_results, write_results
+
+    results = read_results(replay.parent / "baseline" / "results.json")
+    results.eval_sets[0].cases[0].reason = "the server said \ud800"
+    write_results(results, tmp_path / "r.json")
+    assert read_results(tmp_path / "r.json").eval_sets[0].cases[0].reason == "the server said \ufffd"

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
 from .. import __version__
 from ..criteria.base import ConfiguredCriterion, MetricOutcome
 from ..criteria.scoring import CaseScore
 from ..errors import InputError
 from ..evalsets.models import EvalCase, dump_invocation
-from ..files import load_json, write_text_atomic
+from ..files import load_json, scrub_data, write_text_atomic
 from ..targets.base import CaseRun
 from ..validation import input_error_from
 from .models import (
@@ -121,7 +122,13 @@ def tool_info() -> ToolInfo:
 
 
 def write_results(results: ResultsFile, path: Path) -> None:
-    write_text_atomic(path, results.model_dump_json(indent=2) + "\n")
+    try:
+        text = results.model_dump_json(indent=2)
+    except PydanticSerializationError:
+        # An agent's text with a lone surrogate (e.g. "\\ud800" in a server's JSON) must not cost the run's results:
+        # it becomes U+FFFD.
+        text = json.dumps(scrub_data(results.model_dump(mode="json")), indent=2, ensure_ascii=False)
+    write_text_atomic(path, text + "\n")
 
 
 def read_results(path: Path, what: str = "results file") -> ResultsFile:
