@@ -21,7 +21,7 @@ from .hostile import assert_rule
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "hello_world"
 PROPERTIES = settings(
-    max_examples=40,
+    max_examples=100,
     derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
