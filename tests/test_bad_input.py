@@ -199,6 +199,7 @@ CORPUS = [
                             "act.json": '{"eval_set_id": "s", "eval_case_results": [{"eval_id": 5}]}'},
      ["act.json", "eval_case_results[0].eval_id", "expected a string"]),
     ("yaml-alias-loop", {"gate.yml": "x: &x [*x]\n" + agent()}, ["gate.yml:1", "own anchor"]),
+    ("unknown-capitalised-key", {"gate.yml": "A: null\n"}, ["gate.yml:1", "A: is not a known field", "allowed: agents"]),
 ]
 
 

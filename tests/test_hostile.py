@@ -162,6 +162,7 @@ def test_unwritable_outputs_are_refused_before_running(replay, capsys, argv, fra
     [
         ("GITHUB_STEP_SUMMARY", "evals", "is a directory"),
         ("GITHUB_OUTPUT", "missing/dir/out.txt", "does not exist"),
+        ("GITHUB_OUTPUT", "out", "where this command writes its own output"),
     ],
 )
 def test_github_files_are_checked_before_running(replay, capsys, monkeypatch, variable, value, fragment):

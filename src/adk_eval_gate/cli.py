@@ -281,9 +281,16 @@ def _check_outputs(args: argparse.Namespace) -> None:
         for file in _DIR_FILES:
             if (folder / file).exists():
                 check_output_file(folder / file, f"--{name.replace('_', '-')}")
+    written = set()
+    if (name := _OUTPUT_DIRS.get(args.command)) is not None:
+        folder = Path(getattr(args, name)).absolute()
+        written = {folder, *folder.parents, *(folder / file for file in _DIR_FILES)}  # parents: created too
     for variable in _GITHUB_FILES.get(args.command, ()):
         if os.environ.get(variable):
-            check_output_file(os.environ[variable], variable, append=True)
+            path = check_output_file(os.environ[variable], variable, append=True)
+            if path.absolute() in written:
+                raise InputError(None, variable, f"{path} is where this command writes its own output",
+                                 "point it at GitHub's file, outside --output-dir")
 
 
 def _quiet_broken_pipe() -> int:

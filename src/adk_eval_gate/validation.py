@@ -24,7 +24,7 @@ def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str,
         return "is required but missing", f"add `{loc[-1]}`" if loc else None
     if kind == "extra_forbidden":
         known = _known_fields(model, loc[:-1]) if model is not None else []
-        guess = did_you_mean(str(loc[-1]), known) if known else None
+        guess = did_you_mean(str(loc[-1]), known) if known and loc else None
         fix = f"did you mean `{guess}`?" if guess else "remove it or check the spelling"
         if known and not guess:
             fix += f" (allowed: {', '.join(sorted(known))})"
@@ -144,7 +144,11 @@ def _consequence_of(typo: dict[str, Any], error: dict[str, Any], fix: str | None
 def _display_loc(error: dict[str, Any]) -> list[str | int]:
     """Drops union branch names from loc and shows field names in snake_case, the spelling ADK writes.
     An unknown key is shown exactly as the user wrote it."""
-    parts = [p for p in error["loc"] if not (isinstance(p, str) and (p[:1].isupper() or p.startswith("function-")))]
+    loc = list(error["loc"])
+    unknown = loc.pop() if error["type"] == "extra_forbidden" and loc else None  # the user's key, whatever its case
+    parts = [p for p in loc if not (isinstance(p, str) and (p[:1].isupper() or p.startswith("function-")))]
+    if unknown is not None:
+        parts.append(unknown)
     last = len(parts) - 1
     return [
         p if isinstance(p, int) or (i == last and error["type"] == "extra_forbidden") else to_snake(p)
