@@ -84,6 +84,10 @@ def _check_command(agent: AgentSettings, base: Path, where: tuple[str | int, ...
     if target.cwd is not None and not cwd.is_dir():
         raise workflow_error((*where, "target", "cwd"), f"{target.cwd!r} is not an existing directory",
                              "fix the path; relative paths resolve against the config file's directory")
+    for i, part in enumerate([*target.command, *target.env, *target.env.values()]):
+        if "\x00" in part:  # the operating system cannot pass it: every case would fail to start
+            field = ("command", i) if i < len(target.command) else ("env",)
+            raise workflow_error((*where, "target", *field), "holds a NUL byte", "remove it")
     program = target.command[0]
     if not program.strip():
         raise workflow_error((*where, "target", "command", 0), "is empty", "name the program to run")
