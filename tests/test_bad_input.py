@@ -198,7 +198,7 @@ CORPUS = [
     ("actuals-wrong-type", {"gate.yml": agent(target="{kind: replay, actuals: act.json}"), "set.evalset.json": GOOD_SET,
                             "act.json": '{"eval_set_id": "s", "eval_case_results": [{"eval_id": 5}]}'},
      ["act.json", "eval_case_results[0].eval_id", "expected a string"]),
-    ("command-nul-byte", {"gate.yml": agent(target=f"{{kind: command, command: [{sys.executable}, 'a\\0b']}}"), "set.evalset.json": GOOD_SET},
+    ("command-nul-byte", {"gate.yml": agent(target='{kind: command, command: [python3, "a\\0b"]}'), "set.evalset.json": GOOD_SET},
      ["gate.yml:3", "agents[0].target.command[1]", "NUL byte"]),
     ("yaml-alias-loop", {"gate.yml": "x: &x [*x]\n" + agent()}, ["gate.yml:1", "own anchor"]),
     ("unknown-capitalised-key", {"gate.yml": "A: null\n"}, ["gate.yml:1", "A: is not a known field", "allowed: agents"]),
