@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -564,3 +565,15 @@ def test_agent_text_with_a_lone_surrogate_is_written_not_lost(replay, tmp_path):
     results.eval_sets[0].cases[0].reason = "the server said \ud800"
     write_results(results, tmp_path / "r.json")
     assert read_results(tmp_path / "r.json").eval_sets[0].cases[0].reason == "the server said \ufffd"
+
+
+def test_a_broken_agent_folder_leaves_no_bytecode_behind(example, capsys, monkeypatch):
+    monkeypatch.chdir(example)
+    (example / "hello_world" / "agent.py").write_text("import definitely_not_installed_module\n")
+    for cached in example.rglob("__pycache__"):
+        shutil.rmtree(cached)
+    # as without PYTHONDONTWRITEBYTECODE, which this machine sets
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert_bad_input(
+        ["validate", "--config", "eval-gate.yml"], example, capsys, "definitely_not_installed_module"
+    )

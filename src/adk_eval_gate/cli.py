@@ -306,6 +306,8 @@ def _quiet_broken_pipe() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # Importing the user's agent must not leave __pycache__ folders in their repository (nor after a refusal).
+    sys.dont_write_bytecode = True
     for stream in (sys.stdout, sys.stderr):  # agent text printed to a log must never crash the command
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
