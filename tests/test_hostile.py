@@ -577,3 +577,19 @@ def test_a_broken_agent_folder_leaves_no_bytecode_behind(example, capsys, monkey
     assert_bad_input(
         ["validate", "--config", "eval-gate.yml"], example, capsys, "definitely_not_installed_module"
     )
+
+
+def test_a_glob_that_would_walk_too_far_is_refused(replay, capsys, monkeypatch):
+    from adk_eval_gate.config import globs
+
+    monkeypatch.setattr(
+        globs, "MAX_ENTRIES", 20
+    )  # the real limit, 200 000, stands for a walk of the whole disk
+    _edit_config(replay, "evalsets: [evals/*.evalset.json]", "evalsets: ['**/*.evalset.json']")
+    assert_bad_input(
+        ["validate", "--config", str(replay)],
+        replay.parent,
+        capsys,
+        "agents[0].evalsets[0]",
+        "walks more than 20",
+    )

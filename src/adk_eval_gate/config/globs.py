@@ -10,6 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 _MAGIC = re.compile(r"[*?\[]")
+# A repository's eval files sit among at most tens of thousands of entries; `/**` would walk the whole disk.
+MAX_ENTRIES = 200_000
+
+
+class GlobTooWide(Exception):
+    """The pattern walks more than MAX_ENTRIES directory entries."""
 
 
 def walk_glob(pattern: Path) -> list[Path]:
@@ -21,17 +27,22 @@ def walk_glob(pattern: Path) -> list[Path]:
     found: set[Path] = set()
     if fixed == len(parts):
         return [root] if os.path.lexists(root) else []
-    for path in _match(root, parts[fixed:]):
+    budget = [MAX_ENTRIES]
+    for path in _match(root, parts[fixed:], budget):
         found.add(path)
     return sorted(found)
 
 
-def _entries(directory: Path) -> list[os.DirEntry[str]]:
+def _entries(directory: Path, budget: list[int]) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(directory) as entries:
-            return list(entries)
+            listed = list(entries)
     except OSError:  # unreadable, vanished, not a directory
         return []
+    budget[0] -= len(listed)
+    if budget[0] < 0:
+        raise GlobTooWide(f"walks more than {MAX_ENTRIES} files and folders")
+    return listed
 
 
 def _is_dir(entry: os.DirEntry[str], *, follow: bool) -> bool:
@@ -41,15 +52,15 @@ def _is_dir(entry: os.DirEntry[str], *, follow: bool) -> bool:
         return False
 
 
-def _match(directory: Path, parts: tuple[str, ...]) -> Iterator[Path]:
+def _match(directory: Path, parts: tuple[str, ...], budget: list[int]) -> Iterator[Path]:
     part, rest = parts[0], parts[1:]
     if part == "**":  # zero or more directories; never through a directory symlink
         stack = [directory]
         while stack:
             current = stack.pop()
             if rest:
-                yield from _match(current, rest)
-            for entry in _entries(current):
+                yield from _match(current, rest, budget)
+            for entry in _entries(current, budget):
                 if entry.name.startswith("."):
                     continue
                 if not rest:
@@ -63,9 +74,9 @@ def _match(directory: Path, parts: tuple[str, ...]) -> Iterator[Path]:
             if os.path.lexists(candidate):
                 yield candidate
         elif candidate.is_dir():
-            yield from _match(candidate, rest)
+            yield from _match(candidate, rest, budget)
         return
-    for entry in _entries(directory):
+    for entry in _entries(directory, budget):
         if entry.name.startswith(".") and not part.startswith("."):
             continue
         if not fnmatch.fnmatchcase(entry.name, part):
@@ -73,4 +84,4 @@ def _match(directory: Path, parts: tuple[str, ...]) -> Iterator[Path]:
         if not rest:
             yield Path(entry.path)
         elif _is_dir(entry, follow=True):
-            yield from _match(Path(entry.path), rest)
+            yield from _match(Path(entry.path), rest, budget)

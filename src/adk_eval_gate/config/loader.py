@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from ..errors import InputError, did_you_mean, format_loc
 from ..files import has_surrogates, load_yaml
 from ..validation import LineLookup, input_error_from, yaml_line_lookup
-from .globs import walk_glob
+from .globs import GlobTooWide, walk_glob
 from .models import AgentSettings, Settings, is_glob
 
 
@@ -55,7 +55,11 @@ def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error
     full = full if full.is_absolute() else base / full
     if is_glob(pattern):
         # Pipes and devices stay in: the reader refuses them by name rather than the glob skipping them silently.
-        matches = [p for p in walk_glob(full) if p.exists() and (allow_dirs or not p.is_dir())]
+        try:
+            found = walk_glob(full)
+        except GlobTooWide as exc:
+            raise workflow_error(loc, f"glob {pattern!r} {exc}", "narrow the pattern to the folder that holds the files") from None
+        matches = [p for p in found if p.exists() and (allow_dirs or not p.is_dir())]
         if (odd := next((p for p in matches if has_surrogates(str(p))), None)) is not None:
             shown = str(odd).encode("utf-8", "backslashreplace").decode()
             raise workflow_error(loc, f"glob {pattern!r} matches {shown!r}, whose name is not valid UTF-8",

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..config.globs import walk_glob
+from ..config.globs import GlobTooWide, walk_glob
 from ..config.loader import shown_path
 from ..errors import InputError, format_loc
 from ..evalsets.loader import parse_eval_set
@@ -179,7 +179,10 @@ def _expand(paths: tuple[Path, ...]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found = walk_glob(path / "**" / f"*{HISTORY_SUFFIX}")
+            try:
+                found = walk_glob(path / "**" / f"*{HISTORY_SUFFIX}")
+            except GlobTooWide as exc:
+                raise InputError(path, "actuals", f"the directory {exc}", "point at the folder of eval history files") from None
             if not found:
                 raise InputError(path, "actuals", f"directory has no *{HISTORY_SUFFIX} files",
                                  "run `adk eval` first or point at the results files")
