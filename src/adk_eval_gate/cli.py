@@ -33,7 +33,6 @@ def _validate(args: argparse.Namespace) -> int:
     from .llm.client import has_credentials
     from .targets import build_target
 
-
     async def check_targets() -> None:  # each target checks its own inputs: actuals parse, the agent imports
         for agent in plan.agents:
             target = build_target(agent.agent, plan.workflow.base_dir)
@@ -276,15 +275,14 @@ def _check_outputs(args: argparse.Namespace) -> None:
     for name in _OUTPUT_FILES.get(args.command, ()):
         if getattr(args, name, None) is not None:
             check_output_file(getattr(args, name), f"--{name.replace('_', '-')}")
+    written: set[Path] = set()
     if (name := _OUTPUT_DIRS.get(args.command)) is not None:
         folder = check_output_dir(getattr(args, name), f"--{name.replace('_', '-')}")
         for file in _DIR_FILES:
             if (folder / file).exists():
                 check_output_file(folder / file, f"--{name.replace('_', '-')}")
-    written = set()
-    if (name := _OUTPUT_DIRS.get(args.command)) is not None:
-        folder = Path(getattr(args, name)).absolute()
-        written = {folder, *folder.parents, *(folder / file for file in _DIR_FILES)}  # parents: created too
+        # GitHub's files must not be what we write, nor a folder we create on the way to it
+        written = {folder.absolute(), *folder.absolute().parents, *(folder.absolute() / file for file in _DIR_FILES)}
     for variable in _GITHUB_FILES.get(args.command, ()):
         if os.environ.get(variable):
             path = check_output_file(os.environ[variable], variable, append=True)

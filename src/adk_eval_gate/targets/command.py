@@ -13,7 +13,8 @@ and prints one JSON object on stdout, with one entry per turn, in one of these f
     {"invocations": [<ADK Invocation JSON>]}
 
 or `{"error": "message"}` to report that the case could not be run. A non-zero exit status, output that is not
-JSON, or a hang past the timeout make the case an error; the other cases are unaffected.
+JSON, more than 16 MiB of output per turn, or a hang past the timeout make the case an error; the other cases are
+unaffected. The process runs in its own session, and its whole process group is killed when the case ends.
 """
 
 from __future__ import annotations
