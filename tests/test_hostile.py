@@ -593,3 +593,16 @@ def test_a_glob_that_would_walk_too_far_is_refused(replay, capsys, monkeypatch):
         "agents[0].evalsets[0]",
         "walks more than 20",
     )
+
+
+def test_a_pipe_in_the_judge_cache_is_a_miss_not_a_hang(tmp_path):
+    from adk_eval_gate.llm.cache import LlmCache, cache_key
+
+    cache = LlmCache(tmp_path)
+    key = cache_key(prompt="x")
+    (tmp_path / key[:2]).mkdir()
+    os.mkfifo(tmp_path / key[:2] / f"{key}.json")
+    with time_limit(5):
+        assert cache.get(key) is None
+    cache.put(cache_key(prompt="y"), {"text": "ok"})
+    assert cache.get(cache_key(prompt="y")) == {"text": "ok"}
