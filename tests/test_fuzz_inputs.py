@@ -72,3 +72,54 @@ def test_mutated_valid_eval_sets_never_crash():
         except InputError:
             outcomes["error"] += 1
     assert outcomes["ok"] > 50 and outcomes["error"] > 50  # both paths exercised
+
+
+RESULTS = EXAMPLE.parents[1] / "baseline" / "results.json"
+HISTORY = EXAMPLE.parents[1] / "recorded" / "dice.evalset_result.json"
+
+
+def _mutated_files_only_raise_input_errors(tmp_path: Path, source: Path, load, seed: int) -> dict[str, int]:
+    base = json.loads(source.read_text())
+    if isinstance(base, str):
+        base = json.loads(base)
+    rng = random.Random(seed)
+    outcomes = {"ok": 0, "error": 0}
+    for i in range(300):
+        path = tmp_path / f"m{i}.json"
+        path.write_text(json.dumps(_mutations(rng, copy.deepcopy(base))))
+        try:
+            load(path)
+            outcomes["ok"] += 1
+        except InputError as exc:
+            assert "\n" not in exc.render()
+            outcomes["error"] += 1
+    return outcomes
+
+
+def test_mutated_results_files_are_read_or_refused(tmp_path):
+    from adk_eval_gate.results.build import read_results
+
+    outcomes = _mutated_files_only_raise_input_errors(tmp_path, RESULTS, read_results, 5)
+    assert outcomes["ok"] > 10 and outcomes["error"] > 10
+
+
+def test_mutated_actuals_are_loaded_or_refused(tmp_path):
+    from adk_eval_gate.targets.replay import ReplayTarget
+
+    outcomes = _mutated_files_only_raise_input_errors(tmp_path, HISTORY, lambda p: ReplayTarget.from_paths((p,)), 7)
+    assert outcomes["ok"] > 10 and outcomes["error"] > 10
+
+
+@settings(max_examples=120, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(json_values)
+def test_arbitrary_json_as_results_or_actuals(tmp_path_factory, value):
+    from adk_eval_gate.results.build import read_results
+    from adk_eval_gate.targets.replay import ReplayTarget
+
+    path = tmp_path_factory.mktemp("fuzz") / "x.json"
+    try:
+        path.write_text(json.dumps(value))
+    except ValueError:
+        return
+    _only_input_errors(lambda: read_results(path))
+    _only_input_errors(lambda: ReplayTarget.from_paths((path,)))

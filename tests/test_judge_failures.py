@@ -233,7 +233,7 @@ def test_a_rubric_criterion_without_any_rubrics_stops_validate_and_run(example, 
     for command in (["validate"], ["run", "--output", str(example / "out.json")]):
         assert main([*command, "--config", str(config)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and err[0].startswith(f"error: {config}:")
+        assert len(err) == 1 and err[0].startswith(f"error: {config.name}:")
         assert "agents[0].criteria.rubric_based_final_response_quality_v1.rubrics: no rubrics" in err[0]
         assert "type: FINAL_RESPONSE_QUALITY" in err[0]
     assert not (example / "out.json").exists()
@@ -265,9 +265,8 @@ def test_an_eval_config_file_is_named_when_its_rubric_criterion_has_none(example
     eval_config.write_text(json.dumps({"criteria": {"rubric_based_tool_use_quality_v1": {"threshold": 0.5}}}))
     assert main(["validate", "--config", str(example / "replay.yml")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(
-        f"error: {eval_config}: criteria.rubric_based_tool_use_quality_v1.rubrics: no rubrics"
-    )
+    # named as the config names it: relative to the config's directory
+    assert err.startswith("error: evals/eval_config.json: criteria.rubric_based_tool_use_quality_v1.rubrics: no rubrics")
 
 
 def test_no_module_imports_an_http_transport():

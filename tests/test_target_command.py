@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from adk_eval_gate.errors import InputError
 from adk_eval_gate.pipeline import run_plan
 from adk_eval_gate.plan import build_plan
 
@@ -72,8 +76,88 @@ def test_request_carries_the_case(example, tmp_path):
     assert request["session_input"]["app_name"] == "hello_world"
 
 
-def test_missing_program_is_an_error(example):
+def test_missing_program_is_bad_input_before_anything_runs(example):
     config = command_config(example, "turns")
     config.write_text(config.read_text().replace(sys.executable, "/nonexistent/python"))
+    with pytest.raises(InputError, match=r"command.yml:3: agents\[0\]\.target\.command\[0\]: '/nonexistent/python' does not exist"):
+        build_plan(config)
+
+
+def _two_cases(example: Path) -> None:
+    evalset = example / "evals" / "dice.evalset.json"
+    data = json.loads(evalset.read_text())
+    data["eval_cases"] = data["eval_cases"][:2]
+    evalset.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("crash", "command exited with status -11"),
+        ("huge", "stdout passed the output limit of 16 MiB (16 MiB per turn); the command was stopped"),
+        ("flood", "stdout passed the output limit of 16 MiB (16 MiB per turn); the command was stopped"),
+    ],
+)
+def test_crash_and_unbounded_output_error_only_that_agent_within_the_timeout(example, mode, reason):
+    _two_cases(example)
+    started = time.monotonic()
+    results = run_plan(build_plan(command_config(example, mode, run="run: {timeout: 20}\n")), quiet=True)
+    assert time.monotonic() - started < 15  # stopped at the cap, not at the timeout
+    for case in results.eval_sets[0].cases:
+        assert (case.status, case.reason) == ("error", reason)
+
+
+def test_memory_stays_bounded_while_an_agent_floods_stdout(example, tmp_path):
+    """The CLI, in its own process so its peak RSS is its own: 50 MB and endless output cost far less memory."""
+    _two_cases(example)
+    peaks = {}
+    for mode in ("turns", "huge", "flood"):
+        config = command_config(example, mode, run="run: {timeout: 20, concurrency: 1}\n")
+        probe = ("import resource, sys; from adk_eval_gate.cli import main; code = main(sys.argv[1:]); "
+                 "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(code)")
+        done = subprocess.run([sys.executable, "-c", probe, "run", "--quiet", "--config", str(config),
+                               "--output", str(tmp_path / f"{mode}.json")], capture_output=True, text=True, timeout=120)
+        peaks[mode] = int(done.stdout.split()[-1])  # KiB
+        assert (tmp_path / f"{mode}.json").exists()
+    for mode in ("huge", "flood"):
+        assert peaks[mode] - peaks["turns"] < 40 * 1024, peaks  # 16 MiB held at most, nowhere near 50 MB or more
+
+
+def test_children_that_outlive_the_command_are_killed_and_its_answer_kept(example, tmp_path):
+    _two_cases(example)
+    pids = tmp_path / "pids.txt"
+    config = command_config(example, f"orphan, {pids}", run="run: {timeout: 20}\n")
+    started = time.monotonic()
     results = run_plan(build_plan(config), quiet=True)
-    assert results.eval_sets[0].cases[0].reason.startswith("cannot start /nonexistent/python")
+    assert time.monotonic() - started < 10
+    assert [c.status for c in results.eval_sets[0].cases] == ["passed", "passed"]  # scored from the answer it gave
+    for pid in map(int, pids.read_text().split()):
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), f"child {pid} outlived the case"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie (killed, not yet reaped by its init) is gone for our purpose
+        return stat.read().split(")")[-1].split()[0] != "Z"
+
+
+def test_output_after_closing_stdout_keeps_the_answer(example):
+    _two_cases(example)
+    results = run_plan(build_plan(command_config(example, "closed")), quiet=True)
+    assert [c.status for c in results.eval_sets[0].cases] == ["passed", "passed"]
+
+
+def test_scenario_cases_on_a_command_target_are_bad_input(example):
+    config = command_config(example, "turns")
+    evalset = example / "evals" / "dice.evalset.json"
+    data = json.loads(evalset.read_text())
+    data["eval_cases"][1] = {"eval_id": "talk", "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "roll"}}
+    evalset.write_text(json.dumps(data))
+    with pytest.raises(InputError, match=r"^evals/dice.evalset.json: eval_cases\[1\]\.conversation_scenario: case 'talk'"):
+        build_plan(config)

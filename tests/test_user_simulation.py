@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from adk_eval_gate.errors import InputError
 from adk_eval_gate.evalsets.models import Invocation, content_text
 from adk_eval_gate.pipeline import run_plan
 from adk_eval_gate.plan import build_plan
@@ -144,5 +145,5 @@ def test_without_credentials_scenario_cases_are_errors_that_say_why(example, mon
 def test_the_command_target_says_scenarios_need_adk_or_http(example, simulator):
     agent = Path(__file__).parent / "agents" / "command_agent.py"
     config = scenario_workflow(example, target=f"{{kind: command, command: [python3, '{agent}']}}")
-    case = only_case(run_plan(build_plan(config), quiet=True))
-    assert case.status == "error" and "adk or http target" in case.reason
+    with pytest.raises(InputError, match=r"conversation_scenario: case 'dice-chat' is a scenario.*adk or http target"):
+        build_plan(config)  # bad input, up front: not one error per case after the run

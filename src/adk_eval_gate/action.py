@@ -9,6 +9,7 @@ import os
 import sys
 
 from .cli import main as cli_main
+from .errors import EXIT_BAD_INPUT, InputError
 
 
 def _input(name: str, default: str = "") -> str:
@@ -33,7 +34,13 @@ def main() -> int:
         argv += ["--label", label]
     working_directory = _input("working-directory")
     if working_directory:
-        os.chdir(working_directory)
+        try:
+            os.chdir(working_directory)
+        except (OSError, ValueError) as exc:
+            error = InputError(None, "working-directory", f"{working_directory!r}: {getattr(exc, 'strerror', None) or exc}",
+                               "give an existing directory of the repository")
+            print(f"error: {error.render()}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     return cli_main(argv)
 
 

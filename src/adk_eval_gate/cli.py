@@ -4,13 +4,14 @@ Exit codes: 0 pass, 1 failed, 2 bad input."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__, log
 from .errors import EXIT_BAD_INPUT, InputError
@@ -20,15 +21,24 @@ if TYPE_CHECKING:
     from .config.loader import Workflow
 
 
+def _plan(config: str):
+    """The config alone is checked first: its errors come before importing the eval-set and criteria machinery
+    (google-genai, rouge), which takes seconds, so rejecting a bad config stays instant."""
+    from .config.loader import load_workflow
+
+    load_workflow(config)
+    from .plan import build_plan
+
+    return build_plan(config)
+
+
 def _validate(args: argparse.Namespace) -> int:
     import asyncio
 
+    plan = _plan(args.config)
     from .criteria.safety import missing_project
     from .llm.client import has_credentials
-    from .plan import build_plan
     from .targets import build_target
-
-    plan = build_plan(args.config)
 
     async def check_targets() -> None:  # each target checks its own inputs: actuals parse, the agent imports
         for agent in plan.agents:
@@ -78,13 +88,13 @@ def _baseline_line(workflow: Workflow) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    plan = _plan(args.config)
     from .gate import exit_code_for
     from .pipeline import run_plan
-    from .plan import build_plan, select_cases
+    from .plan import select_cases
     from .report.console import render_table
     from .results.build import write_results
 
-    plan = build_plan(args.config)
     if args.cases:
         plan = select_cases(plan, args.cases)
     results = run_plan(plan, quiet=args.quiet)
@@ -203,20 +213,23 @@ def _ci_options(args: argparse.Namespace):
 
 
 def _ci(args: argparse.Namespace) -> int:
+    from .config.loader import load_workflow
+
+    load_workflow(args.config)  # as in _plan: config errors before the heavy imports
     from .ci import run_ci
 
     return run_ci(_ci_options(args))
 
 
 def _merge(args: argparse.Namespace) -> int:
+    plan = _plan(args.config)
     from .ci import finish
     from .github.context import ActionsContext
-    from .plan import build_plan
     from .results.build import read_results
     from .shards import merge_results
 
-    merged = merge_results([read_results(Path(p)) for p in args.results])
-    return finish(_ci_options(args), build_plan(args.config), merged, ActionsContext.from_env())
+    merged = merge_results([(p, read_results(Path(p))) for p in args.results], plan)
+    return finish(_ci_options(args), plan, merged, ActionsContext.from_env())
 
 
 def _publish(args: argparse.Namespace) -> int:
@@ -248,8 +261,16 @@ def _comment_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--comment-author", help="the login the token posts as, when GitHub cannot say (another App's token)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are one line, like every other bad input, with the way to the full usage."""
+
+    def error(self, message: str) -> NoReturn:
+        first = " ".join(message.split())
+        self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {first}; see `{self.prog} --help`\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="adk-eval-gate", description="Gate pull requests on ADK agent evaluations.")
+    parser = _Parser(prog="adk-eval-gate", description="Gate pull requests on ADK agent evaluations.")
     parser.add_argument("--version", action="version", version=f"adk-eval-gate {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -324,6 +345,57 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Files each command writes, checked before any work so a bad path neither costs a run nor leaves files behind.
+_OUTPUT_FILES = {"run": ("output",), "compare": ("output",)}
+_OUTPUT_DIRS = {"ci": "output_dir", "merge": "output_dir"}
+_DIR_FILES = ("results.json", "comparison.json", "junit.xml", "report.md", "pull-request.json")
+_GITHUB_FILES = {"ci": ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"), "merge": ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"),
+                 "publish": ("GITHUB_STEP_SUMMARY",)}
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Arguments that were not valid UTF-8 cannot be written into a results file, a comparison or a comment."""
+    from .files import has_surrogates
+
+    for name, value in vars(args).items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and has_surrogates(item):
+                raise InputError(None, f"--{name.replace('_', '-')}", f"{item.encode('utf-8', 'backslashreplace').decode()!r} is not valid UTF-8",
+                                 "pass UTF-8 text (rename the file if it is a path)")
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    from .files import check_output_dir, check_output_file
+
+    for name in _OUTPUT_FILES.get(args.command, ()):
+        if getattr(args, name, None) is not None:
+            check_output_file(getattr(args, name), f"--{name.replace('_', '-')}")
+    written: set[Path] = set()
+    if (name := _OUTPUT_DIRS.get(args.command)) is not None:
+        folder = check_output_dir(getattr(args, name), f"--{name.replace('_', '-')}")
+        for file in _DIR_FILES:
+            if (folder / file).exists():
+                check_output_file(folder / file, f"--{name.replace('_', '-')}")
+        # GitHub's files must not be what we write, nor a folder we create on the way to it
+        written = {folder.absolute(), *folder.absolute().parents, *(folder.absolute() / file for file in _DIR_FILES)}
+    for variable in _GITHUB_FILES.get(args.command, ()):
+        if os.environ.get(variable):
+            path = check_output_file(os.environ[variable], variable, append=True)
+            if path.absolute() in written:
+                raise InputError(None, variable, f"{path} is where this command writes its own output",
+                                 "point it at GitHub's file, outside --output-dir")
+
+
+def _quiet_broken_pipe() -> int:
+    """A reader that stopped early (`| head`) is not an error worth a traceback: end as a SIGPIPE'd program would."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 128 + 13
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     with redacted_console():
         return _main(argv)
@@ -352,8 +424,19 @@ def _redacted_excepthook(kind: type[BaseException], value: BaseException, tb: Tr
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # Importing the user's agent must not leave __pycache__ folders in their repository (nor after a refusal).
+    sys.dont_write_bytecode = True
+    for stream in (sys.stdout, sys.stderr):  # agent text printed to a log must never crash the command
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
-        return args.handler(args)
+        _check_arguments(args)
+        _check_outputs(args)
+        code = args.handler(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except InputError as exc:
         log.input_error(exc)
         return EXIT_BAD_INPUT

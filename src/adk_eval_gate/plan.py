@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jinja2
 
-from .config.loader import AgentPlan, Workflow, load_workflow
+from .config.loader import AgentPlan, Workflow, load_workflow, shown_path
 from .criteria.base import ConfiguredCriterion
 from .criteria.prompts import BUILT_IN, environment
 from .criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
@@ -20,6 +20,7 @@ from .criteria.rubrics import check_rubrics
 from .errors import InputError, did_you_mean
 from .evalsets.eval_config import EvalConfigData, load_eval_config, sibling_test_config
 from .evalsets.loader import EvalSetFile, load_eval_set
+from .files import read_text
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,49 @@ def _criteria_for(workflow: Workflow, agent: AgentPlan, eval_set_path: Path) -> 
     return data, tuple(resolved)
 
 
+def _check_report_templates(workflow: Workflow) -> None:
+    """A comment template that does not parse would only fail after every agent ran, leaving no report."""
+    folder = workflow.template_dir
+    if folder is None:
+        return
+    if not folder.is_dir():
+        raise InputError(workflow.path, "report.templates", f"{_relative(workflow, folder)} is not a folder",
+                         "point at a folder holding comment.md.j2")
+    from .report.markdown import environment  # the report stage, only when an override needs checking
+
+    templates = environment(folder)
+    for path in sorted(folder.glob("*.j2")):
+        shown = _relative(workflow, path)
+        try:
+            templates.parse(read_text(path, "report template"))
+        except InputError as exc:
+            raise exc.with_file(shown) from None
+        except jinja2.TemplateSyntaxError as exc:
+            raise InputError(shown, None, f"template syntax error: {exc.message}", "fix the Jinja syntax", line=exc.lineno) from None
+    _trial_render(workflow, folder)
+
+
+def _trial_render(workflow: Workflow, folder: Path) -> None:
+    """Renders the override once on an empty run: an unknown variable, filter or include fails here, not after
+    every agent ran (when it would cost the report and the comment)."""
+    from .baseline import build_comparison
+    from .baseline.stores import LoadOutcome
+    from .report.markdown import render_report
+    from .results.build import tool_info
+    from .results.models import Counts, GitInfo, ResultsFile, Timings
+
+    results = ResultsFile(tool=tool_info(), git=GitInfo(), config_file=workflow.path.name,
+                          timings=Timings(started_at="", finished_at="", duration_seconds=0.0, inference_seconds=0.0,
+                                          scoring_seconds=0.0), summary=Counts(), eval_sets=[])
+    comparison = build_comparison(results, LoadOutcome(None, []), workflow.settings.gate)
+    try:
+        render_report(comparison, results, {}, template_dir=folder)
+    except jinja2.TemplateError as exc:
+        where = f"{_relative(workflow, folder)}/{getattr(exc, 'name', None) or 'comment.md.j2'}"
+        raise InputError(where, None, f"template fails to render: {' '.join(str(exc).split())[:200]}",
+                         "use only the variables and filters of the built-in comment.md.j2", line=getattr(exc, "lineno", None)) from None
+
+
 def _check_judge_templates(workflow: Workflow) -> None:
     """Every override must be a judge template we have, and parse: a typo would otherwise be silently ignored, and a
     syntax error would only surface as not-evaluated cases."""
@@ -95,9 +139,27 @@ def _check_judge_templates(workflow: Workflow) -> None:
         if path.name not in known:
             raise InputError(path, None, "is not a judge template, so it would never be used", f"name it after one of {', '.join(known)}")
         try:
-            templates.parse(path.read_text(encoding="utf-8"))
+            templates.parse(read_text(path, "judge template"))
         except jinja2.TemplateSyntaxError as exc:
             raise InputError(path, None, f"template syntax error: {exc.message}", "fix the Jinja syntax", line=exc.lineno) from None
+
+
+def _shown_errors(workflow: Workflow, error: InputError) -> InputError:
+    """Errors in files the config points at name them as the config does, relative to its directory."""
+    if error.file and Path(error.file).is_absolute():
+        return error.with_file(shown_path(Path(error.file), workflow.base_dir))
+    return error
+
+
+def _check_target_fits(agent: AgentPlan, loaded: EvalSetFile, workflow: Workflow) -> None:
+    if agent.settings.target.kind != "command":
+        return
+    for index, case in enumerate(loaded.eval_set.eval_cases):
+        if case.conversation is None:
+            raise InputError(_relative(workflow, loaded.path), f"eval_cases[{index}].conversation_scenario",
+                             f"case {case.eval_id!r} is a scenario, which the command target cannot run "
+                             f"(agent {agent.name!r}: its protocol sends every user turn up front)",
+                             "run scenario cases with the adk or http target, or give the case a conversation")
 
 
 def build_plan(config_path: str | Path) -> Plan:
@@ -106,6 +168,28 @@ def build_plan(config_path: str | Path) -> Plan:
 
 def plan_for(workflow: Workflow) -> Plan:
     """The plan of an already loaded workflow (AgentEvaluator builds its workflow in code, not from YAML)."""
+    try:
+        return _build(workflow)
+    except InputError as exc:
+        raise _shown_errors(workflow, exc) from None
+
+
+def _check_file_baseline(workflow: Workflow) -> None:
+    """A committed baseline that cannot be read would only fail after every agent ran: read it now."""
+    settings = workflow.settings.baseline
+    if settings.store != "file":
+        return
+    path = Path(settings.path).expanduser()
+    path = path if path.is_absolute() else workflow.base_dir / path
+    if path.exists() or path.is_symlink():
+        from .results.build import read_results  # the results stage, only when there is a baseline to check
+
+        read_results(path, "baseline file")
+
+
+def _build(workflow: Workflow) -> Plan:
+    _check_file_baseline(workflow)
+    _check_report_templates(workflow)
     _check_judge_templates(workflow)
     agents = []
     for agent in workflow.agents:
@@ -113,9 +197,10 @@ def plan_for(workflow: Workflow) -> Plan:
         seen: dict[str, Path] = {}
         for path in agent.evalset_paths:
             loaded = load_eval_set(path)
+            _check_target_fits(agent, loaded, workflow)
             set_id = loaded.eval_set.eval_set_id
             if set_id in seen:
-                raise InputError(path, "eval_set_id", f"{set_id!r} is also the id of {seen[set_id]}",
+                raise InputError(path, "eval_set_id", f"{set_id!r} is also the id of {_relative(workflow, seen[set_id])}",
                                  "give each eval set of an agent a unique eval_set_id (legacy files take the file name)")
             seen[set_id] = path
             config, criteria = _criteria_for(workflow, agent, path)

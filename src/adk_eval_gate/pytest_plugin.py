@@ -134,7 +134,7 @@ class _Session:
         worker = getattr(self.config, "workerinput", {}).get("workerid")
         if worker:
             path = path.with_name(f"{path.stem}.{worker}{path.suffix}")
-        write_results(merge_results(self.results), path)
+        write_results(merge_results([(f"run {i + 1}", r) for i, r in enumerate(self.results)]), path)
 
 
 class ConfigFile(pytest.File):

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from .errors import InputError
 from .plan import AgentRunPlan, EvalSetPlan, Plan
-from .results.build import count
+from .results.build import case_hash, count
 from .results.models import ResultsFile
 
 
@@ -46,33 +46,58 @@ def shard_plan(plan: Plan, index: int, total: int) -> Plan:
     return Plan(plan.workflow, tuple(agents))
 
 
-def merge_results(parts: list[ResultsFile]) -> ResultsFile:
+def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None) -> ResultsFile:
+    """`parts` are (file name, results) pairs: errors name the files. With `plan`, every shard must come from it."""
     if not parts:
         raise InputError(None, "merge", "no results files given", "pass every shard's results.json")
-    merged = parts[0].model_copy(deep=True)
+    if plan is not None:
+        for name, part in parts:
+            check_shard_matches(part, name, plan)
+    merged = parts[0][1].model_copy(deep=True)
     by_set = {(s.agent, s.eval_set_id): s for s in merged.eval_sets}
-    for part in parts[1:]:
+    owner = {(s.agent, s.eval_set_id, c.eval_id): parts[0][0] for s in merged.eval_sets for c in s.cases}
+    for name, part in parts[1:]:
         merged.interrupted = merged.interrupted or part.interrupted
         merged.timings.duration_seconds = max(merged.timings.duration_seconds, part.timings.duration_seconds)
         merged.timings.inference_seconds = max(merged.timings.inference_seconds, part.timings.inference_seconds)
         merged.timings.finished_at = max(merged.timings.finished_at, part.timings.finished_at)
         for eval_set in part.eval_sets:
             key = (eval_set.agent, eval_set.eval_set_id)
+            for case in eval_set.cases:
+                if (*key, case.eval_id) in owner:
+                    raise InputError(name, "merge", f"case {case.eval_id!r} of {key[0]}/{key[1]} is also in "
+                                     f"{owner[(*key, case.eval_id)]}", "give each shard a different --shard i/n")
+                owner[(*key, case.eval_id)] = name
             if key not in by_set:
                 by_set[key] = eval_set.model_copy(deep=True)
                 merged.eval_sets.append(by_set[key])
                 continue
             target = by_set[key]
             if target.criteria != eval_set.criteria:
-                raise InputError(None, "merge", f"shards disagree on the criteria of {key[0]}/{key[1]}",
+                raise InputError(name, "merge", f"its criteria of {key[0]}/{key[1]} differ from {parts[0][0]}'s",
                                  "merge results of the same config and commit")
-            seen = {c.eval_id for c in target.cases}
-            duplicates = [c.eval_id for c in eval_set.cases if c.eval_id in seen]
-            if duplicates:
-                raise InputError(None, "merge", f"case {duplicates[0]!r} of {key[0]}/{key[1]} is in two shards",
-                                 "give each shard a different --shard i/n")
             target.cases.extend(c.model_copy(deep=True) for c in eval_set.cases)
     for eval_set in merged.eval_sets:
         eval_set.summary = count(c.status for c in eval_set.cases)
     merged.summary = count(c.status for s in merged.eval_sets for c in s.cases)
     return merged
+
+
+def check_shard_matches(part: ResultsFile, name: str, plan: Plan) -> None:
+    """A shard of another config (or another version of its eval sets) would be gated as if it were this one."""
+    fix = "merge the shards this config produced, at this commit"
+    if part.config_file != plan.workflow.path.name:
+        raise InputError(name, "config_file", f"{part.config_file!r} is not {plan.workflow.path.name!r}", fix)
+    expected = {(a.name, s.eval_set_id): s for a in plan.agents for s in a.eval_sets}
+    for eval_set in part.eval_sets:
+        key = (eval_set.agent, eval_set.eval_set_id)
+        if key not in expected:
+            raise InputError(name, "eval_sets", f"{key[0]}/{key[1]} is not in {plan.workflow.path.name}", fix)
+        if set(eval_set.criteria) != {c.name for c in expected[key].criteria}:
+            raise InputError(name, "eval_sets", f"the criteria of {key[0]}/{key[1]} are not the config's", fix)
+        hashes = {c.eval_id: case_hash(c) for c in expected[key].file.eval_set.eval_cases}
+        for case in eval_set.cases:
+            if case.eval_id not in hashes:
+                raise InputError(name, "eval_sets", f"case {case.eval_id!r} is not in {key[0]}/{key[1]}", fix)
+            if case.case_hash and case.case_hash != hashes[case.eval_id]:
+                raise InputError(name, "eval_sets", f"case {case.eval_id!r} of {key[0]}/{key[1]} differs from the eval set's", fix)

@@ -24,7 +24,7 @@ def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str,
         return "is required but missing", f"add `{loc[-1]}`" if loc else None
     if kind == "extra_forbidden":
         known = _known_fields(model, loc[:-1]) if model is not None else []
-        guess = did_you_mean(str(loc[-1]), known) if known else None
+        guess = did_you_mean(str(loc[-1]), known) if known and loc else None
         fix = f"did you mean `{guess}`?" if guess else "remove it or check the spelling"
         if known and not guess:
             fix += f" (allowed: {', '.join(sorted(known))})"
@@ -32,6 +32,10 @@ def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str,
     if kind in {"less_than_equal", "greater_than_equal", "less_than", "greater_than"}:
         return f"{_show(value)} is out of range", error["msg"].lower()
     if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float", "finite_number"}:
+        if isinstance(value, bool):  # strict: `true` and "0.8" are mistakes, not numbers
+            return f"{_show(value)} is a boolean, not a number", "use a plain number"
+        if isinstance(value, str) and _numeric(value):
+            return f"{_show(value)} is quoted text, not a number", "write the number without quotes"
         return f"{_show(value)} is not a valid number", "use a plain number"
     if kind in {"string_type"}:
         return f"{_show(value)} is not a string", "quote the value"
@@ -53,9 +57,19 @@ def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str,
         return problem, fix or None
     if kind == "too_short":
         return "must not be empty", "add at least one entry"
+    if kind == "string_too_short":
+        return "is empty", "give a value or remove the key"
     if kind == "string_pattern_mismatch":
         return f"{_show(value)} has characters that are not allowed", f"match {ctx.get('pattern')}"
     return error["msg"], None
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _show(value: Any) -> str:
@@ -130,7 +144,11 @@ def _consequence_of(typo: dict[str, Any], error: dict[str, Any], fix: str | None
 def _display_loc(error: dict[str, Any]) -> list[str | int]:
     """Drops union branch names from loc and shows field names in snake_case, the spelling ADK writes.
     An unknown key is shown exactly as the user wrote it."""
-    parts = [p for p in error["loc"] if not (isinstance(p, str) and (p[:1].isupper() or p.startswith("function-")))]
+    loc = list(error["loc"])
+    unknown = loc.pop() if error["type"] == "extra_forbidden" and loc else None  # the user's key, whatever its case
+    parts = [p for p in loc if not (isinstance(p, str) and (p[:1].isupper() or p.startswith("function-")))]
+    if unknown is not None:
+        parts.append(unknown)
     last = len(parts) - 1
     return [
         p if isinstance(p, int) or (i == last and error["type"] == "extra_forbidden") else to_snake(p)

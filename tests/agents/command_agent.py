@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """A dice agent speaking adk-eval-gate's command protocol; its first argument picks how it behaves."""
 
+import contextlib
 import json
+import os
 import random
 import re
+import signal
+import subprocess
 import sys
 import time
 
@@ -22,6 +26,17 @@ if mode == "hang":
 if mode == "error":
     print(json.dumps({"error": "the agent refused"}))
     sys.exit(0)
+if mode == "crash":
+    os.kill(os.getpid(), signal.SIGSEGV)
+if mode in ("flood", "huge"):  # endless output, or 50 MB in one turn
+    chunk = "x" * (1024 * 1024)
+    for _ in iter(int, 1) if mode == "flood" else range(50):
+        sys.stdout.write(chunk)
+    sys.exit(0)
+if mode == "orphan":  # a child that outlives the command and holds its stdout open; its pid goes to argv[2]
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    with open(sys.argv[2], "a") as pids:
+        pids.write(f"{child.pid}\n")
 
 
 def answer(text):
@@ -44,4 +59,9 @@ for turn in request["turns"]:
         turns.append({"events": events})
     else:
         turns.append({"response": response, "tool_calls": calls})
-print(json.dumps({"turns": turns}))
+print(json.dumps({"turns": turns}), flush=True)
+if mode == "closed":  # the answer, then stdout closed and more written after it
+    os.close(1)
+    print("still talking after closing stdout", file=sys.stderr)
+    with contextlib.suppress(OSError):
+        os.write(1, b"more")

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import glob
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..errors import InputError, format_loc
-from ..files import load_yaml
+from ..errors import InputError, did_you_mean, format_loc
+from ..files import has_surrogates, load_yaml
 from ..validation import LineLookup, input_error_from, yaml_line_lookup
+from .globs import GlobTooWide, walk_glob
 from .models import AgentSettings, Settings, is_glob
 
 
@@ -38,24 +40,116 @@ class Workflow:
     judge_template_dir: Path | None = None
 
 
+def shown_path(path: Path, base: Path) -> str:
+    """How errors and reports name a file the config points at: relative to the config's directory."""
+    try:
+        return os.path.relpath(path, base)
+    except ValueError:  # another drive
+        return str(path)
+
+
 def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error, *, allow_dirs: bool) -> list[Path]:
-    if not pattern.strip():
-        raise workflow_error(loc, "is an empty path", "give a file path or a glob")
+    if not pattern.strip() or "\x00" in pattern:
+        raise workflow_error(loc, "is an empty path" if not pattern.strip() else "holds a NUL byte", "give a file path or a glob")
     full = Path(pattern).expanduser()
     full = full if full.is_absolute() else base / full
     if is_glob(pattern):
-        matches = sorted(Path(p) for p in glob.glob(str(full), recursive=True))
-        matches = [p for p in matches if p.is_file() or (allow_dirs and p.is_dir())]
+        # Pipes and devices stay in: the reader refuses them by name rather than the glob skipping them silently.
+        try:
+            found = walk_glob(full)
+        except GlobTooWide as exc:
+            raise workflow_error(loc, f"glob {pattern!r} {exc}", "narrow the pattern to the folder that holds the files") from None
+        matches = [p for p in found if p.exists() and (allow_dirs or not p.is_dir())]
+        if (odd := next((p for p in matches if has_surrogates(str(p))), None)) is not None:
+            shown = str(odd).encode("utf-8", "backslashreplace").decode()
+            raise workflow_error(loc, f"glob {pattern!r} matches {shown!r}, whose name is not valid UTF-8",
+                                 "rename the file (results and reports are UTF-8)")
         if not matches:
-            raise workflow_error(loc, f"glob {pattern!r} matches no file (searched from {base})",
+            raise workflow_error(loc, f"glob {pattern!r} matches no file",
                                  "fix the pattern; relative paths resolve against the config file's directory")
         return matches
-    if not full.exists():
-        raise workflow_error(loc, f"{pattern!r} does not exist (resolved to {full})",
+    try:
+        exists = full.exists()
+    except OSError as exc:  # a name too long, a symlink loop
+        raise workflow_error(loc, f"{pattern!r} cannot be read: {exc.strerror or exc}", "fix the path") from None
+    if not exists:
+        raise workflow_error(loc, f"{pattern!r} does not exist",
                              "fix the path; relative paths resolve against the config file's directory")
     if full.is_dir() and not allow_dirs:
         raise workflow_error(loc, f"{pattern!r} is a directory", "point at a file or use a glob like dir/*.evalset.json")
     return [full]
+
+
+def _check_command(agent: AgentSettings, base: Path, where: tuple[str | int, ...], workflow_error) -> None:
+    """A missing program or working directory fails every case the same way: say so once, before anything runs."""
+    target = agent.target
+    cwd = Path(target.cwd).expanduser() if target.cwd else base
+    cwd = cwd if cwd.is_absolute() else base / cwd
+    if target.cwd is not None and not cwd.is_dir():
+        raise workflow_error((*where, "target", "cwd"), f"{target.cwd!r} is not an existing directory",
+                             "fix the path; relative paths resolve against the config file's directory")
+    for i, part in enumerate([*target.command, *target.env, *target.env.values()]):
+        if "\x00" in part:  # the operating system cannot pass it: every case would fail to start
+            field = ("command", i) if i < len(target.command) else ("env",)
+            raise workflow_error((*where, "target", *field), "holds a NUL byte", "remove it")
+    program = target.command[0]
+    if not program.strip():
+        raise workflow_error((*where, "target", "command", 0), "is empty", "name the program to run")
+    if "/" in program:
+        path = Path(program).expanduser()
+        path = path if path.is_absolute() else base / path
+        if not path.is_file():
+            raise workflow_error((*where, "target", "command", 0), f"{program!r} does not exist",
+                                 "fix the path; relative paths resolve against the config file's directory")
+        if not os.access(path, os.X_OK):
+            raise workflow_error((*where, "target", "command", 0), f"{program!r} is not executable",
+                                 f"run `chmod +x {program}` or start it through its interpreter")
+    elif shutil.which(program, path=(agent.target.env.get("PATH") or os.environ.get("PATH"))) is None:
+        raise workflow_error((*where, "target", "command", 0), f"{program!r} is not on PATH",
+                             "install it or give its path")
+
+
+def _check_cache(base: Path, value: str, workflow_error) -> None:
+    """Created on the first judge call; a file in its place would fail every call of the run instead."""
+    if "\x00" in value:
+        raise workflow_error(("judge", "cache"), "holds a NUL byte", "give a directory path or null")
+    folder = Path(value).expanduser()
+    folder = folder if folder.is_absolute() else base / folder
+    for candidate in (folder, *folder.parents):
+        if candidate.exists():
+            if not candidate.is_dir():
+                raise workflow_error(("judge", "cache"), f"{shown_path(candidate, base)!r} is not a directory",
+                                     "point at a directory (it is created if missing) or set null")
+            return
+
+
+def _check_baseline_path(base: Path, value: str, workflow_error) -> None:
+    """`baseline update` writes it and every run reads it: a directory, or a path under a file, fails both."""
+    if "\x00" in value:
+        raise workflow_error(("baseline", "path"), "holds a NUL byte", "give a file path")
+    path = Path(value).expanduser()
+    path = path if path.is_absolute() else base / path
+    if path.is_dir():
+        raise workflow_error(("baseline", "path"), f"{value!r} is a directory", "point at a results file, e.g. baseline/results.json")
+    blocked = next((p for p in path.parents if p.exists()), None)
+    if blocked is not None and not blocked.is_dir():
+        raise workflow_error(("baseline", "path"), f"{value!r} is under {shown_path(blocked, base)!r}, which is a file",
+                             "point at a results file in a directory")
+
+
+def _check_tolerance(settings: Settings, workflow_error) -> None:
+    tolerance = settings.gate.tolerance
+    if not isinstance(tolerance, dict):
+        return
+    from ..criteria.registry import REGISTRY  # the criteria stage imports config models; import late
+
+    custom = {name for agent in settings.agents for name in (agent.criteria or {})}
+    known = ["default", *REGISTRY, *sorted(custom)]
+    for name in tolerance:
+        if name not in known:
+            guess = did_you_mean(name, known)
+            raise workflow_error(("gate", "tolerance", name), "is neither `default` nor a criterion name",
+                                 f"did you mean `{guess}`?" if guess else f"use `default` or one of {', '.join(REGISTRY)}")
 
 
 def load_workflow(path: str | Path) -> Workflow:
@@ -75,6 +169,7 @@ def load_workflow(path: str | Path) -> Workflow:
     def error(loc: tuple[str | int, ...], problem: str, fix: str) -> InputError:
         return InputError(config_path, format_loc(loc), problem, fix, line=lines(loc))
 
+    _check_tolerance(settings, error)
     agents = []
     for index, agent in enumerate(settings.agents):
         where = ("agents", index)
@@ -92,10 +187,16 @@ def load_workflow(path: str | Path) -> Workflow:
                 actuals.extend(_expand(base, pattern, (*where, "target", "actuals", j), error, allow_dirs=True))
         elif agent.target.kind == "adk" and ":" not in agent.target.agent:
             _expand(base, agent.target.agent, (*where, "target", "agent"), error, allow_dirs=True)
+        elif agent.target.kind == "command":
+            _check_command(agent, base, where, error)
         agents.append(AgentPlan(index, agent, tuple(evalsets), eval_config, tuple(actuals)))
     template_dir = None
     if settings.report.templates:
         template_dir = _expand(base, settings.report.templates, ("report", "templates"), error, allow_dirs=True)[0]
+    if settings.judge.cache:
+        _check_cache(base, settings.judge.cache, error)
+    if settings.baseline.store == "file":
+        _check_baseline_path(base, settings.baseline.path, error)
     judge_template_dir = None
     if settings.judge.templates:
         judge_template_dir = _expand(base, settings.judge.templates, ("judge", "templates"), error, allow_dirs=True)[0]

@@ -16,7 +16,8 @@ NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: "0.8" is not a number and `true` is not a count; YAML gives real numbers, so a string is a mistake.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class ReplayTarget(_Strict):
@@ -157,6 +158,13 @@ class GateSettings(_Strict):
     # baseline's progress behind a red mark, so by default it passes (the comparison is still reported).
     on_push: Literal["pass", "fail"] = "pass"
 
+    @field_validator("override_label")
+    @classmethod
+    def _label(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("is empty, so no label could ever override the gate; name a label, or null for no override")
+        return value
+
     @field_validator("tolerance")
     @classmethod
     def _tolerance(cls, value: float | dict[str, float]) -> float | dict[str, float]:
@@ -191,6 +199,14 @@ class JudgeSection(_Strict):
     prices: dict[str, ModelPrice] = Field(default_factory=dict, description="USD per million tokens by model name "
                                           "(prefix match), added to the built-in Gemini list prices")
     base_url: str | None = Field(default=None, description="the Gemini API endpoint (default: GOOGLE_GEMINI_BASE_URL or Google's)")
+
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"https?://[^\s/?#]+\S*", value):
+            raise ValueError(f"{value!r} is not an http(s) URL; write it like https://generativelanguage.googleapis.com")
+        return value
 
 
 class ReportSection(_Strict):

@@ -21,14 +21,11 @@ class _Options(BaseModel):
 
 
 def check_threshold(value: Any) -> float:
-    # ADK accepts numbers and numeric strings; booleans and text are almost certainly mistakes in a gate.
+    # ADK also takes numeric strings; in a gate a quoted or boolean threshold is almost certainly a mistake.
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not a threshold; use a number between 0 and 1")
     if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            raise ValueError(f"{value!r} is not a number; use a number between 0 and 1") from None
+        raise ValueError(f"{value!r} is text, not a number; write the number without quotes, between 0 and 1")
     if not isinstance(value, (int, float)):
         raise ValueError(f"{value!r} is not a number; use a number between 0 and 1")
     value = float(value)

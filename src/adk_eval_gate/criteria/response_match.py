@@ -6,18 +6,25 @@ response's text parts joined by newlines. Both texts empty scores 0.0, as in ADK
 
 from __future__ import annotations
 
-from rouge_score import rouge_scorer
+from functools import cache
 
 from ..evalsets.models import content_text
 from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, running_mean, status_for
 from .options import ThresholdOptions
-from .rouge_tokenizer import UnicodeAwareTokenizer
 
-_scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=UnicodeAwareTokenizer())
+
+@cache
+def _scorer():
+    # rouge-score pulls in nltk (over a second): built on first use, so rejecting bad input stays fast.
+    from rouge_score import rouge_scorer
+
+    from .rouge_tokenizer import UnicodeAwareTokenizer
+
+    return rouge_scorer.RougeScorer(["rouge1"], tokenizer=UnicodeAwareTokenizer())
 
 
 def rouge1_f(response: str, reference: str) -> float:
-    return _scorer.score(reference, response)["rouge1"].fmeasure
+    return _scorer().score(reference, response)["rouge1"].fmeasure
 
 
 def score_response_match(data: ScoringInput, options: ThresholdOptions) -> MetricOutcome:

@@ -116,4 +116,6 @@ def load_eval_config(path: Path, known_criteria: set[str]) -> EvalConfigData:
 def sibling_test_config(eval_set_path: Path) -> Path | None:
     """Both `adk eval` (2.7+) and AgentEvaluator read test_config.json beside the eval file."""
     candidate = eval_set_path.parent / TEST_CONFIG_NAME
-    return candidate if candidate.is_file() else None
+    if not candidate.exists() and not candidate.is_symlink():
+        return None
+    return candidate  # a directory, pipe or dangling link of that name is refused by the reader, not skipped

@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..files import write_text_atomic
+from ..errors import InputError
+from ..files import read_text, write_text_atomic
 
 
 def cache_key(**parts: Any) -> str:
@@ -32,9 +33,10 @@ class LlmCache:
         if self.directory is None:
             return None
         try:
-            return json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None  # a missing or torn entry is a miss, never an error
+            # the shared reader: a pipe or device restored into the cache is refused, never waited on
+            return json.loads(read_text(self._path(key), "cache entry"))
+        except (InputError, ValueError, RecursionError):
+            return None  # a missing, torn or odd entry is a miss, never an error
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         if self.directory is not None:

@@ -6,6 +6,7 @@ from ..gate.evidence import non_gating_regressions, regression_cases
 from ..results.missing import missing_judged_line
 from ..results.models import ResultsFile
 from .efficiency import efficiency_line
+from .escape import strip_controls
 from .spend import spend_line
 
 _MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR"}
@@ -19,8 +20,17 @@ def _cell(metric) -> str:
 
 
 def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
+    text = " ".join(strip_controls(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _clip_middle(text: str, width: int) -> str:
+    """Case ids often share a long prefix and differ at the end (`checkout_flow_..._v2`): keep both ends."""
+    text = " ".join(strip_controls(text).split())
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
 
 
 def render_table(results: ResultsFile) -> str:
@@ -31,7 +41,7 @@ def render_table(results: ResultsFile) -> str:
         rows = []
         for case in eval_set.cases:
             cells = [_cell(case.metrics[n]) if n in case.metrics else "-" for n in names]
-            rows.append([_clip(case.eval_id, 40), _MARK[case.status], *cells])
+            rows.append([_clip_middle(case.eval_id, 40), _MARK[case.status], *cells])
         widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
         s = eval_set.summary
         lines.append(f"{eval_set.agent} / {eval_set.eval_set_id}  ({eval_set.file}, criteria: {eval_set.criteria_source}, "

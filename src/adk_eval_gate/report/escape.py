@@ -5,9 +5,16 @@ from __future__ import annotations
 import html
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Control characters, and the bidirectional overrides, embeddings, isolates and marks that make text display in
+# another order than it reads (Trojan Source): agent text must look in the comment like what it is.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _MARKDOWN = re.compile(r"([\\`*_\[\]|~#$])")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+
+
+def strip_controls(text: str) -> str:
+    """For plain-text output (a CI log): no terminal escapes, no reordering."""
+    return _CONTROL.sub("", text)
 
 
 def inline(text: str | None, limit: int = 200) -> str:

@@ -83,7 +83,7 @@ def evidence_for(row: Row, results: ResultsFile, expected_cases: dict[tuple[str,
     return Evidence(row, trajectory, diff, row.reason)
 
 
-def _environment(template_dir: Path | None) -> jinja2.Environment:
+def environment(template_dir: Path | None) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = [jinja2.FileSystemLoader(str(TEMPLATES))]
     if template_dir is not None:
         loaders.insert(0, jinja2.FileSystemLoader(str(template_dir)))
@@ -100,7 +100,7 @@ def _environment(template_dir: Path | None) -> jinja2.Environment:
 def render_report(comparison: Comparison, results: ResultsFile, expected_cases: dict, *, run_url: str | None = None,
                   head_sha: str | None = None, template_dir: Path | None = None, budget: int = BUDGET,
                   full_report_hint: str = "the full report is in the workflow run's artifacts") -> str:
-    env = _environment(template_dir)
+    env = environment(template_dir)
     template = env.get_template("comment.md.j2")
     regressions = regression_cases(comparison)
     not_gating = non_gating_regressions(comparison)

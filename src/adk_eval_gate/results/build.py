@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -11,16 +12,19 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
 from .. import __version__
 from ..criteria import efficiency
 from ..criteria.base import ConfiguredCriterion, MetricOutcome
 from ..criteria.scoring import CaseScore
+from ..errors import InputError
 from ..evalsets.models import EvalCase, dump_invocation
-from ..files import load_json, write_text_atomic
+from ..files import load_json, scrub_data, write_text_atomic
 from ..targets.base import CaseRun
 from ..validation import input_error_from
 from .models import (
+    SCHEMA_VERSION,
     CaseResult,
     Counts,
     CriterionConfig,
@@ -130,12 +134,75 @@ def tool_info() -> ToolInfo:
 
 
 def write_results(results: ResultsFile, path: Path) -> None:
-    write_text_atomic(path, results.model_dump_json(indent=2) + "\n")
-
-
-def read_results(path: Path) -> ResultsFile:
-    data = load_json(path, "results file")
     try:
-        return ResultsFile.model_validate(data)
+        text = results.model_dump_json(indent=2)
+    except PydanticSerializationError:
+        # An agent's text with a lone surrogate (e.g. "\\ud800" in a server's JSON) must not cost the run's results:
+        # it becomes U+FFFD.
+        text = json.dumps(scrub_data(results.model_dump(mode="json")), indent=2, ensure_ascii=False)
+    write_text_atomic(path, text + "\n")
+
+
+def read_results(path: Path, what: str = "results file") -> ResultsFile:
+    """A results file may come from another job, another version or a fork: nothing in it is taken on trust."""
+    data = load_json(path, what)
+    if not isinstance(data, dict):
+        raise InputError(path, None, f"{what} is a JSON {type(data).__name__}, not an object",
+                         "pass a results.json written by adk-eval-gate")
+    if "schema_version" not in data:
+        raise InputError(path, "schema_version", "is missing", "pass a results.json written by adk-eval-gate")
+    if data["schema_version"] != SCHEMA_VERSION or isinstance(data["schema_version"], bool):
+        raise InputError(path, "schema_version", f"{data['schema_version']!r} is not a version this tool reads ({SCHEMA_VERSION})",
+                         "write the file with a matching adk-eval-gate, or upgrade it")
+    try:
+        results = ResultsFile.model_validate(data)
     except ValidationError as exc:
         raise input_error_from(exc, path, model=ResultsFile) from None
+    except RecursionError:
+        raise InputError(path, None, f"{what} is nested too deeply", "pass a results.json written by adk-eval-gate") from None
+    _check_results(results, path)
+    return results
+
+
+def _check_results(results: ResultsFile, path: Path) -> None:
+    def fail(field: str, problem: str) -> InputError:
+        return InputError(path, field, problem, "pass a results.json written by adk-eval-gate, unedited")
+
+    def check_score(value: float | None, field: str) -> None:
+        if value is not None and not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            raise fail(field, f"score {value!r} is outside [0, 1]")
+
+    for name, value in results.timings.model_dump().items():
+        if isinstance(value, float) and not (math.isfinite(value) and value >= 0):
+            raise fail(f"timings.{name}", f"{value!r} is not a duration")
+    sets: dict[tuple[str, str], int] = {}
+    for i, eval_set in enumerate(results.eval_sets):
+        key = (eval_set.agent, eval_set.eval_set_id)
+        if key in sets:
+            raise fail(f"eval_sets[{i}]", f"{key[0]}/{key[1]} is also eval_sets[{sets[key]}]")
+        sets[key] = i
+        if eval_set.num_runs < 1:
+            raise fail(f"eval_sets[{i}].num_runs", f"{eval_set.num_runs} is not a run count")
+        for name, criterion in eval_set.criteria.items():
+            check_score(criterion.threshold, f"eval_sets[{i}].criteria.{name}.threshold")
+        cases: dict[str, int] = {}
+        for j, case in enumerate(eval_set.cases):
+            where = f"eval_sets[{i}].cases[{j}]"
+            if case.eval_id in cases:
+                raise fail(f"{where}.eval_id", f"duplicate {case.eval_id!r} (also cases[{cases[case.eval_id]}])")
+            cases[case.eval_id] = j
+            for name, metric in case.metrics.items():
+                at = f"{where}.metrics.{name}"
+                check_score(metric.score, f"{at}.score")
+                check_score(metric.threshold, f"{at}.threshold")
+                for k, value in enumerate(metric.per_invocation):
+                    check_score(value, f"{at}.per_invocation[{k}]")
+                for k, run in enumerate(metric.runs):
+                    if run is not None:
+                        check_score(run.score, f"{at}.runs[{k}].score")
+                        for m, turn in enumerate(run.per_invocation):
+                            check_score(turn.score, f"{at}.runs[{k}].per_invocation[{m}].score")
+            for k, record in enumerate(case.runs):
+                seconds = record.duration_seconds
+                if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+                    raise fail(f"{where}.runs[{k}].duration_seconds", f"{seconds!r} is not a duration")

@@ -15,7 +15,7 @@ def build_target(agent: AgentPlan, base_dir: Path, simulation: SimulationSetting
     if settings.kind == "replay":
         from .replay import ReplayTarget
 
-        return ReplayTarget.from_paths(agent.actuals_paths)
+        return ReplayTarget.from_paths(agent.actuals_paths, base_dir)
     if settings.kind == "adk":
         from .adk import AdkTarget
 

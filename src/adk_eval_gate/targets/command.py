@@ -13,7 +13,8 @@ and prints one JSON object on stdout, with one entry per turn, in one of these f
     {"invocations": [<ADK Invocation JSON>]}
 
 or `{"error": "message"}` to report that the case could not be run. A non-zero exit status, output that is not
-JSON, or a hang past the timeout make the case an error; the other cases are unaffected.
+JSON, more than 16 MiB of output per turn, or a hang past the timeout make the case an error; the other cases are
+unaffected. The process runs in its own session, and its whole process group is killed when the case ends.
 """
 
 from __future__ import annotations
@@ -32,11 +33,61 @@ from pydantic import ValidationError
 
 from ..config.models import CommandTarget as CommandSettings
 from ..evalsets.models import EvalCase, IntermediateData, Invocation
+from ..files import scrub_data
 from ..redaction import child_env
 from .base import CaseRun, TargetError
 from .events import events_to_invocation
 
 PROTOCOL_VERSION = 1
+# A turn's reply is text and tool calls; far more is an agent gone wrong, and holding it all would exhaust memory.
+MAX_TURN_BYTES = 16 * 1024 * 1024
+STDERR_TAIL_BYTES = 64 * 1024  # only the last line of stderr is reported
+EXIT_GRACE_SECONDS = 1.0
+_CHUNK = 256 * 1024
+
+
+async def _feed(process: asyncio.subprocess.Process, payload: bytes) -> None:
+    """The request; a command that exits without reading it is judged by its output, not by our broken pipe."""
+    assert process.stdin is not None
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        process.stdin.write(payload)
+        await process.stdin.drain()
+        process.stdin.close()
+
+
+async def _read_capped(stream: asyncio.StreamReader | None, into: bytearray, limit: int) -> bool:
+    """Reads to EOF; False as soon as the output passes `limit` (what was read stays bounded by it)."""
+    assert stream is not None
+    while chunk := await stream.read(_CHUNK):
+        if len(into) + len(chunk) > limit:
+            return False
+        into += chunk
+    return True
+
+
+async def _read_tail(stream: asyncio.StreamReader | None, into: bytearray) -> bool:
+    assert stream is not None
+    while chunk := await stream.read(_CHUNK):
+        into += chunk
+        del into[:-STDERR_TAIL_BYTES]
+    return True
+
+
+async def _exited(process: asyncio.subprocess.Process) -> int:
+    """The exit status as soon as the command itself ends, whoever still holds its pipes."""
+    while process.returncode is None:
+        await asyncio.sleep(0.02)
+    return process.returncode
+
+
+def _over_limit(limit: int) -> str:
+    return (f"stdout passed the output limit of {limit // (1024 * 1024)} MiB ({MAX_TURN_BYTES // (1024 * 1024)} MiB "
+            "per turn); the command was stopped")
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 def request_for(eval_set_id: str, case: EvalCase, run: int) -> dict[str, Any]:
@@ -108,32 +159,55 @@ class CommandTarget:
     async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
         if case.conversation is None:
             raise TargetError("conversation_scenario cases need the adk or http target: the command protocol sends every user turn up front")
-        payload = json.dumps(request_for(eval_set_id, case, run)).encode()
+        payload = json.dumps(request_for(eval_set_id, case, run)).encode("utf-8", "replace")
         env = child_env(self._settings.pass_env, self._settings.env)
+        limit = MAX_TURN_BYTES * max(1, len(case.conversation))
         try:
+            # Its own session: on timeout or when done, the whole group goes, children included.
             process = await asyncio.create_subprocess_exec(
                 *self._argv, cwd=self._cwd, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, start_new_session=True,
             )
-        except OSError as exc:
-            raise TargetError(f"cannot start {self._argv[0]}: {exc.strerror or exc}") from None
+        except (OSError, ValueError) as exc:
+            raise TargetError(f"cannot start {self._argv[0]}: {getattr(exc, 'strerror', None) or exc}") from None
         started = time.monotonic()
+        stdout, stderr = bytearray(), bytearray()
+        readers = [asyncio.ensure_future(_feed(process, payload)),
+                   asyncio.ensure_future(_read_capped(process.stdout, stdout, limit)),
+                   asyncio.ensure_future(_read_tail(process.stderr, stderr))]
         try:
-            stdout, stderr = await process.communicate(payload)
+            exited = asyncio.ensure_future(_exited(process))
+            readers.append(exited)
+            await asyncio.wait([exited, readers[1]], return_when=asyncio.FIRST_COMPLETED)
+            if readers[1].done() and readers[1].result() is False:
+                raise TargetError(_over_limit(limit))
+            await exited
+            # Children that outlive the command may hold our pipes open: give them a moment, then end the group.
+            await asyncio.wait(readers[1:3], timeout=EXIT_GRACE_SECONDS)
+            if readers[1].done() and readers[1].result() is False:
+                raise TargetError(_over_limit(limit))
         finally:
-            if process.returncode is None:  # cancelled (timeout, interrupt): take the whole process group down
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                await process.wait()
+            _kill_group(process)
+            for task in readers:
+                task.cancel()
+            await _exited(process)
+            # process.wait() would also wait for every pipe to close, which a stalled reader or an escaped
+            # grandchild can delay forever: close them ourselves.
+            transport = getattr(process, "_transport", None)
+            if transport is not None:
+                transport.close()
         if process.returncode != 0:
             tail = next((line for line in reversed(stderr.decode(errors="replace").splitlines()) if line.strip()), "")
             raise TargetError(f"command exited with status {process.returncode}" + (f": {tail.strip()[:300]}" if tail else ""))
         try:
-            data = json.loads(stdout.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            snippet = " ".join(stdout.decode(errors="replace").split())[:80]
+            data = scrub_data(json.loads(bytes(stdout).decode("utf-8")))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            snippet = " ".join(bytes(stdout[:4096]).decode(errors="replace").split())[:80]
             raise TargetError(f"stdout is not JSON: {snippet!r}") from None
-        invocations = parse_response(data, case)
+        try:
+            invocations = parse_response(data, case)
+        except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a shape the protocol does not have
+            raise TargetError(f"stdout does not follow the protocol: {' '.join(str(exc).split())[:200]}") from None
         elapsed = round(time.monotonic() - started, 3)
         return CaseRun(eval_set_id, case.eval_id, run, invocations, duration_seconds=elapsed)
 

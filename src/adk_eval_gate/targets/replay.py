@@ -21,10 +21,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError
+from ..config.globs import GlobTooWide, walk_glob
+from ..config.loader import shown_path
+from ..errors import InputError, format_loc
 from ..evalsets.loader import parse_eval_set
 from ..evalsets.models import EvalCase, Invocation
-from ..files import load_json
+from ..files import load_json, parse_json, read_text
+from ..results.models import SCHEMA_VERSION
 from ..validation import input_error_from
 from .base import CaseRun
 
@@ -88,46 +91,69 @@ def _delete(payload: Any, loc: tuple) -> None:
         target.pop(loc[-1], None)
 
 
+def _expect(value: Any, kind: type | tuple[type, ...], path: Path, loc: list[str | int], what: str) -> Any:
+    """Actuals come from other tools and other versions: a field of the wrong type is a one-line error."""
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise InputError(path, format_loc(loc) or None, f"is {type(value).__name__}, expected {what}",
+                         "point at an ADK eval history, an evalset of actuals or an adk-eval-gate results file")
+    return value
+
+
 def _load_history(data: dict[str, Any], path: Path, index: ActualsIndex) -> None:
     set_id = _get(data, "eval_set_id")
-    for i, case in enumerate(_get(data, "eval_case_results") or []):
-        eval_id = _get(case, "eval_id", "")
-        rows = _get(case, "eval_metric_result_per_invocation") or []
+    if set_id is not None:
+        _expect(set_id, str, path, ["eval_set_id"], "a string")
+    cases = _expect(_get(data, "eval_case_results") or [], list, path, ["eval_case_results"], "a list")
+    for i, case in enumerate(cases):
+        _expect(case, dict, path, ["eval_case_results", i], "an object")
+        eval_id = _expect(_get(case, "eval_id", ""), str, path, ["eval_case_results", i, "eval_id"], "a string")
+        rows = _expect(_get(case, "eval_metric_result_per_invocation") or [], list, path,
+                       ["eval_case_results", i, "eval_metric_result_per_invocation"], "a list")
         if not rows:
             status = _get(case, "final_eval_status")
             error = "inference failed when this result was recorded" if status == FAILED_STATUS else "no invocations recorded"
             index.add(set_id, eval_id, Recording(None, error, str(path)))
             continue
-        invocations = tuple(
-            validate_recorded_invocation(_get(row, "actual_invocation"), path,
-                                         ["eval_case_results", i, "eval_metric_result_per_invocation", j, "actual_invocation"])
-            for j, row in enumerate(rows)
-        )
-        index.add(set_id, eval_id, Recording(invocations, None, str(path)))
+        invocations = []
+        for j, row in enumerate(rows):
+            loc: list[str | int] = ["eval_case_results", i, "eval_metric_result_per_invocation", j]
+            _expect(row, dict, path, loc, "an object")
+            invocations.append(validate_recorded_invocation(_get(row, "actual_invocation"), path, [*loc, "actual_invocation"]))
+        index.add(set_id, eval_id, Recording(tuple(invocations), None, str(path)))
 
 
 def _load_results_file(data: dict[str, Any], path: Path, index: ActualsIndex) -> None:
-    for s, eval_set in enumerate(data.get("eval_sets") or []):
-        for c, case in enumerate(eval_set.get("cases") or []):
-            for r, run in enumerate(case.get("runs") or []):
-                if run.get("error") or run.get("actual_invocations") is None:
-                    index.add(eval_set.get("eval_set_id"), case["eval_id"],
-                              Recording(None, run.get("error") or "no invocations recorded", str(path)))
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise InputError(path, "schema_version", f"{version!r} is not a results schema this version reads ({SCHEMA_VERSION})",
+                         "record the actuals with a matching adk-eval-gate, or upgrade it")
+    for s, eval_set in enumerate(_expect(data.get("eval_sets") or [], list, path, ["eval_sets"], "a list")):
+        _expect(eval_set, dict, path, ["eval_sets", s], "an object")
+        set_id = _expect(eval_set.get("eval_set_id"), str, path, ["eval_sets", s, "eval_set_id"], "a string")
+        for c, case in enumerate(_expect(eval_set.get("cases") or [], list, path, ["eval_sets", s, "cases"], "a list")):
+            where: list[str | int] = ["eval_sets", s, "cases", c]
+            _expect(case, dict, path, where, "an object")
+            eval_id = _expect(case.get("eval_id"), str, path, [*where, "eval_id"], "a string")
+            for r, run in enumerate(_expect(case.get("runs") or [], list, path, [*where, "runs"], "a list")):
+                _expect(run, dict, path, [*where, "runs", r], "an object")
+                error = run.get("error")
+                if error is not None:
+                    _expect(error, str, path, [*where, "runs", r, "error"], "a string")
+                recorded = run.get("actual_invocations")
+                if error or recorded is None:
+                    index.add(set_id, eval_id, Recording(None, error or "no invocations recorded", str(path)))
                     continue
-                loc: list[str | int] = ["eval_sets", s, "cases", c, "runs", r, "actual_invocations"]
+                loc: list[str | int] = [*where, "runs", r, "actual_invocations"]
                 invocations = tuple(validate_recorded_invocation(inv, path, [*loc, k])
-                                    for k, inv in enumerate(run["actual_invocations"]))
-                index.add(eval_set.get("eval_set_id"), case["eval_id"], Recording(invocations, None, str(path)))
+                                    for k, inv in enumerate(_expect(recorded, list, path, loc, "a list")))
+                index.add(set_id, eval_id, Recording(invocations, None, str(path)))
 
 
 def _load_file(path: Path, index: ActualsIndex) -> None:
     data = load_json(path, "actuals file")
     if isinstance(data, str):  # ADK <= 1.21 wrote history files as a JSON string holding the JSON
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, None, f"holds a string that is not JSON: {exc.msg}", "point at an ADK eval history file") from None
-    if isinstance(data, dict) and "schema_version" in data and "eval_sets" in data:
+        data = parse_json(data, path, "actuals file (a JSON string holding the history)")
+    if isinstance(data, dict) and "eval_sets" in data:
         _load_results_file(data, path, index)
     elif isinstance(data, dict) and (_get(data, "eval_case_results") is not None or _get(data, "eval_set_result_id")):
         _load_history(data, path, index)
@@ -141,19 +167,22 @@ def _load_file(path: Path, index: ActualsIndex) -> None:
 
 def _history_time(path: Path) -> float:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path, "actuals file"))
         if isinstance(data, str):
             data = json.loads(data)
         return float(_get(data, "creation_timestamp", 0.0) or 0.0)
-    except (OSError, ValueError, TypeError, AttributeError):
-        return 0.0
+    except (InputError, ValueError, TypeError, AttributeError, RecursionError):
+        return 0.0  # the load that follows reports what is wrong with the file
 
 
 def _expand(paths: tuple[Path, ...]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(path.rglob(f"*{HISTORY_SUFFIX}"))
+            try:
+                found = walk_glob(path / "**" / f"*{HISTORY_SUFFIX}")
+            except GlobTooWide as exc:
+                raise InputError(path, "actuals", f"the directory {exc}", "point at the folder of eval history files") from None
             if not found:
                 raise InputError(path, "actuals", f"directory has no *{HISTORY_SUFFIX} files",
                                  "run `adk eval` first or point at the results files")
@@ -172,11 +201,16 @@ class ReplayTarget:
         self._sources = sources
 
     @classmethod
-    def from_paths(cls, paths: tuple[Path, ...]) -> ReplayTarget:
+    def from_paths(cls, paths: tuple[Path, ...], base_dir: Path | None = None) -> ReplayTarget:
         index = ActualsIndex()
-        files = _expand(paths)
-        for path in files:
-            _load_file(path, index)
+        try:
+            files = _expand(paths)
+            for path in files:
+                _load_file(path, index)
+        except InputError as exc:
+            if base_dir is None or not exc.file or not Path(exc.file).is_absolute():
+                raise
+            raise exc.with_file(shown_path(Path(exc.file), base_dir)) from None
         return cls(index, files)
 
     def recordings(self, eval_set_id: str, eval_id: str) -> list[Recording]:
