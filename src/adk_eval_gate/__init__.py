@@ -1,3 +1,3 @@
 """adk-eval-gate: gate pull requests on Google ADK agent evaluations."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
