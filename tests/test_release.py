@@ -78,7 +78,7 @@ def test_every_shipped_pin_names_the_version():
     uses, installs = [], []
     for path in [*ROOT.glob("examples/workflows/*.yml"), ROOT / "README.md", *ROOT.glob("docs/*.md")]:
         text = path.read_text()
-        uses += re.findall(r"uses:\s*[\w.-]+/adk-eval-gate@(\S+)", text)
+        uses += re.findall(r"uses:\s*[\w.-]+/adk-eval-gate@([\w.-]+)", text)
         installs += [line for line in text.splitlines() if re.search(r"pip install .*adk-eval-gate(?![\w-])", line)]
     assert uses and installs
     assert set(uses) <= {f"v{MAJOR}", f"v{VERSION}"}, uses

@@ -25,10 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 VERSION_FILE = "src/adk_eval_gate/__init__.py"
 # Where users copy a pin from: the example workflows, the README and the docs.
 PINNED_FILES = ("examples/workflows/*.yml", "examples/workflows/*.yaml", "README.md", "docs/*.md")
-USES = re.compile(r"uses:\s*['\"]?[\w.-]+/adk-eval-gate@([^\s'\"#]+)")
-PIP_INSTALL = re.compile(r"\bpip[x3]?\s+install\b")
+USES = re.compile(r"uses:\s*['\"]?[\w.-]+/adk-eval-gate@([^\s'\"#`]+)")
+# One install command: from `pip install` to the end of that shell command (or of the inline code span).
+PIP_INSTALL = re.compile(r"\bpip[x3]?\s+install\b([^`;&|)\n]*)")
 # The distribution's name as a requirement, not a path or a longer name (adk-eval-gate-out, adk-eval-gate/...).
-REQUIREMENT = re.compile(r"(?<![\w./-])adk-eval-gate(\[[\w,\s-]*\])?(?P<spec>[=<>!~]=?[^\s'\"]*)?(?![\w./-])")
+REQUIREMENT = re.compile(r"(?<![\w./-])adk-eval-gate(\[[\w,\s-]*\])?(?P<spec>[=<>!~]=?[\w.*+!-]*)?(?![\w./-])")
 
 
 def read_version(root: Path) -> str:
@@ -62,9 +63,8 @@ def pin_problems(root: Path, version: str) -> list[str]:
                         f"{name}:{number}: uses: adk-eval-gate@{ref}: not the released version; "
                         f"pin @v{major} (moves with {major}.x) or @v{version}"
                     )
-            if not PIP_INSTALL.search(line):
-                continue
-            for match in REQUIREMENT.finditer(line):
+            arguments = " ".join(install.group(1) for install in PIP_INSTALL.finditer(line))
+            for match in REQUIREMENT.finditer(arguments):
                 if match.group("spec") != f"=={version}":
                     found = match.group(0)
                     problems.append(
