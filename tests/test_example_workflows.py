@@ -46,7 +46,9 @@ def test_the_readme_quick_start_is_the_example_verbatim():
     blocks = re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL)
     assert QUICK_START.read_text() in blocks
     first_lines = readme.splitlines()[:5]
-    assert any(line.startswith("make demo") for line in first_lines) and any(line.startswith("make test") for line in first_lines)
+    assert any(line.startswith("make demo") for line in first_lines) and any(
+        line.startswith("make test") for line in first_lines
+    )
     for doc in re.findall(r"\]\((docs/[\w.-]+\.md)", readme):
         assert (ROOT / doc).is_file(), doc
 
@@ -62,14 +64,19 @@ def test_every_example_cancels_stale_runs_caches_the_judge_and_always_uploads(pa
     for step in steps(workflow):
         if step.get("uses", "").startswith("actions/upload-artifact@"):
             assert step.get("if") == "always()", step
-    if not any("adk-eval-gate" in s.get("uses", "") + s.get("run", "") and "ci" in s.get("run", "ci").split()
-               for s in steps(workflow)):
-        return   # publish-only workflows judge nothing
+    if not any(
+        "adk-eval-gate" in s.get("uses", "") + s.get("run", "") and "ci" in s.get("run", "ci").split()
+        for s in steps(workflow)
+    ):
+        return  # publish-only workflows judge nothing
     restores = [s for s in steps(workflow) if s.get("uses", "").startswith("actions/cache/restore@")]
     assert restores, "the judge cache is restored"
     for restore in restores:
         assert restore["with"]["path"] == ".adk-eval-gate/cache"
-        assert restore["with"]["key"].startswith("adk-eval-gate-judge-") and "${{ github.run_id }}" in restore["with"]["key"]
+        assert (
+            restore["with"]["key"].startswith("adk-eval-gate-judge-")
+            and "${{ github.run_id }}" in restore["with"]["key"]
+        )
         assert restore["with"]["restore-keys"].startswith("adk-eval-gate-judge-")
     for save in [s for s in steps(workflow) if s.get("uses", "").startswith("actions/cache/save@")]:
         assert save["if"] == "always()" and save["with"]["path"] == ".adk-eval-gate/cache"

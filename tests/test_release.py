@@ -25,8 +25,12 @@ MAJOR, MINOR = VERSION.split(".")[0], VERSION.rsplit(".", 1)[0]
 
 
 def release_check(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "tools" / "release_check.py"), "--root", str(root), *args],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "release_check.py"), "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture
@@ -45,7 +49,9 @@ def test_the_version_lives_in_one_place():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "adk_eval_gate.__version__"}
-    done = subprocess.run([sys.executable, "-m", "adk_eval_gate.cli", "--version"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "adk_eval_gate.cli", "--version"], capture_output=True, text=True
+    )
     assert done.stdout.strip() == f"adk-eval-gate {VERSION}"
 
 
@@ -70,7 +76,10 @@ def test_the_repository_is_consistent_for_its_version():
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == VERSION
     action = yaml.safe_load((ROOT / "action.yml").read_text())
-    assert action["runs"] == {"using": "docker", "image": f"docker://ghcr.io/adk-eval-gate/adk-eval-gate:{VERSION}"}
+    assert action["runs"] == {
+        "using": "docker",
+        "image": f"docker://ghcr.io/adk-eval-gate/adk-eval-gate:{VERSION}",
+    }
 
 
 def test_every_shipped_pin_names_the_version():
@@ -79,26 +88,52 @@ def test_every_shipped_pin_names_the_version():
     for path in [*ROOT.glob("examples/workflows/*.yml"), ROOT / "README.md", *ROOT.glob("docs/*.md")]:
         text = path.read_text()
         uses += re.findall(r"uses:\s*[\w.-]+/adk-eval-gate@([\w.-]+)", text)
-        installs += [line for line in text.splitlines() if re.search(r"pip install .*adk-eval-gate(?![\w-])", line)]
+        installs += [
+            line for line in text.splitlines() if re.search(r"pip install .*adk-eval-gate(?![\w-])", line)
+        ]
     assert uses and installs
     assert set(uses) <= {f"v{MAJOR}", f"v{VERSION}"}, uses
     for line in installs:
         assert re.search(rf"adk-eval-gate(\[[\w,]+\])?=={re.escape(VERSION)}(?![\w.])", line), line
 
 
-@pytest.mark.parametrize(("where", "old", "new", "expected"), [
-    ("action.yml", f"adk-eval-gate:{VERSION}", "adk-eval-gate:0.0.1",
-     f"runs.image: is docker://ghcr.io/adk-eval-gate/adk-eval-gate:0.0.1, a released action must run the prebuilt "
-     f"image; write image: 'docker://ghcr.io/adk-eval-gate/adk-eval-gate:{VERSION}'"),
-    ("action.yml", f"docker://ghcr.io/adk-eval-gate/adk-eval-gate:{VERSION}", "Dockerfile", "runs.image: is Dockerfile"),
-    ("examples/workflows/eval-gate-fork-publish.yml", f"adk-eval-gate=={VERSION}", "adk-eval-gate",
-     f"pip install adk-eval-gate: not pinned to the released version; write adk-eval-gate=={VERSION}"),
-    ("examples/workflows/eval-gate-shards.yml", f'"adk-eval-gate[adk]=={VERSION}"', '"adk-eval-gate[adk]>=0.1"',
-     f"pip install adk-eval-gate[adk]>=0.1: not pinned to the released version; write adk-eval-gate[adk]=={VERSION}"),
-    ("examples/workflows/eval-gate-pr.yml", f"adk-eval-gate@v{MAJOR}", "adk-eval-gate@main",
-     f"uses: adk-eval-gate@main: not the released version; pin @v{MAJOR}"),
-    ("CHANGELOG.md", f"## [{VERSION}]", "## [Unreleased]", f"CHANGELOG.md: ## [{VERSION}]: no section"),
-])
+@pytest.mark.parametrize(
+    ("where", "old", "new", "expected"),
+    [
+        (
+            "action.yml",
+            f"adk-eval-gate:{VERSION}",
+            "adk-eval-gate:0.0.1",
+            f"runs.image: is docker://ghcr.io/adk-eval-gate/adk-eval-gate:0.0.1, a released action must run the prebuilt "
+            f"image; write image: 'docker://ghcr.io/adk-eval-gate/adk-eval-gate:{VERSION}'",
+        ),
+        (
+            "action.yml",
+            f"docker://ghcr.io/adk-eval-gate/adk-eval-gate:{VERSION}",
+            "Dockerfile",
+            "runs.image: is Dockerfile",
+        ),
+        (
+            "examples/workflows/eval-gate-fork-publish.yml",
+            f"adk-eval-gate=={VERSION}",
+            "adk-eval-gate",
+            f"pip install adk-eval-gate: not pinned to the released version; write adk-eval-gate=={VERSION}",
+        ),
+        (
+            "examples/workflows/eval-gate-shards.yml",
+            f'"adk-eval-gate[adk]=={VERSION}"',
+            '"adk-eval-gate[adk]>=0.1"',
+            f"pip install adk-eval-gate[adk]>=0.1: not pinned to the released version; write adk-eval-gate[adk]=={VERSION}",
+        ),
+        (
+            "examples/workflows/eval-gate-pr.yml",
+            f"adk-eval-gate@v{MAJOR}",
+            "adk-eval-gate@main",
+            f"uses: adk-eval-gate@main: not the released version; pin @v{MAJOR}",
+        ),
+        ("CHANGELOG.md", f"## [{VERSION}]", "## [Unreleased]", f"CHANGELOG.md: ## [{VERSION}]: no section"),
+    ],
+)
 def test_the_release_check_names_each_inconsistency(shipped, where, old, new, expected):
     path = shipped / where
     assert old in path.read_text()
@@ -112,7 +147,10 @@ def test_the_release_check_names_each_inconsistency(shipped, where, old, new, ex
 def test_a_tag_that_is_not_the_version_publishes_nothing(shipped):
     done = release_check(shipped, "--tag", "v9.9.9")
     assert done.returncode == 1
-    assert f"__version__: is {VERSION} but the tag is v9.9.9; bump __version__ to 9.9.9 or tag v{VERSION}" in done.stderr
+    assert (
+        f"__version__: is {VERSION} but the tag is v9.9.9; bump __version__ to 9.9.9 or tag v{VERSION}"
+        in done.stderr
+    )
     # A fork releasing under its own owner must point action.yml at its own image first.
     done = release_check(shipped, "--tag", f"v{VERSION}", "--owner", "SomeFork")
     assert f"write image: 'docker://ghcr.io/somefork/adk-eval-gate:{VERSION}'" in done.stderr
@@ -124,14 +162,16 @@ def steps_of(job: dict) -> list[dict]:
 
 def test_the_release_workflow_publishes_that_version_everywhere():
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
-    assert workflow[True]["push"]["tags"] == ["v[0-9]+.[0-9]+.[0-9]+"]   # pyyaml reads `on:` as True
+    assert workflow[True]["push"]["tags"] == ["v[0-9]+.[0-9]+.[0-9]+"]  # pyyaml reads `on:` as True
     assert workflow["permissions"] == {"contents": "read"}
     jobs = workflow["jobs"]
     check_runs = " ".join(step.get("run", "") for step in steps_of(jobs["check"]))
     assert "tools/release_check.py --tag" in check_runs
     # Nothing is published before the check passed; the vX tag moves only once the image and PyPI are done.
     assert jobs["dist"]["needs"] == "check"
-    assert {"check", "dist"} <= set(jobs["image"]["needs"]) and {"image", "dist"} <= set(jobs["pypi"]["needs"])
+    assert {"check", "dist"} <= set(jobs["image"]["needs"]) and {"image", "dist"} <= set(
+        jobs["pypi"]["needs"]
+    )
     assert {"image", "pypi"} <= set(jobs["tag"]["needs"])
 
     dist_runs = " ".join(step.get("run", "") for step in steps_of(jobs["dist"]))
@@ -140,22 +180,35 @@ def test_the_release_workflow_publishes_that_version_everywhere():
     pypi = jobs["pypi"]
     assert pypi["permissions"] == {"id-token": "write"} and pypi["environment"]["name"] == "pypi"
     assert any(step.get("uses", "").startswith("pypa/gh-action-pypi-publish@") for step in steps_of(pypi))
-    assert not any("password" in step.get("with", {}) for step in steps_of(pypi))   # trusted publishing, no token
+    assert not any(
+        "password" in step.get("with", {}) for step in steps_of(pypi)
+    )  # trusted publishing, no token
 
     image = jobs["image"]
     assert image["permissions"]["packages"] == "write"
-    builds = [step for step in steps_of(image) if step.get("uses", "").startswith("docker/build-push-action@")]
+    builds = [
+        step for step in steps_of(image) if step.get("uses", "").startswith("docker/build-push-action@")
+    ]
     assert [step["with"]["file"] for step in builds] == ["Dockerfile.base", "Dockerfile"]
     final = builds[1]["with"]
     assert final["push"] is True and final["build-args"] == "BASE_IMAGE=${{ env.BASE }}:${{ env.VERSION }}"
-    assert final["tags"].splitlines() == ["${{ env.IMAGE }}:${{ env.VERSION }}", "${{ env.IMAGE }}:${{ needs.check.outputs.minor }}",
-                                     "${{ env.IMAGE }}:${{ needs.check.outputs.major }}"]
+    assert final["tags"].splitlines() == [
+        "${{ env.IMAGE }}:${{ env.VERSION }}",
+        "${{ env.IMAGE }}:${{ needs.check.outputs.minor }}",
+        "${{ env.IMAGE }}:${{ needs.check.outputs.major }}",
+    ]
     assert image["env"]["IMAGE"] == "ghcr.io/${{ needs.check.outputs.owner }}/adk-eval-gate"
 
     tag = jobs["tag"]
-    assert tag["permissions"] == {"contents": "write"} and tag["env"]["MAJOR_TAG"] == "v${{ needs.check.outputs.major }}"
+    assert (
+        tag["permissions"] == {"contents": "write"}
+        and tag["env"]["MAJOR_TAG"] == "v${{ needs.check.outputs.major }}"
+    )
     tag_runs = " ".join(step.get("run", "") for step in steps_of(tag))
-    assert 'git tag --force "$MAJOR_TAG" "$GITHUB_SHA"' in tag_runs and 'git push --force origin "refs/tags/$MAJOR_TAG"' in tag_runs
+    assert (
+        'git tag --force "$MAJOR_TAG" "$GITHUB_SHA"' in tag_runs
+        and 'git push --force origin "refs/tags/$MAJOR_TAG"' in tag_runs
+    )
 
 
 def test_the_version_outputs_the_release_computes(tmp_path):
@@ -163,11 +216,23 @@ def test_the_version_outputs_the_release_computes(tmp_path):
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
     (script,) = [step["run"] for step in steps_of(workflow["jobs"]["check"]) if step.get("id") == "version"]
     output = tmp_path / "output"
-    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "TAG": f"v{VERSION}", "OWNER": "Adk-Eval-Gate",
-           "GITHUB_OUTPUT": str(output)}
-    done = subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "TAG": f"v{VERSION}",
+        "OWNER": "Adk-Eval-Gate",
+        "GITHUB_OUTPUT": str(output),
+    }
+    done = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
-    assert output.read_text().splitlines() == [f"version={VERSION}", f"minor={MINOR}", f"major={MAJOR}",
-                                               "owner=adk-eval-gate"]
+    assert output.read_text().splitlines() == [
+        f"version={VERSION}",
+        f"minor={MINOR}",
+        f"major={MAJOR}",
+        "owner=adk-eval-gate",
+    ]
     env["TAG"] = "v0.0.0"
-    assert subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, env=env, capture_output=True).returncode != 0
+    assert (
+        subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, env=env, capture_output=True).returncode != 0
+    )

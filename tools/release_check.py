@@ -29,7 +29,9 @@ USES = re.compile(r"uses:\s*['\"]?[\w.-]+/adk-eval-gate@([^\s'\"#`]+)")
 # One install command: from `pip install` to the end of that shell command (or of the inline code span).
 PIP_INSTALL = re.compile(r"\bpip[x3]?\s+install\b([^`;&|)\n]*)")
 # The distribution's name as a requirement, not a path or a longer name (adk-eval-gate-out, adk-eval-gate/...).
-REQUIREMENT = re.compile(r"(?<![\w./-])adk-eval-gate(\[[\w,\s-]*\])?(?P<spec>[=<>!~]=?[\w.*+!-]*)?(?![\w./-])")
+REQUIREMENT = re.compile(
+    r"(?<![\w./-])adk-eval-gate(\[[\w,\s-]*\])?(?P<spec>[=<>!~]=?[\w.*+!-]*)?(?![\w./-])"
+)
 
 
 def read_version(root: Path) -> str:
