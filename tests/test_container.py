@@ -272,7 +272,8 @@ def git(workspace: Path, *args: str) -> str:
 def test_setup_installs_the_agents_requirements_and_git_finds_the_merge_base(image, example):
     """An agent needing a package the image lacks: `setup:` installs it into the image's venv (as root; the old
     USER 1001 could not write there). The pull request's merge-base comes from git inside the container: the
-    baseline exists only for the commit the feature branch forked from, not for the base branch's tip."""
+    baseline exists only for the commit the feature branch forked from, not for the base branch's tip.
+    GOOGLE_APPLICATION_CREDENTIALS, exported for the runner's path, names the workspace's file inside."""
     with FakeGitHub() as fake:
         config = example / "eval-gate.yml"
         kept = [
@@ -300,7 +301,8 @@ def test_setup_installs_the_agents_requirements_and_git_finds_the_merge_base(ima
         (example / "requirements.txt").write_text("dice-words==1.0\n")
         local_wheel(example / "wheels", "dice_words", "1.0", "NAMES = {1: 'one', 6: 'six'}\n")
         config.write_text(
-            "setup: ['pip install --no-index --find-links wheels -r requirements.txt']\n" + config.read_text()
+            "setup: ['pip install --no-index --find-links wheels -r requirements.txt',"
+            " 'cp \"$GOOGLE_APPLICATION_CREDENTIALS\" seen-credentials.json']\n" + config.read_text()
         )
         git(example, "add", "-A")
         git(example, "commit", "-q", "-m", "the agent needs dice-words")
@@ -326,14 +328,22 @@ def test_setup_installs_the_agents_requirements_and_git_finds_the_merge_base(ima
                 }
             )
         )
+        # What google-github-actions/auth leaves: a credentials file in the workspace, exported as the runner's path.
+        (example / "gha-creds-1.json").write_text('{"type": "external_account"}')
+        runner_env = {
+            "RUNNER_WORKSPACE": "/home/runner/work/r",
+            "GOOGLE_APPLICATION_CREDENTIALS": "/home/runner/work/r/r/gha-creds-1.json",
+        }
         as_the_runner_checked_it_out(example)
         process, first_line, rest, _ = run_container(
-            image, example, {**actions_env(fake), "GITHUB_SHA": head}
+            image, example, {**actions_env(fake), **runner_env, "GITHUB_SHA": head}
         )
         log = first_line + rest
         assert process.returncode == 0, log[-4000:]
         assert "::group::setup: pip install --no-index --find-links wheels -r requirements.txt" in log
         assert "Successfully installed dice-words-1.0" in log
+        assert json.loads((example / "seen-credentials.json").read_text()) == {"type": "external_account"}
+        assert "is /github/workspace/gha-creds-1.json inside the action's container" in log
 
         written = json.loads((example / "adk-eval-gate-out" / "results.json").read_text())
         statuses = [case["status"] for eval_set in written["eval_sets"] for case in eval_set["cases"]]
