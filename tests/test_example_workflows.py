@@ -4,6 +4,9 @@ and every example cancels stale runs, keeps the judge cache, reacts to labels an
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,3 +83,24 @@ def test_every_example_cancels_stale_runs_caches_the_judge_and_always_uploads(pa
         assert restore["with"]["restore-keys"].startswith("adk-eval-gate-judge-")
     for save in [s for s in steps(workflow) if s.get("uses", "").startswith("actions/cache/save@")]:
         assert save["if"] == "always()" and save["with"]["path"] == ".adk-eval-gate/cache"
+
+
+def test_the_readme_quick_start_config_validates(tmp_path):
+    """The config a user copies, beside an agent folder and eval files where it says they are."""
+    readme = (ROOT / "README.md").read_text()
+    (config,) = [
+        block for block in re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL) if block.startswith("agents:")
+    ]
+    example = ROOT / "examples" / "hello_world"
+    shutil.copytree(
+        example / "hello_world", tmp_path / "my_agent", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copytree(example / "evals", tmp_path / "tests" / "eval")
+    (tmp_path / "eval-gate.yml").write_text(config)
+    done = subprocess.run(
+        [sys.executable, "-m", "adk_eval_gate.cli", "validate", "--config", str(tmp_path / "eval-gate.yml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
