@@ -66,10 +66,10 @@ def image(tmp_path_factory):
     )
     os.environ["CONTAINERS_CONF"] = str(conf)
     if podman("image", "exists", STANDIN, check=False).returncode != 0:
+        if os.geteuid() != 0:
+            _unavailable("making the stand-in base image (debootstrap) needs root")
         if not shutil.which("debootstrap"):
             _unavailable("debootstrap is not installed (it makes the stand-in base image)")
-        if os.geteuid() != 0:
-            _unavailable("debootstrap needs root to make the stand-in base image")
         rootfs = tmp_path_factory.mktemp("rootfs")
         mirror = next(
             (

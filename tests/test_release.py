@@ -36,7 +36,7 @@ def release_check(root: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def shipped(tmp_path) -> Path:
     """A copy of everything the release check reads, to break one thing at a time."""
-    for name in ("action.yml", "CHANGELOG.md", "README.md", "src/adk_eval_gate/__init__.py"):
+    for name in ("action.yml", "Dockerfile", "CHANGELOG.md", "README.md", "src/adk_eval_gate/__init__.py"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "examples" / "workflows", tmp_path / "examples" / "workflows")
@@ -132,6 +132,13 @@ def test_every_shipped_pin_names_the_version():
             f"uses: adk-eval-gate@main: not the released version; pin @v{MAJOR}",
         ),
         ("CHANGELOG.md", f"## [{VERSION}]", "## [Unreleased]", f"CHANGELOG.md: ## [{VERSION}]: no section"),
+        (
+            "Dockerfile",
+            f"adk-eval-gate-base:{VERSION}",
+            "adk-eval-gate-base:0.1",
+            f"ARG BASE_IMAGE: is ghcr.io/adk-eval-gate/adk-eval-gate-base:0.1; "
+            f"write ARG BASE_IMAGE=ghcr.io/adk-eval-gate/adk-eval-gate-base:{VERSION}",
+        ),
     ],
 )
 def test_the_release_check_names_each_inconsistency(shipped, where, old, new, expected):

@@ -2,6 +2,7 @@
 publishes anything and in the test suite:
 
 * the tag being released is `v<version>`;
+* Dockerfile's default base image is the one the release publishes for that version;
 * action.yml runs the prebuilt image `docker://ghcr.io/<owner>/adk-eval-gate:<version>`, so a job pulls instead
   of building;
 * every `uses: …/adk-eval-gate@<ref>` in the shipped workflows and docs is `v<major>` or `v<version>`, and every
@@ -93,6 +94,18 @@ def action_problems(root: Path, version: str, owner: str) -> list[str]:
     ]
 
 
+def base_image_problems(root: Path, version: str, owner: str) -> list[str]:
+    """Dockerfile's default base is the one this version's release publishes (a plain `docker build` uses it)."""
+    expected = f"ghcr.io/{owner.lower()}/adk-eval-gate-base:{version}"
+    for number, line in enumerate((root / "Dockerfile").read_text().splitlines(), start=1):
+        if line.startswith("ARG BASE_IMAGE="):
+            found = line.split("=", 1)[1].strip()
+            if found == expected:
+                return []
+            return [f"Dockerfile:{number}: ARG BASE_IMAGE: is {found}; write ARG BASE_IMAGE={expected}"]
+    return [f"Dockerfile: ARG BASE_IMAGE: missing; write ARG BASE_IMAGE={expected}"]
+
+
 def changelog_problems(root: Path, version: str) -> list[str]:
     changelog = root / "CHANGELOG.md"
     if changelog.is_file() and re.search(
@@ -111,6 +124,7 @@ def problems(root: Path, owner: str, tag: str | None) -> tuple[str, list[str]]:
             f"bump __version__ to {tag.removeprefix('v')} or tag v{version}"
         )
     found += action_problems(root, version, owner)
+    found += base_image_problems(root, version, owner)
     found += pin_problems(root, version)
     found += changelog_problems(root, version)
     return version, found
