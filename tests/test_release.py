@@ -243,3 +243,20 @@ def test_the_version_outputs_the_release_computes(tmp_path):
     assert (
         subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, env=env, capture_output=True).returncode != 0
     )
+
+
+def test_the_github_release_notes_are_the_versions_changelog_section(tmp_path):
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    (script,) = [
+        step["run"] for step in steps_of(workflow["jobs"]["tag"]) if "CHANGELOG.md" in step.get("run", "")
+    ]
+    (awk,) = [line for line in script.splitlines() if line.startswith("awk ")]
+    shutil.copy(ROOT / "CHANGELOG.md", tmp_path / "CHANGELOG.md")
+    done = subprocess.run(
+        ["bash", "-e", "-c", awk], cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "VERSION": VERSION}
+    )
+    assert done.returncode == 0
+    notes = (tmp_path / "notes.md").read_text()
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    section = changelog.split(f"## [{VERSION}]\n", 1)[1].split("\n## ", 1)[0]
+    assert notes.strip() == section.strip() and "### Added" in notes
