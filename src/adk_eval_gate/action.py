@@ -76,13 +76,7 @@ def main() -> int:
     token = _input("github-token")
     if token:
         os.environ.setdefault("GITHUB_TOKEN", token)
-    argv = [
-        "ci",
-        "--config",
-        _input("config", "eval-gate.yml"),
-        "--output-dir",
-        _input("output-dir", "adk-eval-gate-out"),
-    ]
+    argv = ["ci", "--config", _input("config", "eval-gate.yml"), "--output-dir", _input("output-dir", "adk-eval-gate-out")]
     if _input("post-comment", "true").lower() in ("false", "0", "no"):
         argv.append("--no-comment")
     if _input("comment-key"):
