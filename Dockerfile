@@ -1,13 +1,13 @@
-# The Action's image: a thin layer over the published base image (dependencies already installed), so a run
-# does not spend minutes reinstalling them. Tests pass a locally built stand-in through BASE_IMAGE.
-ARG BASE_IMAGE=ghcr.io/adk-eval-gate/adk-eval-gate-base:0.1
+# The Action's image: our code over the base image (Dockerfile.base: Python, git, the dependencies). The release
+# workflow builds it on the base it has just published and pushes ghcr.io/<owner>/adk-eval-gate:X.Y.Z, the image
+# a released action.yml runs; the tests pass a locally built base through BASE_IMAGE.
+ARG BASE_IMAGE=ghcr.io/adk-eval-gate/adk-eval-gate-base:0.2.0
 FROM ${BASE_IMAGE}
 
-COPY pyproject.toml README.md /opt/adk-eval-gate/
+COPY pyproject.toml README.md LICENSE /opt/adk-eval-gate/
 COPY src /opt/adk-eval-gate/src
-RUN pip install --no-cache-dir --no-deps --no-build-isolation /opt/adk-eval-gate \
-    && useradd --create-home --uid 1001 runner
+RUN pip install --no-cache-dir --no-deps --no-build-isolation /opt/adk-eval-gate
 
-# GitHub-hosted runners mount the workspace for uid 1001; the action runs as that user, not as root.
-USER 1001
+# No USER: GitHub runs Docker actions as the image's default user and requires it to be root (its docs say not to
+# set USER), so `setup:` commands can install an agent's requirements into /opt/venv and write the workspace.
 ENTRYPOINT ["python", "-m", "adk_eval_gate.action"]

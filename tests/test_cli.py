@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+from adk_eval_gate import __version__
 from adk_eval_gate.cli import main
 
 
@@ -74,4 +75,4 @@ def test_version_flag(capsys):
         main(["--version"])
     except SystemExit as exc:
         assert exc.code == 0
-    assert "adk-eval-gate 0.1.0" in capsys.readouterr().out
+    assert f"adk-eval-gate {__version__}" in capsys.readouterr().out
