@@ -50,6 +50,32 @@ def _validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _decider(args: argparse.Namespace, plan):
+    """Adaptive runs decide against a baseline: --baseline, else the config's store; --all-runs skips deciding
+    (every case gets num_runs.max, as a push run building the baseline does)."""
+    from .sampling.decider import Decider, has_adaptive_runs
+
+    if args.all_runs or not has_adaptive_runs(plan):
+        return None
+    if args.baseline:
+        from .results.build import read_results
+
+        path = Path(args.baseline)
+        if not path.is_file():
+            raise InputError(None, "--baseline", f"no results file at {path}", "pass a baseline results file, or "
+                             "--all-runs to run every case num_runs.max times")
+        return Decider(read_results(path))
+    from .baseline.stores import build_store
+    from .github.context import ActionsContext
+
+    if plan.workflow.settings.baseline.store == "none":
+        return Decider(None)
+    outcome = build_store(plan.workflow, ActionsContext.from_env()).load()
+    for warning in outcome.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return Decider(outcome.baseline.results if outcome.baseline else None)
+
+
 def _run(args: argparse.Namespace) -> int:
     from .gate import exit_code_for
     from .pipeline import run_plan
@@ -58,7 +84,7 @@ def _run(args: argparse.Namespace) -> int:
     from .results.build import write_results
 
     plan = build_plan(args.config)
-    results = run_plan(plan, quiet=args.quiet)
+    results = run_plan(plan, quiet=args.quiet, decider=_decider(args, plan))
     write_results(results, Path(args.output))
     if results.interrupted:
         print(f"stopped early ({results.stop_reason}); finished cases were scored and written", file=sys.stderr)
@@ -183,6 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", required=True, help="the workflow YAML file")
     run.add_argument("--output", default="adk-eval-results.json", help="where to write the results JSON")
     run.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
+    run.add_argument("--baseline", help="adaptive runs (num_runs: {min, max}) decide against this results file "
+                     "(default: the config's baseline store)")
+    run.add_argument("--all-runs", action="store_true", help="adaptive agents run every case num_runs.max times, "
+                     "as a push run building the baseline does")
     run.set_defaults(handler=_run)
 
     ci = commands.add_parser("ci", help="the whole pipeline as the GitHub Action runs it (mode from the event)")

@@ -69,6 +69,9 @@ class RunSection(_Strict):
     job_timeout: float | None = Field(default=None, gt=0, description="seconds for the whole run; unfinished cases become errors")
     workers: int | Literal["auto"] = Field(
         default="auto", description="processes for in-process (adk) agents; auto uses every core when the suite is large")
+    max_cost_usd: float | None = Field(
+        default=None, gt=0, description="spending limit of the whole run (agents, judges, user simulator), from the price "
+        "table; work that would start past it is not run")
 
     @field_validator("workers")
     @classmethod
@@ -78,13 +81,41 @@ class RunSection(_Strict):
         return value
 
 
+class AdaptiveRuns(_Strict):
+    """`num_runs: {min: 2, max: 8}`: every case runs `min` times; on a pull request, cases whose comparison with the
+    baseline is still undecided get the rest up to `max` (docs/adaptive-runs.md)."""
+
+    min: int = Field(ge=1, le=100)
+    max: int = Field(ge=2, le=100)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AdaptiveRuns:
+        if self.max <= self.min:
+            raise ValueError(f"max ({self.max}) must be above min ({self.min}); for a fixed count write num_runs: {self.min}")
+        return self
+
+
 class AgentSettings(_Strict):
     name: Annotated[str, Field(pattern=NAME_PATTERN)]
     target: TargetSettings
     evalsets: list[str] = Field(min_length=1)
     criteria: dict[str, Any] | None = None
     eval_config: str | None = None
-    num_runs: int = Field(default=1, ge=1, le=100)
+    num_runs: int | AdaptiveRuns = Field(default=1)
+
+    @field_validator("num_runs", mode="before")
+    @classmethod
+    def _runs(cls, value: Any) -> int | AdaptiveRuns:
+        shapes = "use a count 1-100, or {min: 2, max: 8} for adaptive runs"
+        if isinstance(value, dict):
+            if set(value) != {"min", "max"} or not all(type(v) is int for v in value.values()):
+                raise ValueError(f"{value!r} is not a run range; {shapes}")
+            if not 1 <= value["min"] < value["max"] <= 100:
+                raise ValueError(f"min {value['min']}, max {value['max']}: need 1 <= min < max <= 100; {shapes}")
+            return AdaptiveRuns(**value)
+        if type(value) is not int or not 1 <= value <= 100:
+            raise ValueError(f"{value!r} is not a run count; {shapes}")
+        return value
 
     @field_validator("evalsets", mode="before")
     @classmethod
