@@ -156,6 +156,9 @@ def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, ba
         row.reason = f"the {name} configuration changed since the baseline (threshold {base_config.threshold:g} → {cur_config.threshold:g})" \
             if base_config.threshold != cur_config.threshold else f"the {name} options changed since the baseline"
         return row, None, None, None
+    if current.status == "not_run":
+        row.verdict, row.reason = "error", current.reason or "not run"
+        return row, None, None, None
     if current.status == "error" or base.status == "error":
         side = "current run" if current.status == "error" else "baseline"
         row.verdict, row.reason = "error", f"the {side} errored: {(current if current.status == 'error' else base).reason}"

@@ -46,6 +46,8 @@ def _status_failures(results: ResultsFile, settings: GateSettings, has_baseline:
         found += [f"below threshold: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "failed"]
     if "error" in fail_on:
         found += [f"error: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "error"]
+        # a case the spending limit left out was not evaluated because the run could not afford it: fail closed
+        found += [f"not run: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "not_run"]
     if "not_evaluated" in fail_on:
         found += [f"not evaluated: {s.agent}/{s.eval_set_id} {c.eval_id} {name}: {m.reason}"
                   for s, c in cases for name, m in c.metrics.items() if m.status == "not_evaluated"]

@@ -6,7 +6,7 @@ from ..gate.evidence import non_gating_regressions, regression_cases
 from ..results.models import ResultsFile
 from .spend import spend_line
 
-_MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR"}
+_MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR", "not_run": "NOT RUN"}
 
 
 def _cell(metric) -> str:
@@ -44,6 +44,9 @@ def render_table(results: ResultsFile) -> str:
     t = results.summary
     lines.append(f"Total: {t.passed}/{t.total} cases passed, {t.failed} failed, {t.error} errors, "
                  f"{t.not_evaluated} not evaluated in {results.timings.duration_seconds:.2f}s")
+    if results.budget and results.budget.not_run:
+        lines.append(f"Not run: {results.budget.not_run} case(s): the spending limit run.max_cost_usd = "
+                     f"${results.budget.max_cost_usd:g} was reached (${results.budget.spent_usd:.4f} spent)")
     if spend := spend_line(results):
         lines.append(f"Spent: {spend}")
     return "\n".join(lines)

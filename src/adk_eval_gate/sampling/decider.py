@@ -27,6 +27,11 @@ from ..results.models import (
 )
 
 
+def undecided(selection: list[float], first: list[float]) -> bool:
+    """The rule, shared with bench/gate_calibration.py: the first round looks worse than the selection half."""
+    return statistics.fmean(first) < statistics.fmean(selection)
+
+
 def has_adaptive_runs(plan: Plan) -> bool:
     return any(isinstance(agent.agent.settings.num_runs, AdaptiveRuns) for agent in plan.agents)
 
@@ -70,16 +75,16 @@ class Decider:
             mean_now, mean_before = statistics.fmean(current), statistics.fmean(selection)
             looks[name] = CriterionLook(current=round(mean_now, 6), baseline=round(mean_before, 6),
                                         p_drop=None if test is None else round(test.p_drop, 6),
-                                        undecided=mean_now < mean_before)
-        undecided = [name for name, look in looks.items() if look.undecided]
+                                        undecided=undecided(selection, current))
+        open_criteria = [name for name, look in looks.items() if look.undecided]
         if not looks:
             why = "no criterion could be compared" if first.status != "error" else "the first round errored"
             return Sampling(first_round_runs=first_round_runs, decided=f"{why}: extra runs would not be compared")
-        if not undecided:
+        if not open_criteria:
             return Sampling(first_round_runs=first_round_runs,
                             decided="no worse than the baseline on every criterion after the first round")
         parts = []
-        for name in undecided:
+        for name in open_criteria:
             look = looks[name]
             if look.baseline is None:
                 parts.append(f"{name} {look.current:.3f} (one-run baseline)")
