@@ -190,3 +190,61 @@ def test_budget_cut_cases_are_in_the_headline(tmp_path, fresh_draws):
     assert "fail the gate" in markdown
     table = render_table(results)
     assert "NOT RUN" in table and "Not run: 1 case(s)" in table
+
+
+def _compare(current, baseline, **gate):
+    return build_comparison(current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "b"))),
+                            GateSettings(**gate))
+
+
+def test_a_pull_request_that_pads_every_prompt_is_a_cost_and_token_regression(tmp_path, fresh_draws):
+    from adk_eval_gate.report.markdown import render_report
+
+    plan = build_plan(noisy_suite(tmp_path, num_runs="3"))
+    baseline = run_plan(plan, quiet=True)
+    fresh_draws.setenv("NOISY_PADDING", "60")  # 100 → 160 prompt tokens per model call: +55% tokens, +50% cost
+    current = run_plan(plan, quiet=True)
+    comparison = _compare(current, baseline, fail_on=["regression", "error", "cost_regression"],
+                          efficiency_tolerance={"cost": "+20%", "tokens": "+20%"})
+    rows = {e.metric: e for e in comparison.efficiency}
+    assert rows["cost"].verdict == "regressed" and rows["cost"].gating
+    assert rows["cost"].change == pytest.approx(0.5)
+    assert rows["tokens"].verdict == "regressed" and not rows["tokens"].gating  # token_regression not in fail_on
+    assert "not gating (gate.fail_on lacks token_regression)" in rows["tokens"].reason
+    assert rows["tool_calls"].verdict == "unchanged"
+    assert comparison.verdict == "fail"
+    assert comparison.gate.failures[0].startswith("cost regression: noisy/s cost +50% per run")
+    assert comparison.summaries[0].verdict == "unchanged"  # the scores did not move: only the spend did
+    markdown = render_report(comparison, current, {})
+    table = markdown[markdown.index("**Efficiency, per run**"):]
+    assert "| noisy / s | cost | 0.24 → 0.36 | +50% | 🔴 regressed (gating) |" in table
+    assert table.index("| cost |") < table.index("| tokens |") and "| tool calls |" not in table
+
+    lenient = _compare(current, baseline, fail_on=["regression", "error", "cost_regression"],
+                       efficiency_tolerance={"cost": "+60%"})
+    assert {e.metric: e.verdict for e in lenient.efficiency}["cost"] == "unchanged" and lenient.verdict == "pass"
+
+
+def test_same_agent_has_no_efficiency_regression(tmp_path, fresh_draws):
+    fresh_draws.setenv("NOISY_RATES", json.dumps({"beta": 0.5}))  # tool calls vary run to run, alike on both sides
+    plan = build_plan(noisy_suite(tmp_path, num_runs="4"))
+    baseline = run_plan(plan, quiet=True)
+    fresh_draws.setenv("NOISY_SEED", f"{tmp_path.name}-pr")
+    current = run_plan(plan, quiet=True)
+    comparison = _compare(current, baseline, fail_on=["cost_regression", "latency_regression", "token_regression",
+                                                      "tool_call_regression"])
+    assert comparison.efficiency and all(e.verdict != "regressed" for e in comparison.efficiency)
+    assert comparison.verdict == "pass"
+
+
+@pytest.mark.parametrize("value, problem", [
+    ('{cost: "20"}', "cost: '20' is not a relative tolerance"),
+    ('{price: "+20%"}', "unknown usage metric 'price'"),
+    ('{latency: "-5%"}', "latency: '-5%' is not a relative tolerance"),
+])
+def test_bad_efficiency_tolerances_are_one_line_errors(tmp_path, capsys, value, problem):
+    config = noisy_suite(tmp_path)
+    config.write_text(config.read_text() + f"gate: {{fail_on: [cost_regression], efficiency_tolerance: {value}}}\n")
+    assert main(["validate", "--config", str(config)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "gate.efficiency_tolerance" in err[0] and problem in err[0]

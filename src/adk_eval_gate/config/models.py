@@ -162,7 +162,24 @@ class NoBaseline(_Strict):
 BaselineSettings = Annotated[FileBaseline | BranchBaseline | ArtifactBaseline | NoBaseline, Field(discriminator="store")]
 
 GateCondition = Literal["regression", "case_regression", "threshold", "error", "not_evaluated", "inconclusive",
-                        "not_comparable", "no_baseline"]
+                        "not_comparable", "no_baseline", "cost_regression", "latency_regression", "token_regression",
+                        "tool_call_regression"]
+
+EFFICIENCY_DEFAULTS = {"cost": 0.20, "latency": 0.50, "tokens": 0.20, "tool_calls": 0.25}
+
+
+def _relative(key: str, value: Any) -> float:
+    """"+20%" (or 0.2) → 0.2: the relative increase below which a usage change is never a regression."""
+    text = value.strip() if isinstance(value, str) else None
+    if text is not None and re.fullmatch(r"\+?\d+(\.\d+)?%", text):
+        number = float(text.lstrip("+").rstrip("%")) / 100
+    elif type(value) in (int, float) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        raise ValueError(f"{key}: {value!r} is not a relative tolerance; write it like \"+20%\"")
+    if not 0 <= number <= 100:
+        raise ValueError(f"{key}: {value!r} is out of range; use +0% to +10000%")
+    return number
 
 
 class GateSettings(_Strict):
@@ -172,6 +189,8 @@ class GateSettings(_Strict):
     alpha: float = Field(default=0.01, gt=0, lt=0.5, description="false-alarm budget for the whole run's eval-set verdicts")
     case_fdr: float = Field(default=0.05, gt=0, lt=0.5, description="false discovery rate for the per-case rows")
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
+    # Relative increases of per-run usage below these are never efficiency regressions: {cost: "+20%", ...}.
+    efficiency_tolerance: dict[str, float] = Field(default_factory=lambda: dict(EFFICIENCY_DEFAULTS))
     override_label: str | None = "adk-eval-gate: accept regression"
 
     @field_validator("tolerance")
@@ -181,6 +200,16 @@ class GateSettings(_Strict):
         if any(not 0 <= v <= 1 for v in values):
             raise ValueError("a tolerance is outside [0, 1]; use a score difference such as 0.05")
         return value
+
+    @field_validator("efficiency_tolerance", mode="before")
+    @classmethod
+    def _efficiency(cls, value: Any) -> dict[str, float]:
+        if not isinstance(value, dict):
+            raise ValueError('write a mapping such as {cost: "+20%", latency: "+50%"}')
+        unknown = sorted(set(value) - set(EFFICIENCY_DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown usage metric {unknown[0]!r}; use {', '.join(EFFICIENCY_DEFAULTS)}")
+        return {**EFFICIENCY_DEFAULTS, **{key: _relative(key, v) for key, v in value.items()}}
 
     def tolerance_for(self, criterion: str) -> float:
         if isinstance(self.tolerance, dict):

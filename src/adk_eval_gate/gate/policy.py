@@ -7,9 +7,10 @@ in its reason, so the comment never shows a regression the headline does not acc
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from ..baseline.models import GateDecision, PooledSummary, Row, Summary
+from ..baseline.efficiency import CONDITIONS
+from ..baseline.models import EfficiencyRow, GateDecision, PooledSummary, Row, Summary
 from ..config.models import GateSettings
 from ..results.models import ResultsFile
 
@@ -76,14 +77,30 @@ def _explain_non_gating(pooled: list[PooledSummary], summaries: list[Summary], r
             row.reason += f"; significant for this case alone, not gating ({why})"
 
 
+def _efficiency_failures(efficiency: Sequence[EfficiencyRow], fail_on: set[str]) -> list[str]:
+    found = []
+    for row in efficiency:
+        if row.verdict != "regressed":
+            continue
+        condition = CONDITIONS[row.metric]
+        if condition in fail_on:
+            row.gating = True
+            found.append(f"{condition.replace('_', ' ')}: {row.agent}/{row.eval_set_id} {row.metric} {row.reason}")
+        else:
+            row.reason += f"; reported, not gating (gate.fail_on lacks {condition})"
+    return found
+
+
 def decide(results: ResultsFile, pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row],
-           settings: GateSettings, *, has_baseline: bool, labels: Iterable[str] = ()) -> GateDecision:
+           settings: GateSettings, *, has_baseline: bool, labels: Iterable[str] = (),
+           efficiency: Sequence[EfficiencyRow] = ()) -> GateDecision:
     fail_on = set(settings.fail_on)
     verdict_failures = _verdict_failures(pooled, summaries, rows, fail_on)
     for item, _ in verdict_failures:
         item.gating = True
     _explain_non_gating(pooled, summaries, rows, fail_on)
-    failures = [line for _, line in verdict_failures] + _status_failures(results, settings, has_baseline)
+    failures = ([line for _, line in verdict_failures] + _efficiency_failures(efficiency, fail_on)
+                + _status_failures(results, settings, has_baseline))
     if not failures:
         regressions = sum(s.verdict == "regressed" for s in [*pooled, *summaries])
         compared = sum(s.cases_compared > 0 for s in summaries)

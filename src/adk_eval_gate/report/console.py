@@ -74,6 +74,9 @@ def render_comparison(comparison) -> str:
     for s in comparison.summaries:
         values = f"{_num(s.baseline)} → {_num(s.current)}" if s.cases_compared else ""
         lines.append(f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_VERDICT_MARK[s.verdict]} {values}  {s.reason}".rstrip())
+    for e in comparison.efficiency:
+        if e.verdict in ("regressed", "improved"):
+            lines.append(f"  {e.agent}/{e.eval_set_id} {e.metric} per run: {_VERDICT_MARK[e.verdict]}  {e.reason}")
     for title, chosen in (("Cases behind the regressions:", regression_cases(comparison)),
                           ("Case drops that did not fail the gate:", non_gating_regressions(comparison))):
         if chosen:
