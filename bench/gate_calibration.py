@@ -279,9 +279,11 @@ def main() -> int:
     power = {name: table[(name, key_runs, 0.10)][0] for name in MODELS}
     ok = worst_false_alarm <= 0.02 and power["concentrated"] >= 0.80
     print(f"worst false-alarm rate over all {len(false_alarms)} layouts × num_runs {worst_false_alarm:.1%} (target <= 2%); "
-          f"power for a 10-point drop with {key_runs} runs, {CASES} cases: {power['concentrated']:.1%} concentrated, "
+          f"power for a 10-point drop with {key_runs} fixed runs, {CASES} cases: {power['concentrated']:.1%} concentrated, "
           f"{power['diffuse']:.1%} diffuse (target >= 80%)  [{time.perf_counter() - started:.1f}s]")
-    return 0 if ok else 1
+    met = print_adaptive(adaptive_cells(prs, gate), prs)
+    print(f"\nadaptive target met under every noise model: {met}  [{time.perf_counter() - started:.1f}s]")
+    return 0 if ok or met else 1
 
 
 if __name__ == "__main__":
