@@ -225,16 +225,28 @@ def test_a_pull_request_that_pads_every_prompt_is_a_cost_and_token_regression(tm
     assert {e.metric: e.verdict for e in lenient.efficiency}["cost"] == "unchanged" and lenient.verdict == "pass"
 
 
-def test_same_agent_has_no_efficiency_regression(tmp_path, fresh_draws):
+ALL_USAGE = ["cost_regression", "latency_regression", "token_regression", "tool_call_regression"]
+
+
+def test_same_agent_has_no_efficiency_regression_and_a_slower_one_has(tmp_path, fresh_draws):
     fresh_draws.setenv("NOISY_RATES", json.dumps({"beta": 0.5}))  # tool calls vary run to run, alike on both sides
+    fresh_draws.setenv("NOISY_LATENCY", "0.2")  # the model's latency, as with a real one, not the machine's load
     plan = build_plan(noisy_suite(tmp_path, num_runs="4"))
     baseline = run_plan(plan, quiet=True)
     fresh_draws.setenv("NOISY_SEED", f"{tmp_path.name}-pr")
     current = run_plan(plan, quiet=True)
-    comparison = _compare(current, baseline, fail_on=["cost_regression", "latency_regression", "token_regression",
-                                                      "tool_call_regression"])
-    assert comparison.efficiency and all(e.verdict != "regressed" for e in comparison.efficiency)
+    comparison = _compare(current, baseline, fail_on=ALL_USAGE)
+    assert {e.metric for e in comparison.efficiency} == {"cost", "latency", "tokens", "tool_calls"}
+    assert all(e.verdict != "regressed" for e in comparison.efficiency)
     assert comparison.verdict == "pass"
+
+    fresh_draws.setenv("NOISY_LATENCY", "0.5")
+    fresh_draws.setenv("NOISY_SEED", f"{tmp_path.name}-slow")
+    slower = run_plan(plan, quiet=True)
+    comparison = _compare(slower, baseline, fail_on=ALL_USAGE)
+    latency = next(e for e in comparison.efficiency if e.metric == "latency")
+    assert latency.verdict == "regressed" and latency.change > 1.0 and latency.gating
+    assert comparison.gate.failures[0].startswith("latency regression: noisy/s latency +")
 
 
 @pytest.mark.parametrize("value, problem", [
@@ -248,3 +260,18 @@ def test_bad_efficiency_tolerances_are_one_line_errors(tmp_path, capsys, value, 
     assert main(["validate", "--config", str(config)]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "gate.efficiency_tolerance" in err[0] and problem in err[0]
+
+
+def test_spending_limit_cuts_extra_runs_but_keeps_the_first_round(tmp_path, fresh_draws):
+    # the push run below is unlimited; the pull request can afford its first round (4 cases × 2 runs × $0.24)
+    plan = build_plan(noisy_suite(tmp_path))
+    baseline = run_plan(plan, quiet=True)
+    limited = noisy_suite(tmp_path / "pr", run="workers: 1, concurrency: 1, max_cost_usd: 1.9")
+    fresh_draws.setenv("NOISY_RATES", json.dumps({"alpha": 0.0, "beta": 0.0}))
+    fresh_draws.setenv("NOISY_SEED", f"{tmp_path.name}-pr")
+    current = run_plan(build_plan(limited), quiet=True, decider=Decider(baseline))
+    cases = _cases(current)
+    assert [c.status for c in cases.values()] == ["failed", "failed", "passed", "passed"]
+    assert len(cases["alpha"].runs) == 10  # $1.92 spent once alpha's extra round was admitted: beta's is cut
+    assert len(cases["beta"].runs) == 2 and cases["beta"].sampling.extra.runs == []
+    assert "; cut: not run: the spending limit run.max_cost_usd = $1.9 was reached" in cases["beta"].sampling.extra.reason

@@ -84,7 +84,7 @@ def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
     if plan.workflow.settings.setup:
         run_setup(plan.workflow.settings.setup, plan.workflow.base_dir)
     outcome = None
-    if options.shard is None and _mode(context) != "baseline" and has_adaptive_runs(plan):
+    if _mode(context) != "baseline" and has_adaptive_runs(plan):
         # adaptive runs decide against the baseline the comparison will use: load it before running
         outcome = _load_baseline(plan, context)
     results = run_plan(plan, quiet=options.quiet,

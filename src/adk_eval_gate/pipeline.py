@@ -265,6 +265,8 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
             runs, stopped = await _dispatch(plan, targets, round_jobs, settings, quiet, started,
                                             allow_workers=round_number == 1, limit=limit, round_number=round_number)
             inference_seconds += time.perf_counter() - round_start
+            if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
+                round_jobs, runs = _drop_cut_extra_runs(round_jobs, runs, rounds.sampling, names)
             judged = await _judge_round(plan, judge, round_jobs, runs, names, criteria)
             if limit is not None:
                 limit.record_judges(_judge_total(judge))
@@ -307,6 +309,22 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
     )
+
+
+def _drop_cut_extra_runs(jobs: list[Job], runs: list[CaseRun], sampling: dict[tuple[str, str, str], Sampling],
+                         names: dict[int, str]) -> tuple[list[Job], list[CaseRun]]:
+    kept_jobs, kept_runs = [], []
+    for job, run in zip(jobs, runs, strict=True):
+        if run.error is not None and run.error.startswith(NOT_RUN_PREFIX):
+            extra = sampling[(names[id(job.target)], job.eval_set_id, job.case.eval_id)].extra
+            if extra is not None and job.run in extra.runs:
+                extra.runs.remove(job.run)
+                if "; cut: " not in extra.reason:
+                    extra.reason += f"; cut: {run.error}"
+            continue
+        kept_jobs.append(job)
+        kept_runs.append(run)
+    return kept_jobs, kept_runs
 
 
 def _judge_total(judge: Judge) -> UsageStats:

@@ -2,11 +2,13 @@
 
 `NOISY_RATES` (JSON: lookup key → probability of calling the tool) sets each case's true pass rate; the draws are
 seeded (`NOISY_SEED`) and counted per seed and key, so a run of the suite in one process is reproducible.
-`NOISY_PADDING` adds that many prompt tokens to every model call: an efficiency regression.
+`NOISY_PADDING` adds that many prompt tokens to every model call, `NOISY_LATENCY` seconds to each: efficiency
+regressions.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -42,6 +44,7 @@ class NoisyLlm(BaseLlm):
         return [r"scripted-noisy"]
 
     async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> AsyncGenerator[LlmResponse, None]:
+        await asyncio.sleep(float(os.environ.get("NOISY_LATENCY", "0") or 0))
         parts = list(llm_request.contents[-1].parts or []) if llm_request.contents else []
         result = next((p.function_response for p in parts if p.function_response), None)
         if result is not None:
