@@ -38,17 +38,30 @@ def _suite(work: Path, num_runs: str, name: str) -> Path:
     shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("__pycache__", "baseline", "recorded"))
     config = folder / "eval-gate.yml"
     # one process for every design: forked worker pools would make the comparison about start-up, not runs
-    text = config.read_text().replace("num_runs: 1", f"num_runs: {num_runs}").replace("run:\n", "run:\n  workers: 1\n", 1)
-    config.write_text(PRICES + text.replace("baseline: {store: file, path: baseline/results.json}", "baseline: {store: none}"))
+    text = (
+        config.read_text()
+        .replace("num_runs: 1", f"num_runs: {num_runs}")
+        .replace("run:\n", "run:\n  workers: 1\n", 1)
+    )
+    config.write_text(
+        PRICES
+        + text.replace("baseline: {store: file, path: baseline/results.json}", "baseline: {store: none}")
+    )
     # the scripted model does not name itself in its responses; a real one does, and that is what gets priced
     agent = folder / "hello_world" / "agent.py"
-    agent.write_text(agent.read_text().replace("return LlmResponse(\n", 'return LlmResponse(\n        model_version="scripted-dice",\n'))
+    agent.write_text(
+        agent.read_text().replace(
+            "return LlmResponse(\n", 'return LlmResponse(\n        model_version="scripted-dice",\n'
+        )
+    )
     return config
 
 
 def _break_agent(config: Path) -> None:
     agent = config.parent / "hello_world" / "agent.py"
-    agent.write_text(agent.read_text().replace("return random.Random(int(sides)).randint(1, int(sides))", "return 1"))
+    agent.write_text(
+        agent.read_text().replace("return random.Random(int(sides)).randint(1, int(sides))", "return 1")
+    )
 
 
 def _measure(config: Path, decider: Decider | None):
@@ -67,17 +80,30 @@ def main() -> int:
         baseline, base_seconds = _measure(_suite(work, "{min: 2, max: 8}", "push"), None)
         cases = baseline.summary.total
         outcome = LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "push run")))
-        print(f"example agent, {cases} cases, {args.latency:g} s per model call; baseline (push run, adaptive without a "
-              f"baseline: every run): {sum(len(c.runs) for c in baseline.eval_sets[0].cases)} runs, {base_seconds:.2f} s")
+        print(
+            f"example agent, {cases} cases, {args.latency:g} s per model call; baseline (push run, adaptive without a "
+            f"baseline: every run): {sum(len(c.runs) for c in baseline.eval_sets[0].cases)} runs, {base_seconds:.2f} s"
+        )
         for scenario in ("unchanged agent", "roll_die broken"):
             print(f"\n{scenario}:\n")
-            print("| pull request run | runs | runs/case | wall time | agent cost | vs fixed 8 (time, cost) | gate |")
+            print(
+                "| pull request run | runs | runs/case | wall time | agent cost | vs fixed 8 (time, cost) | gate |"
+            )
             print("|---|---|---|---|---|---|---|")
             reference = None
-            for label, num_runs, adaptive in (("fixed 8", "8", False), ("fixed 5", "5", False),
-                                              ("adaptive {min 2, max 8}", "{min: 2, max: 8}", True)):
-                config = _suite(work, num_runs, f"{scenario}-{label}".replace(" ", "_").replace("{", "").replace("}", "")
-                                .replace(",", ""))
+            for label, num_runs, adaptive in (
+                ("fixed 8", "8", False),
+                ("fixed 5", "5", False),
+                ("adaptive {min 2, max 8}", "{min: 2, max: 8}", True),
+            ):
+                config = _suite(
+                    work,
+                    num_runs,
+                    f"{scenario}-{label}".replace(" ", "_")
+                    .replace("{", "")
+                    .replace("}", "")
+                    .replace(",", ""),
+                )
                 if scenario != "unchanged agent":
                     _break_agent(config)
                 results, seconds = _measure(config, Decider(baseline) if adaptive else None)
@@ -85,8 +111,10 @@ def main() -> int:
                 cost = sum(u.cost_usd or 0.0 for u in results.agent_usage.values())
                 verdict = build_comparison(results, outcome, GateSettings()).verdict
                 reference = reference or (seconds, cost)
-                print(f"| {label} | {runs} | {runs / cases:.2f} | {seconds:.2f} s | ${cost:.6f} | "
-                      f"{seconds / reference[0]:.2f}×, {cost / reference[1]:.2f}× | {verdict} |")
+                print(
+                    f"| {label} | {runs} | {runs / cases:.2f} | {seconds:.2f} s | ${cost:.6f} | "
+                    f"{seconds / reference[0]:.2f}×, {cost / reference[1]:.2f}× | {verdict} |"
+                )
     return 0
 
 

@@ -27,19 +27,38 @@ NOISY_AGENT = Path(__file__).parent / "agents" / "noisy"
 KEYS = ("alpha", "beta", "gamma", "delta")
 
 
-def noisy_suite(tmp_path: Path, *, num_runs: str = "{min: 2, max: 10}", run: str = "workers: 1",
-                keys: tuple[str, ...] = KEYS) -> Path:
+def noisy_suite(
+    tmp_path: Path,
+    *,
+    num_runs: str = "{min: 2, max: 10}",
+    run: str = "workers: 1",
+    keys: tuple[str, ...] = KEYS,
+) -> Path:
     shutil.copytree(NOISY_AGENT, tmp_path / "noisy", ignore=shutil.ignore_patterns("__pycache__"))
-    cases = [{"eval_id": key, "conversation": [{
-        "user_content": {"role": "user", "parts": [{"text": f"Please look up {key}"}]},
-        "final_response": {"role": "model", "parts": [{"text": f"value of {key}"}]},
-        "intermediate_data": {"tool_uses": [{"name": "lookup", "args": {"key": key}}], "intermediate_responses": []}}],
-        "session_input": {"app_name": "noisy", "user_id": "u", "state": {}}} for key in keys]
+    cases = [
+        {
+            "eval_id": key,
+            "conversation": [
+                {
+                    "user_content": {"role": "user", "parts": [{"text": f"Please look up {key}"}]},
+                    "final_response": {"role": "model", "parts": [{"text": f"value of {key}"}]},
+                    "intermediate_data": {
+                        "tool_uses": [{"name": "lookup", "args": {"key": key}}],
+                        "intermediate_responses": [],
+                    },
+                }
+            ],
+            "session_input": {"app_name": "noisy", "user_id": "u", "state": {}},
+        }
+        for key in keys
+    ]
     (tmp_path / "s.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": cases}))
     config = tmp_path / "gate.yml"
-    config.write_text(f"run: {{{run}}}\njudge: {{prices: {{scripted-noisy: {{input: 1000, output: 2000}}}}}}\n"
-                      "agents:\n  - name: noisy\n    target: {kind: adk, agent: noisy}\n    evalsets: [s.evalset.json]\n"
-                      f"    criteria: {{tool_trajectory_avg_score: 1.0}}\n    num_runs: {num_runs}\n")
+    config.write_text(
+        f"run: {{{run}}}\njudge: {{prices: {{scripted-noisy: {{input: 1000, output: 2000}}}}}}\n"
+        "agents:\n  - name: noisy\n    target: {kind: adk, agent: noisy}\n    evalsets: [s.evalset.json]\n"
+        f"    criteria: {{tool_trajectory_avg_score: 1.0}}\n    num_runs: {num_runs}\n"
+    )
     return config
 
 
@@ -78,8 +97,9 @@ def test_push_run_gets_every_run_and_the_pull_request_only_the_undecided_cases(t
     write_results(current, path)  # the record survives the results file and its schema
     assert read_results(path).eval_sets[0].cases[2].sampling == cases["gamma"].sampling
 
-    comparison = build_comparison(current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "b"))),
-                                  GateSettings())
+    comparison = build_comparison(
+        current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "b"))), GateSettings()
+    )
     summary = comparison.summaries[0]
     assert summary.verdict == "regressed" and "two-stage adaptive" in summary.reason
     assert comparison.verdict == "fail"
@@ -88,15 +108,18 @@ def test_push_run_gets_every_run_and_the_pull_request_only_the_undecided_cases(t
 
 
 def test_unchanged_agent_spends_few_runs_and_passes(tmp_path, fresh_draws):
-    fresh_draws.setenv("NOISY_RATES", json.dumps({"beta": 0.6}))  # one flaky case, unchanged by the pull request
+    fresh_draws.setenv(
+        "NOISY_RATES", json.dumps({"beta": 0.6})
+    )  # one flaky case, unchanged by the pull request
     plan = build_plan(noisy_suite(tmp_path))
     baseline = run_plan(plan, quiet=True)
     fresh_draws.setenv("NOISY_SEED", f"{tmp_path.name}-pr")
     current = run_plan(plan, quiet=True, decider=Decider(baseline))
     spent = sum(len(c.runs) for c in _cases(current).values())
     assert spent < 4 * 10 / 2  # at most the flaky case goes to max
-    comparison = build_comparison(current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "b"))),
-                                  GateSettings())
+    comparison = build_comparison(
+        current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "b"))), GateSettings()
+    )
     assert comparison.verdict == "pass"
 
 
@@ -109,24 +132,54 @@ def test_without_a_baseline_the_pull_request_runs_min_only(tmp_path, fresh_draws
 
 def test_cli_run_decides_against_a_baseline_file(tmp_path, fresh_draws, capsys):
     config = noisy_suite(tmp_path)
-    assert main(["run", "--config", str(config), "--output", str(tmp_path / "base.json"), "--all-runs", "--quiet"]) == 0
+    assert (
+        main(
+            ["run", "--config", str(config), "--output", str(tmp_path / "base.json"), "--all-runs", "--quiet"]
+        )
+        == 0
+    )
     fresh_draws.setenv("NOISY_RATES", json.dumps({"alpha": 0.0}))
-    code = main(["run", "--config", str(config), "--output", str(tmp_path / "pr.json"), "--baseline",
-                 str(tmp_path / "base.json"), "--quiet"])
+    code = main(
+        [
+            "run",
+            "--config",
+            str(config),
+            "--output",
+            str(tmp_path / "pr.json"),
+            "--baseline",
+            str(tmp_path / "base.json"),
+            "--quiet",
+        ]
+    )
     assert code == 1  # alpha fails its threshold now
     runs = {c.eval_id: len(c.runs) for c in read_results(tmp_path / "pr.json").eval_sets[0].cases}
     assert runs == {"alpha": 10, "beta": 2, "gamma": 2, "delta": 2}
-    assert main(["run", "--config", str(config), "--output", str(tmp_path / "x.json"), "--baseline",
-                 str(tmp_path / "missing.json")]) == EXIT_BAD_INPUT
+    assert (
+        main(
+            [
+                "run",
+                "--config",
+                str(config),
+                "--output",
+                str(tmp_path / "x.json"),
+                "--baseline",
+                str(tmp_path / "missing.json"),
+            ]
+        )
+        == EXIT_BAD_INPUT
+    )
     assert "--baseline: no results file at" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("value, problem", [
-    ("{min: 4, max: 4}", "need 1 <= min < max <= 100"),
-    ("{min: 2}", "is not a run range"),
-    ("{min: 0, max: 3}", "need 1 <= min < max <= 100"),
-    ("two", "is not a run count"),
-])
+@pytest.mark.parametrize(
+    "value, problem",
+    [
+        ("{min: 4, max: 4}", "need 1 <= min < max <= 100"),
+        ("{min: 2}", "is not a run range"),
+        ("{min: 0, max: 3}", "need 1 <= min < max <= 100"),
+        ("two", "is not a run count"),
+    ],
+)
 def test_bad_run_ranges_are_one_line_errors(tmp_path, capsys, value, problem):
     config = noisy_suite(tmp_path, num_runs=value)
     assert main(["validate", "--config", str(config)]) == EXIT_BAD_INPUT
@@ -173,7 +226,9 @@ def test_two_stage_test_keeps_its_level_whatever_the_selection():
     rng = random.Random(7)
     p_values = [_simulated_pvalues(rng, 12, 0.0) for _ in range(600)]
     for level in (0.01, 0.05, 0.2):
-        assert statistics.fmean(p <= level for p in p_values) <= level + 2.5 * (level * (1 - level) / 600) ** 0.5
+        assert (
+            statistics.fmean(p <= level for p in p_values) <= level + 2.5 * (level * (1 - level) / 600) ** 0.5
+        )
     power = statistics.fmean(_simulated_pvalues(rng, 12, 0.6) <= 0.05 for _ in range(200))
     assert power > 0.5
 
@@ -193,8 +248,9 @@ def test_budget_cut_cases_are_in_the_headline(tmp_path, fresh_draws):
 
 
 def _compare(current, baseline, **gate):
-    return build_comparison(current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "b"))),
-                            GateSettings(**gate))
+    return build_comparison(
+        current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "b"))), GateSettings(**gate)
+    )
 
 
 def test_a_pull_request_that_pads_every_prompt_is_a_cost_and_token_regression(tmp_path, fresh_draws):
@@ -202,35 +258,53 @@ def test_a_pull_request_that_pads_every_prompt_is_a_cost_and_token_regression(tm
 
     plan = build_plan(noisy_suite(tmp_path, num_runs="3"))
     baseline = run_plan(plan, quiet=True)
-    fresh_draws.setenv("NOISY_PADDING", "60")  # 100 → 160 prompt tokens per model call: +55% tokens, +50% cost
+    fresh_draws.setenv(
+        "NOISY_PADDING", "60"
+    )  # 100 → 160 prompt tokens per model call: +55% tokens, +50% cost
     current = run_plan(plan, quiet=True)
-    comparison = _compare(current, baseline, fail_on=["regression", "error", "cost_regression"],
-                          efficiency_tolerance={"cost": "+20%", "tokens": "+20%"})
+    comparison = _compare(
+        current,
+        baseline,
+        fail_on=["regression", "error", "cost_regression"],
+        efficiency_tolerance={"cost": "+20%", "tokens": "+20%"},
+    )
     rows = {e.metric: e for e in comparison.efficiency}
     assert rows["cost"].verdict == "regressed" and rows["cost"].gating
     assert rows["cost"].change == pytest.approx(0.5)
-    assert rows["tokens"].verdict == "regressed" and not rows["tokens"].gating  # token_regression not in fail_on
+    assert (
+        rows["tokens"].verdict == "regressed" and not rows["tokens"].gating
+    )  # token_regression not in fail_on
     assert "not gating (gate.fail_on lacks token_regression)" in rows["tokens"].reason
     assert rows["tool_calls"].verdict == "unchanged"
     assert comparison.verdict == "fail"
     assert comparison.gate.failures[0].startswith("cost regression: noisy/s cost +50% per run")
     assert comparison.summaries[0].verdict == "unchanged"  # the scores did not move: only the spend did
     markdown = render_report(comparison, current, {})
-    table = markdown[markdown.index("**Efficiency, per run**"):]
+    table = markdown[markdown.index("**Efficiency, per run**") :]
     assert "| noisy / s | cost | 0.24 → 0.36 | +50% | 🔴 regressed (gating) |" in table
     assert table.index("| cost |") < table.index("| tokens |") and "| tool calls |" not in table
 
-    lenient = _compare(current, baseline, fail_on=["regression", "error", "cost_regression"],
-                       efficiency_tolerance={"cost": "+60%"})
-    assert {e.metric: e.verdict for e in lenient.efficiency}["cost"] == "unchanged" and lenient.verdict == "pass"
+    lenient = _compare(
+        current,
+        baseline,
+        fail_on=["regression", "error", "cost_regression"],
+        efficiency_tolerance={"cost": "+60%"},
+    )
+    assert {e.metric: e.verdict for e in lenient.efficiency}[
+        "cost"
+    ] == "unchanged" and lenient.verdict == "pass"
 
 
 ALL_USAGE = ["cost_regression", "latency_regression", "token_regression", "tool_call_regression"]
 
 
 def test_same_agent_has_no_efficiency_regression_and_a_slower_one_has(tmp_path, fresh_draws):
-    fresh_draws.setenv("NOISY_RATES", json.dumps({"beta": 0.5}))  # tool calls vary run to run, alike on both sides
-    fresh_draws.setenv("NOISY_LATENCY", "0.2")  # the model's latency, as with a real one, not the machine's load
+    fresh_draws.setenv(
+        "NOISY_RATES", json.dumps({"beta": 0.5})
+    )  # tool calls vary run to run, alike on both sides
+    fresh_draws.setenv(
+        "NOISY_LATENCY", "0.2"
+    )  # the model's latency, as with a real one, not the machine's load
     plan = build_plan(noisy_suite(tmp_path, num_runs="4"))
     baseline = run_plan(plan, quiet=True)
     fresh_draws.setenv("NOISY_SEED", f"{tmp_path.name}-pr")
@@ -249,14 +323,19 @@ def test_same_agent_has_no_efficiency_regression_and_a_slower_one_has(tmp_path, 
     assert comparison.gate.failures[0].startswith("latency regression: noisy/s latency +")
 
 
-@pytest.mark.parametrize("value, problem", [
-    ('{cost: "20"}', "cost: '20' is not a relative tolerance"),
-    ('{price: "+20%"}', "unknown usage metric 'price'"),
-    ('{latency: "-5%"}', "latency: '-5%' is not a relative tolerance"),
-])
+@pytest.mark.parametrize(
+    "value, problem",
+    [
+        ('{cost: "20"}', "cost: '20' is not a relative tolerance"),
+        ('{price: "+20%"}', "unknown usage metric 'price'"),
+        ('{latency: "-5%"}', "latency: '-5%' is not a relative tolerance"),
+    ],
+)
 def test_bad_efficiency_tolerances_are_one_line_errors(tmp_path, capsys, value, problem):
     config = noisy_suite(tmp_path)
-    config.write_text(config.read_text() + f"gate: {{fail_on: [cost_regression], efficiency_tolerance: {value}}}\n")
+    config.write_text(
+        config.read_text() + f"gate: {{fail_on: [cost_regression], efficiency_tolerance: {value}}}\n"
+    )
     assert main(["validate", "--config", str(config)]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "gate.efficiency_tolerance" in err[0] and problem in err[0]
@@ -274,4 +353,7 @@ def test_spending_limit_cuts_extra_runs_but_keeps_the_first_round(tmp_path, fres
     assert [c.status for c in cases.values()] == ["failed", "failed", "passed", "passed"]
     assert len(cases["alpha"].runs) == 10  # $1.92 spent once alpha's extra round was admitted: beta's is cut
     assert len(cases["beta"].runs) == 2 and cases["beta"].sampling.extra.runs == []
-    assert "; cut: not run: the spending limit run.max_cost_usd = $1.9 was reached" in cases["beta"].sampling.extra.reason
+    assert (
+        "; cut: not run: the spending limit run.max_cost_usd = $1.9 was reached"
+        in cases["beta"].sampling.extra.reason
+    )

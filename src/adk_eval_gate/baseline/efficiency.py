@@ -25,9 +25,18 @@ METRICS: dict[EfficiencyMetric, Callable[[RunUsage], float | None]] = {
     "tokens": lambda u: u.input_tokens + u.output_tokens,
     "tool_calls": lambda u: u.tool_calls,
 }
-CONDITIONS: dict[EfficiencyMetric, str] = {"cost": "cost_regression", "latency": "latency_regression",
-                                           "tokens": "token_regression", "tool_calls": "tool_call_regression"}
-UNITS: dict[EfficiencyMetric, str] = {"cost": "USD", "latency": "s", "tokens": "tokens", "tool_calls": "tool calls"}
+CONDITIONS: dict[EfficiencyMetric, str] = {
+    "cost": "cost_regression",
+    "latency": "latency_regression",
+    "tokens": "token_regression",
+    "tool_calls": "tool_call_regression",
+}
+UNITS: dict[EfficiencyMetric, str] = {
+    "cost": "USD",
+    "latency": "s",
+    "tokens": "tokens",
+    "tool_calls": "tool calls",
+}
 
 
 def run_values(case: CaseResult, metric: EfficiencyMetric) -> list[float]:
@@ -39,12 +48,20 @@ def run_values(case: CaseResult, metric: EfficiencyMetric) -> list[float]:
 
 
 def _comparable(current: CaseResult, base: CaseResult) -> bool:
-    return (current.status not in ("error", "not_run") and base.status not in ("error", "not_run")
-            and not (current.case_hash and base.case_hash and current.case_hash != base.case_hash))
+    return (
+        current.status not in ("error", "not_run")
+        and base.status not in ("error", "not_run")
+        and not (current.case_hash and base.case_hash and current.case_hash != base.case_hash)
+    )
 
 
-def _row(agent: str, set_id: str, metric: EfficiencyMetric, pairs: list[tuple[list[float], list[float]]],
-         tolerance: float) -> tuple[EfficiencyRow, TestResult] | None:
+def _row(
+    agent: str,
+    set_id: str,
+    metric: EfficiencyMetric,
+    pairs: list[tuple[list[float], list[float]]],
+    tolerance: float,
+) -> tuple[EfficiencyRow, TestResult] | None:
     strata, ratios = [], []
     for base, cur in pairs:
         scale = statistics.fmean(base + cur)
@@ -57,11 +74,18 @@ def _row(agent: str, set_id: str, metric: EfficiencyMetric, pairs: list[tuple[li
     if not strata or not ratios:
         return None
     test = stratified_test(strata)
-    row = EfficiencyRow(agent=agent, eval_set_id=set_id, metric=metric,
-                        baseline=statistics.fmean(statistics.fmean(b) for b, _ in pairs),
-                        current=statistics.fmean(statistics.fmean(c) for _, c in pairs),
-                        change=statistics.fmean(ratios), tolerance=tolerance, verdict="unchanged", reason="",
-                        cases_compared=len(strata))
+    row = EfficiencyRow(
+        agent=agent,
+        eval_set_id=set_id,
+        metric=metric,
+        baseline=statistics.fmean(statistics.fmean(b) for b, _ in pairs),
+        current=statistics.fmean(statistics.fmean(c) for _, c in pairs),
+        change=statistics.fmean(ratios),
+        tolerance=tolerance,
+        verdict="unchanged",
+        reason="",
+        cases_compared=len(strata),
+    )
     return row, test
 
 
@@ -82,7 +106,9 @@ def _decide(row: EfficiencyRow, p_rise: float, p_drop: float, alpha: float) -> N
         row.reason = f"{size}: beyond tolerance but p = {p:.2g} ≥ {alpha:g}: could be noise"
 
 
-def compare_efficiency(current: ResultsFile, baseline: ResultsFile | None, gate: GateSettings) -> list[EfficiencyRow]:
+def compare_efficiency(
+    current: ResultsFile, baseline: ResultsFile | None, gate: GateSettings
+) -> list[EfficiencyRow]:
     if baseline is None:
         return []
     base_sets = {(s.agent, s.eval_set_id): s for s in baseline.eval_sets}
@@ -92,20 +118,34 @@ def compare_efficiency(current: ResultsFile, baseline: ResultsFile | None, gate:
         if base_set is None:
             continue
         base_cases = {c.eval_id: c for c in base_set.cases}
-        matched = [(c, base_cases[c.eval_id]) for c in current_set.cases
-                   if c.eval_id in base_cases and _comparable(c, base_cases[c.eval_id])]
+        matched = [
+            (c, base_cases[c.eval_id])
+            for c in current_set.cases
+            if c.eval_id in base_cases and _comparable(c, base_cases[c.eval_id])
+        ]
         for metric in METRICS:
             pairs = [(run_values(b, metric), run_values(c, metric)) for c, b in matched]
             pairs = [(b, c) for b, c in pairs if b and c]
-            made = _row(current_set.agent, current_set.eval_set_id, metric, pairs, gate.efficiency_tolerance[metric]) \
-                if pairs else None
+            made = (
+                _row(
+                    current_set.agent,
+                    current_set.eval_set_id,
+                    metric,
+                    pairs,
+                    gate.efficiency_tolerance[metric],
+                )
+                if pairs
+                else None
+            )
             if made is not None:
                 found.append(made)
     # one Holm family per direction; tests that could never reach significance leave it (as for the scores)
     adjusted = {id(row): [test.p_rise, test.p_drop] for row, test in found}
     for side, smallest in enumerate((lambda t: t.min_p_rise, lambda t: t.min_p_drop)):
         members = [(row, test) for row, test in found if smallest(test) < gate.alpha]
-        for (row, _), value in zip(members, holm([adjusted[id(row)][side] for row, _ in members]), strict=True):
+        for (row, _), value in zip(
+            members, holm([adjusted[id(row)][side] for row, _ in members]), strict=True
+        ):
             adjusted[id(row)][side] = value
     for row, _ in found:
         _decide(row, *adjusted[id(row)], gate.alpha)

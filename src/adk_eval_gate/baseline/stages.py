@@ -35,8 +35,10 @@ def baseline_halves(metric: MetricResult) -> tuple[list[float], list[float]]:
 def current_rounds(metric: MetricResult, first_round_runs: int) -> tuple[list[float], list[float]]:
     """(first round, extra round) scores of an adaptive run."""
     runs = _scored_runs(metric)
-    return (_scores([r for r in runs if r.run < first_round_runs]),
-            _scores([r for r in runs if r.run >= first_round_runs]))
+    return (
+        _scores([r for r in runs if r.run < first_round_runs]),
+        _scores([r for r in runs if r.run >= first_round_runs]),
+    )
 
 
 @dataclass

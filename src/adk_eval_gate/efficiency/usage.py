@@ -25,6 +25,11 @@ def run_usage(run: CaseRun, prices: PriceTable) -> RunUsage | None:
         return None
     usage = agent_usage([run], prices)
     cost, unpriced = run_cost(run, prices)
-    return RunUsage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, model_calls=usage.model_calls,
-                    tool_calls=sum(len(tool_calls(i.intermediate_data)) for i in run.invocations or ()),
-                    latency_seconds=round(run.duration_seconds, 6), cost_usd=None if unpriced else round(cost, 8))
+    return RunUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        model_calls=usage.model_calls,
+        tool_calls=sum(len(tool_calls(i.intermediate_data)) for i in run.invocations or ()),
+        latency_seconds=round(run.duration_seconds, 6),
+        cost_usd=None if unpriced else round(cost, 8),
+    )

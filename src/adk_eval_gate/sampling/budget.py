@@ -34,8 +34,10 @@ class SpendingLimit:
         return self.agents_usd + self.judges_usd
 
     def refusal(self) -> str:
-        return (f"{NOT_RUN_PREFIX} run.max_cost_usd = ${self.max_cost_usd:g} was reached "
-                f"(${self.spent:.4f} spent before this case could start)")
+        return (
+            f"{NOT_RUN_PREFIX} run.max_cost_usd = ${self.max_cost_usd:g} was reached "
+            f"(${self.spent:.4f} spent before this case could start)"
+        )
 
     def admit(self, key: tuple) -> str | None:
         """`key` names one case's runs of one round: they start together or not at all."""
@@ -54,5 +56,9 @@ class SpendingLimit:
         self.unpriced.update(total.unpriced)
 
     def summary(self, not_run: int) -> Budget:
-        return Budget(max_cost_usd=self.max_cost_usd, spent_usd=round(self.spent, 6), not_run=not_run,
-                      unpriced_models=sorted(self.unpriced))
+        return Budget(
+            max_cost_usd=self.max_cost_usd,
+            spent_usd=round(self.spent, 6),
+            not_run=not_run,
+            unpriced_models=sorted(self.unpriced),
+        )

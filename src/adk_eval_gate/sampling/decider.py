@@ -45,24 +45,42 @@ class Decider:
     def _base_set(self, agent: str, eval_set_id: str) -> EvalSetResult | None:
         if self.baseline is None:
             return None
-        return next((s for s in self.baseline.eval_sets if (s.agent, s.eval_set_id) == (agent, eval_set_id)), None)
+        return next(
+            (s for s in self.baseline.eval_sets if (s.agent, s.eval_set_id) == (agent, eval_set_id)), None
+        )
 
-    def decide(self, agent: str, eval_set_id: str, criteria: dict[str, CriterionConfig], first: CaseResult,
-               first_round_runs: int, max_runs: int) -> Sampling:
+    def decide(
+        self,
+        agent: str,
+        eval_set_id: str,
+        criteria: dict[str, CriterionConfig],
+        first: CaseResult,
+        first_round_runs: int,
+        max_runs: int,
+    ) -> Sampling:
         base_set = self._base_set(agent, eval_set_id)
         base = next((c for c in base_set.cases if c.eval_id == first.eval_id), None) if base_set else None
         if base is None:
-            return Sampling(first_round_runs=first_round_runs, decided="not in the baseline: nothing to compare with")
+            return Sampling(
+                first_round_runs=first_round_runs, decided="not in the baseline: nothing to compare with"
+            )
         if base.case_hash and first.case_hash and base.case_hash != first.case_hash:
-            return Sampling(first_round_runs=first_round_runs, decided="edited since the baseline: not comparable")
+            return Sampling(
+                first_round_runs=first_round_runs, decided="edited since the baseline: not comparable"
+            )
         if base.status == "error":
             return Sampling(first_round_runs=first_round_runs, decided="the baseline errored: not comparable")
         looks: dict[str, CriterionLook] = {}
         for name, metric in first.metrics.items():
             base_metric = base.metrics.get(name)
             base_config, config = base_set.criteria.get(name), criteria.get(name)
-            if base_metric is None or (base_config and config and base_config.hash and config.hash
-                                       and base_config.hash != config.hash):
+            if base_metric is None or (
+                base_config
+                and config
+                and base_config.hash
+                and config.hash
+                and base_config.hash != config.hash
+            ):
                 continue
             selection, _ = baseline_halves(base_metric)
             current, _ = current_rounds(metric, first_round_runs)
@@ -73,16 +91,23 @@ class Decider:
                 continue
             test = permutation_test(selection, current)
             mean_now, mean_before = statistics.fmean(current), statistics.fmean(selection)
-            looks[name] = CriterionLook(current=round(mean_now, 6), baseline=round(mean_before, 6),
-                                        p_drop=None if test is None else round(test.p_drop, 6),
-                                        undecided=undecided(selection, current))
+            looks[name] = CriterionLook(
+                current=round(mean_now, 6),
+                baseline=round(mean_before, 6),
+                p_drop=None if test is None else round(test.p_drop, 6),
+                undecided=undecided(selection, current),
+            )
         open_criteria = [name for name, look in looks.items() if look.undecided]
         if not looks:
             why = "no criterion could be compared" if first.status != "error" else "the first round errored"
-            return Sampling(first_round_runs=first_round_runs, decided=f"{why}: extra runs would not be compared")
+            return Sampling(
+                first_round_runs=first_round_runs, decided=f"{why}: extra runs would not be compared"
+            )
         if not open_criteria:
-            return Sampling(first_round_runs=first_round_runs,
-                            decided="no worse than the baseline on every criterion after the first round")
+            return Sampling(
+                first_round_runs=first_round_runs,
+                decided="no worse than the baseline on every criterion after the first round",
+            )
         parts = []
         for name in open_criteria:
             look = looks[name]
@@ -91,6 +116,10 @@ class Decider:
             else:
                 p = "" if look.p_drop is None else f", p = {look.p_drop:.2g}"
                 parts.append(f"{name} {look.current:.3f} < baseline {look.baseline:.3f}{p}")
-        extra = ExtraRuns(round=2, runs=list(range(first_round_runs, max_runs)),
-                          reason="undecided after the first round: " + "; ".join(parts), criteria=looks)
+        extra = ExtraRuns(
+            round=2,
+            runs=list(range(first_round_runs, max_runs)),
+            reason="undecided after the first round: " + "; ".join(parts),
+            criteria=looks,
+        )
         return Sampling(first_round_runs=first_round_runs, extra=extra)

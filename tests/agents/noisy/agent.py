@@ -31,9 +31,13 @@ def lookup(key: str) -> str:
 
 def _response(part: types.Part) -> LlmResponse:
     padding = int(os.environ.get("NOISY_PADDING", "0") or 0)
-    return LlmResponse(content=types.Content(role="model", parts=[part]), model_version="scripted-noisy",
-                       usage_metadata=types.GenerateContentResponseUsageMetadata(
-                           prompt_token_count=100 + padding, candidates_token_count=10, total_token_count=110 + padding))
+    return LlmResponse(
+        content=types.Content(role="model", parts=[part]),
+        model_version="scripted-noisy",
+        usage_metadata=types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=100 + padding, candidates_token_count=10, total_token_count=110 + padding
+        ),
+    )
 
 
 class NoisyLlm(BaseLlm):
@@ -43,7 +47,9 @@ class NoisyLlm(BaseLlm):
     def supported_models(cls) -> list[str]:
         return [r"scripted-noisy"]
 
-    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> AsyncGenerator[LlmResponse, None]:
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
         await asyncio.sleep(float(os.environ.get("NOISY_LATENCY", "0") or 0))
         parts = list(llm_request.contents[-1].parts or []) if llm_request.contents else []
         result = next((p.function_response for p in parts if p.function_response), None)
