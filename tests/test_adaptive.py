@@ -357,3 +357,42 @@ def test_spending_limit_cuts_extra_runs_but_keeps_the_first_round(tmp_path, fres
         "; cut: not run: the spending limit run.max_cost_usd = $1.9 was reached"
         in cases["beta"].sampling.extra.reason
     )
+
+
+def test_ci_on_a_pull_request_loads_the_baseline_before_running(tmp_path, fresh_draws):
+    from adk_eval_gate.baseline.models import Comparison
+
+    config = noisy_suite(tmp_path)
+    assert (
+        main(
+            ["run", "--config", str(config), "--output", str(tmp_path / "base.json"), "--all-runs", "--quiet"]
+        )
+        == 0
+    )
+    config.write_text(config.read_text() + "baseline: {store: file, path: base.json}\n")
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": "abc"}}}))
+    for name, value in {
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "s.md"),
+    }.items():
+        fresh_draws.setenv(name, value)
+    fresh_draws.delenv("GITHUB_TOKEN", raising=False)
+    fresh_draws.setenv("NOISY_RATES", json.dumps({"delta": 0.0}))
+    fresh_draws.setenv("NOISY_SEED", f"{tmp_path.name}-pr")
+    out = tmp_path / "out"
+    assert main(["ci", "--config", str(config), "--output-dir", str(out), "--no-comment", "--quiet"]) == 1
+    results = read_results(out / "results.json")
+    assert {c.eval_id: len(c.runs) for c in results.eval_sets[0].cases} == {
+        "alpha": 2,
+        "beta": 2,
+        "gamma": 2,
+        "delta": 10,
+    }
+    comparison = Comparison.model_validate_json((out / "comparison.json").read_text())
+    assert (
+        comparison.summaries[0].verdict == "regressed"
+        and "two-stage adaptive" in comparison.summaries[0].reason
+    )
