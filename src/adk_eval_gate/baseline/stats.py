@@ -261,5 +261,7 @@ def combine_stages(first: TestResult | None, second: TestResult | None, delta: f
     if second is None:
         second = TestResult(0.0, 1.0, 1.0, "no extra runs", 1.0, 1.0)
     return TestResult(delta, _combined(first.p_drop, second.p_drop), _combined(first.p_rise, second.p_rise),
-                      f"two-stage adaptive, inverse normal of {first.method} and {second.method}",
+                      "two-stage adaptive, inverse normal of "
+                      + (f"two {first.method} tests" if first.method == second.method
+                         else f"{first.method} and {second.method}"),
                       _combined(first.min_p_drop, second.min_p_drop), _combined(first.min_p_rise, second.min_p_rise))
