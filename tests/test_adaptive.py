@@ -391,3 +391,16 @@ def test_ci_on_a_pull_request_loads_the_baseline_before_running(tmp_path, fresh_
         comparison.summaries[0].verdict == "regressed"
         and "two-stage adaptive" in comparison.summaries[0].reason
     )
+
+
+def test_budget_cut_cases_are_errors_in_junit_and_annotations(tmp_path, fresh_draws):
+    from adk_eval_gate.report.outputs import annotations, junit_xml
+
+    config = noisy_suite(tmp_path, num_runs="1", run="workers: 1, concurrency: 1, max_cost_usd: 0.5")
+    results = run_plan(build_plan(config), quiet=True)
+    xml = junit_xml(results)
+    assert 'errors="1"' in xml and '<error message="not run: the spending limit' in xml
+    lines = annotations(
+        results, build_comparison(results, LoadOutcome(None, []), GateSettings()), tmp_path, None
+    )
+    assert any("title=delta not_run::not run: the spending limit" in line for line in lines)

@@ -36,15 +36,15 @@ def junit_xml(results: ResultsFile, comparison: Comparison | None = None) -> str
     suites = ET.Element("testsuites", name="adk-eval-gate", tests=str(results.summary.total))
     for eval_set in results.eval_sets:
         suite = ET.SubElement(suites, "testsuite", name=f"{eval_set.agent}/{eval_set.eval_set_id}", tests=str(eval_set.summary.total),
-                              failures=str(eval_set.summary.failed), errors=str(eval_set.summary.error),
+                              failures=str(eval_set.summary.failed), errors=str(eval_set.summary.error + eval_set.summary.not_run),
                               skipped=str(eval_set.summary.not_evaluated), file=eval_set.file)
         for case in eval_set.cases:
             seconds = sum((r.duration_seconds or 0.0) for r in case.runs)
             element = ET.SubElement(suite, "testcase", classname=f"{eval_set.agent}.{eval_set.eval_set_id}", name=case.eval_id,
                                     time=f"{seconds:.3f}", file=eval_set.file)
             scores = "; ".join(f"{n}={m.score if m.score is not None else 'n/a'} (threshold {m.threshold:g})" for n, m in case.metrics.items())
-            if case.status == "error":
-                ET.SubElement(element, "error", message=case.reason or "error").text = scores
+            if case.status in ("error", "not_run"):  # a case the spending limit left out is no pass
+                ET.SubElement(element, "error", message=case.reason or case.status).text = scores
             elif case.status == "failed" or (eval_set.agent, eval_set.eval_set_id, case.eval_id) in regressed:
                 message = case.reason or "regressed against the baseline"
                 ET.SubElement(element, "failure", message=message).text = scores
@@ -86,7 +86,7 @@ def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: P
             reason = regressed.get((eval_set.agent, eval_set.eval_set_id, case.eval_id))
             if reason:
                 title, message = f"{case.eval_id} regressed", reason
-            elif case.status in ("failed", "error"):
+            elif case.status in ("failed", "error", "not_run"):
                 title, message = f"{case.eval_id} {case.status}", case.reason or case.status
             else:
                 continue
