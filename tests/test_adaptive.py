@@ -404,3 +404,14 @@ def test_budget_cut_cases_are_errors_in_junit_and_annotations(tmp_path, fresh_dr
         results, build_comparison(results, LoadOutcome(None, []), GateSettings()), tmp_path, None
     )
     assert any("title=delta not_run::not run: the spending limit" in line for line in lines)
+
+
+def test_merged_shards_add_up_their_spending(tmp_path, fresh_draws):
+    from adk_eval_gate.shards import merge_results, shard_plan
+
+    config = noisy_suite(tmp_path, num_runs="1", run="workers: 1, concurrency: 1, max_cost_usd: 0.2")
+    parts = [run_plan(shard_plan(build_plan(config), i, 2), quiet=True) for i in (1, 2)]
+    assert [p.budget.not_run for p in parts] == [1, 1]  # each shard afforded one case of its two
+    merged = merge_results(parts)
+    assert merged.budget.not_run == 2 and merged.summary.not_run == 2
+    assert merged.budget.spent_usd == pytest.approx(0.48)
