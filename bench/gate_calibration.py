@@ -32,7 +32,7 @@ import random
 import statistics
 import time
 
-from adk_eval_gate.baseline.compare import _Strata, decide_gating, group_test
+from adk_eval_gate.baseline.compare import Strata, decide_gating, group_test
 from adk_eval_gate.baseline.models import PooledSummary, Summary
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stats import stratified_test
@@ -158,7 +158,7 @@ def adaptive_pr(rng: random.Random, design: tuple[int, int], drop: float, gate: 
     row = Summary(agent="agent", eval_set_id="set", criterion=CRITERION, baseline=None, current=None, delta=None,
                   verdict="unchanged", reason="")
     if first_runs == max_runs:  # fixed runs, compared as `compare` compares them
-        strata = _Strata(list(zip(baseline, first, strict=True)), [], [])
+        strata = Strata(list(zip(baseline, first, strict=True)), [], [])
         spent = first_runs
     else:
         cut = max_runs // 2
@@ -167,7 +167,7 @@ def adaptive_pr(rng: random.Random, design: tuple[int, int], drop: float, gate: 
         extra = judge.runs([current_rates[i] for i in chosen], max_runs - first_runs)
         for i, samples in zip(chosen, extra, strict=True):
             staged[i].extra = samples
-        strata = _Strata([(p.baseline, p.first + p.extra) for p in staged], [], [], staged)
+        strata = Strata([(p.baseline, p.first + p.extra) for p in staged], [], [], staged)
         spent = first_runs + len(chosen) * (max_runs - first_runs) / CASES
     test = group_test(strata)
     row.delta = test.delta

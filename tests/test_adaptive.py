@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate.baseline import build_comparison
-from adk_eval_gate.baseline.compare import _Strata, group_test
+from adk_eval_gate.baseline.compare import Strata, group_test
+from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.cli import main
@@ -20,8 +21,12 @@ from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.errors import EXIT_BAD_INPUT
 from adk_eval_gate.pipeline import run_plan
 from adk_eval_gate.plan import build_plan
+from adk_eval_gate.report.console import render_table
+from adk_eval_gate.report.markdown import render_report
+from adk_eval_gate.report.outputs import annotations, junit_xml
 from adk_eval_gate.results.build import read_results, write_results
 from adk_eval_gate.sampling.decider import Decider, undecided
+from adk_eval_gate.shards import merge_results, shard_plan
 
 NOISY_AGENT = Path(__file__).parent / "agents" / "noisy"
 KEYS = ("alpha", "beta", "gamma", "delta")
@@ -92,6 +97,7 @@ def test_push_run_gets_every_run_and_the_pull_request_only_the_undecided_cases(t
     assert "tool_trajectory_avg_score 0.000 < baseline 1.000" in extra.reason
     assert cases["alpha"].sampling.extra is None and "no worse" in cases["alpha"].sampling.decided
     assert current.eval_sets[0].adaptive_runs.model_dump() == {"min": 2, "max": 10}
+    assert "runs: adaptive 2–10, 1 of 4 cases undecided after the first round" in render_table(current)
 
     path = tmp_path / "current.json"
     write_results(current, path)  # the record survives the results file and its schema
@@ -218,7 +224,7 @@ def _simulated_pvalues(rng: random.Random, cases: int, drop: float) -> float:
         if undecided(pair.selection, pair.first):
             pair.extra = draw(rate, 6)
         pairs.append(pair)
-    return group_test(_Strata([(p.baseline, p.first + p.extra) for p in pairs], [], [], pairs)).p_drop
+    return group_test(Strata([(p.baseline, p.first + p.extra) for p in pairs], [], [], pairs)).p_drop
 
 
 def test_two_stage_test_keeps_its_level_whatever_the_selection():
@@ -233,9 +239,6 @@ def test_two_stage_test_keeps_its_level_whatever_the_selection():
 
 
 def test_budget_cut_cases_are_in_the_headline(tmp_path, fresh_draws):
-    from adk_eval_gate.report.console import render_table
-    from adk_eval_gate.report.markdown import render_report
-
     config = noisy_suite(tmp_path, num_runs="1", run="workers: 1, concurrency: 1, max_cost_usd: 0.5")
     results = run_plan(build_plan(config), quiet=True)
     comparison = build_comparison(results, LoadOutcome(None, []), GateSettings())
@@ -253,8 +256,6 @@ def _compare(current, baseline, **gate):
 
 
 def test_a_pull_request_that_pads_every_prompt_is_a_cost_and_token_regression(tmp_path, fresh_draws):
-    from adk_eval_gate.report.markdown import render_report
-
     plan = build_plan(noisy_suite(tmp_path, num_runs="3"))
     baseline = run_plan(plan, quiet=True)
     # 100 → 160 prompt tokens per model call: +55% tokens, +50% cost
@@ -355,8 +356,6 @@ def test_spending_limit_cuts_extra_runs_but_keeps_the_first_round(tmp_path, fres
 
 
 def test_ci_on_a_pull_request_loads_the_baseline_before_running(tmp_path, fresh_draws):
-    from adk_eval_gate.baseline.models import Comparison
-
     config = noisy_suite(tmp_path)
     assert (
         main(
@@ -394,8 +393,6 @@ def test_ci_on_a_pull_request_loads_the_baseline_before_running(tmp_path, fresh_
 
 
 def test_budget_cut_cases_are_errors_in_junit_and_annotations(tmp_path, fresh_draws):
-    from adk_eval_gate.report.outputs import annotations, junit_xml
-
     config = noisy_suite(tmp_path, num_runs="1", run="workers: 1, concurrency: 1, max_cost_usd: 0.5")
     results = run_plan(build_plan(config), quiet=True)
     xml = junit_xml(results)
@@ -407,8 +404,6 @@ def test_budget_cut_cases_are_errors_in_junit_and_annotations(tmp_path, fresh_dr
 
 
 def test_merged_shards_add_up_their_spending(tmp_path, fresh_draws):
-    from adk_eval_gate.shards import merge_results, shard_plan
-
     config = noisy_suite(tmp_path, num_runs="1", run="workers: 1, concurrency: 1, max_cost_usd: 0.2")
     parts = [run_plan(shard_plan(build_plan(config), i, 2), quiet=True) for i in (1, 2)]
     assert [p.budget.not_run for p in parts] == [1, 1]  # each shard afforded one case of its two

@@ -48,7 +48,7 @@ class _Pending:
 
 
 @dataclass
-class _Strata:
+class Strata:
     """The compared cases of one agent × eval set × criterion, kept for the pooled verdict."""
 
     pairs: list[tuple[list[float], list[float]]]
@@ -61,7 +61,7 @@ def _stage_test(pairs: list[tuple[list[float], list[float]]]) -> TestResult | No
     return stratified_test([(b, c) for b, c in pairs if b and c]) if any(b and c for b, c in pairs) else None
 
 
-def group_test(strata: _Strata) -> TestResult | None:
+def group_test(strata: Strata) -> TestResult | None:
     """The stratified test over the cases of one group; for adaptive runs, the two-stage one."""
     if strata.staged is None:
         return stratified_test(strata.pairs)
@@ -179,11 +179,11 @@ def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, ba
     return row, permutation_test(base_values, cur_values), (base_values, cur_values), None
 
 
-def _pooled_row(agent: str, name: str, per_set: list[_Strata]) -> tuple[PooledSummary, TestResult | None]:
+def _pooled_row(agent: str, name: str, per_set: list[Strata]) -> tuple[PooledSummary, TestResult | None]:
     pairs = [pair for strata in per_set for pair in strata.pairs]
     staged = [p for strata in per_set for p in strata.staged or ()]
     # pooling adaptive with fixed eval sets would mix two designs: the two-stage test needs every case staged
-    test = group_test(_Strata(pairs, [], [], staged if len(staged) == len(pairs) else None))
+    test = group_test(Strata(pairs, [], [], staged if len(staged) == len(pairs) else None))
     row = PooledSummary(
         agent=agent, criterion=name, baseline=statistics.fmean(statistics.fmean(b) for b, _ in pairs),
         current=statistics.fmean(statistics.fmean(c) for _, c in pairs), delta=test.delta if test else None,
@@ -208,7 +208,7 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
     summaries: list[Summary] = []
     case_pending: list[_Pending] = []
     set_pending: list[_Pending] = []
-    by_agent: dict[tuple[str, str], list[_Strata]] = {}
+    by_agent: dict[tuple[str, str], list[Strata]] = {}
     seen_sets = set()
     for current_set in current.eval_sets:
         key = (current_set.agent, current_set.eval_set_id)
@@ -220,7 +220,7 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
         for name in names:
             tolerance = tolerance_for(name)
             group = (current_set.agent, name)
-            found = _Strata([], [], [], [] if current_set.adaptive_runs is not None else None)
+            found = Strata([], [], [], [] if current_set.adaptive_runs is not None else None)
             counts = {"new": 0, "removed": 0, "not_comparable": 0}
             for eval_id in list(current_cases) + [e for e in base_cases if e not in current_cases]:
                 row, test, pair, staged = _case_row(current_set.agent, current_set.eval_set_id, name,

@@ -32,8 +32,13 @@ def render_table(results: ResultsFile) -> str:
             rows.append([_clip(case.eval_id, 40), _MARK[case.status], *cells])
         widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
         s = eval_set.summary
+        runs = str(eval_set.num_runs)
+        if eval_set.adaptive_runs is not None:
+            extra = sum(c.sampling is not None and c.sampling.extra is not None for c in eval_set.cases)
+            runs = (f"adaptive {eval_set.adaptive_runs.min}–{eval_set.adaptive_runs.max}, {extra} of "
+                    f"{len(eval_set.cases)} cases undecided after the first round")
         lines.append(f"{eval_set.agent} / {eval_set.eval_set_id}  ({eval_set.file}, criteria: {eval_set.criteria_source}, "
-                     f"runs: {eval_set.num_runs})")
+                     f"runs: {runs})")
         lines.append("  " + "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
         for row, case in zip(rows, eval_set.cases, strict=True):
             lines.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
