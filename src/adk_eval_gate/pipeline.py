@@ -95,7 +95,7 @@ def _eval_set_result(plan: Plan, agent: AgentRunPlan, eval_set: EvalSetPlan, tar
               sampling.get((agent.name, eval_set.eval_set_id, case.eval_id)), prices)
         for case in eval_set.file.eval_set.eval_cases
     ]
-    num_runs = agent.agent.settings.num_runs
+    num_runs = agent.num_runs
     adaptive = RunRange(min=num_runs.min, max=num_runs.max) if isinstance(num_runs, AdaptiveRuns) else None
     return EvalSetResult(
         agent=agent.name,
@@ -198,7 +198,7 @@ async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings
 def first_round_runs(agent: AgentRunPlan, decider: Decider | None) -> int:
     """Runs every case gets at once. Adaptive agents: `min` when a decider will look at them, else `max` (a push
     run builds the baseline every pull request is compared with: it gets every run)."""
-    runs = agent.agent.settings.num_runs
+    runs = agent.num_runs
     if isinstance(runs, AdaptiveRuns):
         return runs.min if decider is not None else runs.max
     return runs
@@ -219,7 +219,7 @@ def _round_two(plan: Plan, targets: list[Target], rounds: _Rounds, decider: Deci
     by_case = rounds.by_case()
     extra: list[Job] = []
     for agent, target in zip(plan.agents, targets, strict=True):
-        runs = agent.agent.settings.num_runs
+        runs = agent.num_runs
         if not isinstance(runs, AdaptiveRuns):
             continue
         for eval_set in agent.eval_sets:

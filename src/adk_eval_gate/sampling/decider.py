@@ -33,7 +33,7 @@ def undecided(selection: list[float], first: list[float]) -> bool:
 
 
 def has_adaptive_runs(plan: Plan) -> bool:
-    return any(isinstance(agent.agent.settings.num_runs, AdaptiveRuns) for agent in plan.agents)
+    return any(isinstance(agent.num_runs, AdaptiveRuns) for agent in plan.agents)
 
 
 @dataclass(frozen=True)
