@@ -68,8 +68,9 @@ class Decider:
             return Sampling(
                 first_round_runs=first_round_runs, decided="edited since the baseline: not comparable"
             )
-        if base.status == "error":
-            return Sampling(first_round_runs=first_round_runs, decided="the baseline errored: not comparable")
+        if base.status in ("error", "not_run"):
+            why = "errored" if base.status == "error" else "did not run it"
+            return Sampling(first_round_runs=first_round_runs, decided=f"the baseline {why}: not comparable")
         looks: dict[str, CriterionLook] = {}
         for name, metric in first.metrics.items():
             base_metric = base.metrics.get(name)
