@@ -166,6 +166,7 @@ def test_a_layout_built_here_runs_end_to_end(tmp_path, capsys):
         "failed": 2,
         "not_evaluated": 0,
         "error": 0,
+        "not_run": 0,
     }
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .baseline import build_comparison
 from .baseline.models import Comparison
-from .baseline.stores import BaselineStore, build_store
+from .baseline.stores import BaselineStore, LoadOutcome, build_store
 from .errors import InputError
 from .evalsets.models import Invocation
 from .files import write_text_atomic
@@ -40,6 +40,7 @@ from .report.markdown import render_report
 from .report.outputs import annotations, junit_xml, verdict_lines, write_outputs, write_step_summary
 from .results.build import write_results
 from .results.models import ResultsFile
+from .sampling.decider import Decider, has_adaptive_runs
 from .shards import shard_plan
 
 
@@ -104,11 +105,21 @@ def run_ci(options: CiOptions, context: ActionsContext | None = None) -> int:
         plan = shard_plan(plan, *options.shard)
     if plan.workflow.settings.setup:
         run_setup(plan.workflow.settings.setup, plan.workflow.base_dir, plan.workflow.settings.setup_pass_env)
-    results = run_plan(plan, quiet=options.quiet)
-    return finish(options, plan, results, context)
+    outcome = None
+    if _mode(context) != "baseline" and has_adaptive_runs(plan):
+        # adaptive runs decide against the baseline the comparison will use: load it before running
+        outcome = _load_baseline(plan, context)
+    results = run_plan(plan, quiet=options.quiet,
+                       decider=Decider(outcome.baseline.results if outcome.baseline else None) if outcome else None)
+    return finish(options, plan, results, context, outcome)
 
 
-def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: ActionsContext) -> int:
+def _load_baseline(plan: Plan, context: ActionsContext) -> LoadOutcome:
+    return build_store(plan.workflow, context).load()
+
+
+def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: ActionsContext,
+           outcome: LoadOutcome | None = None) -> int:
     """Everything after the agents ran: files first, then the comparison, the report, GitHub, the exit code."""
     out = Path(options.output_dir)
     mode = _mode(context)
@@ -121,7 +132,8 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
         return 0
 
     store = build_store(plan.workflow, context)
-    outcome = store.load()
+    if outcome is None:
+        outcome = store.load()
     gate = plan.workflow.settings.gate
     max_age = getattr(plan.workflow.settings.baseline, "max_age_days", None)
     notes: list[str] = []

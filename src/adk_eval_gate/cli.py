@@ -87,6 +87,32 @@ def _baseline_line(workflow: Workflow) -> str:
             "`actions: read`); until one exists nothing is compared")
 
 
+def _decider(args: argparse.Namespace, plan):
+    """Adaptive runs decide against a baseline: --baseline, else the config's store; --all-runs skips deciding
+    (every case gets num_runs.max, as a push run building the baseline does)."""
+    from .sampling.decider import Decider, has_adaptive_runs
+
+    if args.all_runs or not has_adaptive_runs(plan):
+        return None
+    if args.baseline:
+        from .results.build import read_results
+
+        path = Path(args.baseline)
+        if not path.is_file():
+            raise InputError(None, "--baseline", f"no results file at {path}", "pass a baseline results file, or "
+                             "--all-runs to run every case num_runs.max times")
+        return Decider(read_results(path))
+    from .baseline.stores import build_store
+    from .github.context import ActionsContext
+
+    if plan.workflow.settings.baseline.store == "none":
+        return Decider(None)
+    outcome = build_store(plan.workflow, ActionsContext.from_env()).load()
+    for warning in outcome.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return Decider(outcome.baseline.results if outcome.baseline else None)
+
+
 def _run(args: argparse.Namespace) -> int:
     plan = _plan(args.config)
     from .gate import exit_code_for
@@ -97,7 +123,7 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.cases:
         plan = select_cases(plan, args.cases)
-    results = run_plan(plan, quiet=args.quiet)
+    results = run_plan(plan, quiet=args.quiet, decider=_decider(args, plan))
     write_results(results, Path(args.output))
     if results.interrupted:
         print(f"stopped early ({results.stop_reason}); finished cases were scored and written", file=sys.stderr)
@@ -286,6 +312,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="print every metric's per-invocation scores, prompts, responses and tool calls (as adk eval does)")
     run.add_argument("--cases", action="append", metavar="SET[:CASES]",
                      help="only these cases, as `adk eval` picks them: eval_set_id_or_file[:case1,case2] (globs allowed; repeatable)")
+    run.add_argument("--baseline", help="adaptive runs (num_runs: {min, max}) decide against this results file "
+                     "(default: the config's baseline store)")
+    run.add_argument("--all-runs", action="store_true", help="adaptive agents run every case num_runs.max times, "
+                     "as a push run building the baseline does")
     run.set_defaults(handler=_run)
 
     ci = commands.add_parser("ci", help="the whole pipeline as the GitHub Action runs it (mode from the event)")

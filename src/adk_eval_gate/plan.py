@@ -13,6 +13,7 @@ from pathlib import Path
 import jinja2
 
 from .config.loader import AgentPlan, Workflow, load_workflow, shown_path
+from .config.models import AdaptiveRuns
 from .criteria.base import ConfiguredCriterion
 from .criteria.prompts import BUILT_IN, environment
 from .criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
@@ -45,7 +46,7 @@ class AgentRunPlan:
         return self.agent.name
 
     @property
-    def num_runs(self) -> int:
+    def num_runs(self) -> int | AdaptiveRuns:
         return self.agent.settings.num_runs
 
 

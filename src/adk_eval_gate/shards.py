@@ -80,6 +80,11 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
     for eval_set in merged.eval_sets:
         eval_set.summary = count(c.status for c in eval_set.cases)
     merged.summary = count(c.status for s in merged.eval_sets for c in s.cases)
+    budgets = [part.budget for _, part in parts if part.budget is not None]
+    if budgets:  # each shard had the limit to itself: the merged run shows what they spent together
+        merged.budget = budgets[0].model_copy(update={
+            "spent_usd": round(sum(b.spent_usd for b in budgets), 6), "not_run": sum(b.not_run for b in budgets),
+            "unpriced_models": sorted({m for b in budgets for m in b.unpriced_models})})
     return merged
 
 

@@ -8,6 +8,7 @@ from ..config.models import GateSettings
 from ..gate.policy import decide
 from ..results.models import ResultsFile
 from .compare import compare
+from .efficiency import compare_efficiency
 from .models import Comparison
 from .stores import LoadOutcome
 
@@ -21,7 +22,9 @@ def build_comparison(current: ResultsFile, outcome: LoadOutcome, gate: GateSetti
                         "refresh it by updating the baseline on the default branch")
     pooled, summaries, rows = compare(current, baseline.results if baseline else None, gate.tolerance_for, gate.alpha,
                                       gate.case_fdr)
+    efficiency = compare_efficiency(current, baseline.results if baseline else None, gate)
     decision = decide(current, pooled, summaries, rows, gate, has_baseline=baseline is not None, labels=labels,
-                      baseline_error=outcome.error)
+                      baseline_error=outcome.error, efficiency=efficiency)
+    efficiency.sort(key=lambda e: (e.verdict != "regressed", not e.gating, e.verdict != "improved", -abs(e.change)))
     return Comparison(verdict=decision.verdict, baseline=baseline.identity if baseline else None, warnings=warnings,
-                      gate=decision, pooled=pooled, summaries=summaries, rows=rows)
+                      gate=decision, pooled=pooled, summaries=summaries, rows=rows, efficiency=efficiency)

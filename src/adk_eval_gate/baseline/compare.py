@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from ..results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
 from .models import PooledSummary, Row, Summary, Verdict
-from .stats import TestResult, benjamini_hochberg, holm, permutation_test, stratified_test
+from .stages import StagedPair, baseline_halves, current_rounds
+from .stats import TestResult, benjamini_hochberg, combine_stages, holm, permutation_test, stratified_test
 
 
 def samples(metric: MetricResult) -> list[float]:
@@ -47,12 +48,33 @@ class _Pending:
 
 
 @dataclass
-class _Strata:
+class Strata:
     """The compared cases of one agent × eval set × criterion, kept for the pooled verdict."""
 
     pairs: list[tuple[list[float], list[float]]]
     passed_baseline: list[bool]
     passed_current: list[bool]
+    staged: list[StagedPair] | None = None  # set when the current runs were adaptive
+
+
+def _stage_test(pairs: list[tuple[list[float], list[float]]]) -> TestResult | None:
+    return stratified_test([(b, c) for b, c in pairs if b and c]) if any(b and c for b, c in pairs) else None
+
+
+def group_test(strata: Strata) -> TestResult | None:
+    """The stratified test over the cases of one group; for adaptive runs, the two-stage one."""
+    if strata.staged is None:
+        return stratified_test(strata.pairs)
+    first = _stage_test([(p.selection, p.first) for p in strata.staged])
+    extra = _stage_test([(p.test, p.extra) for p in strata.staged])
+    deltas = [d for d in (p.first_delta() for p in strata.staged) if d is not None]
+    return combine_stages(first, extra, statistics.fmean(deltas) if deltas else 0.0)
+
+
+def _case_test(staged: StagedPair) -> TestResult | None:
+    first = permutation_test(staged.selection, staged.first) if staged.selection and staged.first else None
+    extra = permutation_test(staged.test, staged.extra) if staged.test and staged.extra else None
+    return combine_stages(first, extra, staged.case_delta() or 0.0)
 
 
 def verdict_for(delta: float, test: TestResult | None, tolerance: float, p_drop: float, p_rise: float,
@@ -115,7 +137,7 @@ def _index(results: ResultsFile | None) -> dict[tuple[str, str], EvalSetResult]:
 
 def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, base: CaseResult | None,
               current_set: EvalSetResult | None, base_set: EvalSetResult | None,
-              tolerance: float) -> tuple[Row, TestResult | None, tuple[list[float], list[float]] | None]:
+              tolerance: float) -> tuple[Row, TestResult | None, tuple[list[float], list[float]] | None, StagedPair | None]:
     cur_metric = current.metrics.get(name) if current else None
     base_metric = base.metrics.get(name) if base else None
     row = Row(agent=agent, eval_set_id=set_id, eval_id=(current or base).eval_id, criterion=name,
@@ -124,34 +146,44 @@ def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, ba
     if base_metric is None or cur_metric is None:
         row.verdict = "new" if base_metric is None else "removed"
         row.reason = "not in the baseline" if base_metric is None else "no longer evaluated"
-        return row, None, None
+        return row, None, None, None
     if base.case_hash and current.case_hash and base.case_hash != current.case_hash:
         row.verdict, row.reason = "not_comparable", "the eval case was edited since the baseline"
-        return row, None, None
+        return row, None, None, None
     base_config, cur_config = base_set.criteria.get(name), current_set.criteria.get(name)
     if base_config and cur_config and base_config.hash and cur_config.hash and base_config.hash != cur_config.hash:
         row.verdict = "not_comparable"
         row.reason = f"the {name} configuration changed since the baseline (threshold {base_config.threshold:g} → {cur_config.threshold:g})" \
             if base_config.threshold != cur_config.threshold else f"the {name} options changed since the baseline"
-        return row, None, None
+        return row, None, None, None
+    if current.status == "not_run":
+        row.verdict, row.reason = "error", current.reason or "not run"
+        return row, None, None, None
     if current.status == "error" or base.status == "error":
         side = "current run" if current.status == "error" else "baseline"
         row.verdict, row.reason = "error", f"the {side} errored: {(current if current.status == 'error' else base).reason}"
-        return row, None, None
+        return row, None, None, None
     base_values, cur_values = samples(base_metric), samples(cur_metric)
     if not base_values or not cur_values:
         side = "current run" if not cur_values else "baseline"
         reason = (cur_metric if not cur_values else base_metric).reason or "no score"
         row.verdict, row.reason = "error", f"the {side} has no score: {reason}"
-        return row, None, None
+        return row, None, None, None
     row.baseline_samples, row.current_samples = len(base_values), len(cur_values)
     row.delta = statistics.fmean(cur_values) - statistics.fmean(base_values)
-    return row, permutation_test(base_values, cur_values), (base_values, cur_values)
+    sampling = current.sampling
+    if current_set.adaptive_runs is not None and sampling is not None:
+        staged = StagedPair(base_values, *baseline_halves(base_metric), *current_rounds(cur_metric, sampling.first_round_runs))
+        row.delta = staged.case_delta()
+        return row, _case_test(staged), (base_values, cur_values), staged
+    return row, permutation_test(base_values, cur_values), (base_values, cur_values), None
 
 
-def _pooled_row(agent: str, name: str, per_set: list[_Strata]) -> tuple[PooledSummary, TestResult | None]:
+def _pooled_row(agent: str, name: str, per_set: list[Strata]) -> tuple[PooledSummary, TestResult | None]:
     pairs = [pair for strata in per_set for pair in strata.pairs]
-    test = stratified_test(pairs)
+    staged = [p for strata in per_set for p in strata.staged or ()]
+    # pooling adaptive with fixed eval sets would mix two designs: the two-stage test needs every case staged
+    test = group_test(Strata(pairs, [], [], staged if len(staged) == len(pairs) else None))
     row = PooledSummary(
         agent=agent, criterion=name, baseline=statistics.fmean(statistics.fmean(b) for b, _ in pairs),
         current=statistics.fmean(statistics.fmean(c) for _, c in pairs), delta=test.delta if test else None,
@@ -176,7 +208,7 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
     summaries: list[Summary] = []
     case_pending: list[_Pending] = []
     set_pending: list[_Pending] = []
-    by_agent: dict[tuple[str, str], list[_Strata]] = {}
+    by_agent: dict[tuple[str, str], list[Strata]] = {}
     seen_sets = set()
     for current_set in current.eval_sets:
         key = (current_set.agent, current_set.eval_set_id)
@@ -188,16 +220,22 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
         for name in names:
             tolerance = tolerance_for(name)
             group = (current_set.agent, name)
-            found = _Strata([], [], [])
+            found = Strata([], [], [], [] if current_set.adaptive_runs is not None else None)
             counts = {"new": 0, "removed": 0, "not_comparable": 0}
             for eval_id in list(current_cases) + [e for e in base_cases if e not in current_cases]:
-                row, test, pair = _case_row(current_set.agent, current_set.eval_set_id, name, current_cases.get(eval_id),
-                                            base_cases.get(eval_id), current_set, base_set, tolerance)
+                row, test, pair, staged = _case_row(current_set.agent, current_set.eval_set_id, name,
+                                                    current_cases.get(eval_id), base_cases.get(eval_id), current_set,
+                                                    base_set, tolerance)
                 rows.append(row)
                 if row.verdict in counts:
                     counts[row.verdict] += 1
                 if pair is not None:
                     found.pairs.append(pair)
+                    if found.staged is not None:
+                        if staged is None:  # a case without its rounds recorded: judge the set as fixed runs
+                            found.staged = None
+                        else:
+                            found.staged.append(staged)
                     case_pending.append(_Pending(row, test, tolerance, group))
                     found.passed_baseline.append(base_cases[eval_id].metrics[name].status == "passed")
                     found.passed_current.append(current_cases[eval_id].metrics[name].status == "passed")
@@ -211,8 +249,8 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
                 summary.current = statistics.fmean(statistics.fmean(c) for _, c in found.pairs)
                 summary.baseline_pass_rate = statistics.fmean(found.passed_baseline)
                 summary.current_pass_rate = statistics.fmean(found.passed_current)
-                test = stratified_test(found.pairs)
-                summary.delta = test.delta
+                test = group_test(found)
+                summary.delta = test.delta if test else None
                 set_pending.append(_Pending(summary, test, tolerance, group))
             elif base_set is None or name not in base_set.criteria:
                 summary.verdict, summary.reason = "new", "no baseline for this eval set and criterion yet"

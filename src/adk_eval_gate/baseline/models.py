@@ -85,6 +85,26 @@ class PooledSummary(_Model):
     gating: bool = Field(default=False, description="This verdict is one of the conditions that failed the gate.")
 
 
+EfficiencyMetric = Literal["cost", "latency", "tokens", "tool_calls"]
+
+
+class EfficiencyRow(_Model):
+    """One agent × eval set × usage metric: per-run spend of the current run against the baseline's."""
+
+    agent: str
+    eval_set_id: str
+    metric: EfficiencyMetric
+    baseline: float = Field(description="Mean per run over the cases compared (USD, seconds, tokens, tool calls).")
+    current: float
+    change: float = Field(description="Relative change of the per-case means, averaged over cases: +0.4 is 40% more.")
+    tolerance: float = Field(description="The relative change below which it is never a regression.")
+    verdict: Literal["regressed", "improved", "unchanged", "inconclusive"]
+    reason: str
+    p_value: float | None = Field(default=None, description="One-sided, Holm-adjusted over the efficiency rows.")
+    cases_compared: int = 0
+    gating: bool = False
+
+
 class GateDecision(_Model):
     verdict: Literal["pass", "fail"]
     reason: str
@@ -103,3 +123,5 @@ class Comparison(_Model):
                                         "first, because with many small eval sets only they have the evidence.")
     summaries: list[Summary]
     rows: list[Row]
+    efficiency: list[EfficiencyRow] = Field(default_factory=list, description="Per-run usage against the baseline "
+                                            "(docs/efficiency-regressions.md); regressions first.")

@@ -231,3 +231,37 @@ def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
         running = min(running, p_values[index] * m / rank)
         adjusted[index] = min(1.0, running)
     return adjusted
+
+
+def _z(p: float) -> float:
+    if p >= 1.0:
+        return -math.inf
+    return statistics.NormalDist().inv_cdf(1.0 - max(p, 1e-15))
+
+
+def _combined(p_first: float, p_second: float) -> float:
+    z = (_z(p_first) + _z(p_second)) / math.sqrt(2)
+    return 1.0 if z == -math.inf else _normal_cdf(-z)
+
+
+def combine_stages(first: TestResult | None, second: TestResult | None, delta: float) -> TestResult | None:
+    """Adaptive runs' two-stage test: the first round against one half of the baseline's runs, the extra round
+    against the other half, joined by the inverse normal method with equal weights fixed in advance.
+
+    Which cases got extra runs depended on the first round; the second stage's test stays exact because its
+    samples (fresh runs, the other baseline half) played no part in that choice, and that is all the combination
+    needs to keep its level (Bauer & Köhne 1994; Lehmacher & Wassmer 1999). A first stage that cannot exist by
+    design (a one-run baseline has no selection half) leaves the second alone; a second stage with no case in it
+    (nothing looked worse than the baseline) counts as p = 1: no evidence of a change.
+    """
+    if first is None:
+        return None if second is None else TestResult(delta, second.p_drop, second.p_rise,
+                                                       f"extra runs only: {second.method}", second.min_p_drop,
+                                                       second.min_p_rise)
+    if second is None:
+        second = TestResult(0.0, 1.0, 1.0, "no extra runs", 1.0, 1.0)
+    return TestResult(delta, _combined(first.p_drop, second.p_drop), _combined(first.p_rise, second.p_rise),
+                      "two-stage adaptive, inverse normal of "
+                      + (f"two {first.method} tests" if first.method == second.method
+                         else f"{first.method} and {second.method}"),
+                      _combined(first.min_p_drop, second.min_p_drop), _combined(first.min_p_rise, second.min_p_rise))

@@ -81,6 +81,9 @@ class RunSection(_Strict):
     job_timeout: float | None = Field(default=None, gt=0, description="seconds for the whole run; unfinished cases become errors")
     workers: int | Literal["auto"] = Field(
         default="auto", description="processes for in-process (adk) agents; auto uses every core when the suite is large")
+    max_cost_usd: float | None = Field(
+        default=None, gt=0, description="spending limit of the whole run (agents, judges, user simulator), from the price "
+        "table; work that would start past it is not run")
 
     @field_validator("workers")
     @classmethod
@@ -90,13 +93,41 @@ class RunSection(_Strict):
         return value
 
 
+class AdaptiveRuns(_Strict):
+    """`num_runs: {min: 2, max: 8}`: every case runs `min` times; on a pull request, cases whose comparison with the
+    baseline is still undecided get the rest up to `max` (docs/adaptive-runs.md)."""
+
+    min: int = Field(ge=1, le=100)
+    max: int = Field(ge=2, le=100)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AdaptiveRuns:
+        if self.max <= self.min:
+            raise ValueError(f"max ({self.max}) must be above min ({self.min}); for a fixed count write num_runs: {self.min}")
+        return self
+
+
 class AgentSettings(_Strict):
     name: Annotated[str, Field(pattern=NAME_PATTERN)]
     target: TargetSettings
     evalsets: list[str] = Field(min_length=1)
     criteria: dict[str, Any] | None = None
     eval_config: str | None = None
-    num_runs: int = Field(default=1, ge=1, le=100)
+    num_runs: int | AdaptiveRuns = Field(default=1)
+
+    @field_validator("num_runs", mode="before")
+    @classmethod
+    def _runs(cls, value: Any) -> int | AdaptiveRuns:
+        shapes = "use a count 1-100, or {min: 2, max: 8} for adaptive runs"
+        if isinstance(value, dict):
+            if set(value) != {"min", "max"} or not all(type(v) is int for v in value.values()):
+                raise ValueError(f"{value!r} is not a run range; {shapes}")
+            if not 1 <= value["min"] < value["max"] <= 100:
+                raise ValueError(f"min {value['min']}, max {value['max']}: need 1 <= min < max <= 100; {shapes}")
+            return AdaptiveRuns(**value)
+        if type(value) is not int or not 1 <= value <= 100:
+            raise ValueError(f"{value!r} is not a run count; {shapes}")
+        return value
 
     @field_validator("evalsets", mode="before")
     @classmethod
@@ -143,7 +174,24 @@ class NoBaseline(_Strict):
 BaselineSettings = Annotated[FileBaseline | BranchBaseline | ArtifactBaseline | NoBaseline, Field(discriminator="store")]
 
 GateCondition = Literal["regression", "case_regression", "threshold", "error", "not_evaluated", "inconclusive",
-                        "not_comparable", "no_baseline"]
+                        "not_comparable", "no_baseline", "cost_regression", "latency_regression", "token_regression",
+                        "tool_call_regression"]
+
+EFFICIENCY_DEFAULTS = {"cost": 0.20, "latency": 0.50, "tokens": 0.20, "tool_calls": 0.25}
+
+
+def _relative(key: str, value: Any) -> float:
+    """"+20%" (or 0.2) → 0.2: the relative increase below which a usage change is never a regression."""
+    text = value.strip() if isinstance(value, str) else None
+    if text is not None and re.fullmatch(r"\+?\d+(\.\d+)?%", text):
+        number = float(text.lstrip("+").rstrip("%")) / 100
+    elif type(value) in (int, float) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        raise ValueError(f"{key}: {value!r} is not a relative tolerance; write it like \"+20%\"")
+    if not 0 <= number <= 100:
+        raise ValueError(f"{key}: {value!r} is out of range; use +0% to +10000%")
+    return number
 
 
 class GateSettings(_Strict):
@@ -153,6 +201,8 @@ class GateSettings(_Strict):
     alpha: float = Field(default=0.01, gt=0, lt=0.5, description="false-alarm budget for the whole run's eval-set verdicts")
     case_fdr: float = Field(default=0.05, gt=0, lt=0.5, description="false discovery rate for the per-case rows")
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
+    # Relative increases of per-run usage below these are never efficiency regressions: {cost: "+20%", ...}.
+    efficiency_tolerance: dict[str, float] = Field(default_factory=lambda: dict(EFFICIENCY_DEFAULTS))
     override_label: str | None = "adk-eval-gate: accept regression"
     # A push to the default branch stores the baseline; failing that job would not stop the push, only hide the
     # baseline's progress behind a red mark, so by default it passes (the comparison is still reported).
@@ -172,6 +222,16 @@ class GateSettings(_Strict):
         if any(not 0 <= v <= 1 for v in values):
             raise ValueError("a tolerance is outside [0, 1]; use a score difference such as 0.05")
         return value
+
+    @field_validator("efficiency_tolerance", mode="before")
+    @classmethod
+    def _efficiency(cls, value: Any) -> dict[str, float]:
+        if not isinstance(value, dict):
+            raise ValueError('write a mapping such as {cost: "+20%", latency: "+50%"}')
+        unknown = sorted(set(value) - set(EFFICIENCY_DEFAULTS))
+        if unknown:
+            raise ValueError(f"unknown usage metric {unknown[0]!r}; use {', '.join(EFFICIENCY_DEFAULTS)}")
+        return {**EFFICIENCY_DEFAULTS, **{key: _relative(key, v) for key, v in value.items()}}
 
     def tolerance_for(self, criterion: str) -> float:
         if isinstance(self.tolerance, dict):

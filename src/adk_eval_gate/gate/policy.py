@@ -7,9 +7,10 @@ in its reason, so the comment never shows a regression the headline does not acc
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from ..baseline.models import GateDecision, PooledSummary, Row, Summary
+from ..baseline.efficiency import CONDITIONS
+from ..baseline.models import EfficiencyRow, GateDecision, PooledSummary, Row, Summary
 from ..config.models import GateSettings
 from ..results.models import ResultsFile
 
@@ -49,6 +50,8 @@ def _status_failures(results: ResultsFile, settings: GateSettings, has_baseline:
         if baseline_error:
             found.append(f"error: the baseline could not be loaded, so no regression could be seen: {baseline_error}")
         found += [f"error: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "error"]
+        # a case the spending limit left out was not evaluated because the run could not afford it: fail closed
+        found += [f"not run: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "not_run"]
     if "not_evaluated" in fail_on:
         found += [f"not evaluated: {s.agent}/{s.eval_set_id} {c.eval_id} {name}: {m.reason}"
                   for s, c in cases for name, m in c.metrics.items() if m.status == "not_evaluated"]
@@ -77,15 +80,30 @@ def _explain_non_gating(pooled: list[PooledSummary], summaries: list[Summary], r
             row.reason += f"; significant for this case alone, not gating ({why})"
 
 
+def _efficiency_failures(efficiency: Sequence[EfficiencyRow], fail_on: set[str]) -> list[str]:
+    found = []
+    for row in efficiency:
+        if row.verdict != "regressed":
+            continue
+        condition = CONDITIONS[row.metric]
+        if condition in fail_on:
+            row.gating = True
+            found.append(f"{condition.replace('_', ' ')}: {row.agent}/{row.eval_set_id} {row.metric} {row.reason}")
+        else:
+            row.reason += f"; reported, not gating (gate.fail_on lacks {condition})"
+    return found
+
+
 def decide(results: ResultsFile, pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row],
            settings: GateSettings, *, has_baseline: bool, labels: Iterable[str] = (),
-           baseline_error: str | None = None) -> GateDecision:
+           baseline_error: str | None = None, efficiency: Sequence[EfficiencyRow] = ()) -> GateDecision:
     fail_on = set(settings.fail_on)
     verdict_failures = _verdict_failures(pooled, summaries, rows, fail_on)
     for item, _ in verdict_failures:
         item.gating = True
     _explain_non_gating(pooled, summaries, rows, fail_on)
-    failures = [line for _, line in verdict_failures] + _status_failures(results, settings, has_baseline, baseline_error)
+    failures = ([line for _, line in verdict_failures] + _efficiency_failures(efficiency, fail_on)
+                + _status_failures(results, settings, has_baseline, baseline_error))
     if not failures:
         regressions = sum(s.verdict == "regressed" for s in [*pooled, *summaries])
         compared = sum(s.cases_compared > 0 for s in summaries)

@@ -9,7 +9,7 @@ from .efficiency import efficiency_line
 from .escape import strip_controls
 from .spend import spend_line
 
-_MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR"}
+_MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR", "not_run": "NOT RUN"}
 
 
 def _cell(metric) -> str:
@@ -44,8 +44,13 @@ def render_table(results: ResultsFile) -> str:
             rows.append([_clip_middle(case.eval_id, 40), _MARK[case.status], *cells])
         widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
         s = eval_set.summary
+        runs = str(eval_set.num_runs)
+        if eval_set.adaptive_runs is not None:
+            extra = sum(c.sampling is not None and c.sampling.extra is not None for c in eval_set.cases)
+            runs = (f"adaptive {eval_set.adaptive_runs.min}–{eval_set.adaptive_runs.max}, {extra} of "
+                    f"{len(eval_set.cases)} cases undecided after the first round")
         lines.append(f"{eval_set.agent} / {eval_set.eval_set_id}  ({eval_set.file}, criteria: {eval_set.criteria_source}, "
-                     f"runs: {eval_set.num_runs})")
+                     f"runs: {runs})")
         lines.append("  " + "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
         for row, case in zip(rows, eval_set.cases, strict=True):
             lines.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
@@ -60,6 +65,9 @@ def render_table(results: ResultsFile) -> str:
                  f"{t.not_evaluated} not evaluated in {results.timings.duration_seconds:.2f}s")
     if missing := missing_judged_line(results):
         lines.append(f"Judged: {missing}")
+    if results.budget and results.budget.not_run:
+        lines.append(f"Not run: {results.budget.not_run} case(s): the spending limit run.max_cost_usd = "
+                     f"${results.budget.max_cost_usd:g} was reached (${results.budget.spent_usd:.4f} spent)")
     if spend := spend_line(results):
         lines.append(f"Spent: {spend}")
     return "\n".join(lines)
@@ -88,6 +96,9 @@ def render_comparison(comparison) -> str:
     for s in comparison.summaries:
         values = f"{_num(s.baseline)} → {_num(s.current)}" if s.cases_compared else ""
         lines.append(f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_VERDICT_MARK[s.verdict]} {values}  {s.reason}".rstrip())
+    for e in comparison.efficiency:
+        if e.verdict in ("regressed", "improved"):
+            lines.append(f"  {e.agent}/{e.eval_set_id} {e.metric} per run: {_VERDICT_MARK[e.verdict]}  {e.reason}")
     for title, chosen in (("Cases behind the regressions:", regression_cases(comparison)),
                           ("Case drops that did not fail the gate:", non_gating_regressions(comparison))):
         if chosen:

@@ -64,9 +64,9 @@ def junit_xml(results: ResultsFile, comparison: Comparison | None = None, base_d
             element = ET.SubElement(suite, "testcase", classname=f"{eval_set.agent}.{eval_set.eval_set_id}", name=case.eval_id,
                                     time=f"{seconds:.3f}", file=shown)
             scores = "; ".join(f"{n}={m.score if m.score is not None else 'n/a'} (threshold {m.threshold:g})" for n, m in case.metrics.items())
-            if case.status == "error":
+            if case.status in ("error", "not_run"):  # a case the spending limit left out is no pass
                 counts["errors"] += 1
-                ET.SubElement(element, "error", message=case.reason or "error").text = scores
+                ET.SubElement(element, "error", message=case.reason or case.status).text = scores
             elif case.status == "failed" or (eval_set.agent, eval_set.eval_set_id, case.eval_id) in regressed:
                 counts["failures"] += 1
                 message = case.reason or "regressed against the baseline"
@@ -117,9 +117,10 @@ def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: P
         shown = _shown(base_dir, eval_set.file, root)
         for case in eval_set.cases:
             regression = regressions.get((eval_set.agent, eval_set.eval_set_id, case.eval_id))
-            if case.status == "error":
+            if case.status in ("error", "not_run"):  # a case the spending limit left out is no pass
                 gates = failing and "error" in fail_on
-                level, title, message = ("error" if gates else "warning"), f"{case.eval_id} error", case.reason or "error"
+                level, title, message = (("error" if gates else "warning"), f"{case.eval_id} {case.status}",
+                                         case.reason or case.status)
             elif regression:
                 level, title, message = ("error" if regression[1] else "warning"), f"{case.eval_id} regressed", regression[0]
             elif case.status == "failed":

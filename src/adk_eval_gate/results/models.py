@@ -20,6 +20,9 @@ CauseName = Literal["no_credentials", "budget_spent", "unsupported", "not_applic
 _CAUSE = "Why there is no score: no_credentials, budget_spent, unsupported, not_applicable (status not_evaluated); " \
          "judge_unavailable, unparseable_reply, internal_error (status error)."
 
+# A case the run's spending limit left out: never a pass (docs/adaptive-runs.md, "A budget per run").
+CaseStatusName = Literal["passed", "failed", "not_evaluated", "error", "not_run"]
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -53,13 +56,52 @@ class MetricResult(_Model):
     cause: CauseName | None = Field(default=None, description=_CAUSE)
 
 
+class RunUsage(_Model):
+    """What one run of the agent spent, for the efficiency comparison with the baseline."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_calls: int = 0
+    tool_calls: int = 0
+    latency_seconds: float | None = None
+    cost_usd: float | None = Field(default=None, description="Agent and user simulator, from the price table; null "
+                                   "when a model used has no price.")
+
+
 class RunRecord(_Model):
     run: int
     error: str | None = None
     duration_seconds: float | None = None
+    usage: RunUsage | None = None
     actual_invocations: list[dict[str, Any]] | None = Field(
         default=None, description="The agent's invocations in ADK's Invocation JSON shape (snake_case)."
     )
+
+
+class CriterionLook(_Model):
+    """How one criterion stood against the baseline when the first round ended."""
+
+    current: float | None = Field(description="Mean of the first round's scores.")
+    baseline: float | None = Field(description="Mean of the baseline's selection half (its first half of runs).")
+    p_drop: float | None = Field(default=None, description="One-sided p-value of a drop, first round vs that half.")
+    undecided: bool
+
+
+class ExtraRuns(_Model):
+    """Why a case of an adaptive agent got runs beyond the first round."""
+
+    round: int = Field(description="The round that made them (2: the only extra round).")
+    runs: list[int] = Field(description="Their run indices.")
+    reason: str
+    criteria: dict[str, CriterionLook] = Field(default_factory=dict)
+
+
+class Sampling(_Model):
+    """Adaptive runs: which runs form the first round; later runs are the extra round's (docs/adaptive-runs.md)."""
+
+    first_round_runs: int
+    extra: ExtraRuns | None = None
+    decided: str | None = Field(default=None, description="Why the case got no extra runs, when it did not.")
 
 
 class EfficiencyResult(_Model):
@@ -72,13 +114,14 @@ class CaseResult(_Model):
     eval_id: str
     case_hash: str = Field(default="", description="sha256 of the eval case as written (ids and timestamps aside); "
                            "a baseline case with another hash is not comparable.")
-    status: StatusName
+    status: CaseStatusName
     reason: str | None = Field(default=None, description="One line: why the case failed, errored or was not evaluated.")
     metrics: dict[str, MetricResult]
     efficiency: dict[str, EfficiencyResult] = Field(
         default_factory=dict, description="ADK 2.13's informational efficiency metrics (tool_call_count_v1, "
         "inference_call_count_v1, token_usage_v1, invocation_duration_v1): reported, never passing or failing.")
     runs: list[RunRecord]
+    sampling: Sampling | None = Field(default=None, description="Set for adaptive runs (num_runs: {min, max}).")
 
 
 class CriterionConfig(_Model):
@@ -93,6 +136,12 @@ class Counts(_Model):
     failed: int = 0
     not_evaluated: int = 0
     error: int = 0
+    not_run: int = Field(default=0, description="Cases left out by run.max_cost_usd.")
+
+
+class RunRange(_Model):
+    min: int
+    max: int
 
 
 class EvalSetResult(_Model):
@@ -102,7 +151,8 @@ class EvalSetResult(_Model):
     shape: Literal["evalset", "legacy_turns", "legacy_named"]
     criteria_source: str = Field(description='"inline", "default" or the eval config file it came from.')
     criteria: dict[str, CriterionConfig]
-    num_runs: int
+    num_runs: int = Field(description="Runs per case; with adaptive runs, the most any case could get (max).")
+    adaptive_runs: RunRange | None = Field(default=None, description="num_runs: {min, max} when runs were adaptive.")
     target: str
     summary: Counts
     cases: list[CaseResult]
@@ -159,6 +209,14 @@ class AgentUsage(_Model):
     user_simulator: JudgeCounts | None = None
 
 
+class Budget(_Model):
+    max_cost_usd: float
+    spent_usd: float = Field(description="Estimated spend of agents, judges and user simulator.")
+    not_run: int = Field(default=0, description="Cases left out because the limit was reached.")
+    unpriced_models: list[str] = Field(default_factory=list, description="Models without a price: their spend is unknown "
+                                       "and not counted.")
+
+
 class ResultsFile(_Model):
     schema_version: Literal[1] = SCHEMA_VERSION
     tool: ToolInfo
@@ -166,6 +224,7 @@ class ResultsFile(_Model):
     config_file: str
     interrupted: bool = Field(default=False, description="True when the run stopped early; unfinished cases are listed as errors.")
     stop_reason: str | None = Field(default=None, description="Why the run stopped early: a signal or the job time limit.")
+    budget: Budget | None = Field(default=None, description="run.max_cost_usd and what the run spent against it.")
     timings: Timings
     judge: JudgeUsage = Field(default_factory=JudgeUsage, description="LLM judge calls, cache hits and tokens of this run.")
     agent_usage: dict[str, AgentUsage] = Field(default_factory=dict, description="Per agent: model tokens and user-simulator calls.")

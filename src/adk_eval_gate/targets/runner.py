@@ -85,16 +85,25 @@ async def attempt(job: Job, settings: RunnerSettings) -> CaseRun:
 
 
 async def run_jobs(
-    jobs: Sequence[Job], settings: RunnerSettings, *, quiet: bool = False, stop: asyncio.Event | None = None
+    jobs: Sequence[Job], settings: RunnerSettings, *, quiet: bool = False, stop: asyncio.Event | None = None,
+    admit: Callable[[Job], str | None] | None = None, finished: Callable[[CaseRun], None] | None = None,
 ) -> tuple[list[CaseRun], str | None]:
-    """Returns one CaseRun per job, in job order, and why the job stopped early (None if it finished)."""
+    """Returns one CaseRun per job, in job order, and why the job stopped early (None if it finished).
+    `admit`, asked as each job is about to start, may refuse it with a reason (a spending limit); `finished`
+    sees every run that did start."""
     progress = Progress(len(jobs), quiet)
     semaphore = asyncio.Semaphore(settings.concurrency)
     results: list[CaseRun | None] = [None] * len(jobs)
 
     async def worker(index: int, job: Job) -> None:
         async with semaphore:
-            results[index] = await attempt(job, settings)
+            refusal = admit(job) if admit is not None else None
+            if refusal is not None:
+                results[index] = CaseRun(job.eval_set_id, job.case.eval_id, job.run, None, refusal)
+            else:
+                results[index] = await attempt(job, settings)
+                if finished is not None:
+                    finished(results[index])
         progress.update(results[index])
 
     tasks = [asyncio.ensure_future(worker(i, job)) for i, job in enumerate(jobs)]
