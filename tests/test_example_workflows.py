@@ -104,3 +104,22 @@ def test_the_readme_quick_start_config_validates(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_fork_publish_example_judges_with_the_base_branchs_config():
+    """docs/trust.md: the trusted side checks out the base branch (never the fork's head) and passes --config."""
+    workflow = load(ROOT / "examples" / "workflows" / "eval-gate-fork-publish.yml")
+    all_steps = steps(workflow)
+    (checkout,) = [s for s in all_steps if s.get("uses", "").startswith("actions/checkout@")]
+    assert "ref" not in checkout.get("with", {}), "a workflow_run checkout without ref is the default branch"
+    (publish,) = [s for s in all_steps if "adk-eval-gate publish" in s.get("run", "")]
+    assert "--config" in publish["run"].split()
+    assert all_steps.index(checkout) < all_steps.index(publish)
+    assert workflow["permissions"]["contents"] == "read"
+
+
+def test_the_readme_links_every_doc():
+    """Every page under docs/ is one hop from the README."""
+    readme = (ROOT / "README.md").read_text()
+    linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)", readme))
+    assert {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} <= linked

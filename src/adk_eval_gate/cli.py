@@ -346,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     publish.add_argument("--dir", required=True, help="the downloaded adk-eval-gate-out artifact (only its results are used)")
     publish.add_argument("--config", required=True, help="the base branch's workflow YAML (checked out by the trusted "
                          "workflow): its gate policy and baseline store judge the fork's results")
-    publish.add_argument("--comment-key", help="the sticky comment's key (default: the config file's name, as `ci`)")
+    publish.add_argument("--comment-key", help="the sticky comment's key (default: the config's path in the repository, as `ci`)")
     publish.add_argument("--output-dir", default="adk-eval-gate-published", help="where the trusted comparison and report go")
     publish.set_defaults(handler=_publish)
 
