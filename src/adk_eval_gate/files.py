@@ -81,7 +81,7 @@ def parse_json(text: str, path: Path, what: str) -> Any:
     except json.JSONDecodeError as exc:
         raise InputError(path, None, f"{what} is not valid JSON: {exc.msg} (column {exc.colno})", "fix the JSON syntax", line=exc.lineno) from None
     except RecursionError:
-        raise InputError(path, None, f"{what} is nested too deeply to be an eval file", "flatten the JSON") from None
+        raise InputError(path, None, f"{what} is nested too deeply to read", "flatten the JSON") from None
     except ValueError:  # an integer literal with thousands of digits
         raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
     if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
