@@ -85,10 +85,7 @@ def test_compare_with_a_baseline_path_that_does_not_exist_is_bad_input(example, 
     capsys.readouterr()
     assert main(["compare", "--results", str(results), "--baseline", str(tmp_path / "baseline.jsn")]) == 2
     err = capsys.readouterr().err
-    assert (
-        err.startswith(f"error: {tmp_path / 'baseline.jsn'}: results file not found")
-        and len(err.splitlines()) == 1
-    )
+    assert "--baseline: no file at" in err and "baseline.jsn" in err and len(err.splitlines()) == 1
     assert (
         main(
             [

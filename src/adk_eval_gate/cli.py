@@ -152,13 +152,17 @@ def _compare(args: argparse.Namespace) -> int:
     from .report.console import render_comparison
     from .results.build import read_results
 
+    for option, value in (("--results", args.results), ("--baseline", args.baseline)):
+        # A path the user typed: a typo must not turn into "no baseline", which passes.
+        if value and not os.path.lexists(value):
+            raise InputError(None, option, f"no file at {value}",
+                             "pass an existing results file (relative paths resolve against the working directory)")
     current = read_results(Path(args.results))
     workflow = load_workflow(args.config) if args.config else None
     gate = workflow.settings.gate if workflow else GateSettings()
     context = ActionsContext.from_env()
     max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
     if args.baseline:
-        # A path the user typed: a typo must not turn into "no baseline", which passes.
         baseline_results = read_results(Path(args.baseline))
         outcome = LoadOutcome(LoadedBaseline(baseline_results, identity_of(baseline_results, args.baseline)))
     elif workflow:
