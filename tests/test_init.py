@@ -108,13 +108,16 @@ def test_adk_samples_an_agent_package_with_an_eval_folder_beside_it(tmp_path, ca
     assert _cases(root) == len(list(root.rglob("*.test.json"))) + len(list(root.rglob("*.evalset.json")))
     workflow = yaml.safe_load((root / ".github" / "workflows" / "agent-evals.yml").read_text())
     assert workflow["permissions"] == {"contents": "read", "pull-requests": "write", "actions": "read"}
-    assert workflow[True] == {
-        "pull_request": None,
+    assert workflow[True] == {  # YAML 1.1 reads `on` as true; labels re-evaluate the gate at once
+        "pull_request": {"types": ["opened", "synchronize", "reopened", "labeled", "unlabeled"]},
         "push": {"branches": ["main"]},
-    }  # YAML 1.1 reads `on` as true
-    steps = workflow["jobs"]["evals"]["steps"]
-    assert steps[1]["with"] == {"config": "eval-gate.yml"}
-    assert steps[2]["with"]["name"] == config["baseline"]["name"]
+    }
+    assert workflow["concurrency"]["cancel-in-progress"] == "${{ github.event_name == 'pull_request' }}"
+    steps = workflow["jobs"]["eval"]["steps"]
+    gate = next(step for step in steps if step.get("id") == "gate")
+    assert gate["with"] == {"config": "eval-gate.yml"}
+    upload = next(step for step in steps if step.get("with", {}).get("name") == config["baseline"]["name"])
+    assert upload["if"] == "always()"  # the baseline keeps advancing after an accepted regression
 
 
 def test_a_layout_built_here_runs_end_to_end(tmp_path, capsys):

@@ -250,28 +250,42 @@ def default_branch(root: Path) -> str:
 
 
 WORKFLOW = """\
-# Written by `adk-eval-gate init`. On every pull request: run the agent evals, compare them with the default
-# branch's, post one sticky comment and fail the check on a regression. On every push to {branch}: run them and
-# keep the results as the baseline the next pull requests compare with.
+# Written by `adk-eval-gate init` (the same as the README's quick-start workflow). On every pull request: run the
+# agent evals, compare them with the default branch's, keep one sticky comment up to date and fail the check on a
+# regression. On every push to {branch}: run them and keep the results as the baseline pull requests compare with.
 name: agent evals
 
 on:
   pull_request:
+    # labeled / unlabeled: adding or removing the override label re-evaluates the gate at once.
+    types: [opened, synchronize, reopened, labeled, unlabeled]
   push:
-    branches: [{branch}]
+    branches: [{branch}]   # the default branch: its runs are the baseline
 
 permissions:
   contents: read
   pull-requests: write   # the sticky comment
-  actions: read          # reading the baseline artifact
+  actions: read          # the artifact baseline store reads the base branch's runs
+
+concurrency:
+  group: agent-evals-${{{{ github.event.pull_request.number || github.ref }}}}
+  # A new push to a pull request cancels its stale run; every default-branch commit keeps its baseline run.
+  cancel-in-progress: ${{{{ github.event_name == 'pull_request' }}}}
 
 jobs:
-  evals:
+  eval:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
         with:
           fetch-depth: 0   # lets the gate find the pull request's merge-base
+      # The judge cache (judge.cache, default .adk-eval-gate/cache beside eval-gate.yml) is content-addressed:
+      # restore the newest one, save a new one every run (a cache key is written once), even when the gate fails.
+      - uses: actions/cache/restore@v4
+        with:
+          path: .adk-eval-gate/cache
+          key: adk-eval-gate-judge-${{{{ github.run_id }}}}
+          restore-keys: adk-eval-gate-judge-
       - id: gate
         uses: adk-eval-gate/adk-eval-gate@v0
         with:
@@ -279,10 +293,23 @@ jobs:
         env:
           GOOGLE_API_KEY: ${{{{ secrets.GOOGLE_API_KEY }}}}
       - if: always()
+        uses: actions/cache/save@v4
+        with:
+          path: .adk-eval-gate/cache
+          key: adk-eval-gate-judge-${{{{ github.run_id }}}}
+      # Uploaded whatever the verdict: the baseline keeps advancing after an accepted regression.
+      - if: always()
         uses: actions/upload-artifact@v4
         with:
           name: adk-eval-gate-results
           path: adk-eval-gate-out/results.json
+          if-no-files-found: warn
+      - if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: adk-eval-gate-report
+          path: adk-eval-gate-out/
+          if-no-files-found: warn
 """
 
 
