@@ -360,7 +360,10 @@ def _raise_if_failed(failures: list[str], print_detailed_results: bool) -> None:
             " If you looking to get more details on the failures, then please re-run this test with "
             "`print_detailed_results` set to `True`."
         )
-    assert not failures, message + "\n" + "\n".join(failures)
+    # Raised, not asserted: `python -O` would drop an assert and pass a failing agent, and pytest rewrites the
+    # asserts of a plugin's modules (ours is one), which would change ADK's message.
+    if failures:
+        raise AssertionError(message + "\n" + "\n".join(failures))
 
 
 def _config_data(eval_config: Any, criteria: dict[str, float] | None, source: str) -> EvalConfigData:
@@ -466,10 +469,11 @@ def _with_initial_session(file: EvalSetFile, initial_session: dict[str, Any]) ->
     """ADK applies an initial session file only to pre-EvalSet files, and refuses it for an EvalSet file."""
     if not initial_session:
         return file
-    assert file.shape != "evalset", (
-        "Initial session should be specified as a part of EvalSet file. Explicit initial "
-        "session is only needed, when specifying data in the older schema."
-    )
+    if file.shape == "evalset":
+        raise AssertionError(
+            "Initial session should be specified as a part of EvalSet file. Explicit initial "
+            "session is only needed, when specifying data in the older schema."
+        )
     session = SessionInput(
         app_name=initial_session.get("app_name", ""),
         user_id=initial_session.get("user_id", ""),
