@@ -7,8 +7,10 @@ the processes that run the pull request's code must not receive GitHub's tokens 
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +25,8 @@ from .fake_github import FakeGitHub
 AGENTS = Path(__file__).parent / "agents"
 HEAD, BASE = "c" * 40, "b" * 40
 SECRETS = {
-    "GOOGLE_API_KEY": "AIzaSy-fake-google-key-0123456789",
+    # `_` and `*` are markdown: the comment escapes them, which must not hide the key from the masking
+    "GOOGLE_API_KEY": "AIzaSy_fake*google_key-0123456789",
     "INPUT_GITHUB-TOKEN": "ghs_workflowWriteToken0123456789",
     "ACTIONS_RUNTIME_TOKEN": "eyJ0eXAiOiJKV1Qi.runtime.token",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "oidc-request-token-0123456789",
@@ -127,7 +130,10 @@ def leaked(text: str) -> list[str]:
 
 
 def secret_forms(value: str) -> set[str]:
-    return {value, json.dumps(value)[1:-1]}
+    """The value as files hold it, as JSON escapes it, as markdown and HTML escape it, and cut short (a reason
+    truncated to fit a table cell must not leak the key's first half)."""
+    markdown = re.sub(r"([\\`*_\[\]|~#$])", r"\\\1", html.escape(value, quote=False))
+    return {value, json.dumps(value)[1:-1], markdown, html.escape(value, quote=True), value[:16]}
 
 
 def test_no_secret_in_any_file_request_or_log_line(leaky_repo):
@@ -164,7 +170,8 @@ def test_no_secret_in_any_file_request_or_log_line(leaky_repo):
         assert f"my key is {MASK}, my token {MASK}" in results
         assert "leaky agent: calling the model with key ***" in done.stdout + done.stderr
         (comment,) = fake.state.comments[7]
-        assert MASK in comment["body"] and MASK in fake.state.check_runs[0]["output"]["summary"]
+        shown = r"\*\*\*"  # the mask, masked before markdown escaping so an escaped key cannot slip past it
+        assert shown in comment["body"] and shown in fake.state.check_runs[0]["output"]["summary"]
         # ... but the command agent and the setup command never received GitHub's tokens.
         assert "GITHUB_TOKEN=<absent> ACTIONS_RUNTIME_TOKEN=<absent>" in results
         assert "setup sees token=none runtime=none key=***" in done.stdout
