@@ -117,7 +117,7 @@ def test_baseline_update_refuses_the_results_of_a_selected_run(example, tmp_path
     capsys.readouterr()
     assert main(["baseline", "update", "--config", config, "--results", str(partial)]) == 2
     err = capsys.readouterr().err
-    assert "covers 1 of the 6 cases" in err and "a --cases or shard run is not a baseline" in err
+    assert "covers 1 of the suite's 6 cases" in err and "is not a baseline" in err
     assert baseline.read_bytes() == before
     main(["run", "--config", config, "--output", str(full), "--quiet"])
     assert main(["baseline", "update", "--config", config, "--results", str(full)]) == 0

@@ -37,6 +37,35 @@ def test_shards_cover_every_case_once_and_merge_into_the_unsharded_verdict(examp
                  "--output-dir", str(tmp_path / "dup")]) == 2
 
 
+def test_a_push_never_stores_part_of_the_suite_or_a_run_that_stopped_early(example, tmp_path, capsys, monkeypatch):
+    """Merging only some shards, or a run cut short, on the default branch: the committed baseline stays as it
+    was, and the job fails so someone looks (a baseline missing cases would let them regress as `new`)."""
+    for key in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(key, raising=False)
+    config = str(example / "eval-gate.yml")
+    baseline = example / "baseline" / "results.json"
+    before = baseline.read_bytes()
+    assert main(["ci", "--config", config, "--shard", "1/2", "--output-dir", str(tmp_path / "s1"), "--quiet"]) == 0
+    push = tmp_path / "push.json"
+    push.write_text(json.dumps({"ref": "refs/heads/main", "after": "a" * 40, "repository": {"default_branch": "main"}}))
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "push")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(push))
+    monkeypatch.setenv("GITHUB_REF", "refs/heads/main")
+    capsys.readouterr()
+    assert main(["merge", str(tmp_path / "s1" / "results.json"), "--config", config,
+                 "--output-dir", str(tmp_path / "half")]) == 1
+    captured = capsys.readouterr()
+    assert "the baseline was not stored" in captured.err and "of the suite's 6 cases" in captured.err
+    assert baseline.read_bytes() == before
+    whole = json.loads(before)
+    whole["interrupted"], whole["stop_reason"] = True, "SIGTERM"
+    (tmp_path / "cut.json").write_text(json.dumps(whole))
+    assert main(["merge", str(tmp_path / "cut.json"), "--config", config, "--output-dir", str(tmp_path / "cut")]) == 1
+    assert "the run stopped early (SIGTERM)" in capsys.readouterr().err
+    assert baseline.read_bytes() == before
+    assert main(["baseline", "update", "--config", config, "--results", str(tmp_path / "cut.json")]) == 2
+
+
 @pytest.fixture
 def fork_artifact(example, tmp_path, monkeypatch):
     """What the untrusted pull_request run of a fork uploads: its output directory, nothing posted."""

@@ -41,7 +41,7 @@ from .report.outputs import annotations, junit_xml, verdict_lines, write_outputs
 from .results.build import write_results
 from .results.models import ResultsFile
 from .sampling.decider import Decider, has_adaptive_runs
-from .shards import shard_plan
+from .shards import shard_plan, why_not_a_baseline
 
 
 @dataclass
@@ -161,9 +161,13 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
         warn(f"no baseline, nothing was compared: {'; '.join(outcome.warnings) or 'no baseline was found'}")
     gating = mode != "baseline" or gate.on_push == "fail"
     baseline_note, baseline_lost = ("", False)
-    if mode == "baseline":  # a partial run never replaces the whole suite's baseline
-        baseline_note, baseline_lost = (("baseline not stored: --cases ran only part of the suite", False) if options.cases
-                                        else _store_baseline(store, results))
+    if mode == "baseline" and options.cases:  # a partial run never replaces the whole suite's baseline
+        baseline_note = "baseline not stored: --cases ran only part of the suite"
+    elif mode == "baseline" and (why := why_not_a_baseline(results, plan)):
+        error(f"the baseline was not stored, so pull requests keep comparing with an older one: {why}")
+        baseline_note, baseline_lost = "the baseline was NOT stored", True
+    elif mode == "baseline":
+        baseline_note, baseline_lost = _store_baseline(store, results)
     comment_url = ""
     if mode == "pull_request" and options.post_comment and context.token and context.repository:
         comment_url = _post(context, int(context.pull_request["number"]), markdown, key, notes,

@@ -211,18 +211,11 @@ COMMENT_CHOICES = {"--comment-mode": ("update", "recreate"), "--comment-when": (
 
 
 def _refuse_partial(results, config: str, path: str) -> None:
-    """A `--cases` (or single-shard) run must never replace the baseline of the whole suite."""
     from .plan import build_plan
+    from .shards import why_not_a_baseline
 
-    plan = build_plan(config)
-    ran = {(s.agent, s.eval_set_id, c.eval_id) for s in results.eval_sets for c in s.cases}
-    suite = {(a.name, s.eval_set_id, c.eval_id) for a in plan.agents for s in a.eval_sets for c in s.file.eval_set.eval_cases}
-    missing = sorted(suite - ran)
-    if missing:
-        agent, set_id, eval_id = missing[0]
-        raise InputError(path, None, f"covers {len(suite) - len(missing)} of the {len(suite)} cases of {config} "
-                         f"(missing {agent}/{set_id}:{eval_id}): a --cases or shard run is not a baseline",
-                         "bless the results of a full run (`merge` the shards first)")
+    if why := why_not_a_baseline(results, build_plan(config)):
+        raise InputError(path, None, f"is not a baseline: {why}", "bless the results of a full run (`merge` every shard first)")
 
 
 def _ci_options(args: argparse.Namespace):

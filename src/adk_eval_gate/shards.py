@@ -106,3 +106,18 @@ def check_shard_matches(part: ResultsFile, name: str, plan: Plan) -> None:
                 raise InputError(name, "eval_sets", f"case {case.eval_id!r} is not in {key[0]}/{key[1]}", fix)
             if case.case_hash and case.case_hash != hashes[case.eval_id]:
                 raise InputError(name, "eval_sets", f"case {case.eval_id!r} of {key[0]}/{key[1]} differs from the eval set's", fix)
+
+
+def why_not_a_baseline(results: ResultsFile, plan: Plan) -> str | None:
+    """A baseline must be the whole suite, run to the end: every pull request is compared with it, and a case
+    missing from it would pass as `new` however badly it regressed."""
+    if results.interrupted:
+        return f"the run stopped early ({results.stop_reason or 'interrupted'})"
+    ran = {(s.agent, s.eval_set_id, c.eval_id) for s in results.eval_sets for c in s.cases}
+    suite = {(a.name, s.eval_set_id, c.eval_id) for a in plan.agents for s in a.eval_sets for c in s.file.eval_set.eval_cases}
+    missing = sorted(suite - ran)
+    if missing:
+        agent, set_id, eval_id = missing[0]
+        return (f"it covers {len(suite) - len(missing)} of the suite's {len(suite)} cases (missing "
+                f"{agent}/{set_id}:{eval_id}): a --cases run or a subset of the shards is not a baseline")
+    return None
