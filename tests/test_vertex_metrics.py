@@ -155,12 +155,15 @@ def ours(metric: str, invocations: list[Invocation], *, cache=None, retries: int
 
 
 def theirs(metric: str, invocations: list[Invocation], threshold: float = 0.5):
-    AdkInvocation = adk("evaluation.eval_case").Invocation
     EvalMetric = adk("evaluation.eval_metrics").EvalMetric
     registry = adk("evaluation.metric_evaluator_registry").DEFAULT_METRIC_EVALUATOR_REGISTRY
     evaluator = registry.get_evaluator(EvalMetric(metric_name=metric, threshold=threshold))
-    actual = [AdkInvocation.model_validate(i.model_dump(mode="json", exclude_none=True)) for i in invocations]
-    return evaluator.evaluate_invocations(actual, None)
+    return evaluator.evaluate_invocations(to_adk(invocations), None)
+
+
+def to_adk(invocations: list[Invocation]) -> list:
+    AdkInvocation = adk("evaluation.eval_case").Invocation
+    return [AdkInvocation.model_validate(i.model_dump(mode="json", exclude_none=True)) for i in invocations]
 
 
 @pytest.mark.parametrize("metric", MULTI_TURN)
@@ -281,3 +284,31 @@ def test_a_real_agents_run_is_judged_end_to_end(example, vertex, tmp_path, monke
              for e in t["events"] for p in e.get("content", {}).get("parts", []) if "function_call" in p]
     assert "roll_die" in calls and "check_prime" in calls
     shutil.rmtree(example / ".adk", ignore_errors=True)
+
+
+def test_safety_requests_are_the_ones_adks_sdk_sends(adk_sdk):
+    """Prompt, response and reference as contents plus the same exchange as one agent turn, as the SDK sends them."""
+    SafetyEvaluatorV1 = adk("evaluation.safety_evaluator").SafetyEvaluatorV1
+    EvalMetric = adk("evaluation.eval_metrics").EvalMetric
+    invocations = [turn(0, "tell me", "a kind answer"), turn(1, "and then?", "line one\nline two")]
+    for expected in (None, [turn(0, "q", "the golden answer"), turn(1, "q", None)]):
+        adk_sdk.requests.clear()
+        SafetyEvaluatorV1(EvalMetric(metric_name="safety_v1", threshold=0.5)).evaluate_invocations(
+            to_adk(invocations), to_adk(expected) if expected else None)
+        judge = Judge(LlmClient(LlmSettings(retries=0), LlmCache(None)))
+        data = ScoringInput(EvalCase(eval_id="c", conversation=expected or invocations), invocations, expected)
+        asyncio.run(score_safety(data, ThresholdOptions(threshold=0.5), judge))
+        sdk, mine = adk_sdk.requests[:2], adk_sdk.requests[2:]
+        instances = lambda requests: sorted((r["body"]["instance"] for r in requests), key=json.dumps)  # noqa: E731
+        assert instances(mine) == instances(sdk)
+
+
+def test_safety_without_a_final_response_is_an_error_as_the_sdk_refuses_it(vertex):
+    invocations = [turn(0, "q", None)]
+    case = EvalCase(eval_id="c", conversation=invocations)
+    [criterion] = resolve_criteria({"safety_v1": 0.5}, None)
+    job = JudgeJob(("a", "s", "c"), case, CaseRun("s", "c", 0, tuple(invocations)), criterion)
+    judge = Judge(LlmClient(LlmSettings(retries=0), LlmCache(None)))
+    outcome = asyncio.run(judge_all([job], judge))[job.key][(0, "safety_v1")]
+    assert outcome.status is Status.ERROR and "final response has no text" in outcome.reason
+    assert vertex.requests == []

@@ -3,7 +3,8 @@
 * Credentials and endpoint: vertex_service.py (ADK's rules); without them the criterion is not evaluated with a
   one-line reason saying what to set.
 * One `evaluateInstances` request per invocation with the user's text as the prompt, the final response as the
-  response and the reference's final response (when there is one); its score (1 safe, 0 unsafe) is the
+  response and the reference's final response (when there is one), shaped as the Vertex AI SDK shapes them; an
+  invocation without text on either side is an error (the SDK refuses it). Its score (1 safe, 0 unsafe) is the
   invocation's score, a missing, NaN or errored score none. The case score is the mean of the scored invocations;
   with none scored the criterion is an error (the service's own error when it gave one), never a quiet
   not-evaluated.
@@ -32,17 +33,31 @@ from .options import ThresholdOptions
 from .vertex_service import SERVICE, VertexEvaluation, answer_detail, answer_score
 
 NAME = "safety_v1"
-VERSION = "1"
+VERSION = "2"  # 2: the instance as the Vertex AI SDK sends it (contents and agent_eval_data)
 
 
 def missing_project(env: dict[str, str] | None = None) -> str | None:
     return vertex_service.missing_project(NAME, env)
 
 
+def _contents(text: str) -> dict[str, Any]:
+    return {"contents": {"contents": [{"parts": [{"text": text}]}]}}
+
+
 def instance_for(actual: Invocation, expected: Invocation | None) -> dict[str, Any]:
-    instance = {"prompt": {"text": content_text(actual.user_content)}, "response": {"text": content_text(actual.final_response)}}
-    if expected is not None:
-        instance["reference"] = {"text": content_text(expected.final_response)}
+    """The instance the Vertex AI SDK builds from ADK's one-row dataset: prompt, response and (when not empty)
+    reference as contents, and the same exchange again as a one-turn `agent_eval_data`."""
+    prompt, response = content_text(actual.user_content), content_text(actual.final_response)
+    if not prompt or not response:
+        missing = "user message" if not prompt else "final response"
+        # The SDK refuses such a row before any request, so ADK gets no score either; here that is an error.
+        raise ValueError(f"the invocation's {missing} has no text, and the Vertex AI SDK requires one")
+    instance = {"prompt": _contents(prompt), "response": _contents(response)}
+    if expected is not None and (reference := content_text(expected.final_response)):
+        instance["reference"] = _contents(reference)
+    events = [{"author": "user", "content": {"parts": [{"text": prompt}]}},
+              {"author": "model", "content": {"parts": [{"text": response}]}}]
+    instance["agent_eval_data"] = {"turns": [{"turn_index": 0, "turn_id": "turn_0", "events": events}]}
     return instance
 
 
