@@ -242,6 +242,13 @@ def test_cached_rerun_and_a_retried_503(vertex, tmp_path):
     assert again.score == 0.5 and len(vertex.requests) == 2 and judge.llm.stats[MULTI_TURN[1]].cache_hits == 1
     changed, _ = ours(MULTI_TURN[2], conversation("Bye!"), cache=tmp_path)  # another metric is another request
     assert changed.score == 0.5 and len(vertex.requests) == 3
+    # A live run draws new invocation and tool-call ids: the same conversation is still the same question.
+    redrawn = [i.model_copy(update={"invocation_id": f"e-{n}-new"}) for n, i in enumerate(conversation("Bye!"))]
+    redrawn[1] = Invocation.model_validate(json.loads(json.dumps(redrawn[1].model_dump(mode="json")).replace('"c1"', '"c9"')))
+    again, judge = ours(MULTI_TURN[1], redrawn, cache=tmp_path)
+    assert again.score == 0.5 and len(vertex.requests) == 3 and judge.llm.stats[MULTI_TURN[1]].cache_hits == 1
+    other, _ = ours(MULTI_TURN[1], conversation("Bye now!"), cache=tmp_path)  # but a changed answer is not
+    assert other.score == 0.5 and len(vertex.requests) == 4
 
 
 def test_without_a_project_it_says_what_to_set(monkeypatch):

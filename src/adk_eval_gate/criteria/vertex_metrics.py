@@ -8,7 +8,8 @@
   `AgentConfig`. Hand-authored `intermediate_data` (tool_uses) is not sent, as in ADK.
 * The last invocation carries the score, the earlier ones none (ADK marks them NOT_EVALUATED); the case score is
   that one score. No score is an error, never a quiet not-evaluated.
-* Credentials, endpoint, pool, budget, retries and cache: as for `safety_v1` (vertex_service.py).
+* Credentials, endpoint, pool, budget, retries and cache: as for `safety_v1` (vertex_service.py); the cache key
+  leaves out the ids a live run draws at random, so an unchanged conversation costs no second request.
 
 `response_evaluation_score` stays unavailable: see COHERENCE_UNAVAILABLE.
 """
@@ -82,6 +83,21 @@ def instance_for(invocations: Sequence[Invocation]) -> dict[str, Any]:
     return {"prompt": {"contents": {"contents": []}}, "agent_eval_data": agent_data(invocations)}
 
 
+def _without_run_ids(instance: dict[str, Any]) -> dict[str, Any]:
+    """The instance minus what every live run draws at random (invocation and tool-call ids), so that a re-run
+    with the same conversation is answered from the cache; the request itself carries them, as ADK's does."""
+    turns = []
+    for turn in instance["agent_eval_data"]["turns"]:
+        events = []
+        for event in turn["events"]:
+            parts = [{k: ({f: v for f, v in value.items() if f != "id"}
+                          if k in ("function_call", "function_response") and isinstance(value, dict) else value)
+                      for k, value in part.items()} for part in event.get("content", {}).get("parts", [])]
+            events.append({**event, **({"content": {**event["content"], "parts": parts}} if "content" in event else {})})
+        turns.append({**turn, "turn_id": None, "events": events})
+    return {**instance, "agent_eval_data": {**instance["agent_eval_data"], "turns": turns}}
+
+
 def multi_turn_scorer(metric: str):
     async def score(data: ScoringInput, options: ThresholdOptions, judge: Judge) -> MetricOutcome:
         if not data.actual:
@@ -90,7 +106,7 @@ def multi_turn_scorer(metric: str):
             return MetricOutcome.not_evaluated(reason, len(data.actual), Cause.NO_CREDENTIALS)
         instance = instance_for(data.actual)
         vertex = VertexEvaluation(judge.llm.settings.timeout)
-        key = cache_key(purpose=metric, version=VERSION, instance=instance)
+        key = cache_key(purpose=metric, version=VERSION, instance=_without_run_ids(instance))
         answer = await judge.llm.cached_call(metric, SERVICE, key, lambda: vertex.evaluate(metric, instance),
                                              credentials=lambda: missing_project(metric))
         value, detail = answer_score(answer), answer_detail(answer)
