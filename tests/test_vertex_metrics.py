@@ -319,3 +319,19 @@ def test_safety_without_a_final_response_is_an_error_as_the_sdk_refuses_it(verte
     outcome = asyncio.run(judge_all([job], judge))[job.key][(0, "safety_v1")]
     assert outcome.status is Status.ERROR and "final response has no text" in outcome.reason
     assert vertex.requests == []
+
+
+def test_validate_names_what_the_vertex_metrics_need(example, monkeypatch, capsys):
+    for name in ("GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI"):
+        monkeypatch.delenv(name, raising=False)
+    config = json.loads((example / "evals" / "eval_config.json").read_text())
+    config["criteria"] |= {"multi_turn_tool_use_quality_v1": 0.5, "response_evaluation_score": 0.5}
+    (example / "evals" / "eval_config.json").write_text(json.dumps(config))
+    assert main(["validate", "--config", str(example / "eval-gate.yml")]) == 0
+    out = capsys.readouterr().out
+    assert "note: multi_turn_tool_use_quality_v1 runs on the Vertex AI evaluation service and needs a Google Cloud" in out
+    assert "response_evaluation_score will be reported as not evaluated: ADK 2.13 scores" in out
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "p")
+    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
+    assert main(["validate", "--config", str(example / "eval-gate.yml")]) == 0
+    assert "note: multi_turn_tool_use_quality_v1" not in capsys.readouterr().out

@@ -31,6 +31,8 @@ from .vertex_service import SERVICE, VertexEvaluation, answer_detail, answer_sco
 
 MULTI_TURN = ("multi_turn_task_success_v1", "multi_turn_trajectory_quality_v1", "multi_turn_tool_use_quality_v1")
 VERSION = "1"
+# Every criterion that runs on the Vertex AI evaluation service, so needs its credentials rather than a judge model's.
+VERTEX_METRICS = ("safety_v1", *MULTI_TURN)
 
 COHERENCE_UNAVAILABLE = (
     "ADK 2.13 scores response_evaluation_score with the Vertex AI SDK's COHERENCE v1 LLM metric, whose prompt "
