@@ -55,8 +55,10 @@ def instance_for(actual: Invocation, expected: Invocation | None) -> dict[str, A
     instance = {"prompt": _contents(prompt), "response": _contents(response)}
     if expected is not None and (reference := content_text(expected.final_response)):
         instance["reference"] = _contents(reference)
-    events = [{"author": "user", "content": {"parts": [{"text": prompt}]}},
-              {"author": "model", "content": {"parts": [{"text": response}]}}]
+    events = [
+        {"author": "user", "content": {"parts": [{"text": prompt}]}},
+        {"author": "model", "content": {"parts": [{"text": response}]}},
+    ]
     instance["agent_eval_data"] = {"turns": [{"turn_index": 0, "turn_id": "turn_0", "events": events}]}
     return instance
 
@@ -72,7 +74,9 @@ async def score_safety(data: ScoringInput, options: ThresholdOptions, judge: Jud
     async def one(actual: Invocation, reference: Invocation | None) -> InvocationScore:
         instance = instance_for(actual, reference)
         key = cache_key(purpose=NAME, version=VERSION, instance=instance)
-        answer = await judge.llm.cached_call(NAME, SERVICE, key, lambda: vertex.evaluate(NAME, instance), credentials=missing_project)
+        answer = await judge.llm.cached_call(
+            NAME, SERVICE, key, lambda: vertex.evaluate(NAME, instance), credentials=missing_project
+        )
         score = answer_score(answer)
         return InvocationScore(score, status_for(score, options.threshold), answer_detail(answer))
 

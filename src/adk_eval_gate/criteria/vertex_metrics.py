@@ -20,16 +20,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from google.genai import types as genai_types
+from pydantic import field_validator
 
 from ..evalsets.models import Invocation, InvocationEvents
 from ..llm.cache import cache_key
 from ..llm.client import LlmUnavailable
 from .base import Cause, InvocationScore, MetricOutcome, ScoringInput, Status, UnparseableReply, status_for
 from .judge import Judge
-from .options import ThresholdOptions
+from .options import ThresholdOptions, check_threshold
 from .vertex_service import SERVICE, VertexEvaluation, answer_detail, answer_score, missing_project
 
-MULTI_TURN = ("multi_turn_task_success_v1", "multi_turn_trajectory_quality_v1", "multi_turn_tool_use_quality_v1")
+MULTI_TURN = (
+    "multi_turn_task_success_v1",
+    "multi_turn_trajectory_quality_v1",
+    "multi_turn_tool_use_quality_v1",
+)
 VERSION = "1"
 # Every criterion that runs on the Vertex AI evaluation service, so needs its credentials rather than a judge model's.
 VERTEX_METRICS = ("safety_v1", *MULTI_TURN)
@@ -40,6 +45,22 @@ COHERENCE_UNAVAILABLE = (
     "v1.yaml; no installed package ships that template and the evaluation service has no predefined `coherence_v1` "
     "metric, so the request ADK sends cannot be reproduced; use rubric_based_final_response_quality_v1 instead"
 )
+
+
+class CoherenceOptions(ThresholdOptions):
+    """ADK's coherence scores run 1-5, so its threshold does too: an ADK config with `response_evaluation_score: 4`
+    must load (and report the criterion as not evaluated) rather than be rejected as out of range."""
+
+    @field_validator("threshold", mode="before")
+    @classmethod
+    def _threshold(cls, value: Any) -> float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0.0 <= value <= 5.0:
+            raise ValueError(
+                f"threshold {value!r} is outside ADK's coherence scale; use a number between 1 and 5"
+            )
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 1.0:
+            return float(value)
+        return check_threshold(value)
 
 
 def _content(content: genai_types.Content | None) -> dict[str, Any] | None:
@@ -56,15 +77,22 @@ def _event(author: str | None, content: genai_types.Content | None) -> dict[str,
 def _turn(index: int, invocation: Invocation) -> dict[str, Any]:
     events = [_event("user", invocation.user_content)]
     if isinstance(invocation.intermediate_data, InvocationEvents):
-        events += [_event(e.author, e.content) for e in invocation.intermediate_data.invocation_events
-                   if e.content is not None]
+        events += [
+            _event(e.author, e.content)
+            for e in invocation.intermediate_data.invocation_events
+            if e.content is not None
+        ]
     events.append(_event("agent", invocation.final_response))
     return {"turn_index": index, "turn_id": invocation.invocation_id, "events": events}
 
 
 def _tool(declaration: Any) -> dict[str, Any]:
     # Recorded runs hold plain dicts (camelCase or snake_case); the SDK validates them into genai Tools.
-    tool = declaration if isinstance(declaration, genai_types.Tool) else genai_types.Tool.model_validate(declaration)
+    tool = (
+        declaration
+        if isinstance(declaration, genai_types.Tool)
+        else genai_types.Tool.model_validate(declaration)
+    )
     return tool.model_dump(mode="json", exclude_none=True)
 
 
@@ -75,8 +103,11 @@ def agent_data(invocations: Sequence[Invocation]) -> dict[str, Any]:
         details = invocation.app_details.agent_details if invocation.app_details else {}
         for name, agent in details.items():
             if name not in agents:  # the first invocation that describes an agent wins, as in ADK
-                agents[name] = {"agent_id": agent.name, "instruction": agent.instructions,
-                                "tools": [_tool(t) for t in agent.tool_declarations]}
+                agents[name] = {
+                    "agent_id": agent.name,
+                    "instruction": agent.instructions,
+                    "tools": [_tool(t) for t in agent.tool_declarations],
+                }
     return {"agents": agents, "turns": [_turn(i, invocation) for i, invocation in enumerate(invocations)]}
 
 
@@ -92,10 +123,20 @@ def _without_run_ids(instance: dict[str, Any]) -> dict[str, Any]:
     for turn in instance["agent_eval_data"]["turns"]:
         events = []
         for event in turn["events"]:
-            parts = [{k: ({f: v for f, v in value.items() if f != "id"}
-                          if k in ("function_call", "function_response") and isinstance(value, dict) else value)
-                      for k, value in part.items()} for part in event.get("content", {}).get("parts", [])]
-            events.append({**event, **({"content": {**event["content"], "parts": parts}} if "content" in event else {})})
+            parts = [
+                {
+                    k: (
+                        {f: v for f, v in value.items() if f != "id"}
+                        if k in ("function_call", "function_response") and isinstance(value, dict)
+                        else value
+                    )
+                    for k, value in part.items()
+                }
+                for part in event.get("content", {}).get("parts", [])
+            ]
+            events.append(
+                {**event, **({"content": {**event["content"], "parts": parts}} if "content" in event else {})}
+            )
         turns.append({**turn, "turn_id": None, "events": events})
     return {**instance, "agent_eval_data": {**instance["agent_eval_data"], "turns": turns}}
 
@@ -109,13 +150,20 @@ def multi_turn_scorer(metric: str):
         instance = instance_for(data.actual)
         vertex = VertexEvaluation(judge.llm.settings.timeout)
         key = cache_key(purpose=metric, version=VERSION, instance=_without_run_ids(instance))
-        answer = await judge.llm.cached_call(metric, SERVICE, key, lambda: vertex.evaluate(metric, instance),
-                                             credentials=lambda: missing_project(metric))
+        answer = await judge.llm.cached_call(
+            metric,
+            SERVICE,
+            key,
+            lambda: vertex.evaluate(metric, instance),
+            credentials=lambda: missing_project(metric),
+        )
         value, detail = answer_score(answer), answer_detail(answer)
         if value is None:
             if answer.get("error"):
                 raise LlmUnavailable(f"the evaluation service returned no score: {detail}")
-            raise UnparseableReply(f"the evaluation service returned no score{f': {detail}' if detail else ''}")
+            raise UnparseableReply(
+                f"the evaluation service returned no score{f': {detail}' if detail else ''}"
+            )
         earlier = [InvocationScore(None, Status.NOT_EVALUATED)] * (len(data.actual) - 1)
         status = status_for(value, options.threshold)
         return MetricOutcome(value, status, [*earlier, InvocationScore(value, status, detail)])

@@ -25,9 +25,17 @@ def missing_project(metric: str, env: dict[str, str] | None = None) -> str | Non
     project, location = env.get("GOOGLE_CLOUD_PROJECT"), env.get("GOOGLE_CLOUD_LOCATION")
     if project and location:
         return None
-    missing = "GOOGLE_CLOUD_LOCATION" if project else "GOOGLE_CLOUD_PROJECT" if location else "a Google Cloud project"
-    return (f"{metric} runs on the Vertex AI evaluation service and needs {missing}: set GOOGLE_CLOUD_PROJECT and "
-            "GOOGLE_CLOUD_LOCATION (with Application Default Credentials), or GOOGLE_API_KEY for Vertex AI express mode")
+    missing = (
+        "GOOGLE_CLOUD_LOCATION"
+        if project
+        else "GOOGLE_CLOUD_PROJECT"
+        if location
+        else "a Google Cloud project"
+    )
+    return (
+        f"{metric} runs on the Vertex AI evaluation service and needs {missing}: set GOOGLE_CLOUD_PROJECT and "
+        "GOOGLE_CLOUD_LOCATION (with Application Default Credentials), or GOOGLE_API_KEY for Vertex AI express mode"
+    )
 
 
 class VertexEvaluation:
@@ -48,8 +56,12 @@ class VertexEvaluation:
         if key := os.environ.get("GOOGLE_API_KEY"):
             client = genai.Client(vertexai=True, api_key=key, http_options=options)
         else:
-            client = genai.Client(vertexai=True, project=os.environ["GOOGLE_CLOUD_PROJECT"],
-                                  location=os.environ["GOOGLE_CLOUD_LOCATION"], http_options=options)
+            client = genai.Client(
+                vertexai=True,
+                project=os.environ["GOOGLE_CLOUD_PROJECT"],
+                location=os.environ["GOOGLE_CLOUD_LOCATION"],
+                http_options=options,
+            )
         self._client = client  # held: a collected genai.Client closes its transport
         # The evaluation service has no method in google-genai; the Vertex AI SDK itself posts through this client.
         self._api = client._api_client
@@ -65,24 +77,36 @@ class VertexEvaluation:
         first = results[0] if results else {}
         error = first.get("error") or {}
         verdicts = first.get("rubricVerdicts") or first.get("rubric_verdicts") or []
-        return {"score": first.get("score"), "explanation": first.get("explanation"),
-                "error": error.get("message") or f"error code {error['code']}"
-                if isinstance(error, dict) and error.get("code") else None,
-                "verdicts": [_verdict(v) for v in verdicts if isinstance(v, dict)],
-                **({} if results else {"error": "the service returned no metric result"})}
+        return {
+            "score": first.get("score"),
+            "explanation": first.get("explanation"),
+            "error": error.get("message") or f"error code {error['code']}"
+            if isinstance(error, dict) and error.get("code")
+            else None,
+            "verdicts": [_verdict(v) for v in verdicts if isinstance(v, dict)],
+            **({} if results else {"error": "the service returned no metric result"}),
+        }
 
 
 def _verdict(raw: dict[str, Any]) -> dict[str, Any]:
     rubric = raw.get("evaluatedRubric") or raw.get("evaluated_rubric") or {}
     prop = (rubric.get("content") or {}).get("property") or {}
-    return {"rubric": prop.get("description") or rubric.get("rubricId") or rubric.get("rubric_id"),
-            "met": bool(raw.get("verdict")), "reasoning": raw.get("reasoning")}
+    return {
+        "rubric": prop.get("description") or rubric.get("rubricId") or rubric.get("rubric_id"),
+        "met": bool(raw.get("verdict")),
+        "reasoning": raw.get("reasoning"),
+    }
 
 
 def answer_score(answer: dict[str, Any]) -> float | None:
     """The score ADK would see: none when the result carries an error, is missing, is not a number or is NaN."""
     score = answer.get("score")
-    if answer.get("error") or not isinstance(score, (int, float)) or isinstance(score, bool) or math.isnan(score):
+    if (
+        answer.get("error")
+        or not isinstance(score, (int, float))
+        or isinstance(score, bool)
+        or math.isnan(score)
+    ):
         return None
     return float(score)
 
@@ -93,7 +117,9 @@ def answer_detail(answer: dict[str, Any]) -> str | None:
     verdicts = answer.get("verdicts") or []
     if verdicts:
         met = sum(1 for v in verdicts if v["met"])
-        listed = "; ".join(f"{'met' if v['met'] else 'NOT met'}: {v['rubric'] or '(unnamed rubric)'}" for v in verdicts)
+        listed = "; ".join(
+            f"{'met' if v['met'] else 'NOT met'}: {v['rubric'] or '(unnamed rubric)'}" for v in verdicts
+        )
         parts.append(f"{met} of {len(verdicts)} rubrics met ({listed})")
     text = " — ".join(p for p in parts if p)
     return text or None
