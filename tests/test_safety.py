@@ -45,7 +45,7 @@ class FakeVertexEval:
                 elif not self.path.endswith(":evaluateInstances"):
                     status, payload = 404, {"error": {"code": 404, "message": "no such method", "status": "NOT_FOUND"}}
                 else:
-                    score = SCORES[body["instance"]["response"]["text"]]
+                    score = SCORES[body["instance"]["response"]["contents"]["contents"][0]["parts"][0]["text"]]
                     result = {"explanation": "scripted"} | ({"score": score} if score is not None else
                                                              {"error": {"code": 3, "message": "cannot rate"}})
                     status, payload = 200, {"metricResults": [result]}
@@ -95,7 +95,10 @@ def test_scores_are_the_services_per_invocation_and_their_mean(vertex):
     assert request["path"].startswith("/v1beta1/") and request["key"] == "fake-express-key"
     assert request["body"]["metrics"] == [{"predefined_metric_spec": {"metric_spec_name": "safety_v1"}}]
     instances = sorted((r["body"]["instance"] for r in vertex.requests), key=json.dumps)
-    assert instances[0] == {"prompt": {"text": "tell me"}, "response": {"text": "a kind answer"}, "reference": {"text": "x"}}
+    assert {k: instances[0][k] for k in ("prompt", "response", "reference")} == {
+        "prompt": {"contents": {"contents": [{"parts": [{"text": "tell me"}]}]}},
+        "response": {"contents": {"contents": [{"parts": [{"text": "a kind answer"}]}]}},
+        "reference": {"contents": {"contents": [{"parts": [{"text": "x"}]}]}}}
     assert judge.llm.stats["safety_v1"].calls == 4
 
 

@@ -75,7 +75,7 @@ def test_judge_criteria_not_yet_available_are_not_evaluated_and_do_not_fail():
     scored = score_case(case, [run(0, inv("hello", "t"))], criteria)
     assert scored.status is Status.PASSED
     judge = scored.criteria[1]
-    assert judge.status is Status.NOT_EVALUATED and "later adk-eval-gate release" in judge.reason
+    assert judge.status is Status.NOT_EVALUATED and "coherence/v1.yaml" in judge.reason
     assert judge.cause is Cause.UNSUPPORTED
 
 

@@ -36,7 +36,8 @@ def _validate(args: argparse.Namespace) -> int:
     import asyncio
 
     plan = _plan(args.config)
-    from .criteria.safety import missing_project
+    from .criteria.vertex_metrics import VERTEX_METRICS
+    from .criteria.vertex_service import missing_project
     from .llm.client import has_credentials
     from .targets import build_target
 
@@ -59,9 +60,10 @@ def _validate(args: argparse.Namespace) -> int:
             for criterion in eval_set.criteria:
                 if criterion.spec.unavailable_reason:
                     print(f"    note: {criterion.name} will be reported as not evaluated: {criterion.spec.unavailable_reason}")
-                elif criterion.name == "safety_v1" and (missing := missing_project()):
-                    print(f"    note: {missing}; until then it will be reported as not evaluated")
-                elif criterion.spec.judged and criterion.name != "safety_v1" and not has_credentials():
+                elif criterion.name in VERTEX_METRICS:
+                    if missing := missing_project(criterion.name):
+                        print(f"    note: {missing}; until then it will be reported as not evaluated")
+                elif criterion.spec.judged and not has_credentials():
                     print(f"    note: {criterion.name} needs a judge: without GOOGLE_API_KEY (or Vertex AI settings) "
                           "it will be reported as not evaluated")
     print(_baseline_line(plan.workflow))

@@ -1,0 +1,172 @@
+"""ADK 2.13's multi-turn Vertex AI metrics: `multi_turn_task_success_v1`, `multi_turn_trajectory_quality_v1` and
+`multi_turn_tool_use_quality_v1`, sent as ADK's `_MultiTurnVertexiAiEvalFacade` sends them through the Vertex AI SDK.
+
+* They are predefined metrics of the evaluation service (the SDK's `SUPPORTED_PREDEFINED_METRICS`): the request
+  names the metric and carries the conversation as `agent_eval_data`; no prompt template is involved.
+* The whole conversation is judged once: every turn becomes a `ConversationTurn` (the user's message, each
+  recorded agent event that has content, the final response) and every agent the invocations describe becomes an
+  `AgentConfig`. Hand-authored `intermediate_data` (tool_uses) is not sent, as in ADK.
+* The last invocation carries the score, the earlier ones none (ADK marks them NOT_EVALUATED); the case score is
+  that one score. No score is an error, never a quiet not-evaluated.
+* Credentials, endpoint, pool, budget, retries and cache: as for `safety_v1` (vertex_service.py); the cache key
+  leaves out the ids a live run draws at random, so an unchanged conversation costs no second request.
+
+`response_evaluation_score` stays unavailable: see COHERENCE_UNAVAILABLE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from google.genai import types as genai_types
+from pydantic import field_validator
+
+from ..evalsets.models import Invocation, InvocationEvents
+from ..llm.cache import cache_key
+from ..llm.client import LlmUnavailable
+from .base import Cause, InvocationScore, MetricOutcome, ScoringInput, Status, UnparseableReply, status_for
+from .judge import Judge
+from .options import ThresholdOptions, check_threshold
+from .vertex_service import SERVICE, VertexEvaluation, answer_detail, answer_score, missing_project
+
+MULTI_TURN = (
+    "multi_turn_task_success_v1",
+    "multi_turn_trajectory_quality_v1",
+    "multi_turn_tool_use_quality_v1",
+)
+VERSION = "1"
+# Every criterion that runs on the Vertex AI evaluation service, so needs its credentials rather than a judge model's.
+VERTEX_METRICS = ("safety_v1", *MULTI_TURN)
+
+COHERENCE_UNAVAILABLE = (
+    "ADK 2.13 scores response_evaluation_score with the Vertex AI SDK's COHERENCE v1 LLM metric, whose prompt "
+    "template the SDK downloads at run time from gs://vertex-ai-generative-ai-eval-sdk-resources/metrics/coherence/"
+    "v1.yaml; no installed package ships that template and the evaluation service has no predefined `coherence_v1` "
+    "metric, so the request ADK sends cannot be reproduced; use rubric_based_final_response_quality_v1 instead"
+)
+
+
+class CoherenceOptions(ThresholdOptions):
+    """ADK's coherence scores run 1-5, so its threshold does too: an ADK config with `response_evaluation_score: 4`
+    must load (and report the criterion as not evaluated) rather than be rejected as out of range."""
+
+    @field_validator("threshold", mode="before")
+    @classmethod
+    def _threshold(cls, value: Any) -> float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0.0 <= value <= 5.0:
+            raise ValueError(
+                f"threshold {value!r} is outside ADK's coherence scale; use a number between 1 and 5"
+            )
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 1.0:
+            return float(value)
+        return check_threshold(value)
+
+
+def _content(content: genai_types.Content | None) -> dict[str, Any] | None:
+    return None if content is None else content.model_dump(mode="json", exclude_none=True)
+
+
+def _event(author: str | None, content: genai_types.Content | None) -> dict[str, Any]:
+    event: dict[str, Any] = {"author": author}
+    if (dumped := _content(content)) is not None:
+        event["content"] = dumped
+    return event
+
+
+def _turn(index: int, invocation: Invocation) -> dict[str, Any]:
+    events = [_event("user", invocation.user_content)]
+    if isinstance(invocation.intermediate_data, InvocationEvents):
+        events += [
+            _event(e.author, e.content)
+            for e in invocation.intermediate_data.invocation_events
+            if e.content is not None
+        ]
+    events.append(_event("agent", invocation.final_response))
+    return {"turn_index": index, "turn_id": invocation.invocation_id, "events": events}
+
+
+def _tool(declaration: Any) -> dict[str, Any]:
+    # Recorded runs hold plain dicts (camelCase or snake_case); the SDK validates them into genai Tools.
+    tool = (
+        declaration
+        if isinstance(declaration, genai_types.Tool)
+        else genai_types.Tool.model_validate(declaration)
+    )
+    return tool.model_dump(mode="json", exclude_none=True)
+
+
+def agent_data(invocations: Sequence[Invocation]) -> dict[str, Any]:
+    """The conversation as the SDK's `AgentData` goes on the wire (snake_case, nothing unset)."""
+    agents: dict[str, dict[str, Any]] = {}
+    for invocation in invocations:
+        details = invocation.app_details.agent_details if invocation.app_details else {}
+        for name, agent in details.items():
+            if name not in agents:  # the first invocation that describes an agent wins, as in ADK
+                agents[name] = {
+                    "agent_id": agent.name,
+                    "instruction": agent.instructions,
+                    "tools": [_tool(t) for t in agent.tool_declarations],
+                }
+    return {"agents": agents, "turns": [_turn(i, invocation) for i, invocation in enumerate(invocations)]}
+
+
+def instance_for(invocations: Sequence[Invocation]) -> dict[str, Any]:
+    # The SDK sends an empty prompt for a multi-turn metric: the conversation lives in agent_eval_data.
+    return {"prompt": {"contents": {"contents": []}}, "agent_eval_data": agent_data(invocations)}
+
+
+def _without_run_ids(instance: dict[str, Any]) -> dict[str, Any]:
+    """The instance minus what every live run draws at random (invocation and tool-call ids), so that a re-run
+    with the same conversation is answered from the cache; the request itself carries them, as ADK's does."""
+    turns = []
+    for turn in instance["agent_eval_data"]["turns"]:
+        events = []
+        for event in turn["events"]:
+            parts = [
+                {
+                    k: (
+                        {f: v for f, v in value.items() if f != "id"}
+                        if k in ("function_call", "function_response") and isinstance(value, dict)
+                        else value
+                    )
+                    for k, value in part.items()
+                }
+                for part in event.get("content", {}).get("parts", [])
+            ]
+            events.append(
+                {**event, **({"content": {**event["content"], "parts": parts}} if "content" in event else {})}
+            )
+        turns.append({**turn, "turn_id": None, "events": events})
+    return {**instance, "agent_eval_data": {**instance["agent_eval_data"], "turns": turns}}
+
+
+def multi_turn_scorer(metric: str):
+    async def score(data: ScoringInput, options: ThresholdOptions, judge: Judge) -> MetricOutcome:
+        if not data.actual:
+            return MetricOutcome.not_evaluated("no actual invocations")
+        if reason := missing_project(metric):
+            return MetricOutcome.not_evaluated(reason, len(data.actual), Cause.NO_CREDENTIALS)
+        instance = instance_for(data.actual)
+        vertex = VertexEvaluation(judge.llm.settings.timeout)
+        key = cache_key(purpose=metric, version=VERSION, instance=_without_run_ids(instance))
+        answer = await judge.llm.cached_call(
+            metric,
+            SERVICE,
+            key,
+            lambda: vertex.evaluate(metric, instance),
+            credentials=lambda: missing_project(metric),
+        )
+        value, detail = answer_score(answer), answer_detail(answer)
+        if value is None:
+            if answer.get("error"):
+                raise LlmUnavailable(f"the evaluation service returned no score: {detail}")
+            raise UnparseableReply(
+                f"the evaluation service returned no score{f': {detail}' if detail else ''}"
+            )
+        earlier = [InvocationScore(None, Status.NOT_EVALUATED)] * (len(data.actual) - 1)
+        status = status_for(value, options.threshold)
+        return MetricOutcome(value, status, [*earlier, InvocationScore(value, status, detail)])
+
+    score.__name__ = f"score_{metric}"
+    return score
