@@ -106,6 +106,10 @@ def test_a_selected_run_on_the_default_branch_never_overwrites_the_baseline(exam
     assert "baseline not stored: --cases ran only part of the suite" in capsys.readouterr().out  # the verdict line
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["summary"]["total"] == 1
+    # the cases not chosen were not run, not removed: the comparison speaks of roll_6 alone
+    comparison = json.loads((tmp_path / "out" / "comparison.json").read_text())
+    assert {row["eval_id"] for row in comparison["rows"]} == {"roll_6"}
+    assert "removed" not in {row["verdict"] for row in comparison["rows"]}
 
 
 def test_baseline_update_refuses_the_results_of_a_selected_run(example, tmp_path, capsys):

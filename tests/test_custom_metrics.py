@@ -166,3 +166,34 @@ def test_an_unimportable_function_is_not_evaluated_with_the_reason(project, tmp_
         metric["status"] == "not_evaluated"
         and "could not import custom metric function from nowhere.fn" in metric["reason"]
     )
+
+
+FLAKY = '''
+from google.adk.evaluation.evaluator import EvalStatus, EvaluationResult, PerInvocationResult
+
+calls = []
+
+
+def flaky(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    """Scores 1 on its first call; its backend is down after that."""
+    calls.append(1)
+    if len(calls) > 1:
+        raise RuntimeError("metric backend down")
+    per = [PerInvocationResult(actual_invocation=a, score=1.0, eval_status=EvalStatus.PASSED) for a in actual_invocations]
+    return EvaluationResult(overall_score=1.0, per_invocation_results=per, overall_eval_status=EvalStatus.PASSED)
+'''
+
+
+def test_agent_evaluator_fails_when_a_metric_broke_in_one_run_of_two(project, tmp_path):
+    """One good run must not stand for the one whose metric raised: no score is no pass."""
+    (project / "flaky_metrics.py").write_text(FLAKY)
+    one = tmp_path / "one"
+    one.mkdir()
+    data = json.loads((project / "evals" / "dice.evalset.json").read_text())
+    data["eval_cases"] = data["eval_cases"][:1]
+    (one / "one.evalset.json").write_text(json.dumps(data))
+    (one / "test_config.json").write_text(json.dumps({
+        "criteria": {"flaky": 0.5}, "custom_metrics": {"flaky": {"code_config": {"name": "flaky_metrics.flaky"}}}}))
+    with pytest.raises(AssertionError, match="flaky for hello_world could not be scored"):
+        asyncio.run(AgentEvaluator.evaluate("hello_world", str(one / "one.evalset.json"), num_runs=2,
+                                            print_detailed_results=False))

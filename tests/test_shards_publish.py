@@ -32,6 +32,10 @@ def test_shards_cover_every_case_once_and_merge_into_the_unsharded_verdict(examp
     assert code == 0
     merged = json.loads((tmp_path / "merged" / "comparison.json").read_text())
     assert merged["verdict"] == "pass" and {s["cases_compared"] for s in merged["summaries"]} == {6}
+    # what the shards spent, added up (the report's spend line reads it)
+    spent = json.loads((tmp_path / "merged" / "results.json").read_text())["agent_usage"]["hello_world"]
+    calls = [s["agent_usage"]["hello_world"]["model_calls"] for s in shards]
+    assert all(calls) and spent["model_calls"] == sum(calls)
     assert "adk-eval-gate passed" in capsys.readouterr().out
     assert main(["merge", str(tmp_path / "s1" / "results.json"), str(tmp_path / "s1" / "results.json"), "--config", config,
                  "--output-dir", str(tmp_path / "dup")]) == 2

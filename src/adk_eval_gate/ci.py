@@ -41,7 +41,7 @@ from .report.outputs import annotations, junit_xml, verdict_lines, write_outputs
 from .results.build import write_results
 from .results.models import ResultsFile
 from .sampling.decider import Decider, has_adaptive_runs
-from .shards import shard_plan, why_not_a_baseline
+from .shards import only_cases_of, shard_plan, why_not_a_baseline
 
 
 @dataclass
@@ -140,6 +140,8 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
     labels, label_warning = current_labels(context) if mode == "pull_request" else (context.labels, None)
     if label_warning:
         notes.append(label_warning)
+    if options.cases and outcome.baseline is not None:
+        outcome.baseline.results = only_cases_of(outcome.baseline.results, results)
     comparison = build_comparison(results, outcome, gate, [*labels, *options.labels], max_age_days=max_age)
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
     write_text_atomic(out / "junit.xml", junit_xml(results, comparison, plan.workflow.base_dir, root))
@@ -228,7 +230,7 @@ def _github_outputs(results: ResultsFile, comparison: Comparison, base_dir: Path
             "verdict": comparison.verdict,
             "regressions": str(sum(s.verdict == "regressed" for s in [*comparison.pooled, *comparison.summaries])),
             "regressed-cases": str(len(regression_cases(comparison))),  # the comment's "cases behind the regressions"
-            "failed-cases": str(results.summary.failed + results.summary.error),
+            "failed-cases": str(results.summary.failed + results.summary.error + results.summary.not_run),
             "results-path": str(out / "results.json"),
             "comparison-path": str(out / "comparison.json"),
             "report-path": str(out / "report.md"),

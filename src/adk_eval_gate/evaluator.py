@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import io
 import json
 import os
 import statistics
@@ -26,7 +27,7 @@ from .criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
 from .evalsets.eval_config import EvalConfigData, parse_eval_config, sibling_test_config
 from .evalsets.loader import EvalSetFile, load_eval_set, parse_eval_set
 from .evalsets.models import Invocation, SessionInput, content_text, tool_calls
-from .files import load_json
+from .files import append_text, load_json
 from .plan import AgentRunPlan, EvalSetPlan, Plan
 from .results.models import CaseResult, EvalSetResult
 from .targets.adk import AdkTarget
@@ -303,12 +304,12 @@ def _write_csv(rows: list[dict[str, Any]], output_file: str) -> None:
         return
     path = Path(output_file)
     path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.is_file()
-    with path.open("a", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        if new:
-            writer.writeheader()
-        writer.writerows(rows)
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+    if not path.is_file():
+        writer.writeheader()
+    writer.writerows(rows)
+    append_text(path, buffer.getvalue())  # masks any secret the agent echoed, like every file we write
 
 
 def failures_for(
@@ -322,6 +323,10 @@ def failures_for(
     failures: list[str] = []
     for case in result.cases:
         for name in case.metrics:
+            if case.metrics[name].status == "error":
+                # A judge or metric that broke in any run is no pass, whatever the other runs' turns say.
+                failures.append(f"{name} for {agent_module} could not be scored: {case.metrics[name].reason}")
+                continue
             verdict = metric_verdict(case, expected.get(case.eval_id, []), name)
             if not verdict.turns:
                 continue  # every run errored: reported below, as ADK reports a run without metric results

@@ -213,4 +213,6 @@ def _explain(case: CaseResult, expected: list) -> str:
     for run in case.runs:
         if run.error:
             lines.append(f"run {run.run + 1} errored: {run.error}")
-    return "\n".join(lines)
+    from .redaction import redact
+
+    return redact("\n".join(lines))  # pytest prints it and writes it to --junitxml: no secret the agent echoed

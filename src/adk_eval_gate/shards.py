@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from typing import Any
+
+from pydantic import BaseModel
 
 from .errors import InputError
 from .plan import AgentRunPlan, EvalSetPlan, Plan
@@ -58,6 +61,9 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
     owner = {(s.agent, s.eval_set_id, c.eval_id): parts[0][0] for s in merged.eval_sets for c in s.cases}
     for name, part in parts[1:]:
         merged.interrupted = merged.interrupted or part.interrupted
+        merged.stop_reason = merged.stop_reason or part.stop_reason
+        merged.judge = _summed(merged.judge, part.judge)
+        merged.agent_usage = _summed(merged.agent_usage, part.agent_usage)
         merged.timings.duration_seconds = max(merged.timings.duration_seconds, part.timings.duration_seconds)
         merged.timings.inference_seconds = max(merged.timings.inference_seconds, part.timings.inference_seconds)
         merged.timings.finished_at = max(merged.timings.finished_at, part.timings.finished_at)
@@ -121,3 +127,37 @@ def why_not_a_baseline(results: ResultsFile, plan: Plan) -> str | None:
         return (f"it covers {len(suite) - len(missing)} of the suite's {len(suite)} cases (missing "
                 f"{agent}/{set_id}:{eval_id}): a --cases run or a subset of the shards is not a baseline")
     return None
+
+
+def _summed(a: Any, b: Any) -> Any:
+    """Usage counts of two shards added up, field by field: numbers summed (an unknown cost stays unknown),
+    lists united, mappings merged by key, nested counts summed the same way."""
+    if a is None or b is None:
+        return a if b is None else b if a is None else None
+    if isinstance(a, BaseModel):
+        return type(a).model_validate({
+            name: None if name.endswith("cost_usd") and None in (getattr(a, name), getattr(b, name))
+            else _summed(getattr(a, name), getattr(b, name))
+            for name in type(a).model_fields})
+    if isinstance(a, dict):
+        return {key: _summed(a.get(key), b.get(key)) if key in a and key in b else a.get(key, b.get(key))
+                for key in {**a, **b}}
+    if isinstance(a, list):
+        return sorted(set(a) | set(b))
+    if isinstance(a, bool):
+        return a or b
+    if isinstance(a, int | float):
+        return round(a + b, 6) if isinstance(a, float) or isinstance(b, float) else a + b
+    return a
+
+
+def only_cases_of(baseline: ResultsFile, current: ResultsFile) -> ResultsFile:
+    """The baseline cut to the cases a `--cases` run chose: the rest were not run, not removed."""
+    chosen = {(s.agent, s.eval_set_id, c.eval_id) for s in current.eval_sets for c in s.cases}
+    cut = baseline.model_copy(deep=True)
+    for eval_set in cut.eval_sets:
+        eval_set.cases = [c for c in eval_set.cases if (eval_set.agent, eval_set.eval_set_id, c.eval_id) in chosen]
+        eval_set.summary = count(c.status for c in eval_set.cases)
+    cut.eval_sets = [s for s in cut.eval_sets if s.cases]
+    cut.summary = count(c.status for s in cut.eval_sets for c in s.cases)
+    return cut

@@ -138,7 +138,8 @@ _NOUNS = {"below threshold": ("case below threshold", "cases below threshold"),
           "not evaluated": ("criterion not evaluated", "criteria not evaluated"),
           "not comparable": ("row not comparable", "rows not comparable"),
           "inconclusive": ("inconclusive comparison", "inconclusive comparisons"),
-          "no baseline": ("no baseline", "no baseline")}
+          "no baseline": ("no baseline", "no baseline"),
+          "not run": ("case not run", "cases not run")}
 
 
 def _counted(kind: str, n: int) -> str:
@@ -171,7 +172,7 @@ def verdict_lines(comparison: Comparison, results: ResultsFile, *, comment_url: 
         first += f" · comment: {comment_url}"
     s = results.summary
     second = (f"adk-eval-gate: {s.total} case(s): {s.passed} passed, {s.failed} failed, {s.error} error(s), "
-              f"{s.not_evaluated} not evaluated · baseline: "
+              f"{s.not_evaluated} not evaluated" + (f", {s.not_run} not run" if s.not_run else "") + " · baseline: "
               + (f"{comparison.baseline.source}" if comparison.baseline else "none"))
     if baseline_note:
         second += f" · {baseline_note}"
