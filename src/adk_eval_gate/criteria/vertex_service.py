@@ -176,6 +176,7 @@ async def llm_metric_template(metric: str, version: str, cache: LlmCache) -> dic
 
 def _download_template(metric: str, version: str) -> dict[str, Any]:
     import requests
+    from google.auth.exceptions import GoogleAuthError
 
     session = _storage_session()
     tried = []
@@ -187,6 +188,8 @@ def _download_template(metric: str, version: str) -> dict[str, Any]:
             response = session.get(url, timeout=60)
         except requests.RequestException as exc:
             raise LlmUnavailable(f"could not download {uri}: {exc}", transient=True) from None
+        except GoogleAuthError as exc:  # e.g. Application Default Credentials that cannot be refreshed
+            raise LlmUnavailable(f"could not download {uri}: credentials: {exc}") from None
         if response.status_code == 404:
             tried.append(uri)
             continue
