@@ -71,11 +71,11 @@ def test_errored_run_makes_case_error_but_other_runs_still_scored():
 
 def test_judge_criteria_not_yet_available_are_not_evaluated_and_do_not_fail():
     case = EvalCase(eval_id="c", conversation=[inv("hello", "t")])
-    criteria = resolve_criteria({"tool_trajectory_avg_score": 1.0, "response_evaluation_score": 0.5}, None)
+    criteria = resolve_criteria({"tool_trajectory_avg_score": 1.0, "no_code": 0.5}, None, custom_metrics=["no_code"])
     scored = score_case(case, [run(0, inv("hello", "t"))], criteria)
     assert scored.status is Status.PASSED
     judge = scored.criteria[1]
-    assert judge.status is Status.NOT_EVALUATED and "coherence/v1.yaml" in judge.reason
+    assert judge.status is Status.NOT_EVALUATED and "code_config names no function" in judge.reason
     assert judge.cause is Cause.UNSUPPORTED
 
 

@@ -22,7 +22,6 @@ from adk_eval_gate.criteria.judging import JudgeJob, judge_all
 from adk_eval_gate.criteria.options import ThresholdOptions
 from adk_eval_gate.criteria.registry import REGISTRY, resolve_criteria
 from adk_eval_gate.criteria.safety import score_safety
-from adk_eval_gate.criteria.scoring import score_case
 from adk_eval_gate.criteria.vertex_metrics import MULTI_TURN, multi_turn_scorer
 from adk_eval_gate.errors import InputError
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
@@ -345,34 +344,21 @@ def test_without_a_project_it_says_what_to_set(monkeypatch):
     assert "GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION" in outcome.reason and "\n" not in outcome.reason
 
 
-def test_coherence_says_exactly_what_is_missing():
-    spec = REGISTRY["response_evaluation_score"]
-    assert (
-        spec.unavailable_reason
-        and "gs://vertex-ai-generative-ai-eval-sdk-resources/metrics/coherence/v1.yaml"
-        in (spec.unavailable_reason)
-    )
-    case = EvalCase(eval_id="c", conversation=[turn(0, "q", "a")])
-    result = score_case(
-        case,
-        [CaseRun("s", "c", 0, (turn(0, "q", "a"),))],
-        resolve_criteria({"response_evaluation_score": 0.5}, None),
-    )
-    assert result.criteria[0].status is Status.NOT_EVALUATED and "coherence_v1" in result.criteria[0].reason
+def test_coherence_takes_adks_1_to_5_threshold():
     # ADK's 1-5 scale: an ADK config's threshold loads; beyond the scale it is still an input error.
     assert resolve_criteria({"response_evaluation_score": 4}, None)[0].threshold == 4.0
     with pytest.raises(InputError, match="between 1 and 5"):
         resolve_criteria({"response_evaluation_score": 6}, "eval_config.json")
     with pytest.raises(InputError, match="outside"):
         resolve_criteria({"multi_turn_task_success_v1": 4}, "eval_config.json")
-    for metric in MULTI_TURN:
+    for metric in (*MULTI_TURN, "response_evaluation_score"):
         assert REGISTRY[metric].unavailable_reason is None and REGISTRY[metric].judge_scorer is not None
 
 
 def test_a_real_agents_run_is_judged_end_to_end(example, vertex, tmp_path, monkeypatch):
     """hello_world through google-adk's runner; the whole dialogue, tool calls included, reaches the service."""
     config = json.loads((example / "evals" / "eval_config.json").read_text())
-    config["criteria"] |= {"multi_turn_task_success_v1": 0.6, "response_evaluation_score": 4}
+    config["criteria"] |= {"multi_turn_task_success_v1": 0.6}
     (example / "evals" / "eval_config.json").write_text(json.dumps(config))
     vertex.replies = {"13, 17 are prime numbers.": scored(0.4)}  # whatever else answers 0.5
     monkeypatch.chdir(example)
@@ -384,8 +370,6 @@ def test_a_real_agents_run_is_judged_end_to_end(example, vertex, tmp_path, monke
     assert metric["dice_then_primes"]["score"] == 0.4 and metric["roll_6"]["score"] == 0.5
     # The first turn is not scored on its own.
     assert metric["dice_then_primes"]["per_invocation"] == [None, 0.4]
-    coherence = cases["roll_6"]["metrics"]["response_evaluation_score"]
-    assert coherence["status"] == "not_evaluated" and coherence["threshold"] == 4.0
     bodies = [r["body"] for r in vertex.requests]
     assert len(bodies) == len(cases)
     calls = [
@@ -440,7 +424,7 @@ def test_validate_names_what_the_vertex_metrics_need(example, monkeypatch, capsy
     ):
         monkeypatch.delenv(name, raising=False)
     config = json.loads((example / "evals" / "eval_config.json").read_text())
-    config["criteria"] |= {"multi_turn_tool_use_quality_v1": 0.5, "response_evaluation_score": 0.5}
+    config["criteria"] |= {"multi_turn_tool_use_quality_v1": 0.5, "response_evaluation_score": 4}
     (example / "evals" / "eval_config.json").write_text(json.dumps(config))
     assert main(["validate", "--config", str(example / "eval-gate.yml")]) == 0
     out = capsys.readouterr().out
@@ -448,8 +432,11 @@ def test_validate_names_what_the_vertex_metrics_need(example, monkeypatch, capsy
         "note: multi_turn_tool_use_quality_v1 runs on the Vertex AI evaluation service and needs a Google Cloud"
         in out
     )
-    assert "response_evaluation_score will be reported as not evaluated: ADK 2.13 scores" in out
+    assert (
+        "note: response_evaluation_score runs on the Vertex AI evaluation service and needs a Google" in out
+    )
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "p")
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
     assert main(["validate", "--config", str(example / "eval-gate.yml")]) == 0
-    assert "note: multi_turn_tool_use_quality_v1" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "note: multi_turn_tool_use_quality_v1" not in out and "note: response_evaluation_score" not in out

@@ -26,7 +26,7 @@ from .safety import score_safety
 from .tool_trajectory import score_tool_trajectory
 from .trajectory_overlap import score_single_tool_use, score_trajectory_precision, score_trajectory_recall
 from .user_simulator_quality import score_user_simulator_quality
-from .vertex_metrics import COHERENCE_UNAVAILABLE, CoherenceOptions, multi_turn_scorer
+from .vertex_metrics import CoherenceOptions, multi_turn_scorer, score_coherence
 
 _SPECS: tuple[CriterionSpec, ...] = (
     CriterionSpec("tool_trajectory_avg_score", o.ToolTrajectoryOptions, score_tool_trajectory,
@@ -57,7 +57,7 @@ _SPECS: tuple[CriterionSpec, ...] = (
     CriterionSpec("gate_trajectory_single_tool_use", o.SingleToolUseOptions, score_single_tool_use,
                   "adk-eval-gate: whether the named tool was called, mean over turns"),
     CriterionSpec("response_evaluation_score", CoherenceOptions, None, "Vertex AI coherence (1-5)",
-                  needs_reference=True, judged=True, unavailable_reason=COHERENCE_UNAVAILABLE),
+                  needs_reference=True, judged=True, judge_scorer=score_coherence),
     CriterionSpec("multi_turn_task_success_v1", o.ThresholdOptions, None, "Vertex AI multi-turn task success",
                   judged=True, judge_scorer=multi_turn_scorer("multi_turn_task_success_v1")),
     CriterionSpec("multi_turn_trajectory_quality_v1", o.ThresholdOptions, None,

@@ -11,7 +11,10 @@
 * Credentials, endpoint, pool, budget, retries and cache: as for `safety_v1` (vertex_service.py); the cache key
   leaves out the ids a live run draws at random, so an unchanged conversation costs no second request.
 
-`response_evaluation_score` stays unavailable: see COHERENCE_UNAVAILABLE.
+`response_evaluation_score` is ADK's `_SingleTurnVertexAiEvalFacade` with the SDK's COHERENCE metric: not a
+predefined metric but an LLM metric whose definition (prompt template, judge settings) the SDK downloads at run time
+(vertex_service.llm_metric_template). Each invocation is one request with safety_v1's instance; the service's score
+(1-5) is the invocation's, the case score the mean of the scored invocations, passed when >= the threshold (1-5).
 """
 
 from __future__ import annotations
@@ -25,10 +28,28 @@ from pydantic import field_validator
 from ..evalsets.models import Invocation, InvocationEvents
 from ..llm.cache import cache_key
 from ..llm.client import LlmUnavailable
-from .base import Cause, InvocationScore, MetricOutcome, ScoringInput, Status, UnparseableReply, status_for
-from .judge import Judge
+from .base import (
+    Cause,
+    InvocationScore,
+    MetricOutcome,
+    ScoringInput,
+    Status,
+    UnparseableReply,
+    running_mean,
+    status_for,
+)
+from .judge import Judge, gather_all
 from .options import ThresholdOptions, check_threshold
-from .vertex_service import SERVICE, VertexEvaluation, answer_detail, answer_score, missing_project
+from .safety import instance_for as single_turn_instance
+from .vertex_service import (
+    SERVICE,
+    VertexEvaluation,
+    answer_detail,
+    answer_score,
+    llm_metric_spec,
+    llm_metric_template,
+    missing_project,
+)
 
 MULTI_TURN = (
     "multi_turn_task_success_v1",
@@ -36,20 +57,17 @@ MULTI_TURN = (
     "multi_turn_tool_use_quality_v1",
 )
 VERSION = "1"
+COHERENCE = "response_evaluation_score"
+# The SDK metric ADK 2.13 asks for, and the version of its definition the SDK then downloads.
+COHERENCE_METRIC, COHERENCE_METRIC_VERSION = "coherence", "v1"
+COHERENCE_VERSION = "1"
 # Every criterion that runs on the Vertex AI evaluation service, so needs its credentials rather than a judge model's.
-VERTEX_METRICS = ("safety_v1", *MULTI_TURN)
-
-COHERENCE_UNAVAILABLE = (
-    "ADK 2.13 scores response_evaluation_score with the Vertex AI SDK's COHERENCE v1 LLM metric, whose prompt "
-    "template the SDK downloads at run time from gs://vertex-ai-generative-ai-eval-sdk-resources/metrics/coherence/"
-    "v1.yaml; no installed package ships that template and the evaluation service has no predefined `coherence_v1` "
-    "metric, so the request ADK sends cannot be reproduced; use rubric_based_final_response_quality_v1 instead"
-)
+VERTEX_METRICS = ("safety_v1", *MULTI_TURN, COHERENCE)
 
 
 class CoherenceOptions(ThresholdOptions):
     """ADK's coherence scores run 1-5, so its threshold does too: an ADK config with `response_evaluation_score: 4`
-    must load (and report the criterion as not evaluated) rather than be rejected as out of range."""
+    must load rather than be rejected as out of range."""
 
     @field_validator("threshold", mode="before")
     @classmethod
@@ -170,3 +188,43 @@ def multi_turn_scorer(metric: str):
 
     score.__name__ = f"score_{metric}"
     return score
+
+
+async def score_coherence(data: ScoringInput, options: ThresholdOptions, judge: Judge) -> MetricOutcome:
+    if not data.actual:
+        return MetricOutcome.not_evaluated("no actual invocations")
+    if reason := missing_project(COHERENCE):
+        return MetricOutcome.not_evaluated(reason, len(data.actual), Cause.NO_CREDENTIALS)
+    try:
+        template = await llm_metric_template(COHERENCE_METRIC, COHERENCE_METRIC_VERSION, judge.llm.cache)
+    except LlmUnavailable as exc:
+        raise LlmUnavailable(
+            f"the definition of the SDK's COHERENCE metric could not be fetched: {exc}",
+            transient=exc.transient,
+        ) from None
+    spec = llm_metric_spec(template)
+    vertex = VertexEvaluation(judge.llm.settings.timeout)
+    expected = list(data.expected) if data.expected is not None else [None] * len(data.actual)
+
+    async def one(actual: Invocation, reference: Invocation | None) -> InvocationScore:
+        instance = single_turn_instance(actual, reference)
+        key = cache_key(purpose=COHERENCE, version=COHERENCE_VERSION, metric=spec, instance=instance)
+        answer = await judge.llm.cached_call(
+            COHERENCE,
+            SERVICE,
+            key,
+            lambda: vertex.evaluate(COHERENCE, instance, spec),
+            credentials=lambda: missing_project(COHERENCE),
+        )
+        score = answer_score(answer)
+        return InvocationScore(score, status_for(score, options.threshold), answer_detail(answer))
+
+    per_invocation = await gather_all(*(one(a, e) for a, e in zip(data.actual, expected, strict=True)))
+    scores = [p.score for p in per_invocation if p.score is not None]
+    if not scores:
+        reasons = "; ".join(sorted({p.detail for p in per_invocation if p.detail}))
+        if reasons:
+            raise LlmUnavailable(f"the evaluation service returned no score: {reasons}")
+        raise UnparseableReply("the evaluation service returned no score")
+    overall = running_mean(scores)  # ADK: total / count over the scored invocations
+    return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)
