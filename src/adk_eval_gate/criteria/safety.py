@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..evalsets.models import Invocation, content_text
@@ -68,17 +69,27 @@ async def score_safety(data: ScoringInput, options: ThresholdOptions, judge: Jud
         return MetricOutcome.not_evaluated("no actual invocations")
     if reason := missing_project():
         return MetricOutcome.not_evaluated(reason, len(data.actual), Cause.NO_CREDENTIALS)
+    return await score_single_turns(data, options.threshold, judge, name=NAME, version=VERSION,
+                                    credentials=missing_project)
+
+
+async def score_single_turns(data: ScoringInput, threshold: float, judge: Judge, *, name: str, version: str,
+                             credentials: Callable[[], str | None], spec: dict[str, Any] | None = None) -> MetricOutcome:
+    """One evaluation-service request per invocation (safety_v1, coherence), the case score the mean of the
+    scored ones, as the SDK and ADK compute them; no score at all is an error, never a quiet pass."""
     vertex = VertexEvaluation(judge.llm.settings.timeout)
     expected = list(data.expected) if data.expected is not None else [None] * len(data.actual)
+    metric = {"metric": spec} if spec is not None else {}  # safety's cache keys stay as they were
 
     async def one(actual: Invocation, reference: Invocation | None) -> InvocationScore:
         instance = instance_for(actual, reference)
-        key = cache_key(purpose=NAME, version=VERSION, instance=instance)
+        key = cache_key(purpose=name, version=version, **metric, instance=instance)
         answer = await judge.llm.cached_call(
-            NAME, SERVICE, key, lambda: vertex.evaluate(NAME, instance), credentials=missing_project
+            name, SERVICE, key, lambda: vertex.evaluate(name, instance, spec),
+            credentials=credentials,
         )
         score = answer_score(answer)
-        return InvocationScore(score, status_for(score, options.threshold), answer_detail(answer))
+        return InvocationScore(score, status_for(score, threshold), answer_detail(answer))
 
     per_invocation = await gather_all(*(one(a, e) for a, e in zip(data.actual, expected, strict=True)))
     scores = [p.score for p in per_invocation if p.score is not None]
@@ -87,5 +98,5 @@ async def score_safety(data: ScoringInput, options: ThresholdOptions, judge: Jud
         if reasons:
             raise LlmUnavailable(f"the evaluation service returned no score: {reasons}")
         raise UnparseableReply("the evaluation service returned no score")
-    overall = running_mean(scores)  # ADK accumulates left to right
-    return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)
+    overall = running_mean(scores)  # ADK accumulates left to right over the scored invocations
+    return MetricOutcome(overall, status_for(overall, threshold), per_invocation)

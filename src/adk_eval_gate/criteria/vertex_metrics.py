@@ -35,12 +35,11 @@ from .base import (
     ScoringInput,
     Status,
     UnparseableReply,
-    running_mean,
     status_for,
 )
-from .judge import Judge, gather_all
+from .judge import Judge
 from .options import ThresholdOptions, check_threshold
-from .safety import instance_for as single_turn_instance
+from .safety import score_single_turns
 from .vertex_service import (
     SERVICE,
     VertexEvaluation,
@@ -202,29 +201,5 @@ async def score_coherence(data: ScoringInput, options: ThresholdOptions, judge: 
             f"the definition of the SDK's COHERENCE metric could not be fetched: {exc}",
             transient=exc.transient,
         ) from None
-    spec = llm_metric_spec(template)
-    vertex = VertexEvaluation(judge.llm.settings.timeout)
-    expected = list(data.expected) if data.expected is not None else [None] * len(data.actual)
-
-    async def one(actual: Invocation, reference: Invocation | None) -> InvocationScore:
-        instance = single_turn_instance(actual, reference)
-        key = cache_key(purpose=COHERENCE, version=COHERENCE_VERSION, metric=spec, instance=instance)
-        answer = await judge.llm.cached_call(
-            COHERENCE,
-            SERVICE,
-            key,
-            lambda: vertex.evaluate(COHERENCE, instance, spec),
-            credentials=lambda: missing_project(COHERENCE),
-        )
-        score = answer_score(answer)
-        return InvocationScore(score, status_for(score, options.threshold), answer_detail(answer))
-
-    per_invocation = await gather_all(*(one(a, e) for a, e in zip(data.actual, expected, strict=True)))
-    scores = [p.score for p in per_invocation if p.score is not None]
-    if not scores:
-        reasons = "; ".join(sorted({p.detail for p in per_invocation if p.detail}))
-        if reasons:
-            raise LlmUnavailable(f"the evaluation service returned no score: {reasons}")
-        raise UnparseableReply("the evaluation service returned no score")
-    overall = running_mean(scores)  # ADK: total / count over the scored invocations
-    return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)
+    return await score_single_turns(data, options.threshold, judge, name=COHERENCE, version=COHERENCE_VERSION,
+                                    credentials=lambda: missing_project(COHERENCE), spec=llm_metric_spec(template))
