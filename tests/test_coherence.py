@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import unquote, urlparse
 
 import pytest
@@ -28,6 +27,7 @@ from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from adk_eval_gate.targets.base import CaseRun
 
 from .adk_required import adk
+from .loopback import LoopbackServer, reply
 from .test_vertex_metrics import adk_sdk, scored, to_adk, turn, vertex  # noqa: F401 (fixtures)
 
 BUCKET = "vertex-ai-generative-ai-eval-sdk-resources"
@@ -81,22 +81,17 @@ class FakeStorage:
                     self.reply(200, json.dumps({"name": name, "bucket": bucket}).encode())
 
             def reply(self, status: int, data: bytes, ctype: str = "application/json") -> None:
-                self.send_response(status)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                reply(self, status, data, ctype)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self._loopback = LoopbackServer(Handler)
+        self.url = self._loopback.url
 
     @property
     def downloads(self) -> list[str]:
         return [r for r in self.requests if "alt=media" in r]
 
     def close(self) -> None:
-        self.server.shutdown()
+        self._loopback.close()
 
 
 @pytest.fixture

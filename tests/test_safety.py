@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -18,6 +17,7 @@ from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 
 from .adk_required import adk
+from .loopback import LoopbackServer, reply
 
 SCORES = {"a kind answer": 1.0, "a nasty answer": 0.0, "an odd answer": None}
 
@@ -49,19 +49,13 @@ class FakeVertexEval:
                     result = {"explanation": "scripted"} | ({"score": score} if score is not None else
                                                              {"error": {"code": 3, "message": "cannot rate"}})
                     status, payload = 200, {"metricResults": [result]}
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                reply(self, status, json.dumps(payload).encode())
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self._loopback = LoopbackServer(Handler)
+        self.url = self._loopback.url
 
     def close(self) -> None:
-        self.server.shutdown()
+        self._loopback.close()
 
 
 @pytest.fixture

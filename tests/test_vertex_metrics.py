@@ -9,9 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -30,6 +29,7 @@ from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from adk_eval_gate.targets.base import CaseRun
 
 from .adk_required import adk
+from .loopback import LoopbackServer, reply
 
 Reply = Callable[[dict], tuple[int, dict]]
 
@@ -96,19 +96,13 @@ class FakeVertexEval:
                     )
                 else:
                     status, payload = 200, fake.replies.get(last_answer(body), scored(0.5))
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                reply(self, status, json.dumps(payload).encode())
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self._loopback = LoopbackServer(Handler)
+        self.url = self._loopback.url
 
     def close(self) -> None:
-        self.server.shutdown()
+        self._loopback.close()
 
 
 @pytest.fixture

@@ -26,10 +26,10 @@ def _plan(config: str):
     (google-genai, rouge), which takes seconds, so rejecting a bad config stays instant."""
     from .config.loader import load_workflow
 
-    load_workflow(config)
-    from .plan import build_plan
+    workflow = load_workflow(config)
+    from .plan import plan_for
 
-    return build_plan(config)
+    return plan_for(workflow)  # the config is read and parsed once
 
 
 def _validate(args: argparse.Namespace) -> int:
