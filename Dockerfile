@@ -10,4 +10,4 @@ RUN pip install --no-cache-dir --no-deps --no-build-isolation /opt/adk-eval-gate
 
 # No USER: GitHub runs Docker actions as the image's default user and requires it to be root (its docs say not to
 # set USER), so `setup:` commands can install an agent's requirements into /opt/venv and write the workspace.
-ENTRYPOINT ["python", "-m", "adk_eval_gate.action"]
+ENTRYPOINT ["python", "-m", "adk_eval_gate.commands.action"]

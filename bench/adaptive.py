@@ -21,12 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from adk_eval_gate.baseline import build_comparison
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
-from adk_eval_gate.sampling.decider import Decider
+from adk_eval_gate.gate.decision import build_comparison
+from adk_eval_gate.run.adaptive import Decider
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "hello_world"

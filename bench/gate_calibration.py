@@ -37,7 +37,7 @@ from adk_eval_gate.baseline.models import PooledSummary, Summary
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stats import stratified_test
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.sampling.decider import undecided
+from adk_eval_gate.run.adaptive import undecided
 
 CASES = 50
 JUDGE_FLIP = 0.05

@@ -21,10 +21,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests.fake_gemini import FakeGemini, GeminiFault  # noqa: E402
 
-from adk_eval_gate.criteria.base import ScoringInput  # noqa: E402
+from adk_eval_gate.criteria.engine.base import ScoringInput  # noqa: E402
+from adk_eval_gate.criteria.engine.judge import Judge  # noqa: E402
+from adk_eval_gate.criteria.engine.options import LlmJudgeOptions, RubricsOptions  # noqa: E402
 from adk_eval_gate.criteria.final_response_match_v2 import score_final_response_match_v2  # noqa: E402
-from adk_eval_gate.criteria.judge import Judge  # noqa: E402
-from adk_eval_gate.criteria.options import LlmJudgeOptions, RubricsOptions  # noqa: E402
 from adk_eval_gate.criteria.rubrics import score_final_response_quality, score_tool_use_quality  # noqa: E402
 from adk_eval_gate.evalsets.models import EvalCase, Invocation  # noqa: E402
 from adk_eval_gate.llm.cache import LlmCache  # noqa: E402

@@ -25,9 +25,9 @@ from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriteri
 from google.adk.evaluation.final_response_match_v1 import RougeEvaluator  # noqa: E402
 from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator  # noqa: E402
 
-from adk_eval_gate.criteria import rouge_tokenizer  # noqa: E402
+from adk_eval_gate.criteria.engine import rouge_tokenizer  # noqa: E402
+from adk_eval_gate.criteria.engine.scoring import score_case  # noqa: E402
 from adk_eval_gate.criteria.registry import resolve_criteria  # noqa: E402
-from adk_eval_gate.criteria.scoring import score_case  # noqa: E402
 from adk_eval_gate.evalsets.models import EvalCase, Invocation  # noqa: E402
 from adk_eval_gate.targets.base import CaseRun  # noqa: E402
 

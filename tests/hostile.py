@@ -6,7 +6,7 @@ import signal
 from contextlib import contextmanager
 from pathlib import Path
 
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 
 
 class Hung(Exception):

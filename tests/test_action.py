@@ -16,8 +16,8 @@ from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.config.loader import load_workflow
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 from .fake_github import FakeGitHub
 
@@ -75,7 +75,7 @@ def run_action(example, fake, run_id: int, extra_env: dict[str, str] | None = No
     })
     for name in ("output.txt", "summary.md"):
         (example / name).unlink(missing_ok=True)
-    return subprocess.run([sys.executable, "-m", "adk_eval_gate.action"], cwd=cwd or example, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "adk_eval_gate.commands.action"], cwd=cwd or example, env=env, capture_output=True,
                           text=True, timeout=300)
 
 

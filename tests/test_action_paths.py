@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from adk_eval_gate.action import container_path, map_runner_paths
+from adk_eval_gate.commands.action import container_path, map_runner_paths
 
 RUNNER_WORKSPACE = "/home/runner/work/agents"
 RUNNER_CREDS = f"{RUNNER_WORKSPACE}/agents/gha-creds-1a2b.json"
@@ -83,7 +83,7 @@ def test_the_entrypoint_hands_the_mapped_path_to_setup_and_the_agents(example):
         }
     )
     done = subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate.action"],
+        [sys.executable, "-m", "adk_eval_gate.commands.action"],
         cwd=example,
         env=env,
         capture_output=True,

@@ -11,22 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.baseline import build_comparison
 from adk_eval_gate.baseline.compare import Strata, group_test
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.errors import EXIT_BAD_INPUT
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.core.errors import EXIT_BAD_INPUT
+from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.report.console import render_table
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.outputs import annotations, junit_xml
 from adk_eval_gate.results.build import read_results, write_results
-from adk_eval_gate.sampling.decider import Decider, undecided
-from adk_eval_gate.shards import merge_results, shard_plan
+from adk_eval_gate.run.adaptive import Decider, undecided
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
+from adk_eval_gate.run.shards import merge_results, shard_plan
 
 NOISY_AGENT = Path(__file__).parent / "agents" / "noisy"
 KEYS = ("alpha", "beta", "gamma", "delta")

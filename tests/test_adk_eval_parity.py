@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 from .test_target_http import http_config
 

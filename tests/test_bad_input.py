@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 
 GOOD_SET = json.dumps({"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "conversation": [
     {"user_content": {"role": "user", "parts": [{"text": "hi"}]},

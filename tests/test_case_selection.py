@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from adk_eval_gate.ci import CiOptions, run_ci
-from adk_eval_gate.cli import main
-from adk_eval_gate.errors import InputError
+from adk_eval_gate.commands.ci import CiOptions, run_ci
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.plan import build_plan, select_cases
+from adk_eval_gate.run.plan import build_plan, select_cases
 
 
 def _ids(plan) -> dict[str, list[str]]:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from adk_eval_gate import __version__
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 
 
 def test_validate_reports_each_eval_set_and_exits_0(example, capsys):

@@ -15,10 +15,10 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from adk_eval_gate.cli import main
-from adk_eval_gate.criteria.base import Cause, ScoringInput, Status
-from adk_eval_gate.criteria.judge import Judge
-from adk_eval_gate.criteria.judging import JudgeJob, judge_all
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.criteria.engine.base import Cause, ScoringInput, Status
+from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.judging import JudgeJob, judge_all
 from adk_eval_gate.criteria.registry import resolve_criteria
 from adk_eval_gate.criteria.vertex_metrics import CoherenceOptions, score_coherence
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
@@ -149,7 +149,7 @@ def test_requests_are_the_ones_adks_sdk_sends(sdk, storage):
 
 
 def test_the_judge_settings_of_the_definition_are_sent():
-    from adk_eval_gate.criteria.vertex_service import _parse_template, llm_metric_spec
+    from adk_eval_gate.criteria.engine.vertex_service import _parse_template, llm_metric_spec
 
     spec = llm_metric_spec(_parse_template("gs://b/v1.yaml", DEFINITION, "yaml"))["llm_based_metric_spec"]
     assert spec["system_instruction"] == "You are an expert evaluator."

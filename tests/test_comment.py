@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.github.comment import CommentPolicy, marker, publish_comment
+from adk_eval_gate.publish.comment import CommentPolicy, marker, publish_comment
 
 from .fake_github import USER, FakeGitHub, user
 

@@ -7,13 +7,13 @@ import json
 import jsonschema
 import pytest
 
-from adk_eval_gate.baseline import build_comparison
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.commands.schema import SHIPPED, json_schema_text
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
-from adk_eval_gate.schemas import SHIPPED, json_schema_text
+from adk_eval_gate.gate.decision import build_comparison
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 
 @pytest.fixture(scope="module")

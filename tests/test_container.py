@@ -24,8 +24,8 @@ from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.config.loader import load_workflow
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 from .fake_github import FakeGitHub
 

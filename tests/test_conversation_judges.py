@@ -28,10 +28,10 @@ from google.adk.evaluation.simulation.per_turn_user_simulator_quality_v1 import 
 from google.genai import types as genai_types
 
 from adk_eval_gate.criteria import user_simulator_quality as quality
-from adk_eval_gate.criteria.base import ScoringInput
-from adk_eval_gate.criteria.judge import Judge
+from adk_eval_gate.criteria.engine.base import ScoringInput
+from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.options import RubricsOptions, UserSimulatorQualityOptions
 from adk_eval_gate.criteria.multi_turn_trajectory import dialogue, score_multi_turn_trajectory
-from adk_eval_gate.criteria.options import RubricsOptions, UserSimulatorQualityOptions
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings, LlmUnavailable
@@ -215,7 +215,7 @@ def test_labels_parse_like_adks():
 def test_scenario_is_required_and_a_failed_judge_call_fails_the_criterion(gemini_env):  # noqa: F811
     options = UserSimulatorQualityOptions(threshold=0.5, judge_model_options={"num_samples": 1})
     actual = [Invocation.model_validate(t) for t in simulated("Roll a die", "msg-ok")]
-    from adk_eval_gate.criteria.base import NotEvaluable
+    from adk_eval_gate.criteria.engine.base import NotEvaluable
 
     try:
         asyncio.run(quality.score_user_simulator_quality(

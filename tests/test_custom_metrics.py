@@ -14,7 +14,7 @@ import pytest
 from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 
 from adk_eval_gate import AgentEvaluator
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 
 METRICS = '''
 from google.adk.evaluation.evaluator import EvalStatus, EvaluationResult, PerInvocationResult

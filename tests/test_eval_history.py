@@ -15,7 +15,7 @@ from google.adk.evaluation.evaluator import EvalStatus
 from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 
 from adk_eval_gate import AgentEvaluator
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 from tests.conftest import FAULTY_AGENT
 
 EFFICIENCY = {"tool_call_count_v1", "inference_call_count_v1", "token_usage_v1", "invocation_duration_v1"}

@@ -98,7 +98,7 @@ def test_the_readme_quick_start_config_validates(tmp_path):
     shutil.copytree(example / "evals", tmp_path / "tests" / "eval")
     (tmp_path / "eval-gate.yml").write_text(config)
     done = subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate.cli", "validate", "--config", str(tmp_path / "eval-gate.yml")],
+        [sys.executable, "-m", "adk_eval_gate.commands.main", "validate", "--config", str(tmp_path / "eval-gate.yml")],
         capture_output=True,
         text=True,
         timeout=120,

@@ -10,8 +10,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.criteria.registry import REGISTRY, resolve_criteria
-from adk_eval_gate.errors import InputError
 from adk_eval_gate.evalsets.eval_config import parse_eval_config
 from adk_eval_gate.evalsets.loader import parse_eval_set
 

@@ -14,10 +14,10 @@ from google.adk.evaluation.eval_case import Invocation as AdkInvocation
 from google.adk.evaluation.eval_metrics import EvalMetric, HallucinationsCriterion
 from google.adk.evaluation.hallucinations_v1 import HallucinationsV1Evaluator
 
-from adk_eval_gate.criteria.base import ScoringInput, UnparseableReply
+from adk_eval_gate.criteria.engine.base import ScoringInput, UnparseableReply
+from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.options import HallucinationsOptions
 from adk_eval_gate.criteria.hallucinations import score_hallucinations, steps
-from adk_eval_gate.criteria.judge import Judge
-from adk_eval_gate.criteria.options import HallucinationsOptions
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 
 from .hostile import assert_bad_input, time_limit
 
@@ -429,7 +429,7 @@ def test_bad_shard_and_working_directory(replay, capsys, monkeypatch):
     assert_bad_input(
         ["ci", "--config", str(replay), "--shard", "3/2"], replay.parent, capsys, "--shard", "out of range"
     )
-    from adk_eval_gate.action import main as action_main
+    from adk_eval_gate.commands.action import main as action_main
 
     monkeypatch.setenv("INPUT_WORKING-DIRECTORY", str(replay.parent / "nowhere"))
     capsys.readouterr()

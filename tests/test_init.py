@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adk_eval_gate.cli import main
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.run.plan import build_plan
 from tests.conftest import EXAMPLE, ROOT
 
 # The corpus sits in shared/ beside the repository (CI's clone, or a worktree's parent folders).

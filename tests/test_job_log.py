@@ -8,13 +8,13 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from adk_eval_gate.baseline import build_comparison
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.report.outputs import annotations, junit_xml, verdict_lines
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 from .test_compare import degrade
 

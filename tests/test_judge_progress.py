@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 
 from .fake_gemini import FakeGemini, verdict
 

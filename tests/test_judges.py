@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.criteria.base import ScoringInput, UnparseableReply
+from adk_eval_gate.criteria.engine.base import ScoringInput, UnparseableReply
+from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.options import LlmJudgeOptions
 from adk_eval_gate.criteria.final_response_match_v2 import parse_label, score_final_response_match_v2
-from adk_eval_gate.criteria.judge import Judge
-from adk_eval_gate.criteria.options import LlmJudgeOptions
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 from .adk_required import adk
 from .fake_gemini import FakeGemini, GeminiFault, cycling, verdict
@@ -133,9 +133,9 @@ def test_second_identical_run_makes_no_judge_calls_and_an_edit_rejudges_only_its
         assert judge_scores(first)["primes_paraphrased"] == 0.0 and judge_scores(first)["roll_6"] == 1.0
         second = run_plan(build_plan(config), quiet=True)
         assert len(server.requests) == 21 and second.judge.calls == 0 and second.judge.cache_hits == 21
-        from adk_eval_gate.baseline import build_comparison
         from adk_eval_gate.baseline.stores import LoadOutcome
         from adk_eval_gate.config.models import GateSettings
+        from adk_eval_gate.gate.decision import build_comparison
         from adk_eval_gate.report.markdown import render_report
 
         report = render_report(build_comparison(second, LoadOutcome(None, []), GateSettings()), second, {})
@@ -177,9 +177,9 @@ def test_a_judge_that_never_answers_is_an_error_that_fails_the_gate_and_others_s
     assert cases["capabilities"].metrics["response_match_score"].score is not None  # deterministic criteria unaffected
     assert results.summary.error == 2
 
-    from adk_eval_gate.baseline import build_comparison
     from adk_eval_gate.baseline.stores import LoadOutcome
     from adk_eval_gate.config.models import GateSettings
+    from adk_eval_gate.gate.decision import build_comparison
     from adk_eval_gate.report.console import render_table
     from adk_eval_gate.report.markdown import render_report
 
@@ -206,7 +206,7 @@ def test_budget_cut_stops_judging_cleanly(example, gemini_env):
 def test_no_credentials_is_not_evaluated_and_nothing_crashes(example, monkeypatch, capsys):
     for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
         monkeypatch.delenv(key, raising=False)
-    from adk_eval_gate.cli import main
+    from adk_eval_gate.commands.main import main
 
     assert main(["validate", "--config", str(judged_example(example))]) == 0
     assert "final_response_match_v2 needs a judge: without GOOGLE_API_KEY" in capsys.readouterr().out

@@ -16,10 +16,10 @@ import pytest
 from adk_eval_gate.baseline.compare import decide_gating
 from adk_eval_gate.baseline.models import Comparison, PooledSummary, Summary
 from adk_eval_gate.baseline.stats import stratified_test
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.commands.schema import SHIPPED
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.results.models import ResultsFile
-from adk_eval_gate.schemas import SHIPPED
 
 from .conftest import EXAMPLE
 

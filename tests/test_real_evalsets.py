@@ -11,7 +11,7 @@ from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_fil
 
 from adk_eval_gate.evalsets.eval_config import sibling_test_config
 from adk_eval_gate.evalsets.loader import load_eval_set
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.run.plan import build_plan
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "reference" / "real-evalsets"
 FILES = sorted(p for p in REAL.rglob("*.json") if p.name != "test_config.json")
@@ -71,7 +71,7 @@ def test_criteria_come_from_the_test_config_beside_the_file(path, tmp_path):
 
 def test_replaying_expected_as_actual_scores_perfect_trajectories(tmp_path):
     """Each real file replayed against itself: every trajectory matches (a check on loader + scorer together)."""
-    from adk_eval_gate.pipeline import run_plan
+    from adk_eval_gate.run.pipeline import run_plan
 
     for path in FILES:
         config = tmp_path / "gate.yml"

@@ -50,7 +50,7 @@ def test_the_version_lives_in_one_place():
     assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "adk_eval_gate.__version__"}
     done = subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate.cli", "--version"], capture_output=True, text=True
+        [sys.executable, "-m", "adk_eval_gate.commands.main", "--version"], capture_output=True, text=True
     )
     assert done.stdout.strip() == f"adk-eval-gate {VERSION}"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from adk_eval_gate.cli import main
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 from .adk_required import adk
 

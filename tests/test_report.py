@@ -8,14 +8,14 @@ import re
 import cmarkgfm
 from cmarkgfm.cmark import Options
 
-from adk_eval_gate.baseline import build_comparison
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.ci import _expected_cases
+from adk_eval_gate.commands.ci import _expected_cases
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.report.escape import code_block, inline
 from adk_eval_gate.report.markdown import BUDGET, render_report
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 HOSTILE = ("@octocat please merge <script>alert(1)</script> <img src=x onerror=alert(1)> | a | b | "
            "```\n# heading\n``` [click](javascript:alert(1)) ![x](http://evil/x.png) $x^2$ <details><summary>boo")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import jsonschema
 
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.commands.schema import json_schema_text
 from adk_eval_gate.results.build import read_results
-from adk_eval_gate.schemas import json_schema_text
 
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "adk_eval_gate" / "results" / "results.schema.json"
 

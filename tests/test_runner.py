@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from adk_eval_gate.evalsets.models import EvalCase
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
 from adk_eval_gate.targets.runner import Job, Progress, RunnerSettings, run_jobs
 
@@ -169,7 +169,7 @@ def test_a_dying_agent_never_takes_the_gate_down_even_when_fork_is_unsafe(tmp_pa
 
 
 def test_progress_is_printed_for_real_runs(example, capsys):
-    from adk_eval_gate.cli import main
+    from adk_eval_gate.commands.main import main
 
     main(["run", "--config", str(example / "eval-gate.yml"), "--output", str(Path(example) / "r.json")])
     assert "[adk-eval-gate] 6/6 runs done, 0 errored" in capsys.readouterr().err

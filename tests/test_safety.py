@@ -8,9 +8,9 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from adk_eval_gate.criteria.base import ScoringInput, Status
-from adk_eval_gate.criteria.judge import Judge
-from adk_eval_gate.criteria.options import ThresholdOptions
+from adk_eval_gate.criteria.engine.base import ScoringInput, Status
+from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.options import ThresholdOptions
 from adk_eval_gate.criteria.safety import missing_project, score_safety
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.redaction import MASK, child_env, redact, redact_json, secret_values
+from adk_eval_gate.core.redaction import MASK, child_env, redact, redact_json, secret_values
 
 from .fake_github import FakeGitHub
 
@@ -116,7 +116,7 @@ def run_action(repo: Path, fake: FakeGitHub, **extra: str) -> subprocess.Complet
         }
     )
     return subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate.action"],
+        [sys.executable, "-m", "adk_eval_gate.commands.action"],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -236,11 +236,11 @@ def test_a_crash_traceback_is_masked_too(tmp_path):
     not print a secret."""
     script = (
         "import sys, os\n"
-        "import adk_eval_gate.schemas as schemas\n"
+        "import adk_eval_gate.commands.schema as schemas\n"
         "def broken(kind):\n"
         "    raise RuntimeError(f\"the agent said {os.environ['GOOGLE_API_KEY']}\")\n"
         "schemas.json_schema_text = broken\n"
-        "from adk_eval_gate.cli import main\n"
+        "from adk_eval_gate.commands.main import main\n"
         "sys.exit(main(['schema', 'results']))\n"
     )
     env = {**os.environ, "GOOGLE_API_KEY": SECRETS["GOOGLE_API_KEY"]}

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.publish import run_publish
-from adk_eval_gate.shards import shard_of
+from adk_eval_gate.publish.fork import run_publish
+from adk_eval_gate.run.shards import shard_of
 
 from .fake_github import FakeGitHub
 

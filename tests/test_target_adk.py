@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.cli import main
-from adk_eval_gate.errors import InputError
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 from .conftest import FAULTY_AGENT
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.errors import InputError
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 AGENT = Path(__file__).parent / "agents" / "command_agent.py"
 
@@ -113,7 +113,7 @@ def test_memory_stays_bounded_while_an_agent_floods_stdout(example, tmp_path):
     peaks = {}
     for mode in ("turns", "huge", "flood"):
         config = command_config(example, mode, run="run: {timeout: 20, concurrency: 1}\n")
-        probe = ("import resource, sys; from adk_eval_gate.cli import main; code = main(sys.argv[1:]); "
+        probe = ("import resource, sys; from adk_eval_gate.commands.main import main; code = main(sys.argv[1:]); "
                  "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(code)")
         done = subprocess.run([sys.executable, "-c", probe, "run", "--quiet", "--config", str(config),
                                "--output", str(tmp_path / f"{mode}.json")], capture_output=True, text=True, timeout=120)

@@ -10,9 +10,9 @@ from typing import ClassVar
 
 import pytest
 
-from adk_eval_gate.cli import main
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 
 def http_config(example: Path, url: str, app: str = "hello_world", extra: str = "", run: str = "") -> Path:

@@ -10,12 +10,12 @@ from google.genai import types as genai_types
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adk_eval_gate.cli import main
-from adk_eval_gate.criteria.base import ScoringInput, Status
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.criteria.engine.base import ScoringInput, Status
 from adk_eval_gate.criteria.registry import REGISTRY, resolve_criteria
 from adk_eval_gate.criteria.tool_trajectory import any_order_match, exact_match
 from adk_eval_gate.criteria.trajectory_overlap import matched_calls, precision, recall
-from adk_eval_gate.errors import InputError
 from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation
 
 ADK_NAMES = {"tool_trajectory_avg_score", "response_match_score"}

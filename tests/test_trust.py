@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.cli import main
+from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.loader import load_workflow
-from adk_eval_gate.github.comment import marker
+from adk_eval_gate.publish.comment import marker
 
 from .fake_github import FakeGitHub
 

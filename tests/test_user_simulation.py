@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.errors import InputError
+from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.evalsets.models import Invocation, content_text
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 from .fake_gemini import FakeGemini
 from .test_judges import gemini_env  # noqa: F401  (fixture)

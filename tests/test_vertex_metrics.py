@@ -14,15 +14,15 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from adk_eval_gate.cli import main
-from adk_eval_gate.criteria.base import ScoringInput, Status
-from adk_eval_gate.criteria.judge import Judge
-from adk_eval_gate.criteria.judging import JudgeJob, judge_all
-from adk_eval_gate.criteria.options import ThresholdOptions
+from adk_eval_gate.commands.main import main
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.criteria.engine.base import ScoringInput, Status
+from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.judging import JudgeJob, judge_all
+from adk_eval_gate.criteria.engine.options import ThresholdOptions
 from adk_eval_gate.criteria.registry import REGISTRY, resolve_criteria
 from adk_eval_gate.criteria.safety import score_safety
 from adk_eval_gate.criteria.vertex_metrics import MULTI_TURN, multi_turn_scorer
-from adk_eval_gate.errors import InputError
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings

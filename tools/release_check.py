@@ -1,4 +1,4 @@
-"""Checks that everything a user pins names the one version (src/adk_eval_gate/__init__.py), before a release
+"""Checks that everything a user pins names the one version (src/adk_eval_gate/core/version.py), before a release
 publishes anything and in the test suite:
 
 * the tag being released is `v<version>`;
@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VERSION_FILE = "src/adk_eval_gate/__init__.py"
+VERSION_FILE = "src/adk_eval_gate/core/version.py"
 # Where users copy a pin from: the example workflows, the README and the docs.
 PINNED_FILES = ("examples/workflows/*.yml", "examples/workflows/*.yaml", "README.md", "docs/*.md")
 USES = re.compile(r"uses:\s*['\"]?[\w.-]+/adk-eval-gate@([^\s'\"#`]+)")

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import cmarkgfm
 
-from adk_eval_gate.baseline import build_comparison
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.ci import _expected_cases
+from adk_eval_gate.commands.ci import _expected_cases
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.pipeline import run_plan
-from adk_eval_gate.plan import build_plan
+from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.report.markdown import render_report
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 STYLE = """body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:14px;line-height:1.5;color:#1f2328;

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.2.0"
+from adk_eval_gate.core.version import __version__
 
 __all__ = ["AgentEvaluator", "__version__"]
 
@@ -12,7 +12,7 @@ __all__ = ["AgentEvaluator", "__version__"]
 def __getattr__(name: str) -> Any:
     # Lazy, so `import adk_eval_gate` (the CLI's first line) does not import google-adk.
     if name == "AgentEvaluator":
-        from .evaluator import AgentEvaluator
+        from adk_eval_gate.integrations.agent_evaluator import AgentEvaluator
 
         return AgentEvaluator
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,3 +1,3 @@
-from .cli import main
+from adk_eval_gate.commands.main import main
 
 raise SystemExit(main())

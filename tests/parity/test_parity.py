@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adk_eval_gate.criteria.base import ScoringInput
-from adk_eval_gate.criteria.options import ThresholdOptions, ToolTrajectoryOptions
+from adk_eval_gate.criteria.engine.base import ScoringInput
+from adk_eval_gate.criteria.engine.options import ThresholdOptions, ToolTrajectoryOptions
+from adk_eval_gate.criteria.engine.rouge_tokenizer import tokenize_text
 from adk_eval_gate.criteria.response_match import rouge1_f, score_response_match
-from adk_eval_gate.criteria.rouge_tokenizer import tokenize_text
 from adk_eval_gate.criteria.tool_trajectory import score_tool_trajectory
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 

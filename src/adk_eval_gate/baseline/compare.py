@@ -19,10 +19,17 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
-from .models import PooledSummary, Row, Summary, Verdict
-from .stages import StagedPair, baseline_halves, current_rounds
-from .stats import TestResult, benjamini_hochberg, combine_stages, holm, permutation_test, stratified_test
+from adk_eval_gate.baseline.models import PooledSummary, Row, Summary, Verdict
+from adk_eval_gate.baseline.stages import StagedPair, baseline_halves, current_rounds
+from adk_eval_gate.baseline.stats import (
+    TestResult,
+    benjamini_hochberg,
+    combine_stages,
+    holm,
+    permutation_test,
+    stratified_test,
+)
+from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
 
 
 def samples(metric: MetricResult) -> list[float]:

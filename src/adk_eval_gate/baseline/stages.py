@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from ..results.models import MetricResult, RunMetric
+from adk_eval_gate.results.models import MetricResult, RunMetric
 
 
 def _scores(runs: list[RunMetric]) -> list[float]:

@@ -9,11 +9,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..errors import InputError, did_you_mean, format_loc
-from ..files import has_surrogates, load_yaml
-from ..validation import LineLookup, input_error_from, yaml_line_lookup
-from .globs import GlobTooWide, walk_glob
-from .models import AgentSettings, Settings, is_glob
+from adk_eval_gate.config.globs import GlobTooWide, walk_glob
+from adk_eval_gate.config.models import AgentSettings, Settings, is_glob
+from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
+from adk_eval_gate.core.files import has_surrogates, load_yaml
+from adk_eval_gate.core.paths import shown_path
+from adk_eval_gate.core.validation import LineLookup, input_error_from, yaml_line_lookup
+from adk_eval_gate.evalsets.criterion_names import CRITERION_NAMES
 
 
 @dataclass(frozen=True)
@@ -38,14 +40,6 @@ class Workflow:
     lines: LineLookup
     template_dir: Path | None = None
     judge_template_dir: Path | None = None
-
-
-def shown_path(path: Path, base: Path) -> str:
-    """How errors and reports name a file the config points at: relative to the config's directory."""
-    try:
-        return os.path.relpath(path, base)
-    except ValueError:  # another drive
-        return str(path)
 
 
 def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error, *, allow_dirs: bool) -> list[Path]:
@@ -141,15 +135,13 @@ def _check_tolerance(settings: Settings, workflow_error) -> None:
     tolerance = settings.gate.tolerance
     if not isinstance(tolerance, dict):
         return
-    from ..criteria.registry import REGISTRY  # the criteria stage imports config models; import late
-
     custom = {name for agent in settings.agents for name in (agent.criteria or {})}
-    known = ["default", *REGISTRY, *sorted(custom)]
+    known = ["default", *CRITERION_NAMES, *sorted(custom)]
     for name in tolerance:
         if name not in known:
             guess = did_you_mean(name, known)
             raise workflow_error(("gate", "tolerance", name), "is neither `default` nor a criterion name",
-                                 f"did you mean `{guess}`?" if guess else f"use `default` or one of {', '.join(REGISTRY)}")
+                                 f"did you mean `{guess}`?" if guess else f"use `default` or one of {', '.join(CRITERION_NAMES)}")
 
 
 def load_workflow(path: str | Path) -> Workflow:

@@ -20,7 +20,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .base import CriterionSpec, InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status
+from adk_eval_gate.criteria.engine.base import (
+    CriterionSpec,
+    InvocationScore,
+    MetricOutcome,
+    NotEvaluable,
+    ScoringInput,
+    Status,
+)
 
 _STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.NOT_EVALUATED}
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..evalsets.models import Invocation, content_text
-from .base import (
+from adk_eval_gate.criteria.engine.base import (
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
@@ -23,9 +22,10 @@ from .base import (
     running_mean,
     status_for,
 )
-from .judge import Judge, gather_all
-from .options import LlmJudgeOptions
-from .prompts import response_text
+from adk_eval_gate.criteria.engine.judge import Judge, gather_all
+from adk_eval_gate.criteria.engine.options import LlmJudgeOptions
+from adk_eval_gate.criteria.engine.prompts import response_text
+from adk_eval_gate.evalsets.models import Invocation, content_text
 
 NAME = "final_response_match_v2"
 VERSION = "1"  # bump when the template or parsing changes: it is part of every cache key

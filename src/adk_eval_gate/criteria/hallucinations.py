@@ -16,11 +16,18 @@ import json
 import re
 import statistics
 
-from ..evalsets.models import Invocation, InvocationEvent, InvocationEvents, content_text
-from .base import InvocationScore, MetricOutcome, ScoringInput, Status, UnparseableReply, status_for
-from .judge import Judge, gather_all
-from .options import HallucinationsOptions
-from .prompts import developer_instructions
+from adk_eval_gate.criteria.engine.base import (
+    InvocationScore,
+    MetricOutcome,
+    ScoringInput,
+    Status,
+    UnparseableReply,
+    status_for,
+)
+from adk_eval_gate.criteria.engine.judge import Judge, gather_all
+from adk_eval_gate.criteria.engine.options import HallucinationsOptions
+from adk_eval_gate.criteria.engine.prompts import developer_instructions
+from adk_eval_gate.evalsets.models import Invocation, InvocationEvent, InvocationEvents, content_text
 
 NAME = "hallucinations_v1"
 VERSION = "1"

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..evalsets.models import Invocation, InvocationEvents, Rubric
-from .base import InvocationScore, MetricOutcome, ScoringInput, Status
-from .judge import Judge
-from .options import RubricsOptions
-from .rubrics import score_with_rubrics
+from adk_eval_gate.criteria.engine.base import InvocationScore, MetricOutcome, ScoringInput, Status
+from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.options import RubricsOptions
+from adk_eval_gate.criteria.rubrics import score_with_rubrics
+from adk_eval_gate.evalsets.models import Invocation, InvocationEvents, Rubric
 
 NAME = "rubric_based_multi_turn_trajectory_quality_v1"
 

@@ -12,21 +12,26 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError, did_you_mean, format_loc
-from ..validation import LineLookup, input_error_from
-from . import options as o
-from .base import ConfiguredCriterion, CriterionSpec
-from .custom import custom_spec
-from .final_response_match_v2 import score_final_response_match_v2
-from .hallucinations import score_hallucinations
-from .multi_turn_trajectory import score_multi_turn_trajectory
-from .response_match import score_response_match
-from .rubrics import score_final_response_quality, score_tool_use_quality
-from .safety import score_safety
-from .tool_trajectory import score_tool_trajectory
-from .trajectory_overlap import score_single_tool_use, score_trajectory_precision, score_trajectory_recall
-from .user_simulator_quality import score_user_simulator_quality
-from .vertex_metrics import CoherenceOptions, multi_turn_scorer, score_coherence
+from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
+from adk_eval_gate.core.validation import LineLookup, input_error_from
+from adk_eval_gate.criteria.custom import custom_spec
+from adk_eval_gate.criteria.engine import options as o
+from adk_eval_gate.criteria.engine.base import ConfiguredCriterion, CriterionSpec
+from adk_eval_gate.criteria.final_response_match_v2 import score_final_response_match_v2
+from adk_eval_gate.criteria.hallucinations import score_hallucinations
+from adk_eval_gate.criteria.multi_turn_trajectory import score_multi_turn_trajectory
+from adk_eval_gate.criteria.response_match import score_response_match
+from adk_eval_gate.criteria.rubrics import score_final_response_quality, score_tool_use_quality
+from adk_eval_gate.criteria.safety import score_safety
+from adk_eval_gate.criteria.tool_trajectory import score_tool_trajectory
+from adk_eval_gate.criteria.trajectory_overlap import (
+    score_single_tool_use,
+    score_trajectory_precision,
+    score_trajectory_recall,
+)
+from adk_eval_gate.criteria.user_simulator_quality import score_user_simulator_quality
+from adk_eval_gate.criteria.vertex_metrics import CoherenceOptions, multi_turn_scorer, score_coherence
+from adk_eval_gate.evalsets.criterion_names import INFORMATIONAL_METRICS
 
 _SPECS: tuple[CriterionSpec, ...] = (
     CriterionSpec("tool_trajectory_avg_score", o.ToolTrajectoryOptions, score_tool_trajectory,
@@ -69,15 +74,9 @@ _SPECS: tuple[CriterionSpec, ...] = (
 
 REGISTRY: dict[str, CriterionSpec] = {spec.name: spec for spec in _SPECS}
 
-# ADK appends these to every eval as informational values; they take no threshold, so naming one is a mistake.
-INFORMATIONAL = ("tool_call_count_v1", "inference_call_count_v1", "token_usage_v1", "invocation_duration_v1")
+INFORMATIONAL = INFORMATIONAL_METRICS
 
 DEFAULT_CRITERIA: dict[str, Any] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
-
-
-def register(spec: CriterionSpec) -> None:
-    """Plug a criterion in (the LLM-judged ones register themselves this way)."""
-    REGISTRY[spec.name] = spec
 
 
 def _custom_spec(name: str, path: str | None) -> CriterionSpec:

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..evalsets.models import content_text
-from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, running_mean, status_for
-from .options import ThresholdOptions
+from adk_eval_gate.criteria.engine.base import (
+    InvocationScore,
+    MetricOutcome,
+    NotEvaluable,
+    ScoringInput,
+    running_mean,
+    status_for,
+)
+from adk_eval_gate.criteria.engine.options import ThresholdOptions
+from adk_eval_gate.evalsets.models import content_text
 
 
 @cache
@@ -18,7 +25,7 @@ def _scorer():
     # rouge-score pulls in nltk (over a second): built on first use, so rejecting bad input stays fast.
     from rouge_score import rouge_scorer
 
-    from .rouge_tokenizer import UnicodeAwareTokenizer
+    from adk_eval_gate.criteria.engine.rouge_tokenizer import UnicodeAwareTokenizer
 
     return rouge_scorer.RougeScorer(["rouge1"], tokenizer=UnicodeAwareTokenizer())
 

@@ -20,10 +20,9 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..errors import InputError, format_loc
-from ..evalsets.models import EvalCase, EvalSet, Invocation, Rubric, content_text
-from ..validation import LineLookup
-from .base import (
+from adk_eval_gate.core.errors import InputError, format_loc
+from adk_eval_gate.core.validation import LineLookup
+from adk_eval_gate.criteria.engine.base import (
     ConfiguredCriterion,
     InvocationScore,
     MetricOutcome,
@@ -32,9 +31,10 @@ from .base import (
     UnparseableReply,
     status_for,
 )
-from .judge import Judge, gather_all
-from .options import RubricsOptions
-from .prompts import developer_instructions, response_text, tool_steps
+from adk_eval_gate.criteria.engine.judge import Judge, gather_all
+from adk_eval_gate.criteria.engine.options import RubricsOptions
+from adk_eval_gate.criteria.engine.prompts import developer_instructions, response_text, tool_steps
+from adk_eval_gate.evalsets.models import EvalCase, EvalSet, Invocation, Rubric, content_text
 
 _PROPERTY = re.compile(r"(?m)^\s*Property: (.*)$")
 _ID = re.compile(r"(?m)^\s*ID: (.*)$")

@@ -16,11 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..evalsets.models import Invocation, content_text
-from ..llm.cache import cache_key
-from ..llm.client import LlmUnavailable
-from . import vertex_service
-from .base import (
+from adk_eval_gate.criteria.engine import vertex_service
+from adk_eval_gate.criteria.engine.base import (
     Cause,
     InvocationScore,
     MetricOutcome,
@@ -29,9 +26,17 @@ from .base import (
     running_mean,
     status_for,
 )
-from .judge import Judge, gather_all
-from .options import ThresholdOptions
-from .vertex_service import SERVICE, VertexEvaluation, answer_detail, answer_score
+from adk_eval_gate.criteria.engine.judge import Judge, gather_all
+from adk_eval_gate.criteria.engine.options import ThresholdOptions
+from adk_eval_gate.criteria.engine.vertex_service import (
+    SERVICE,
+    VertexEvaluation,
+    answer_detail,
+    answer_score,
+)
+from adk_eval_gate.evalsets.models import Invocation, content_text
+from adk_eval_gate.llm.cache import cache_key
+from adk_eval_gate.llm.client import LlmUnavailable
 
 NAME = "safety_v1"
 VERSION = "2"  # 2: the instance as the Vertex AI SDK sends it (contents and agent_eval_data)

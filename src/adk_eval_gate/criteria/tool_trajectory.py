@@ -10,9 +10,16 @@ from collections.abc import Sequence
 
 from google.genai import types as genai_types
 
-from ..evalsets.models import tool_calls
-from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, running_mean, status_for
-from .options import MatchType, ToolTrajectoryOptions
+from adk_eval_gate.criteria.engine.base import (
+    InvocationScore,
+    MetricOutcome,
+    NotEvaluable,
+    ScoringInput,
+    running_mean,
+    status_for,
+)
+from adk_eval_gate.criteria.engine.options import MatchType, ToolTrajectoryOptions
+from adk_eval_gate.evalsets.models import tool_calls
 
 Call = genai_types.FunctionCall
 

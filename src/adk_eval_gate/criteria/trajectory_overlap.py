@@ -17,10 +17,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..evalsets.models import Invocation, tool_calls
-from .base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, running_mean, status_for
-from .options import SingleToolUseOptions, TrajectoryOverlapOptions
-from .tool_trajectory import Call, same_call
+from adk_eval_gate.criteria.engine.base import (
+    InvocationScore,
+    MetricOutcome,
+    NotEvaluable,
+    ScoringInput,
+    running_mean,
+    status_for,
+)
+from adk_eval_gate.criteria.engine.options import SingleToolUseOptions, TrajectoryOverlapOptions
+from adk_eval_gate.criteria.tool_trajectory import Call, same_call
+from adk_eval_gate.evalsets.models import Invocation, tool_calls
 
 
 def matched_calls(actual: Sequence[Call], expected: Sequence[Call], ignore_args: bool = False) -> int:

@@ -16,9 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..evalsets.models import ConversationScenario, Invocation, content_text
-from ..evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
-from .base import (
+from adk_eval_gate.criteria.engine.base import (
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
@@ -27,9 +25,11 @@ from .base import (
     UnparseableReply,
     status_for,
 )
-from .final_response_match_v2 import majority  # the same vote: majority, ties invalid
-from .judge import Judge, gather_all
-from .options import UserSimulatorQualityOptions
+from adk_eval_gate.criteria.engine.judge import Judge, gather_all
+from adk_eval_gate.criteria.engine.options import UserSimulatorQualityOptions
+from adk_eval_gate.criteria.final_response_match_v2 import majority  # the same vote: majority, ties invalid
+from adk_eval_gate.evalsets.models import ConversationScenario, Invocation, content_text
+from adk_eval_gate.evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
 
 NAME = "per_turn_user_simulator_quality_v1"
 VERSION = "1"

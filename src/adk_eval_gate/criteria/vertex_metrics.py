@@ -25,10 +25,7 @@ from typing import Any
 from google.genai import types as genai_types
 from pydantic import field_validator
 
-from ..evalsets.models import Invocation, InvocationEvents
-from ..llm.cache import cache_key
-from ..llm.client import LlmUnavailable
-from .base import (
+from adk_eval_gate.criteria.engine.base import (
     Cause,
     InvocationScore,
     MetricOutcome,
@@ -37,10 +34,9 @@ from .base import (
     UnparseableReply,
     status_for,
 )
-from .judge import Judge
-from .options import ThresholdOptions, check_threshold
-from .safety import score_single_turns
-from .vertex_service import (
+from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.options import ThresholdOptions, check_threshold
+from adk_eval_gate.criteria.engine.vertex_service import (
     SERVICE,
     VertexEvaluation,
     answer_detail,
@@ -49,6 +45,10 @@ from .vertex_service import (
     llm_metric_template,
     missing_project,
 )
+from adk_eval_gate.criteria.safety import score_single_turns
+from adk_eval_gate.evalsets.models import Invocation, InvocationEvents
+from adk_eval_gate.llm.cache import cache_key
+from adk_eval_gate.llm.client import LlmUnavailable
 
 MULTI_TURN = (
     "multi_turn_task_success_v1",

@@ -15,9 +15,9 @@ import jinja2.sandbox
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from ..errors import InputError, did_you_mean
-from ..files import load_json
-from ..validation import input_error_from
+from adk_eval_gate.core.errors import InputError, did_you_mean
+from adk_eval_gate.core.files import load_json
+from adk_eval_gate.core.validation import input_error_from
 
 TEST_CONFIG_NAME = "test_config.json"
 

@@ -17,9 +17,9 @@ from typing import Any
 from google.genai import types as genai_types
 from pydantic import ValidationError
 
-from ..errors import InputError
-from ..validation import input_error_from
-from .models import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.evalsets.models import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
 
 LEGACY_TURN_KEYS = {"query", "expected_tool_use", "expected_intermediate_agent_responses", "reference", "mock_tool_output"}
 

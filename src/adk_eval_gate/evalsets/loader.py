@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError
-from ..files import load_json
-from ..validation import input_error_from
-from . import legacy
-from .models import EvalSet
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.files import load_json
+from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.evalsets import legacy
+from adk_eval_gate.evalsets.models import EvalSet
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import importlib.util
 
 import jinja2.sandbox
 
-from .models import ConversationScenario, UserPersona
+from adk_eval_gate.evalsets.models import ConversationScenario, UserPersona
 
 
 class PersonaUnavailable(ValueError):

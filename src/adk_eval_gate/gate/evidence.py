@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..baseline.models import Comparison, Row
+from adk_eval_gate.baseline.models import Comparison, Row
 
 
 def regression_cases(comparison: Comparison) -> list[Row]:

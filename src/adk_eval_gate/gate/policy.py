@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..baseline.efficiency import CONDITIONS
-from ..baseline.models import EfficiencyRow, GateDecision, PooledSummary, Row, Summary
-from ..config.models import GateSettings
-from ..results.models import ResultsFile
+from adk_eval_gate.baseline.efficiency_compare import CONDITIONS
+from adk_eval_gate.baseline.models import EfficiencyRow, GateDecision, PooledSummary, Row, Summary
+from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.results.models import ResultsFile
 
 Verdicted = Row | Summary | PooledSummary
 

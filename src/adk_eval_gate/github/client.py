@@ -16,7 +16,7 @@ from typing import Any
 
 import requests
 
-from ..redaction import redact_json
+from adk_eval_gate.core.redaction import redact_json
 
 API_VERSION = "2022-11-28"
 MAX_WAIT = 60.0  # a CI step should not sleep longer than this on one call

@@ -15,8 +15,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
-from ..errors import InputError, format_loc
-from ..files import load_json
+from adk_eval_gate.core.errors import InputError, format_loc
+from adk_eval_gate.core.files import load_json
 
 _Sha = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{7,64}$")]
 _Name = Annotated[str, Field(min_length=1)]
@@ -124,6 +124,10 @@ class ActionsContext:
     base_ref: str | None = None
     run_id: str | None = None
     server_url: str = "https://github.com"
+    run_attempt: str | None = None
+    workspace: str | None = None  # GITHUB_WORKSPACE: the repository root inside Actions
+    step_summary: str | None = None  # GITHUB_STEP_SUMMARY: the file the run's summary page shows
+    output: str | None = None  # GITHUB_OUTPUT: the step's outputs for later steps
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ActionsContext:
@@ -140,7 +144,26 @@ class ActionsContext:
             base_ref=env.get("GITHUB_BASE_REF") or None,
             run_id=env.get("GITHUB_RUN_ID"),
             server_url=env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/"),
+            run_attempt=env.get("GITHUB_RUN_ATTEMPT"),
+            workspace=env.get("GITHUB_WORKSPACE") or None,
+            step_summary=env.get("GITHUB_STEP_SUMMARY") or None,
+            output=env.get("GITHUB_OUTPUT") or None,
         )
+
+    @property
+    def attempt(self) -> int:
+        return int(self.run_attempt or "1")
+
+    @property
+    def run_url(self) -> str | None:
+        if self.repository and self.run_id:
+            return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
+        return None
+
+    @property
+    def head_sha(self) -> str | None:
+        """The commit judged: the pull request's head, else the pushed commit."""
+        return ((self.pull_request or {}).get("head") or {}).get("sha") or self.sha
 
     @property
     def pull_request(self) -> dict[str, Any] | None:

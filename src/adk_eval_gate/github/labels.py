@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from .client import GitHubClient, GitHubError
-from .context import ActionsContext
+from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.context import ActionsContext
 
 
 def current_labels(context: ActionsContext) -> tuple[list[str], str | None]:

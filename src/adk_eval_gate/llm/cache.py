@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..files import read_text, write_text_atomic
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.files import read_text, write_text_atomic
 
 
 def cache_key(**parts: Any) -> str:

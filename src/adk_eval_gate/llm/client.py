@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cache import LlmCache, cache_key
-from .prices import PriceTable
+from adk_eval_gate.llm.cache import LlmCache, cache_key
+from adk_eval_gate.llm.prices import PriceTable
 
 RETRYABLE = {408, 429, 500, 502, 503, 504}
 NO_CREDENTIALS = "no judge credentials (set GOOGLE_API_KEY, or GOOGLE_GENAI_USE_VERTEXAI with a project and location)"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..gate.evidence import non_gating_regressions, regression_cases
-from ..results.missing import missing_judged_line
-from ..results.models import ResultsFile
-from .efficiency import efficiency_line
-from .escape import strip_controls
-from .spend import spend_line
+from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
+from adk_eval_gate.report.efficiency_line import efficiency_line
+from adk_eval_gate.report.escape import strip_controls
+from adk_eval_gate.report.spend import spend_line
+from adk_eval_gate.results.missing import missing_judged_line
+from adk_eval_gate.results.models import ResultsFile
 
 _MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR", "not_run": "NOT RUN"}
 

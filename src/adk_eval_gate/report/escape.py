@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from ..redaction import redact
+from adk_eval_gate.core.redaction import redact
 
 # Control characters, and the bidirectional overrides, embeddings, isolates and marks that make text display in
 # another order than it reads (Trojan Source): agent text must look in the comment like what it is.

@@ -17,14 +17,14 @@ from typing import Any
 
 import jinja2
 
-from ..baseline.models import Comparison, Row
-from ..evalsets.models import Invocation, content_text, tool_calls
-from ..gate.evidence import non_gating_regressions, regression_cases
-from ..results.missing import missing_judged_line
-from ..results.models import ResultsFile
-from .efficiency import efficiency_line
-from .escape import code_block, html_text, inline
-from .spend import spend_line
+from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
+from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
+from adk_eval_gate.report.efficiency_line import efficiency_line
+from adk_eval_gate.report.escape import code_block, html_text, inline
+from adk_eval_gate.report.spend import spend_line
+from adk_eval_gate.results.missing import missing_judged_line
+from adk_eval_gate.results.models import ResultsFile
 
 COMMENT_LIMIT = 65_536
 BUDGET = 60_000  # room for the hidden markers and GitHub's own accounting

@@ -15,11 +15,12 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-from ..baseline.models import Comparison
-from ..files import append_text
-from ..gate.evidence import non_gating_regressions, regression_cases
-from ..log import annotation, one_line, relative_to_root
-from ..results.models import ResultsFile
+from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.core.files import append_text
+from adk_eval_gate.core.paths import relative_to_root
+from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
+from adk_eval_gate.github.workflow_commands import annotation, one_line
+from adk_eval_gate.results.models import ResultsFile
 
 STEP_SUMMARY_LIMIT = 1024 * 1024
 

@@ -14,16 +14,15 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from .. import __version__
-from ..criteria import efficiency
-from ..criteria.base import ConfiguredCriterion, MetricOutcome
-from ..criteria.scoring import CaseScore
-from ..errors import InputError
-from ..evalsets.models import EvalCase, dump_invocation
-from ..files import load_json, scrub_data, write_text_atomic
-from ..targets.base import CaseRun
-from ..validation import input_error_from
-from .models import (
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.files import load_json, scrub_data, write_text_atomic
+from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.core.version import __version__
+from adk_eval_gate.criteria import efficiency_metrics as efficiency
+from adk_eval_gate.criteria.engine.base import ConfiguredCriterion, MetricOutcome
+from adk_eval_gate.criteria.engine.scoring import CaseScore
+from adk_eval_gate.evalsets.models import EvalCase, dump_invocation
+from adk_eval_gate.results.models import (
     SCHEMA_VERSION,
     CaseResult,
     Counts,
@@ -37,6 +36,7 @@ from .models import (
     RunRecord,
     ToolInfo,
 )
+from adk_eval_gate.targets.base import CaseRun
 
 ADK_SEMANTICS = "google-adk 2.13"
 

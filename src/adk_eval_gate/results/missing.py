@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..criteria.registry import REGISTRY
-from .models import MetricResult, ResultsFile
+from adk_eval_gate.criteria.registry import REGISTRY
+from adk_eval_gate.results.models import MetricResult, ResultsFile
 
 _LABELS = {
     "judge_unavailable": "judge unavailable",

@@ -10,7 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
+from adk_eval_gate.core.schema_versions import RESULTS_SCHEMA_VERSION
+
+SCHEMA_VERSION = RESULTS_SCHEMA_VERSION
 
 StatusName = Literal["passed", "failed", "not_evaluated", "error"]
 # Why a criterion has no score (criteria.base.Cause): the first four are designed absences (`not_evaluated`), the

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..evalsets.models import InvocationEvents
-from ..llm.client import UsageStats
-from ..llm.prices import PriceTable
-from ..targets.base import CaseRun
-from .models import AgentUsage, JudgeCounts, JudgeUsage, ModelTokens
+from adk_eval_gate.evalsets.models import InvocationEvents
+from adk_eval_gate.llm.client import UsageStats
+from adk_eval_gate.llm.prices import PriceTable
+from adk_eval_gate.results.models import AgentUsage, JudgeCounts, JudgeUsage, ModelTokens
+from adk_eval_gate.targets.base import CaseRun
 
 
 def counts(stats: UsageStats) -> JudgeCounts:

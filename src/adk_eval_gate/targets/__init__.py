@@ -4,28 +4,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config.loader import AgentPlan
-from .base import CaseRun, Target, TargetError, TransientTargetError
-from .simulation import SimulationSettings
+from adk_eval_gate.config.loader import AgentPlan
+from adk_eval_gate.targets.base import CaseRun, Target, TargetError, TransientTargetError
+from adk_eval_gate.targets.simulation import SimulationSettings
 
 
 def build_target(agent: AgentPlan, base_dir: Path, simulation: SimulationSettings | None = None) -> Target:
     """Builds the agent's target; `await target.start()` before running cases."""
     settings = agent.settings.target
     if settings.kind == "replay":
-        from .replay import ReplayTarget
+        from adk_eval_gate.targets.replay import ReplayTarget
 
         return ReplayTarget.from_paths(agent.actuals_paths, base_dir)
     if settings.kind == "adk":
-        from .adk import AdkTarget
+        from adk_eval_gate.targets.adk import AdkTarget
 
         return AdkTarget(settings.agent, base_dir, simulation)
     if settings.kind == "http":
-        from .http import HttpTarget
+        from adk_eval_gate.targets.http import HttpTarget
 
         return HttpTarget(settings, simulation=simulation)
     if settings.kind == "command":
-        from .command import CommandTarget
+        from adk_eval_gate.targets.command import CommandTarget
 
         return CommandTarget(settings, base_dir)
     raise AssertionError(f"unhandled target kind {settings.kind!r}")  # the config schema admits no other kind

@@ -19,11 +19,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..evalsets.models import AgentDetails, AppDetails, EvalCase
-from .base import CaseRun, TransientTargetError, one_line
-from .events import events_to_invocation
-from .simulation import SimulationSettings, Users
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.evalsets.models import AgentDetails, AppDetails, EvalCase
+from adk_eval_gate.targets.base import CaseRun, TransientTargetError, one_line
+from adk_eval_gate.targets.events import events_to_invocation
+from adk_eval_gate.targets.simulation import SimulationSettings, Users
 
 MISSING_ADK = "the adk target needs google-adk; install it with: pip install 'adk-eval-gate[adk]'"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..evalsets.models import EvalCase, Invocation
-from ..llm.client import UsageStats
+from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.llm.client import UsageStats
 
 
 @dataclass(frozen=True)

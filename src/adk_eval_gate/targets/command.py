@@ -31,12 +31,12 @@ from typing import Any
 from google.genai import types as genai_types
 from pydantic import ValidationError
 
-from ..config.models import CommandTarget as CommandSettings
-from ..evalsets.models import EvalCase, IntermediateData, Invocation
-from ..files import scrub_data
-from ..redaction import child_env
-from .base import CaseRun, TargetError
-from .events import events_to_invocation
+from adk_eval_gate.config.models import CommandTarget as CommandSettings
+from adk_eval_gate.core.files import scrub_data
+from adk_eval_gate.core.redaction import child_env
+from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation
+from adk_eval_gate.targets.base import CaseRun, TargetError
+from adk_eval_gate.targets.events import events_to_invocation
 
 PROTOCOL_VERSION = 1
 # A turn's reply is text and tool calls; far more is an agent gone wrong, and holding it all would exhaust memory.

@@ -20,7 +20,7 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from ..evalsets.models import AppDetails, Invocation, InvocationEvent, InvocationEvents
+from adk_eval_gate.evalsets.models import AppDetails, Invocation, InvocationEvent, InvocationEvents
 
 _USER = "user"
 

@@ -17,12 +17,12 @@ from typing import Any
 
 import requests
 
-from ..config.models import HttpTarget as HttpSettings
-from ..errors import InputError
-from ..evalsets.models import EvalCase
-from .base import CaseRun, TargetError, TransientTargetError
-from .events import content_of, events_to_invocation
-from .simulation import SimulationSettings, Users
+from adk_eval_gate.config.models import HttpTarget as HttpSettings
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
+from adk_eval_gate.targets.events import content_of, events_to_invocation
+from adk_eval_gate.targets.simulation import SimulationSettings, Users
 
 TRANSIENT_STATUS = {408, 429, 502, 503, 504}
 

@@ -21,15 +21,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..config.globs import GlobTooWide, walk_glob
-from ..config.loader import shown_path
-from ..errors import InputError, format_loc
-from ..evalsets.loader import parse_eval_set
-from ..evalsets.models import EvalCase, Invocation
-from ..files import load_json, parse_json, read_text
-from ..results.models import SCHEMA_VERSION
-from ..validation import input_error_from
-from .base import CaseRun
+from adk_eval_gate.config.globs import GlobTooWide, walk_glob
+from adk_eval_gate.core.errors import InputError, format_loc
+from adk_eval_gate.core.files import load_json, parse_json, read_text
+from adk_eval_gate.core.paths import shown_path
+from adk_eval_gate.core.schema_versions import RESULTS_SCHEMA_VERSION as SCHEMA_VERSION
+from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.evalsets.loader import parse_eval_set
+from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.targets.base import CaseRun
 
 HISTORY_SUFFIX = ".evalset_result.json"
 FAILED_STATUS = 2  # ADK's EvalStatus.FAILED; a case result with no invocations and this status crashed in inference

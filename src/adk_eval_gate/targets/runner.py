@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from ..evalsets.models import EvalCase
-from .base import CaseRun, Target, TransientTargetError, one_line
+from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.targets.base import CaseRun, Target, TransientTargetError, one_line
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,11 @@ import jinja2
 import jinja2.sandbox
 from google.genai import types as genai_types
 
-from ..evalsets.models import ConversationScenario
-from ..evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
-from ..llm.cache import LlmCache
-from ..llm.client import LlmClient, LlmSettings, LlmUnavailable, UsageStats
-from .base import TargetError, TransientTargetError
+from adk_eval_gate.evalsets.models import ConversationScenario
+from adk_eval_gate.evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
+from adk_eval_gate.llm.cache import LlmCache
+from adk_eval_gate.llm.client import LlmClient, LlmSettings, LlmUnavailable, UsageStats
+from adk_eval_gate.targets.base import TargetError, TransientTargetError
 
 STOP_SIGNAL = "</finished>"
 PURPOSE = "user_simulator"

@@ -22,11 +22,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import InputError
-from ..evalsets.models import EvalCase, Invocation, dump_invocation
-from ..redaction import redact_standard_streams
-from .base import CaseRun, Target, one_line
-from .runner import Job, Progress, RunnerSettings, attempt
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.redaction import redact_standard_streams
+from adk_eval_gate.evalsets.models import EvalCase, Invocation, dump_invocation
+from adk_eval_gate.targets.base import CaseRun, Target, one_line
+from adk_eval_gate.targets.runner import Job, Progress, RunnerSettings, attempt
 
 _DONE = None
 

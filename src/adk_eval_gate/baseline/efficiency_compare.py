@@ -1,0 +1,152 @@
+"""Did the pull request make the agent more expensive, slower or chattier? Per agent × eval set × usage metric,
+the per-run usage of every case against the baseline's, by the same stratified permutation test as the scores.
+
+Each case's runs are divided by that case's mean over both sides (a scale the permutations do not change, so the
+test stays exact), which makes the statistic the average relative change over cases: a case of 100 tokens and
+one of 10,000 count alike. A verdict needs evidence and size: `regressed` when the increase is significant
+(Holm over every efficiency row at gate.alpha) and at least the metric's tolerance (`gate.efficiency_tolerance`).
+For adaptive runs only the first round counts: the extra runs went to cases chosen for their scores, and a run
+that skipped its tools is also a cheaper one.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+
+from adk_eval_gate.baseline.models import EfficiencyMetric, EfficiencyRow
+from adk_eval_gate.baseline.stats import TestResult, holm, stratified_test
+from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.results.models import CaseResult, ResultsFile, RunUsage
+
+METRICS: dict[EfficiencyMetric, Callable[[RunUsage], float | None]] = {
+    "cost": lambda u: u.cost_usd,
+    "latency": lambda u: u.latency_seconds,
+    "tokens": lambda u: u.input_tokens + u.output_tokens,
+    "tool_calls": lambda u: u.tool_calls,
+}
+CONDITIONS: dict[EfficiencyMetric, str] = {
+    "cost": "cost_regression",
+    "latency": "latency_regression",
+    "tokens": "token_regression",
+    "tool_calls": "tool_call_regression",
+}
+UNITS: dict[EfficiencyMetric, str] = {
+    "cost": "USD",
+    "latency": "s",
+    "tokens": "tokens",
+    "tool_calls": "tool calls",
+}
+
+
+def run_values(case: CaseResult, metric: EfficiencyMetric) -> list[float]:
+    runs = [r for r in case.runs if r.usage is not None and r.error is None]
+    if case.sampling is not None:
+        runs = [r for r in runs if r.run < case.sampling.first_round_runs]
+    values = [METRICS[metric](r.usage) for r in runs]
+    return [float(v) for v in values if v is not None]
+
+
+def _comparable(current: CaseResult, base: CaseResult) -> bool:
+    return (
+        current.status not in ("error", "not_run")
+        and base.status not in ("error", "not_run")
+        and not (current.case_hash and base.case_hash and current.case_hash != base.case_hash)
+    )
+
+
+def _row(
+    agent: str,
+    set_id: str,
+    metric: EfficiencyMetric,
+    pairs: list[tuple[list[float], list[float]]],
+    tolerance: float,
+) -> tuple[EfficiencyRow, TestResult] | None:
+    strata, ratios = [], []
+    for base, cur in pairs:
+        scale = statistics.fmean(base + cur)
+        if scale <= 0:
+            continue  # nothing spent on either side: no change to see
+        strata.append(([v / scale for v in base], [v / scale for v in cur]))
+        base_mean = statistics.fmean(base)
+        if base_mean > 0:
+            ratios.append(statistics.fmean(cur) / base_mean - 1)
+    if not strata or not ratios:
+        return None
+    test = stratified_test(strata)
+    row = EfficiencyRow(
+        agent=agent,
+        eval_set_id=set_id,
+        metric=metric,
+        baseline=statistics.fmean(statistics.fmean(b) for b, _ in pairs),
+        current=statistics.fmean(statistics.fmean(c) for _, c in pairs),
+        change=statistics.fmean(ratios),
+        tolerance=tolerance,
+        verdict="unchanged",
+        reason="",
+        cases_compared=len(strata),
+    )
+    return row, test
+
+
+def _decide(row: EfficiencyRow, p_rise: float, p_drop: float, alpha: float) -> None:
+    size = f"{row.change:+.0%} per run ({row.baseline:.4g} → {row.current:.4g} {UNITS[row.metric]}, {row.cases_compared} cases)"
+    if row.change >= row.tolerance and p_rise < alpha:
+        row.verdict, row.p_value = "regressed", p_rise
+        row.reason = f"{size}: ≥ tolerance +{row.tolerance:.0%}, p = {p_rise:.2g} < {alpha:g}"
+    elif row.change <= -row.tolerance and p_drop < alpha:
+        row.verdict, row.p_value = "improved", p_drop
+        row.reason = f"{size}: beyond tolerance, p = {p_drop:.2g} < {alpha:g}"
+    elif abs(row.change) < row.tolerance:
+        row.verdict, row.p_value = "unchanged", min(p_rise, p_drop)
+        row.reason = f"{size}: within tolerance ±{row.tolerance:.0%}"
+    else:
+        p = p_rise if row.change > 0 else p_drop
+        row.verdict, row.p_value = "inconclusive", p
+        row.reason = f"{size}: beyond tolerance but p = {p:.2g} ≥ {alpha:g}: could be noise"
+
+
+def compare_efficiency(
+    current: ResultsFile, baseline: ResultsFile | None, gate: GateSettings
+) -> list[EfficiencyRow]:
+    if baseline is None:
+        return []
+    base_sets = {(s.agent, s.eval_set_id): s for s in baseline.eval_sets}
+    found: list[tuple[EfficiencyRow, TestResult]] = []
+    for current_set in current.eval_sets:
+        base_set = base_sets.get((current_set.agent, current_set.eval_set_id))
+        if base_set is None:
+            continue
+        base_cases = {c.eval_id: c for c in base_set.cases}
+        matched = [
+            (c, base_cases[c.eval_id])
+            for c in current_set.cases
+            if c.eval_id in base_cases and _comparable(c, base_cases[c.eval_id])
+        ]
+        for metric in METRICS:
+            pairs = [(run_values(b, metric), run_values(c, metric)) for c, b in matched]
+            pairs = [(b, c) for b, c in pairs if b and c]
+            made = (
+                _row(
+                    current_set.agent,
+                    current_set.eval_set_id,
+                    metric,
+                    pairs,
+                    gate.efficiency_tolerance[metric],
+                )
+                if pairs
+                else None
+            )
+            if made is not None:
+                found.append(made)
+    # one Holm family per direction; tests that could never reach significance leave it (as for the scores)
+    adjusted = {id(row): [test.p_rise, test.p_drop] for row, test in found}
+    for side, smallest in enumerate((lambda t: t.min_p_rise, lambda t: t.min_p_drop)):
+        members = [(row, test) for row, test in found if smallest(test) < gate.alpha]
+        for (row, _), value in zip(
+            members, holm([adjusted[id(row)][side] for row, _ in members]), strict=True
+        ):
+            adjusted[id(row)][side] = value
+    for row, _ in found:
+        _decide(row, *adjusted[id(row)], gate.alpha)
+    return [row for row, _ in found]

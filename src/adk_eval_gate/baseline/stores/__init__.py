@@ -1,0 +1,100 @@
+"""Where baselines live: a file in the repository, a data branch, or the artifact of the base branch's newest
+push run. A baseline is a results file (agent outputs stripped) plus its identity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from adk_eval_gate.baseline.stores.artifact import ArtifactStore
+from adk_eval_gate.baseline.stores.base import (
+    BaselineStore,
+    LoadedBaseline,
+    LoadOutcome,
+    age_days,
+    identity_of,
+    merge_base_candidates,
+    slim,
+)
+from adk_eval_gate.baseline.stores.branch import BranchStore
+from adk_eval_gate.baseline.stores.file import FileStore, NoStore
+from adk_eval_gate.config.loader import Workflow
+from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.results.build import read_results
+
+__all__ = [
+    "ArtifactStore",
+    "BaselineStore",
+    "BranchStore",
+    "FileStore",
+    "LoadOutcome",
+    "LoadedBaseline",
+    "NoStore",
+    "age_days",
+    "build_store",
+    "describe_baseline",
+    "describe_store",
+    "identity_of",
+    "load_baseline",
+    "merge_base_candidates",
+    "slim",
+]
+
+
+def build_store(workflow: Workflow, context: ActionsContext | None = None) -> BaselineStore:
+    settings = workflow.settings.baseline
+    if settings.store == "file":
+        return FileStore(settings, workflow)
+    if settings.store == "branch":
+        return BranchStore(settings, workflow, context or ActionsContext.from_env())
+    if settings.store == "artifact":
+        return ArtifactStore(settings, workflow, context or ActionsContext.from_env())
+    return NoStore()
+
+
+def load_baseline(workflow: Workflow | None, context: ActionsContext, path: Path | None = None) -> LoadOutcome:
+    """The baseline `compare` uses: an explicit results file, else the config's store, else nothing (said)."""
+    if path is not None:
+        results = read_results(path)
+        return LoadOutcome(LoadedBaseline(results, identity_of(results, str(path))))
+    if workflow is not None:
+        return build_store(workflow, context).load()
+    return LoadOutcome(None, ["no --baseline and no --config: nothing to compare with"])
+
+
+def describe_store(workflow: Workflow) -> str:
+    """Said at validate time, because a gate without a baseline compares nothing and passes on regressions."""
+    settings = workflow.settings.baseline
+    if settings.store == "none":
+        return "baseline: NONE (baseline.store: none): nothing will be compared, so no regression can fail the gate"
+    if settings.store == "file":
+        if not (workflow.base_dir / settings.path).exists():
+            return (
+                f"baseline: NONE yet: {settings.path} does not exist, so nothing will be compared; "
+                "create it with `adk-eval-gate baseline update` and commit it"
+            )
+        return f"baseline: the file {settings.path}"
+    if settings.store == "branch":
+        return f"baseline: branch {settings.branch} (written by pushes to the default branch; needs `contents: write`)"
+    return (
+        f"baseline: artifact {settings.name!r} of the newest completed push run on the pull request's base branch "
+        "(the push workflow must upload adk-eval-gate-out/results.json under that name; pull requests need "
+        "`actions: read`); until one exists nothing is compared"
+    )
+
+
+def describe_baseline(outcome: LoadOutcome) -> str:
+    if outcome.baseline is None:
+        return "no baseline"
+    identity, results = outcome.baseline.identity, outcome.baseline.results
+    age = f"{identity.age_days:.1f} days old" if identity.age_days is not None else "age unknown"
+    lines = [
+        f"baseline: {identity.source}\n  commit {identity.sha or 'unknown'}, created {identity.created_at} ({age}), "
+        f"adk-eval-gate {identity.tool_version}"
+    ]
+    for eval_set in results.eval_sets:
+        s = eval_set.summary
+        criteria = ", ".join(eval_set.criteria)
+        lines.append(
+            f"  {eval_set.agent}/{eval_set.eval_set_id}: {s.total} cases, {s.passed} passed, criteria: {criteria}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,88 @@
+"""`artifact` store: the results artifact of the base branch's newest push run that has one (Actions API).
+
+The workflow uploads the results file with actions/upload-artifact (`if: always()`) on pushes to the default
+branch; a pull request downloads the artifact of the run at its merge-base when there is one, else of the newest
+run. A run's conclusion does not matter (only results that stopped early, `interrupted`, are passed over): a push whose comparison failed (an accepted regression) still produced
+the results of that commit, and skipping it would leave the baseline behind for good.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+from pydantic import ValidationError
+
+from adk_eval_gate.baseline.stores.base import LoadedBaseline, LoadOutcome, identity_of, merge_base_candidates
+from adk_eval_gate.config.loader import Workflow
+from adk_eval_gate.config.models import ArtifactBaseline
+from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.results.models import ResultsFile
+
+RUNS_TO_SEARCH = 20  # runs that died before their upload step have no artifact; look past a few of them
+
+
+class ArtifactStore:
+    def __init__(self, settings: ArtifactBaseline, workflow: Workflow, context: ActionsContext) -> None:
+        self.settings, self.workflow, self.context = settings, workflow, context
+        self.client = GitHubClient(context.api_url, context.token)
+        self.repo = context.repository
+
+    def _runs(self, branch: str) -> list[dict]:
+        path = (f"/repos/{self.repo}/actions/workflows/{self.settings.workflow}/runs" if self.settings.workflow
+                else f"/repos/{self.repo}/actions/runs")
+        data = self.client.get_json(path, params={"branch": branch, "event": "push", "per_page": 50})
+        return list(data.get("workflow_runs", []))
+
+    def _results_in(self, run: dict) -> ResultsFile | None:
+        artifacts = self.client.get_json(f"/repos/{self.repo}/actions/runs/{run['id']}/artifacts").get("artifacts", [])
+        artifact = next((a for a in artifacts if a.get("name") == self.settings.name and not a.get("expired")), None)
+        if artifact is None:
+            return None
+        archive = self.client.request("GET", f"/repos/{self.repo}/actions/artifacts/{artifact['id']}/zip").content
+        try:
+            with zipfile.ZipFile(io.BytesIO(archive)) as bundle:
+                for name in sorted(bundle.namelist()):
+                    if name.endswith(".json"):
+                        try:
+                            return ResultsFile.model_validate_json(bundle.read(name))
+                        except ValidationError:
+                            continue
+        except zipfile.BadZipFile:
+            raise GitHubError("GET", f"artifacts/{artifact['id']}", None, "the artifact is not a zip archive") from None
+        return None
+
+    def load(self) -> LoadOutcome:
+        branch = self.context.base_branch
+        if not self.repo or not branch:
+            return LoadOutcome(None, ["the artifact store needs GITHUB_REPOSITORY and a base branch: no baseline loaded"])
+        try:
+            runs = self._runs(branch)
+            wanted = merge_base_candidates(self.context, self.workflow.base_dir)
+            ordered = sorted(runs, key=lambda r: (r.get("head_sha") not in wanted, wanted.index(r["head_sha"]) if r.get("head_sha") in wanted else 0))
+            cut_short: list[str] = []
+            for run in ordered[:RUNS_TO_SEARCH]:
+                results = self._results_in(run)
+                if results is None:
+                    continue
+                if results.interrupted:  # a cancelled run's `if: always()` upload: only part of the suite ran
+                    cut_short.append(str(run["id"]))
+                    continue
+                exact = run.get("head_sha") in wanted
+                identity = identity_of(results, f"artifact {self.settings.name} of run {run['id']}", exact_base=exact)
+                identity.sha = identity.sha or run.get("head_sha")
+                warnings = [] if exact else [f"no baseline run at this pull request's merge-base; using run {run['id']} "
+                                             f"({(run.get('head_sha') or '?')[:12]}, {identity.age_days or 0:.1f} days old)"]
+                if cut_short:
+                    warnings.append(f"skipped the results of run(s) {', '.join(cut_short)}: they stopped early")
+                return LoadOutcome(LoadedBaseline(results, identity), warnings)
+        except GitHubError as exc:
+            hint = " (does the workflow grant `actions: read`?)" if exc.read_only else ""
+            return LoadOutcome(None, [f"baseline unavailable: {exc}{hint}"], error=f"{exc}{hint}")
+        return LoadOutcome(None, [f"no push run on {branch} has an artifact named {self.settings.name!r} yet "
+                                  "(upload it with `if: always()` so that a failing run still leaves one)"])
+
+    def save(self, results: ResultsFile) -> str:
+        return (f"nothing to do here: upload the results file as the artifact {self.settings.name!r} with "
+                "actions/upload-artifact in the workflow that runs on the default branch")

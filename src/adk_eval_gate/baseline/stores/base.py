@@ -1,0 +1,80 @@
+"""What every baseline store shares: a loaded baseline and its identity, and how a results file is slimmed and
+dated before it is stored."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Protocol
+
+from adk_eval_gate.baseline.models import BaselineIdentity
+from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.results.models import ResultsFile
+
+
+@dataclass
+class LoadedBaseline:
+    results: ResultsFile
+    identity: BaselineIdentity
+
+
+@dataclass
+class LoadOutcome:
+    baseline: LoadedBaseline | None
+    warnings: list[str] = field(default_factory=list)
+    # Set when the store broke (API failure, no permission, unreadable data) rather than found nothing: the gate
+    # fails closed on it under `error`, since a regression could hide behind it.
+    error: str | None = None
+
+
+class BaselineStore(Protocol):
+    def load(self) -> LoadOutcome: ...
+
+    def save(self, results: ResultsFile) -> str: ...
+
+
+def slim(results: ResultsFile) -> ResultsFile:
+    """Scores and identities only: the agent's outputs are large and belong to the run that produced them."""
+    copy = results.model_copy(deep=True)
+    for eval_set in copy.eval_sets:
+        for case in eval_set.cases:
+            for run in case.runs:
+                run.actual_invocations = None
+    return copy
+
+
+def age_days(created_at: str | None, now: datetime | None = None) -> float | None:
+    if not created_at:
+        return None
+    try:
+        created = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if created.tzinfo is None:
+        created = created.replace(tzinfo=timezone.utc)
+    return max(0.0, ((now or datetime.now(timezone.utc)) - created).total_seconds() / 86400)
+
+
+def identity_of(results: ResultsFile, source: str, *, exact_base: bool = True) -> BaselineIdentity:
+    return BaselineIdentity(source=source, sha=results.git.sha, created_at=results.timings.finished_at,
+                            age_days=age_days(results.timings.finished_at), tool_version=results.tool.version,
+                            exact_base=exact_base)
+
+
+def merge_base_candidates(context: ActionsContext, directory: Path) -> list[str]:
+    """The PR's merge-base first (from git when the history is there), then the PR's recorded base sha."""
+    candidates: list[str] = []
+    if context.base_branch:
+        for ref in (f"origin/{context.base_branch}", context.base_branch):
+            try:
+                done = subprocess.run(["git", "merge-base", "HEAD", ref], cwd=directory, capture_output=True, text=True, timeout=20)
+            except (OSError, subprocess.SubprocessError):
+                break
+            if done.returncode == 0 and done.stdout.strip():
+                candidates.append(done.stdout.strip())
+                break
+    if context.base_sha and context.base_sha not in candidates:
+        candidates.append(context.base_sha)
+    return candidates

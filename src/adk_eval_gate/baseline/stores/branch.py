@@ -1,0 +1,120 @@
+"""`branch` store: baselines on a data branch, written through the contents API on pushes to the default branch.
+
+Layout: `<directory>/<commit sha>.json` (a slim results file) for every baselined commit, and
+`<directory>/latest.json` pointing at the newest. A pull request reads the entry of its merge-base commit; when
+there is none (the base moved on without a baseline run), it reads the newest and says how old it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import datetime, timezone
+from urllib.parse import quote
+
+from pydantic import ValidationError
+
+from adk_eval_gate.baseline.stores.base import (
+    LoadedBaseline,
+    LoadOutcome,
+    identity_of,
+    merge_base_candidates,
+    slim,
+)
+from adk_eval_gate.config.loader import Workflow
+from adk_eval_gate.config.models import BranchBaseline
+from adk_eval_gate.core.redaction import redact  # base64 hides a secret from the client's own redaction
+from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.results.models import ResultsFile
+
+
+class BranchStore:
+    def __init__(self, settings: BranchBaseline, workflow: Workflow, context: ActionsContext) -> None:
+        self.settings, self.workflow, self.context = settings, workflow, context
+        self.client = GitHubClient(context.api_url, context.token)
+        self.repo = context.repository
+
+    def _path(self, name: str) -> str:
+        return f"{self.settings.directory.strip('/')}/{name}"
+
+    def _get(self, path: str) -> tuple[bytes, str] | None:
+        response = self.client.request("GET", f"/repos/{self.repo}/contents/{quote(path)}",
+                                       params={"ref": self.settings.branch}, ok=(404,))
+        if response.status_code == 404:
+            return None
+        data = response.json()
+        content = base64.b64decode(data.get("content") or "") if data.get("encoding") == "base64" else b""
+        if not content and data.get("download_url"):  # files over 1 MB come without inline content
+            content = self.client.request("GET", data["download_url"], accept="application/vnd.github.raw").content
+        return content, data.get("sha", "")
+
+    def _read_results(self, path: str) -> ResultsFile | None:
+        found = self._get(path)
+        if found is None:
+            return None
+        try:
+            return ResultsFile.model_validate_json(found[0])
+        except ValidationError:
+            raise GitHubError("GET", path, None, "the stored baseline is not a results file this version can read") from None
+
+    def load(self) -> LoadOutcome:
+        if not self.repo:
+            return LoadOutcome(None, ["the branch store needs GITHUB_REPOSITORY (and a token): no baseline loaded"])
+        branch = self.settings.branch
+        try:
+            for sha in merge_base_candidates(self.context, self.workflow.base_dir):
+                results = self._read_results(self._path(f"{sha}.json"))
+                if results is not None:
+                    return LoadOutcome(LoadedBaseline(results, identity_of(results, f"branch {branch}: {sha[:12]}")))
+            pointer = self._get(self._path("latest.json"))
+            if pointer is None:
+                return LoadOutcome(None, [f"no baseline on branch {branch} yet: it is written on pushes to the default branch"])
+            latest = json.loads(pointer[0])
+            results = self._read_results(latest["path"])
+            if results is None:
+                return LoadOutcome(None, [f"branch {branch}: latest.json points at a missing {latest['path']}"])
+        except GitHubError as exc:
+            return LoadOutcome(None, [f"baseline unavailable: {exc}"], error=str(exc))
+        except (ValueError, KeyError):
+            return LoadOutcome(None, [f"branch {branch}: latest.json is not a valid pointer"])
+        identity = identity_of(results, f"branch {branch}: latest ({(results.git.sha or '?')[:12]})", exact_base=False)
+        warning = f"no baseline for this pull request's merge-base; using the newest, from {(results.git.sha or 'an unknown commit')[:12]}"
+        if identity.age_days is not None:
+            warning += f", {identity.age_days:.1f} days old"
+        return LoadOutcome(LoadedBaseline(results, identity), [warning])
+
+    def _put(self, path: str, text: str, message: str) -> None:
+        for attempt in range(2):
+            existing = self._get(path)
+            body = {"message": message, "content": base64.b64encode(redact(text).encode()).decode(), "branch": self.settings.branch}
+            if existing is not None:
+                body["sha"] = existing[1]
+            response = self.client.request("PUT", f"/repos/{self.repo}/contents/{quote(path)}", json=body, ok=(409,))
+            if response.status_code != 409:
+                return
+            if attempt:  # a concurrent writer won twice: give up loudly rather than overwrite blindly
+                raise GitHubError("PUT", path, 409, "the file changed under us twice")
+
+    def _ensure_branch(self) -> None:
+        response = self.client.request("GET", f"/repos/{self.repo}/git/ref/heads/{quote(self.settings.branch)}", ok=(404,))
+        if response.status_code == 404:
+            base = self.context.sha
+            if not base:
+                raise GitHubError("POST", "git/refs", None, "GITHUB_SHA is needed to create the data branch")
+            # A retry after a lost reply finds the branch made: 422 "Reference already exists" is success here.
+            self.client.request("POST", f"/repos/{self.repo}/git/refs", json={"ref": f"refs/heads/{self.settings.branch}", "sha": base},
+                                ok=(422,), idempotent=True)
+
+    def save(self, results: ResultsFile) -> str:
+        if not self.repo:
+            raise GitHubError("PUT", "contents", None, "GITHUB_REPOSITORY is not set")
+        sha = results.git.sha or self.context.sha
+        if not sha:
+            raise GitHubError("PUT", "contents", None, "the results carry no commit sha to file them under")
+        self._ensure_branch()
+        path = self._path(f"{sha}.json")
+        self._put(path, slim(results).model_dump_json() + "\n", f"adk-eval-gate baseline for {sha[:12]}")
+        pointer = {"sha": sha, "path": path, "updated_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        self._put(self._path("latest.json"), json.dumps(pointer, indent=2) + "\n", f"adk-eval-gate: latest baseline is {sha[:12]}")
+        return f"branch {self.settings.branch}: {path}"

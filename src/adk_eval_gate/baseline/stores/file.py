@@ -1,0 +1,37 @@
+"""The file store (a results file committed beside the config) and the store that keeps nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from adk_eval_gate.baseline.stores.base import LoadedBaseline, LoadOutcome, identity_of, slim
+from adk_eval_gate.config.loader import Workflow
+from adk_eval_gate.config.models import FileBaseline
+from adk_eval_gate.core.files import write_text_atomic
+from adk_eval_gate.results.build import read_results
+from adk_eval_gate.results.models import ResultsFile
+
+
+class FileStore:
+    def __init__(self, settings: FileBaseline, workflow: Workflow) -> None:
+        path = Path(settings.path)
+        self.path = path if path.is_absolute() else workflow.base_dir / path
+        self.label = settings.path  # as written in the config: the same on every machine
+
+    def load(self) -> LoadOutcome:
+        if not self.path.exists():
+            return LoadOutcome(None, [f"no baseline at {self.label} yet: run `adk-eval-gate baseline update` and commit it"])
+        results = read_results(self.path)
+        return LoadOutcome(LoadedBaseline(results, identity_of(results, self.label)))
+
+    def save(self, results: ResultsFile) -> str:
+        write_text_atomic(self.path, slim(results).model_dump_json(indent=2) + "\n")
+        return str(self.path)
+
+
+class NoStore:
+    def load(self) -> LoadOutcome:
+        return LoadOutcome(None, ["no baseline store configured (baseline.store: none)"])
+
+    def save(self, results: ResultsFile) -> str:
+        return "nowhere (baseline.store: none)"

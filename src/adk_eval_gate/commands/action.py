@@ -1,0 +1,101 @@
+"""The Docker Action's entrypoint: maps the `INPUT_*` environment GitHub gives a container action to `ci`.
+
+GitHub keeps hyphens in input names (`github-token` → `INPUT_GITHUB-TOKEN`); both spellings are read.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import PurePosixPath
+
+from adk_eval_gate.commands.main import main as cli_main
+from adk_eval_gate.core.errors import EXIT_BAD_INPUT, InputError
+
+# Paths an earlier step exported for the runner (google-github-actions/auth writes its credentials file into the
+# workspace and exports these); inside the container only the workspace is mounted, at another path.
+RUNNER_PATH_VARIABLES = (
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "GOOGLE_GHA_CREDS_PATH",
+    "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE",
+)
+
+
+def _input(name: str, default: str = "") -> str:
+    for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('-', '_')}"):
+        value = os.environ.get(key)
+        if value is not None and value.strip() != "":
+            return value.strip()
+    return default
+
+
+def container_path(path: str, environ: dict[str, str] | os._Environ[str]) -> str | None:
+    """The container's path for a runner path under the workspace, or None when `path` is not one.
+
+    GitHub mounts the runner's `$RUNNER_WORKSPACE/<repository name>` at the container's `$GITHUB_WORKSPACE`
+    (`/github/workspace`) and passes RUNNER_WORKSPACE through unchanged, so the runner path is known without
+    guessing the runner's home."""
+    runner_workspace, workspace = environ.get("RUNNER_WORKSPACE", ""), environ.get("GITHUB_WORKSPACE", "")
+    if not runner_workspace or not workspace or not PurePosixPath(path).is_absolute():
+        return None
+    try:
+        relative = PurePosixPath(path).relative_to(runner_workspace)
+    except ValueError:
+        return None
+    # The first component is the checkout folder the runner mounted (the repository's name).
+    if len(relative.parts) < 2:
+        return None
+    return str(PurePosixPath(workspace, *relative.parts[1:]))
+
+
+def map_runner_paths(environ: dict[str, str] | os._Environ[str]) -> list[str]:
+    """Points the runner-path variables at the same files inside the container; returns one notice per change,
+    or a warning for a path that is neither in the container nor under the workspace."""
+    messages = []
+    for name in RUNNER_PATH_VARIABLES:
+        path = environ.get(name, "")
+        if not path or os.path.exists(path):
+            continue
+        mapped = container_path(path, environ)
+        if mapped is not None and os.path.exists(mapped):
+            environ[name] = mapped
+            messages.append(
+                f"::notice::{name}: the runner path {path} is {mapped} inside the action's container"
+            )
+        else:
+            messages.append(
+                f"::warning::{name}: {path} does not exist inside the action's container (only the "
+                "workspace is mounted); write the file under the workspace, e.g. "
+                "google-github-actions/auth's default create_credentials_file"
+            )
+    return messages
+
+
+def main() -> int:
+    for message in map_runner_paths(os.environ):
+        print(message, file=sys.stderr)
+    token = _input("github-token")
+    if token:
+        os.environ.setdefault("GITHUB_TOKEN", token)
+    argv = ["ci", "--config", _input("config", "eval-gate.yml"), "--output-dir", _input("output-dir", "adk-eval-gate-out")]
+    if _input("post-comment", "true").lower() in ("false", "0", "no"):
+        argv.append("--no-comment")
+    for name in ("comment-key", "comment-mode", "comment-when", "comment-author"):
+        if _input(name):
+            argv += [f"--{name}", _input(name)]
+    for label in filter(None, (part.strip() for part in _input("labels").split(","))):
+        argv += ["--label", label]
+    working_directory = _input("working-directory")
+    if working_directory:
+        try:
+            os.chdir(working_directory)
+        except (OSError, ValueError) as exc:
+            error = InputError(None, "working-directory", f"{working_directory!r}: {getattr(exc, 'strerror', None) or exc}",
+                               "give an existing directory of the repository")
+            print(f"error: {error.render()}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    return cli_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""`baseline show|update`: show the stored baseline, or bless a results file as the new one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from adk_eval_gate.commands.options import config_option
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "baseline",
+        parents=[config_option(text="the workflow YAML (its baseline section)")],
+        help="show the stored baseline or bless a results file as the new one",
+    )
+    parser.add_argument("action", choices=["show", "update"])
+    parser.add_argument("--results", help="with update: the results file to store")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from adk_eval_gate.baseline.stores import build_store, describe_baseline
+    from adk_eval_gate.commands.loading import load_config, plan_of
+    from adk_eval_gate.core.errors import InputError
+    from adk_eval_gate.results.build import read_results
+    from adk_eval_gate.run.shards import why_not_a_baseline
+
+    workflow = load_config(args.config)
+    store = build_store(workflow)
+    if args.action == "update":
+        if not args.results:
+            raise InputError(None, "--results", "is required for `baseline update`", "pass the results file to bless")
+        results = read_results(Path(args.results))
+        if why := why_not_a_baseline(results, plan_of(workflow)):
+            raise InputError(
+                args.results,
+                None,
+                f"is not a baseline: {why}",
+                "bless the results of a full run (`merge` every shard first)",
+            )
+        print(f"baseline updated: {store.save(results)}")
+        return 0
+    outcome = store.load()
+    for warning in outcome.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(describe_baseline(outcome))
+    return 0

@@ -1,0 +1,70 @@
+"""`ci`: the whole pipeline as the Action runs it, the mode chosen from the event.
+
+* pull_request: run → compare with the baseline → report → one sticky comment → gate (exit code);
+* push to the default branch: run → compare with the previous baseline → store these results as the new one; the
+  job passes unless `gate.on_push: fail` (it fails only when the baseline could not be stored);
+* anywhere else (a laptop, workflow_dispatch): run → compare → the same markdown on stdout and the same files,
+  nothing posted.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from adk_eval_gate.commands.options import config_option, publishing_options
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "ci",
+        parents=[config_option(), publishing_options()],
+        help="the whole pipeline as the GitHub Action runs it (mode from the event)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--shard", help="run only shard i of n (e.g. 2/4); `merge` then gates the whole")
+    parser.add_argument(
+        "--cases",
+        action="append",
+        metavar="SET[:CASES]",
+        help="only these cases, as `adk eval` picks them: eval_set_id_or_file[:case1,case2] (globs allowed; "
+        "repeatable); such a run is never stored as the baseline",
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from adk_eval_gate.commands.loading import load_config
+    from adk_eval_gate.commands.options import publish_options
+
+    workflow = load_config(args.config)  # config errors before the heavy imports
+    return run_ci(workflow, publish_options(args))
+
+
+def run_ci(workflow, options, context=None) -> int:
+    from adk_eval_gate.commands.loading import plan_of
+    from adk_eval_gate.github.context import ActionsContext
+    from adk_eval_gate.publish.finish import finish, mode_of
+    from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs
+    from adk_eval_gate.run.pipeline import run_plan
+    from adk_eval_gate.run.selection import select_cases
+    from adk_eval_gate.run.setup import run_setup
+    from adk_eval_gate.run.shards import shard_plan
+
+    context = context or ActionsContext.from_env()
+    plan = plan_of(workflow)
+    if options.cases:
+        plan = select_cases(plan, options.cases)
+    if options.shard is not None:
+        plan = shard_plan(plan, *options.shard)
+    settings = plan.workflow.settings
+    if settings.setup:
+        run_setup(settings.setup, plan.workflow.base_dir, settings.setup_pass_env)
+    outcome = None
+    if mode_of(context) != "baseline" and has_adaptive_runs(plan):
+        # adaptive runs decide against the baseline the comparison will use: load it before running
+        from adk_eval_gate.baseline.stores import build_store
+
+        outcome = build_store(plan.workflow, context).load()
+    decider = Decider(outcome.baseline.results if outcome.baseline else None) if outcome else None
+    results = run_plan(plan, quiet=options.quiet, decider=decider)
+    return finish(options, plan, results, context, outcome)

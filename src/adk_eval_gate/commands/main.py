@@ -1,0 +1,89 @@
+"""The console script: parse, check the arguments, run one subcommand, map every outcome to an exit code.
+
+Exit codes: 0 pass, 1 failed (or a GitHub API error), 2 bad input (one line, never a traceback).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import TracebackType
+
+from adk_eval_gate.commands.arguments import check_arguments, check_outputs
+from adk_eval_gate.commands.parser import build_parser
+from adk_eval_gate.core.errors import EXIT_BAD_INPUT, InputError
+from adk_eval_gate.core.redaction import RedactingStream
+from adk_eval_gate.github import workflow_commands
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    with redacted_console():
+        return _main(argv)
+
+
+@contextmanager
+def redacted_console() -> Iterator[None]:
+    """Whatever we, an in-process agent or a library print: no secret reaches the log."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    # A crash's traceback is printed after this block has restored the streams, and its messages can quote
+    # anything (an agent's output, a request): it goes through a redacting stream too.
+    sys.excepthook = _redacted_excepthook
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = saved
+
+
+def _redacted_excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+    traceback.print_exception(kind, value, tb, file=RedactingStream(sys.stderr))
+
+
+def _quiet_broken_pipe() -> int:
+    """A reader that stopped early (`| head`) is not an error worth a traceback: end as a SIGPIPE'd program would."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 128 + 13
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    # Importing the user's agent must not leave __pycache__ folders in their repository (nor after a refusal).
+    sys.dont_write_bytecode = True
+    for stream in (sys.stdout, sys.stderr):  # agent text printed to a log must never crash the command
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        check_arguments(args)
+        check_outputs(args)
+        code = args.handler(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    except InputError as exc:
+        workflow_commands.input_error(exc)
+        return EXIT_BAD_INPUT
+    except Exception as exc:
+        from adk_eval_gate.github.client import GitHubError
+
+        if not isinstance(exc, GitHubError):
+            raise
+        hint = "; the token cannot write here (a fork's pull request?)" if exc.read_only else ""
+        workflow_commands.error(f"{exc}{hint}")
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

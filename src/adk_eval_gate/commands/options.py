@@ -1,0 +1,66 @@
+"""Options several subcommands share, and the `ci`/`merge` options read into one typed object."""
+
+from __future__ import annotations
+
+import argparse
+
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.publish.settings import PublishOptions
+
+COMMENT_CHOICES = {"--comment-mode": ("update", "recreate"), "--comment-when": ("always", "changed", "failing")}
+
+
+def config_option(required: bool = True, text: str = "the workflow YAML file") -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--config", required=required, help=text)
+    return parent
+
+
+def publishing_options() -> argparse.ArgumentParser:
+    """What `ci` and `merge` share: where files go and how the pull request comment behaves."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--output-dir", default="adk-eval-gate-out", help="where results, comparison, report and JUnit go"
+    )
+    parent.add_argument("--no-comment", action="store_true", help="do not post the pull request comment")
+    parent.add_argument("--label", action="append", help="an extra pull request label (e.g. the override label)")
+    parent.add_argument(
+        "--comment-key", help="the sticky comment's key (default: the config's path in the repository)"
+    )
+    # Over the config's `comment:` section.
+    parent.add_argument(
+        "--comment-mode", help="update (edit our comment in place) or recreate (delete it, post anew)"
+    )
+    parent.add_argument("--comment-when", help="always, changed (the report changed) or failing (the gate fails)")
+    parent.add_argument(
+        "--comment-author", help="the login the token posts as, when GitHub cannot say (another App's token)"
+    )
+    return parent
+
+
+def publish_options(args: argparse.Namespace) -> PublishOptions:
+    from adk_eval_gate.run.shards import parse_shard
+
+    # checked here rather than by argparse, so that the Action's inputs fail as one line (an annotation there)
+    for option, choices in COMMENT_CHOICES.items():
+        value = getattr(args, option.removeprefix("--").replace("-", "_"))
+        if value is not None and value not in choices:
+            raise InputError(
+                None,
+                option,
+                f"{value!r} is not one of {', '.join(choices)}",
+                f"use one of them (the Action's input is {option.removeprefix('--')})",
+            )
+    return PublishOptions(
+        config=args.config,
+        output_dir=args.output_dir,
+        post_comment=not args.no_comment,
+        labels=args.label or [],
+        quiet=getattr(args, "quiet", False),
+        comment_key=args.comment_key,
+        shard=parse_shard(args.shard) if getattr(args, "shard", None) else None,
+        comment_mode=args.comment_mode,
+        comment_when=args.comment_when,
+        comment_author=args.comment_author,
+        cases=getattr(args, "cases", None) or [],
+    )

@@ -1,0 +1,71 @@
+"""`run`: run the agents, score every case, write the results file (exit 0 only when every case passed)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from adk_eval_gate.commands.options import config_option
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "run", parents=[config_option()], help="run the agents, score every case, write the results file"
+    )
+    parser.add_argument("--output", default="adk-eval-results.json", help="where to write the results JSON")
+    parser.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
+    parser.add_argument(
+        "--print-detailed-results",
+        "--print_detailed_results",
+        action="store_true",
+        help="print every metric's per-invocation scores, prompts, responses and tool calls (as adk eval does)",
+    )
+    parser.add_argument(
+        "--cases",
+        action="append",
+        metavar="SET[:CASES]",
+        help="only these cases, as `adk eval` picks them: eval_set_id_or_file[:case1,case2] "
+        "(globs allowed; repeatable)",
+    )
+    parser.add_argument(
+        "--baseline",
+        help="adaptive runs (num_runs: {min, max}) decide against this results file "
+        "(default: the config's baseline store)",
+    )
+    parser.add_argument(
+        "--all-runs",
+        action="store_true",
+        help="adaptive agents run every case num_runs.max times, as a push run building the baseline does",
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from adk_eval_gate.commands.loading import load_plan
+    from adk_eval_gate.gate.exit_codes import exit_code_for
+    from adk_eval_gate.report.adk_details import print_case_details
+    from adk_eval_gate.report.console import render_table
+    from adk_eval_gate.results.build import write_results
+    from adk_eval_gate.run.adaptive import decider_for
+    from adk_eval_gate.run.pipeline import run_plan
+    from adk_eval_gate.run.selection import select_cases
+
+    plan = load_plan(args.config)
+    if args.cases:
+        plan = select_cases(plan, args.cases)
+    decider = None if args.all_runs else decider_for(plan, Path(args.baseline) if args.baseline else None)
+    results = run_plan(plan, quiet=args.quiet, decider=decider)
+    write_results(results, Path(args.output))
+    if results.interrupted:
+        print(f"stopped early ({results.stop_reason}); finished cases were scored and written", file=sys.stderr)
+    if args.print_detailed_results:
+        expected = plan.expected_cases()
+        for eval_set in results.eval_sets:
+            for case in eval_set.cases:
+                key = (eval_set.agent, eval_set.eval_set_id, case.eval_id)
+                print_case_details(eval_set.eval_set_id, case, expected[key])
+    if not args.quiet:
+        print(render_table(results))
+    print(f"results written to {args.output}")
+    return exit_code_for(results)

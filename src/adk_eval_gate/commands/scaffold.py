@@ -1,0 +1,318 @@
+"""`adk-eval-gate init`: a working `eval-gate.yml` and GitHub workflow for a repository laid out as ADK expects.
+
+It finds the agent folders (`adk eval`'s kind: a package whose `agent.py` defines `root_agent`, `app` or
+`get_agent_async`) and the eval files (`*.evalset.json`, `*.test.json`) and wires each eval file to the agent it
+belongs to: the agent folder it sits in, else the agent named in its path, else the only agent. Criteria stay
+where ADK users keep them: a `test_config.json` beside the eval files is read as `adk eval` and AgentEvaluator
+read it; an `eval_config.json` (which ADK only reads when passed explicitly) is named in the config. The result is
+validated before anything is written, and existing files are never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.evalsets.eval_config import TEST_CONFIG_NAME
+from adk_eval_gate.evalsets.loader import load_eval_set
+
+CONFIG_NAME = "eval-gate.yml"
+WORKFLOW_PATH = Path(".github") / "workflows" / "agent-evals.yml"
+EVAL_CONFIG_NAME = "eval_config.json"
+EVAL_SUFFIXES = (".evalset.json", ".test.json")
+_SKIP = {
+    ".git",
+    ".venv",
+    "venv",
+    "env",
+    "node_modules",
+    "__pycache__",
+    ".adk",
+    "site-packages",
+    ".tox",
+    "build",
+    "dist",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+}
+_AGENT_DEFINITION = re.compile(
+    r"^(?:root_agent|app)\s*(?::[^=\n]*)?=|^(?:async\s+)?def\s+get_agent_async\b", re.M
+)
+
+
+@dataclass
+class _Entry:
+    """One `agents:` entry: an agent folder, the eval-file globs it runs, an explicit eval_config if any."""
+
+    name: str
+    agent: Path
+    evalsets: list[str] = field(default_factory=list)
+    eval_config: str | None = None
+    set_ids: set[str] = field(default_factory=set)
+
+
+@dataclass
+class InitResult:
+    config: Path
+    workflow: Path
+    entries: list[_Entry]
+    skipped: list[str]  # eval files left out, each with why
+    branch: str
+
+    def summary(self) -> str:
+        lines = [f"wrote {self.config} and {self.workflow}"]
+        for entry in self.entries:
+            extra = f", criteria from {entry.eval_config}" if entry.eval_config else ""
+            agent = entry.agent.relative_to(self.config.parent).as_posix()
+            lines.append(f"  agent {entry.name}: {agent} runs {', '.join(entry.evalsets)}{extra}")
+        lines += [f"  not wired: {reason}" for reason in self.skipped]
+        return "\n".join(lines)
+
+
+def _walk(root: Path):
+    for path in sorted(root.iterdir()):
+        if path.name in _SKIP or path.name.startswith(".") or path.is_symlink():
+            continue
+        if path.is_dir():
+            yield from _walk(path)
+        else:
+            yield path
+
+
+def find_agents(root: Path) -> list[Path]:
+    """Agent folders, outermost only (a sub-agent package inside an agent folder is part of that agent)."""
+    found: list[Path] = []
+    for path in _walk(root):
+        if path.name != "agent.py" or not (path.parent / "__init__.py").is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if _AGENT_DEFINITION.search(text):
+            found.append(path.parent)
+    return [a for a in found if not any(other in a.parents for other in found)]
+
+
+def find_eval_files(root: Path) -> list[Path]:
+    return [p for p in _walk(root) if p.name.endswith(EVAL_SUFFIXES)]
+
+
+def _owner(eval_file: Path, agents: list[Path]) -> Path | None:
+    for agent in agents:
+        if agent in eval_file.parents:
+            return agent
+    named = [a for a in agents if a.name in eval_file.parts or a.name.replace("_", "-") in eval_file.parts]
+    if len(named) == 1:
+        return named[0]
+    return agents[0] if len(agents) == 1 else None
+
+
+def _entry_name(agent: Path, folder: Path, root: Path, taken: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "-", agent.name).strip("-.") or "agent"
+    name = base
+    if name in taken:
+        suffix = re.sub(r"[^A-Za-z0-9_.-]+", "-", folder.relative_to(root).as_posix()).strip("-.")
+        name = f"{base}-{suffix}"[:100]
+    index = 2
+    while name in taken:
+        name, index = f"{base}-{index}", index + 1
+    return name
+
+
+def _plan_entries(root: Path, agents: list[Path], eval_files: list[Path]) -> tuple[list[_Entry], list[str]]:
+    skipped: list[str] = []
+    loaded: dict[Path, str] = {}
+    for path in eval_files:
+        try:
+            loaded[path] = load_eval_set(path).eval_set.eval_set_id
+        except InputError as exc:
+            skipped.append(f"{path.relative_to(root).as_posix()} ({exc.problem})")
+    folders: dict[tuple[Path, Path], list[Path]] = {}
+    for path in list(loaded):
+        owner = _owner(path, agents)
+        twin = next((f for f in folders.get((owner, path.parent), []) if loaded[f] == loaded[path]), None)
+        if owner is None:
+            skipped.append(
+                f"{path.relative_to(root).as_posix()} (no single agent it belongs to; add it to an agent by hand)"
+            )
+        elif twin is not None:
+            skipped.append(
+                f"{path.relative_to(root).as_posix()} (its eval_set_id {loaded[path]!r} is also {twin.name}'s)"
+            )
+        else:
+            folders.setdefault((owner, path.parent), []).append(path)
+            continue
+        del loaded[path]
+    entries: list[_Entry] = []
+    for (agent, folder), files in folders.items():
+        ids = {loaded[f] for f in files}
+        own_config = None
+        if not (folder / TEST_CONFIG_NAME).is_file() and (folder / EVAL_CONFIG_NAME).is_file():
+            own_config = (folder / EVAL_CONFIG_NAME).relative_to(root).as_posix()
+        # Eval set ids must be unique per agent entry, and an eval_config applies to a whole entry.
+        entry = next(
+            (e for e in entries if e.agent == agent and e.eval_config == own_config and not e.set_ids & ids),
+            None,
+        )
+        if entry is None:
+            entry = _Entry(
+                _entry_name(agent, folder, root, {e.name for e in entries}), agent, eval_config=own_config
+            )
+            entries.append(entry)
+        entry.set_ids |= ids
+        entry.evalsets += _globs(folder, files, root, set(loaded))
+    return entries, skipped
+
+
+def _globs(folder: Path, files: list[Path], root: Path, loadable: set[Path]) -> list[str]:
+    """A glob per eval-file kind, so new files are picked up; the exact files when a glob would also match one
+    that does not load."""
+    out = []
+    relative = folder.relative_to(root).as_posix()
+    prefix = "" if relative == "." else relative + "/"
+    for suffix in EVAL_SUFFIXES:
+        mine = [f for f in files if f.name.endswith(suffix)]
+        if not mine:
+            continue
+        others = [f for f in folder.glob(f"*{suffix}") if f not in mine or f not in loadable]
+        out += [prefix + f.name for f in mine] if others or len(mine) == 1 else [f"{prefix}*{suffix}"]
+    return out
+
+
+def _yaml(value: str) -> str:
+    return json.dumps(value)  # a JSON string is a YAML scalar that needs no further thought about quoting
+
+
+def render_config(entries: list[_Entry], root: Path) -> str:
+    lines = [
+        "# adk-eval-gate config, written by `adk-eval-gate init`. Relative paths resolve against this file.",
+        "# Check it with `adk-eval-gate validate --config eval-gate.yml`; run it with `adk-eval-gate run --config eval-gate.yml`.",
+    ]
+    setup = _setup(root)
+    if setup:
+        lines += [
+            "",
+            "# The agent's own dependencies, installed before it runs in CI.",
+            f"setup: [{_yaml(setup)}]",
+        ]
+    lines += [
+        "",
+        "# The baseline is the results artifact of the default branch's newest run of the workflow",
+        "# (.github/workflows/agent-evals.yml uploads it on every push there).",
+        "baseline: {store: artifact, name: adk-eval-gate-results}",
+        "",
+        "gate:",
+        "  fail_on: [regression, error]   # fail on what got worse, and on cases that could not run",
+        "",
+        "agents:",
+    ]
+    for entry in entries:
+        lines += [
+            f"  - name: {_yaml(entry.name)}",
+            f"    target: {{kind: adk, agent: {_yaml(entry.agent.relative_to(root).as_posix())}}}",
+            f"    evalsets: [{', '.join(_yaml(p) for p in entry.evalsets)}]",
+        ]
+        if entry.eval_config:
+            lines.append(
+                f"    eval_config: {_yaml(entry.eval_config)}   # ADK's own file, as `adk eval --config_file_path` takes it"
+            )
+        lines.append("    num_runs: 1   # raise it to average out a nondeterministic model")
+    return "\n".join(lines) + "\n"
+
+
+def _setup(root: Path) -> str | None:
+    if (root / "requirements.txt").is_file():
+        return "pip install -r requirements.txt"
+    if (root / "pyproject.toml").is_file():
+        return "pip install ."
+    return None
+
+
+def default_branch(root: Path) -> str:
+    for command in (
+        ["git", "symbolic-ref", "--short", "refs/remotes/origin/HEAD"],
+        ["git", "branch", "--show-current"],
+    ):
+        try:
+            done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=10, check=False)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        name = done.stdout.strip().removeprefix("origin/")
+        if done.returncode == 0 and name:
+            return name
+    return "main"
+
+
+# The quick-start workflow, a `str.format` template ({branch}, {config}; GitHub's own braces doubled).
+WORKFLOW = (Path(__file__).parent / "templates" / "init-workflow.yml").read_text(encoding="utf-8")
+
+
+def next_steps(branch: str) -> str:
+    """What init cannot do for the user: secrets, token permissions, the first baseline."""
+    return "\n".join(
+        [
+            "next steps:",
+            "  1. Add the repository secret GOOGLE_API_KEY (Settings > Secrets and variables > Actions) if the agent or an",
+            "     LLM-judged criterion calls Gemini; for Vertex AI set GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_CLOUD_PROJECT and",
+            "     GOOGLE_CLOUD_LOCATION in the workflow's env instead.",
+            "  2. The workflow asks for contents: read, pull-requests: write and actions: read; if your organisation limits",
+            "     GITHUB_TOKEN, allow these (Settings > Actions > General > Workflow permissions).",
+            "  3. Try it here: adk-eval-gate validate --config eval-gate.yml && adk-eval-gate run --config eval-gate.yml",
+            f"  4. Commit both files and push to {branch}: that run stores the first baseline; pull requests compare with it.",
+        ]
+    )
+
+
+def init(root: Path, branch: str | None = None) -> InitResult:
+    from adk_eval_gate.run.plan import build_plan
+
+    root = root.resolve()
+    config, workflow = root / CONFIG_NAME, root / WORKFLOW_PATH
+    for path in (config, workflow):
+        if path.exists():
+            raise InputError(
+                path,
+                None,
+                "already exists; init never overwrites a file",
+                "move it aside (or edit it by hand) and run init again",
+            )
+    agents = find_agents(root)
+    if not agents:
+        raise InputError(
+            root,
+            None,
+            "holds no ADK agent folder (a package whose agent.py defines root_agent)",
+            "run init at the repository root, where `adk eval` would find the agent",
+        )
+    eval_files = find_eval_files(root)
+    if not eval_files:
+        raise InputError(
+            root,
+            None,
+            "holds no eval file (*.evalset.json or *.test.json)",
+            "create one with `adk web` or `adk eval_set create`, then run init again",
+        )
+    entries, skipped = _plan_entries(root, agents, eval_files)
+    if not entries:
+        raise InputError(
+            root,
+            None,
+            "no eval file could be wired to an agent: " + "; ".join(skipped[:3]),
+            "fix the files listed, or write eval-gate.yml by hand",
+        )
+    branch = branch or default_branch(root)
+    config.write_text(render_config(entries, root), encoding="utf-8")
+    try:
+        build_plan(config)  # what we wrote must validate, or nothing is left behind
+    except InputError:
+        config.unlink()
+        raise
+    workflow.parent.mkdir(parents=True, exist_ok=True)
+    workflow.write_text(WORKFLOW.format(branch=branch, config=CONFIG_NAME), encoding="utf-8")
+    return InitResult(config, workflow, entries, skipped, branch)

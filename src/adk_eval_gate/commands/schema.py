@@ -1,0 +1,37 @@
+"""`schema`: the JSON Schemas of the files we publish, generated from their models (tests keep the shipped copies
+in step)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+_PACKAGE = Path(__file__).parent.parent
+SHIPPED = {
+    "results": _PACKAGE / "results" / "results.schema.json",
+    "comparison": _PACKAGE / "baseline" / "comparison.schema.json",
+}
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("schema", help="print the JSON Schema of a file format")
+    parser.add_argument("kind", choices=list(SHIPPED))
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    sys.stdout.write(json_schema_text(args.kind))
+    return 0
+
+
+def json_schema_text(kind: str) -> str:
+    from adk_eval_gate.baseline.models import Comparison
+    from adk_eval_gate.results.models import ResultsFile
+
+    model = {"results": ResultsFile, "comparison": Comparison}[kind]
+    schema = model.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = f"https://github.com/adk-eval-gate/adk-eval-gate/{kind}.schema.json"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"

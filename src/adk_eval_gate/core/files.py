@@ -1,0 +1,335 @@
+"""Reading user files defensively: every way a file can be unreadable becomes an `InputError`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.redaction import redact
+
+# Eval sets are human-authored and ADK history files grow ~60 KB per case; 512 MiB is far past any real
+# suite and keeps a mistaken path (a model checkpoint, a log) from exhausting memory.
+MAX_FILE_BYTES = 512 * 1024 * 1024
+
+
+def _kind_of(mode: int) -> str | None:
+    """What a non-regular file is, in words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def read_bytes(path: Path, what: str) -> bytes:
+    """The one way user files are read. Anything but a regular file is refused before it is opened: reading a named
+    pipe or a device blocks forever or never ends."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(path, None, f"{what} not found",
+                         "check the path (relative paths resolve against the config file's directory)") from None
+    except (OSError, ValueError) as exc:  # ELOOP, ENAMETOOLONG, ENOTDIR, a NUL byte in the name
+        raise InputError(path, None, f"cannot read {what}: {getattr(exc, 'strerror', None) or exc}", "check the path") from None
+    kind = _kind_of(info.st_mode)
+    if kind is not None:
+        raise InputError(path, None, f"{what} is {kind}, not a file", "point at a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise InputError(path, None, f"{what} is {info.st_size} bytes, larger than the {MAX_FILE_BYTES} byte limit",
+                         "point at the right file")
+    try:
+        # O_NONBLOCK: a file swapped for a pipe between stat and open still cannot block the open.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if _kind_of(os.fstat(handle.fileno()).st_mode) is not None:
+                raise InputError(path, None, f"{what} is not a regular file", "point at a regular file")
+            return handle.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read {what}: {exc.strerror or exc}", "check the file's permissions") from None
+
+
+def read_text(path: Path, what: str) -> str:
+    raw = read_bytes(path, what)
+    if b"\x00" in raw[:8192]:
+        raise InputError(path, None, f"{what} is a binary file, not text", "point at a UTF-8 JSON/YAML file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, None, f"{what} is not valid UTF-8 (byte {exc.start})", "save the file as UTF-8") from None
+    if not text.strip():
+        raise InputError(path, None, f"{what} is empty", "add content or remove it from the config")
+    return text
+
+
+def parse_json(text: str, path: Path, what: str) -> Any:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, None, f"{what} is not valid JSON: {exc.msg} (column {exc.colno})", "fix the JSON syntax", line=exc.lineno) from None
+    except RecursionError:
+        raise InputError(path, None, f"{what} is nested too deeply to read", "flatten the JSON") from None
+    except ValueError:  # an integer literal with thousands of digits
+        raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
+        # JSON allows `\ud800` alone, but no UTF-8 file can hold it: every results file written from it would fail.
+        line = text.count("\n", 0, _SURROGATE_ESCAPE.search(text).start()) + 1
+        raise InputError(path, None, f"{what} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)",
+                         "write the character itself or a complete surrogate pair", line=line)
+    return data
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(data: Any) -> bool:
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def has_surrogates(text: str) -> bool:
+    """True for text that no UTF-8 file can hold: a name or argument that was not valid UTF-8 bytes."""
+    return _SURROGATE.search(text) is not None
+
+
+def scrub_surrogates(text: str) -> str:
+    """Agent output may carry lone surrogates (from JSON `\\ud800`); UTF-8 cannot, so they become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def scrub_data(data: Any) -> Any:
+    if isinstance(data, str):
+        return scrub_surrogates(data)
+    if isinstance(data, dict):
+        return {scrub_data(k): scrub_data(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [scrub_data(v) for v in data]
+    return data
+
+
+def load_json(path: Path, what: str) -> Any:
+    return parse_json(read_text(path, what), path, what)
+
+
+def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
+    """Returns the parsed document and its node tree (used to point errors at line numbers)."""
+    text = read_text(path, what)
+    try:
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            _check_expansion(node, path, what)
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = (exc.problem or exc.context or "syntax error").strip()
+        raise InputError(path, None, f"{what} is not valid YAML: {problem}", "fix the YAML syntax", line=line) from None
+    except yaml.YAMLError as exc:
+        raise InputError(path, None, f"{what} is not valid YAML: {str(exc).splitlines()[0]}", "fix the YAML syntax") from None
+    except RecursionError:
+        raise InputError(path, None, f"{what} is nested too deeply", "flatten the YAML") from None
+    except ValueError:  # an integer with thousands of digits
+        raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
+    _reject_duplicate_keys(node, path, what)
+    if _has_lone_surrogate(data):  # YAML's "\ud800" escape: the same hole as in JSON
+        raise InputError(path, None, f"{what} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)",
+                         "write the character itself")
+    return data, node
+
+
+# A config is a few hundred nodes; aliases of aliases ("billion laughs") expand exponentially, and an alias
+# inside its own anchor never ends: both would hang every later walk of the data.
+MAX_YAML_NODES = 100_000
+
+
+def _check_expansion(root: yaml.Node | None, path: Path, what: str) -> None:
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)] if root is not None else []
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            sizes[key] = 1
+            continue
+        children = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else list(node.value)
+        if children_done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_YAML_NODES:
+                raise InputError(path, None, f"{what} expands to more than {MAX_YAML_NODES} values through YAML aliases",
+                                 "write the values out instead of nesting aliases", line=node.start_mark.line + 1)
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise InputError(path, None, f"{what} has a YAML alias inside its own anchor (an endless value)",
+                             "remove the self-reference", line=node.start_mark.line + 1)
+        on_path.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in on_path:
+                raise InputError(path, None, f"{what} has a YAML alias inside its own anchor (an endless value)",
+                                 "remove the self-reference", line=child.start_mark.line + 1)
+            if id(child) not in sizes:
+                stack.append((child, False))
+
+
+def _reject_duplicate_keys(root: yaml.Node | None, path: Path, what: str) -> None:
+    """YAML keeps the last of two equal keys without a word; in a gate's config that hides a mistake."""
+    stack = [root] if root is not None else []
+    visited: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in visited:  # an alias: its anchor was checked
+            continue
+        visited.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[object, int] = {}
+            for key, value in node.value:
+                name = getattr(key, "value", None)
+                if isinstance(name, str) and name in seen:
+                    raise InputError(path, name, f"appears twice in {what} (lines {seen[name]} and {key.start_mark.line + 1})",
+                                     "keep one; YAML would silently use the last", line=key.start_mark.line + 1)
+                if isinstance(name, str):
+                    seen[name] = key.start_mark.line + 1
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (os.umask would race with other threads)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Readers (a concurrent job, an upload step) never see a half-written file; no secret is ever written."""
+    text = redact(text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; an output file is as readable as any other
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(scrub_surrogates(text))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def append_text(path: Path, text: str) -> None:
+    """For files others append to as well (GitHub's step summary and job outputs); no secret is ever written."""
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(redact(text))
+
+
+def _blocking_ancestor(path: Path) -> tuple[Path, str] | None:
+    """The nearest existing ancestor, when it cannot hold `path`: a file, or a directory we may not write."""
+    for parent in path.parents:  # as given, so the message names the path the way the user wrote it
+        try:
+            info = os.stat(parent)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return parent, exc.strerror or str(exc)
+        if not stat.S_ISDIR(info.st_mode):
+            return parent, "is a file, not a directory"
+        if not os.access(parent, os.W_OK | os.X_OK):
+            return parent, "is not writable"
+        return None
+    return None
+
+
+def check_output_file(text: str | os.PathLike[str], field: str, *, append: bool = False) -> Path:
+    """Refuses an output path that cannot be written before any work is done, so a bad path never costs a run
+    (or leaves the run's other files behind). `append` files (GitHub's step summary) must be regular if present."""
+    if not str(text).strip() or "\x00" in str(text):
+        raise InputError(None, field, "is an empty path" if not str(text).strip() else "holds a NUL byte", "give a file path")
+    path = Path(text)
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):  # the second: a parent is a file, named below
+        info = None
+    except OSError as exc:
+        raise InputError(None, field, f"{path}: {exc.strerror or exc}", "give a writable file path") from None
+    if info is not None:
+        kind = _kind_of(info.st_mode)
+        if kind is not None and not (append and stat.S_ISCHR(info.st_mode)):  # appending to /dev/null is harmless
+            raise InputError(None, field, f"{path} is {kind}", "give a file path, not a directory or a special file")
+        if not os.access(path, os.W_OK):
+            raise InputError(None, field, f"{path} is not writable", "give a writable file path")
+        return path
+    if append and not path.parent.is_dir():
+        raise InputError(None, field, f"the directory of {path} does not exist", "point at a file in an existing directory")
+    if (blocked := _blocking_ancestor(path)) is not None:
+        raise InputError(None, field, f"{path} cannot be created: {blocked[0]} {blocked[1]}", "give a writable file path")
+    return path
+
+
+def check_output_dir(text: str | os.PathLike[str], field: str) -> Path:
+    if not str(text).strip() or "\x00" in str(text):
+        raise InputError(None, field, "is an empty path" if not str(text).strip() else "holds a NUL byte", "give a directory path")
+    path = Path(text)
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        info = None
+    except OSError as exc:
+        raise InputError(None, field, f"{path}: {exc.strerror or exc}", "give a writable directory") from None
+    if info is not None:
+        if not stat.S_ISDIR(info.st_mode):
+            raise InputError(None, field, f"{path} exists and is not a directory", "give a directory path (it is created if missing)")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise InputError(None, field, f"{path} is not writable", "give a writable directory")
+        return path
+    if (blocked := _blocking_ancestor(path)) is not None:
+        raise InputError(None, field, f"{path} cannot be created: {blocked[0]} {blocked[1]}", "give a writable directory")
+    return path
+
+
+def existing_input(value: str, option: str) -> Path:
+    """A path the user typed for us to read: a typo must fail here, not turn into "nothing to compare"."""
+    if not os.path.lexists(value):
+        raise InputError(
+            None,
+            option,
+            f"no file at {value}",
+            "pass an existing results file (relative paths resolve against the working directory)",
+        )
+    return Path(value)

@@ -1,0 +1,4 @@
+"""The versions of the files we write. Here, below every stage, because more than one stage reads a file: the
+replay target reads results files as recorded actuals, the baseline stores read them as baselines."""
+
+RESULTS_SCHEMA_VERSION = 1

@@ -1,0 +1,179 @@
+"""Turns pydantic validation errors into one-line `InputError`s with a concrete fix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+from pydantic.alias_generators import to_snake
+
+from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
+
+LineLookup = Callable[[Sequence[str | int]], int | None]
+
+
+def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str, str | None]:
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    value = error.get("input")
+    loc = error["loc"]
+    if kind == "missing":
+        return "is required but missing", f"add `{loc[-1]}`" if loc else None
+    if kind == "extra_forbidden":
+        known = _known_fields(model, loc[:-1]) if model is not None else []
+        guess = did_you_mean(str(loc[-1]), known) if known and loc else None
+        fix = f"did you mean `{guess}`?" if guess else "remove it or check the spelling"
+        if known and not guess:
+            fix += f" (allowed: {', '.join(sorted(known))})"
+        return "is not a known field", fix
+    if kind in {"less_than_equal", "greater_than_equal", "less_than", "greater_than"}:
+        return f"{_show(value)} is out of range", error["msg"].lower()
+    if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float", "finite_number"}:
+        if isinstance(value, bool):  # strict: `true` and "0.8" are mistakes, not numbers
+            return f"{_show(value)} is a boolean, not a number", "use a plain number"
+        if isinstance(value, str) and _numeric(value):
+            return f"{_show(value)} is quoted text, not a number", "write the number without quotes"
+        return f"{_show(value)} is not a valid number", "use a plain number"
+    if kind in {"string_type"}:
+        return f"{_show(value)} is not a string", "quote the value"
+    if kind in {"bool_type", "bool_parsing"}:
+        return f"{_show(value)} is not a boolean", "use true or false"
+    if kind in {"list_type", "tuple_type"}:
+        return f"expected a list, got {_type_name(value)}", "use a JSON/YAML list"
+    if kind in {"dict_type", "model_type", "model_attributes_type"}:
+        return f"expected an object, got {_type_name(value)}", "use a JSON/YAML mapping"
+    if kind in {"literal_error", "enum"}:
+        return f"{_show(value)} is not allowed", f"use one of {ctx.get('expected', '')}"
+    if kind == "union_tag_invalid":
+        return f"{_show(ctx.get('tag'))} is not allowed", f"use one of {ctx.get('expected_tags', '')}"
+    if kind == "union_tag_not_found":
+        return f"`{ctx.get('discriminator', 'kind')}` is missing", f"add {ctx.get('discriminator', 'kind')}"
+    if kind == "value_error":
+        message = str(ctx.get("error", error["msg"]))
+        problem, _, fix = message.partition("; ")
+        return problem, fix or None
+    if kind == "too_short":
+        return "must not be empty", "add at least one entry"
+    if kind == "string_too_short":
+        return "is empty", "give a value or remove the key"
+    if kind == "string_pattern_mismatch":
+        return f"{_show(value)} has characters that are not allowed", f"match {ctx.get('pattern')}"
+    return error["msg"], None
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _known_fields(model: type[BaseModel], loc: Sequence[str | int]) -> list[str]:
+    """Best-effort walk of the model tree along `loc` to list the fields allowed at that level."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        fields = getattr(current, "model_fields", None)
+        if not fields:
+            return []
+        match = next((f for n, f in fields.items() if n == part or f.alias == part), None)
+        if match is None:
+            # discriminated-union tags and dict keys show up in loc; skip them
+            continue
+        current = _model_in(match.annotation)
+        if current is None:
+            return []
+    fields = getattr(current, "model_fields", None) or {}
+    return list(fields)
+
+
+def _model_in(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def input_error_from(
+    exc: ValidationError,
+    file: str | Path | None,
+    *,
+    prefix: Sequence[str | int] = (),
+    model: type[BaseModel] | None = None,
+    lines: LineLookup | None = None,
+) -> InputError:
+    errors = exc.errors(include_url=False)
+    # A misspelt key shows up twice (unknown key + missing field); the unknown key is the one to fix.
+    first = min(errors, key=lambda e: 0 if e["type"] == "extra_forbidden" else 1)
+    loc = _display_loc(first)
+    problem, fix = _fix_for({**first, "loc": tuple(loc)}, model)
+    others = [e for e in errors if e is not first and not _consequence_of(first, e, fix)]
+    if others:
+        problem += f" (and {len(others)} more problem{'s' if len(others) > 1 else ''})"
+    full_loc = [*prefix, *loc]
+    line = lines(full_loc) if lines else None
+    return InputError(file, format_loc(full_loc) or None, problem, fix, line=line)
+
+
+def _consequence_of(typo: dict[str, Any], error: dict[str, Any], fix: str | None) -> bool:
+    """The 'missing' error a misspelt key causes is the same mistake, not another one."""
+    if typo["type"] != "extra_forbidden" or error["type"] != "missing" or not fix:
+        return False
+    return tuple(error["loc"][:-1]) == tuple(typo["loc"][:-1]) and f"`{error['loc'][-1]}`" in fix
+
+
+def _display_loc(error: dict[str, Any]) -> list[str | int]:
+    """Drops union branch names from loc and shows field names in snake_case, the spelling ADK writes.
+    An unknown key is shown exactly as the user wrote it."""
+    loc = list(error["loc"])
+    unknown = loc.pop() if error["type"] == "extra_forbidden" and loc else None  # the user's key, whatever its case
+    parts = [p for p in loc if not (isinstance(p, str) and (p[:1].isupper() or p.startswith("function-")))]
+    if unknown is not None:
+        parts.append(unknown)
+    last = len(parts) - 1
+    return [
+        p if isinstance(p, int) or (i == last and error["type"] == "extra_forbidden") else to_snake(p)
+        for i, p in enumerate(parts)
+    ]
+
+
+def yaml_line_lookup(root: yaml.Node | None) -> LineLookup:
+    """Maps a validation loc to the 1-based line of the deepest YAML node that exists along it."""
+
+    def lookup(loc: Sequence[str | int]) -> int | None:
+        node = root
+        best = node.start_mark.line + 1 if node is not None else None
+        for part in loc:
+            if isinstance(node, yaml.MappingNode):
+                pair = next(((k, v) for k, v in node.value if getattr(k, "value", None) == part), None)
+                if pair is None:
+                    return best
+                best = pair[0].start_mark.line + 1  # the key's line reads best in an error
+                node = pair[1]
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+                node = node.value[part]
+                best = node.start_mark.line + 1
+            else:
+                return best
+        return best
+
+    return lookup

@@ -1,0 +1,147 @@
+"""What a criterion is: a plain scoring function plus its options model, behind a registry."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel
+
+from adk_eval_gate.evalsets.models import EvalCase, Invocation
+
+
+class Status(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_EVALUATED = "not_evaluated"
+    ERROR = "error"
+
+
+class Cause(str, Enum):
+    """Why a criterion has no score. The first four are designed absences (`not_evaluated`); the rest mean
+    something broke, so the criterion is an `error` that gates: a gate that cannot know must not say green."""
+
+    NO_CREDENTIALS = "no_credentials"  # a fork's pull request has no secrets
+    BUDGET_SPENT = "budget_spent"
+    UNSUPPORTED = "unsupported"  # a valid ADK criterion this build cannot run (`validate` says so)
+    NOT_APPLICABLE = "not_applicable"  # the case's data does not allow it (ADK: NOT_EVALUATED)
+    JUDGE_UNAVAILABLE = "judge_unavailable"  # still failing after the retries, or refused the request
+    UNPARSEABLE_REPLY = "unparseable_reply"
+    INTERNAL_ERROR = "internal_error"
+
+    @property
+    def designed(self) -> bool:
+        return self in _DESIGNED
+
+
+_DESIGNED = frozenset({Cause.NO_CREDENTIALS, Cause.BUDGET_SPENT, Cause.UNSUPPORTED, Cause.NOT_APPLICABLE})
+
+
+def status_for(score: float | None, threshold: float) -> Status:
+    """ADK's rule for every built-in metric: higher is better, pass at `score >= threshold`."""
+    if score is None:
+        return Status.NOT_EVALUATED
+    return Status.PASSED if score >= threshold else Status.FAILED
+
+
+def running_mean(scores: list[float]) -> float:
+    """Left-to-right accumulation, as ADK's evaluators do it. Not `sum()`: from Python 3.12 `sum()` of floats
+    is compensated and can differ from ADK in the last digit."""
+    total = 0.0
+    for score in scores:
+        total += score
+    return total / len(scores)
+
+
+@dataclass(frozen=True)
+class InvocationScore:
+    score: float | None
+    status: Status
+    detail: str | None = None
+
+
+@dataclass
+class MetricOutcome:
+    """One criterion applied to one run of one case."""
+
+    score: float | None
+    status: Status
+    per_invocation: list[InvocationScore] = field(default_factory=list)
+    reason: str | None = None
+    cause: Cause | None = None  # set exactly when there is no score
+
+    @classmethod
+    def not_evaluated(
+        cls, reason: str, invocations: int = 0, cause: Cause = Cause.NOT_APPLICABLE
+    ) -> MetricOutcome:
+        placeholders = [InvocationScore(None, Status.NOT_EVALUATED)] * invocations
+        return cls(None, Status.NOT_EVALUATED, placeholders, reason, cause)
+
+    @classmethod
+    def error(cls, reason: str, cause: Cause, invocations: int = 0) -> MetricOutcome:
+        """No per-turn score survives: a partly judged criterion must never be compared as if it were whole."""
+        return cls(
+            None, Status.ERROR, [InvocationScore(None, Status.ERROR, reason)] * invocations, reason, cause
+        )
+
+    @classmethod
+    def missing(cls, reason: str, cause: Cause, invocations: int = 0) -> MetricOutcome:
+        if cause.designed:
+            return cls.not_evaluated(reason, invocations, cause)
+        return cls.error(reason, cause, invocations)
+
+
+@dataclass(frozen=True)
+class ScoringInput:
+    case: EvalCase
+    actual: Sequence[Invocation]
+    expected: Sequence[Invocation] | None
+
+
+class NotEvaluable(ValueError):
+    """The data does not allow this criterion (ADK raises ValueError and reports NOT_EVALUATED)."""
+
+
+class UnparseableReply(Exception):
+    """No judge reply of a criterion could be read: the criterion errors rather than pass unjudged."""
+
+
+Scorer = Callable[[ScoringInput, Any], MetricOutcome]
+JudgeScorer = Callable[[ScoringInput, Any, Any], Awaitable[MetricOutcome]]  # (input, options, JudgeClient)
+
+
+@dataclass(frozen=True)
+class CriterionSpec:
+    name: str
+    options_model: type[BaseModel]
+    scorer: Scorer | None
+    summary: str
+    needs_reference: bool = False
+    judged: bool = False
+    # Set when the criterion is a valid ADK name that this build cannot score yet.
+    unavailable_reason: str | None = None
+    judge_scorer: JudgeScorer | None = None
+    # How the case's pooled score becomes a status when the criterion is not ADK's `score >= threshold` (custom
+    # metrics decide themselves): (score, threshold, every run's outcome) -> status.
+    case_status: Callable[[float | None, float, Sequence[MetricOutcome | None]], Status] | None = None
+
+
+@dataclass(frozen=True)
+class ConfiguredCriterion:
+    """A criterion name resolved against the registry, with validated options."""
+
+    spec: CriterionSpec
+    options: Any
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def threshold(self) -> float:
+        return self.options.threshold
+
+    def options_json(self) -> dict[str, Any]:
+        return self.options.model_dump(mode="json", exclude_defaults=False)

@@ -1,0 +1,50 @@
+"""What a judged criterion is handed: the run's shared model client and the prompt templates in force."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import jinja2
+
+from adk_eval_gate.criteria.engine.prompts import TEMPLATES
+from adk_eval_gate.llm.client import CAUSE_BUDGET, CAUSE_NO_CREDENTIALS, LlmClient, LlmUnavailable
+
+T = TypeVar("T")
+
+
+@dataclass
+class Judge:
+    llm: LlmClient
+    templates: jinja2.Environment = field(default=TEMPLATES)
+
+    @property
+    def available(self) -> bool:
+        return self.llm.available
+
+    async def generate(self, criterion: str, model: str, prompt: str, config: dict[str, Any] | None, sample: int,
+                       version: str) -> str:
+        return await self.llm.generate(criterion, model, prompt, config, sample, version)
+
+    def render(self, template: str, **values: Any) -> str:
+        return self.templates.get_template(template).render(**values)
+
+
+def _severity(exc: BaseException) -> int:
+    if not isinstance(exc, Exception):
+        return 0  # cancellation and interrupts go first, untouched
+    if isinstance(exc, LlmUnavailable) and exc.cause in (CAUSE_NO_CREDENTIALS, CAUSE_BUDGET):
+        return 3
+    return 2 if isinstance(exc, LlmUnavailable) else 1
+
+
+async def gather_all(*calls: Awaitable[T]) -> list[T]:
+    """Every call finishes (their answers are cached for the next run); then the worst failure, if any, is raised:
+    a bug before a broken judge before a designed absence, so one missing key never hides a real fault."""
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    if failures:
+        raise min(failures, key=_severity)
+    return list(results)  # type: ignore[arg-type]

@@ -1,0 +1,64 @@
+"""Runs every LLM-judged criterion of every case and run at once, through the run's single judge pool."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from adk_eval_gate.criteria.engine.base import (
+    Cause,
+    ConfiguredCriterion,
+    MetricOutcome,
+    NotEvaluable,
+    UnparseableReply,
+)
+from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.judge_progress import JudgeProgress
+from adk_eval_gate.criteria.engine.scoring import scoring_input
+from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.llm.client import LlmUnavailable
+from adk_eval_gate.targets.base import CaseRun, one_line
+
+
+@dataclass(frozen=True)
+class JudgeJob:
+    key: tuple[str, str, str]  # (agent, eval_set_id, eval_id)
+    case: EvalCase
+    run: CaseRun
+    criterion: ConfiguredCriterion
+
+
+async def _one(job: JudgeJob, client: Judge) -> MetricOutcome:
+    count = len(job.run.invocations or ())
+    try:
+        data = scoring_input(job.criterion, job.case, job.run)
+    except NotEvaluable as exc:
+        return MetricOutcome.not_evaluated(str(exc), count)
+    assert job.criterion.spec.judge_scorer is not None
+    try:
+        return await job.criterion.spec.judge_scorer(data, job.criterion.options, client)
+    except NotEvaluable as exc:
+        return MetricOutcome.not_evaluated(str(exc), count)
+    except LlmUnavailable as exc:
+        return MetricOutcome.missing(str(exc), Cause(exc.cause), count)
+    except UnparseableReply as exc:
+        return MetricOutcome.error(str(exc), Cause.UNPARSEABLE_REPLY, count)
+    except Exception as exc:  # e.g. a credentials library refusing: one criterion of one case, never the run
+        return MetricOutcome.error(f"{job.criterion.name} could not be judged: {one_line(exc)}",
+                                   Cause.INTERNAL_ERROR, count)
+
+
+async def judge_all(jobs: Sequence[JudgeJob], client: Judge,
+                    progress: JudgeProgress | None = None) -> dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]]:
+    async def tracked(job: JudgeJob) -> MetricOutcome:
+        outcome = await _one(job, client)
+        if progress is not None:
+            progress.update()
+        return outcome
+
+    outcomes = await asyncio.gather(*(tracked(job) for job in jobs))
+    by_case: dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]] = {}
+    for job, outcome in zip(jobs, outcomes, strict=True):
+        by_case.setdefault(job.key, {})[(job.run.run, job.criterion.name)] = outcome
+    return by_case

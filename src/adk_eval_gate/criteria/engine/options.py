@@ -1,0 +1,101 @@
+"""Per-criterion options, as ADK's `eval_metrics.py` criterion classes define them.
+
+Unlike ADK (whose criteria accept and silently drop unknown keys), unknown keys are errors here: a
+misspelt `match_type` must not quietly fall back to EXACT in a merge gate.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from adk_eval_gate.evalsets.models import Rubric
+
+
+class _Options(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+def check_threshold(value: Any) -> float:
+    # ADK also takes numeric strings; in a gate a quoted or boolean threshold is almost certainly a mistake.
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a threshold; use a number between 0 and 1")
+    if isinstance(value, str):
+        raise ValueError(f"{value!r} is text, not a number; write the number without quotes, between 0 and 1")
+    if not isinstance(value, (int, float)):
+        raise ValueError(f"{value!r} is not a number; use a number between 0 and 1")
+    value = float(value)
+    if math.isnan(value) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"threshold {value!r} is outside [0, 1]; use a number between 0 and 1")
+    return value
+
+
+class ThresholdOptions(_Options):
+    threshold: float
+    include_intermediate_responses_in_final: bool = False
+
+    @field_validator("threshold", mode="before")
+    @classmethod
+    def _threshold(cls, value: Any) -> float:
+        return check_threshold(value)
+
+
+class MatchType(str, Enum):
+    EXACT = "EXACT"
+    IN_ORDER = "IN_ORDER"
+    ANY_ORDER = "ANY_ORDER"
+
+
+_MATCH_TYPE_BY_NUMBER = {0: MatchType.EXACT, 1: MatchType.IN_ORDER, 2: MatchType.ANY_ORDER}
+
+
+class ToolTrajectoryOptions(ThresholdOptions):
+    match_type: MatchType = MatchType.EXACT
+    ignore_args: bool = False
+
+    @field_validator("match_type", mode="before")
+    @classmethod
+    def _match_type(cls, value: Any) -> Any:
+        # ADK's enum values are 0/1/2 and strings are matched case-insensitively with '-' or ' ' for '_'.
+        if isinstance(value, int) and not isinstance(value, bool) and value in _MATCH_TYPE_BY_NUMBER:
+            return _MATCH_TYPE_BY_NUMBER[value]
+        if isinstance(value, str):
+            normalized = value.strip().upper().replace("-", "_").replace(" ", "_")
+            if normalized in MatchType.__members__:
+                return MatchType[normalized]
+        raise ValueError(f"{value!r} is not a match type; use one of EXACT, IN_ORDER, ANY_ORDER")
+
+
+class TrajectoryOverlapOptions(ThresholdOptions):
+    ignore_args: bool = False
+
+
+class SingleToolUseOptions(ThresholdOptions):
+    tool_name: str = Field(min_length=1, description="the tool that must be called in every turn")
+
+
+class JudgeModelOptions(_Options):
+    judge_model: str = "gemini-2.5-flash"
+    judge_model_config: dict[str, Any] | None = None
+    num_samples: int = Field(default=5, ge=1, le=100)
+    parallelism_limit: int = Field(default=1, ge=1)
+
+
+class LlmJudgeOptions(ThresholdOptions):
+    judge_model_options: JudgeModelOptions = Field(default_factory=JudgeModelOptions)
+
+
+class RubricsOptions(LlmJudgeOptions):
+    rubrics: list[Rubric] = Field(default_factory=list)
+
+
+class HallucinationsOptions(LlmJudgeOptions):
+    evaluate_intermediate_nl_responses: bool = False
+
+
+class UserSimulatorQualityOptions(LlmJudgeOptions):
+    stop_signal: str = "</finished>"

@@ -1,0 +1,67 @@
+"""The job log: inside GitHub Actions (GITHUB_ACTIONS=true) errors and warnings are workflow-command annotations,
+which GitHub shows on the run's summary and, with a file and line, on the file; elsewhere they are plain lines.
+
+Messages are collapsed onto one line and escaped, so nothing in them (an eval id, a reason) can start a workflow
+command of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.paths import relative_to_root, repository_root
+
+
+def in_actions() -> bool:
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def annotation(level: str, message: str, *, file: str | None = None, line: int | None = None,
+               title: str | None = None) -> str:
+    """`::error file=…,line=…,title=…::message` (level: error, warning or notice)."""
+    properties = [f"file={escape_property(file)}"] if file else []
+    if file and line:
+        properties.append(f"line={line}")
+    if title:
+        properties.append(f"title={escape_property(title)}")
+    return f"::{level}{' ' + ','.join(properties) if properties else ''}::{escape_data(message)}"
+
+
+def warn(message: str) -> None:
+    text = one_line(message)
+    print(annotation("warning", text, title="adk-eval-gate") if in_actions() else f"warning: {text}", file=sys.stderr,
+          flush=True)
+
+
+def error(message: str) -> None:
+    text = one_line(message)
+    print(annotation("error", text, title="adk-eval-gate") if in_actions() else f"error: {text}", file=sys.stderr,
+          flush=True)
+
+
+def input_error(exc: InputError) -> None:
+    """Bad input: an annotation on the file and line inside Actions, `error: file:line: field: problem; fix` elsewhere."""
+    if not in_actions():
+        print(f"error: {exc.render()}", file=sys.stderr, flush=True)
+        return
+    shown = None
+    if exc.file:
+        root = repository_root(Path.cwd(), os.environ.get("GITHUB_WORKSPACE"))
+        shown = relative_to_root(Path(exc.file), root) or exc.file
+    print(annotation("error", exc.render(), file=shown, line=exc.line, title="adk-eval-gate: bad input"),
+          file=sys.stderr, flush=True)

@@ -1,0 +1,85 @@
+"""The one path a report takes to GitHub, whichever command produced it (`ci`, `merge`, `publish`): the sticky
+comment, the check run on the head commit, the step summary. Files are written before this runs, so a GitHub API
+failure never loses the run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.publish.comment import CommentPolicy, create_check_run, publish_comment
+from adk_eval_gate.report.outputs import write_step_summary
+
+
+@dataclass(frozen=True)
+class CommentTarget:
+    number: int
+    key: str
+    run_id: int
+    attempt: int
+    policy: CommentPolicy
+    digest: str | None
+
+
+@dataclass(frozen=True)
+class CheckTarget:
+    name: str
+    head_sha: str
+    passed: bool
+    title: str
+
+
+@dataclass
+class Delivered:
+    comment_url: str = ""
+    action: str | None = None
+    notes: list[str] = field(default_factory=list)  # what did not reach GitHub, said as warnings
+
+
+def deliver(
+    client: GitHubClient,
+    repository: str,
+    markdown: str,
+    *,
+    failing: bool,
+    comment: CommentTarget | None,
+    check: CheckTarget | None,
+    run_url: str | None,
+    step_summary: str | None,
+    comment_required: bool = False,
+) -> Delivered:
+    """`comment_required`: a command whose whole job is the comment (`publish`) fails when it cannot post."""
+    delivered = Delivered()
+    if comment is not None:
+        try:
+            outcome = publish_comment(
+                client,
+                repository,
+                comment.number,
+                markdown,
+                key=comment.key,
+                run_id=comment.run_id,
+                attempt=comment.attempt,
+                policy=comment.policy,
+                failing=failing,
+                digest=comment.digest,
+            )
+        except (GitHubError, ValueError) as exc:
+            if comment_required:
+                raise
+            delivered.notes.append(f"the pull request comment was not posted: {exc}")
+        else:
+            delivered.comment_url, delivered.action = outcome.url or "", outcome.action
+            if outcome.warning:
+                delivered.notes.append(outcome.warning)
+    if check is not None:
+        try:
+            create_check_run(
+                client, repository, check.head_sha, check.name, check.passed, check.title, markdown, run_url
+            )
+        except GitHubError as exc:
+            delivered.notes.append(f"the check run was not created: {exc}")
+    if step_summary:
+        write_step_summary(Path(step_summary), markdown)
+    return delivered

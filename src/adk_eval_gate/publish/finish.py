@@ -1,0 +1,152 @@
+"""Everything after the agents ran, for `ci` and `merge`: files first, then the comparison, the report, GitHub,
+the exit code. The job log ends with the verdict, why, and the comment's link."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, build_store
+from adk_eval_gate.core.files import write_text_atomic
+from adk_eval_gate.core.paths import repository_root
+from adk_eval_gate.gate.decision import build_comparison
+from adk_eval_gate.gate.exit_codes import exit_code_for_decision
+from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.github.labels import current_labels
+from adk_eval_gate.github.workflow_commands import error, warn
+from adk_eval_gate.publish.comment import report_digest
+from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, deliver
+from adk_eval_gate.publish.outputs import github_outputs
+from adk_eval_gate.publish.settings import PublishOptions, comment_key, comment_policy
+from adk_eval_gate.report.markdown import render_report
+from adk_eval_gate.report.outputs import junit_xml, verdict_lines
+from adk_eval_gate.results.build import write_results
+from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.run.plan import Plan
+from adk_eval_gate.run.shards import only_cases_of, why_not_a_baseline
+
+
+def mode_of(context: ActionsContext) -> str:
+    if context.pull_request is not None:
+        return "pull_request"
+    default = (context.event.get("repository") or {}).get("default_branch")
+    if context.event_name == "push" and default and context.ref == f"refs/heads/{default}":
+        return "baseline"
+    return "local"
+
+
+def finish(
+    options: PublishOptions,
+    plan: Plan,
+    results: ResultsFile,
+    context: ActionsContext,
+    outcome: LoadOutcome | None = None,
+) -> int:
+    out = Path(options.output_dir)
+    mode = mode_of(context)
+    workflow = plan.workflow
+    root = repository_root(workflow.base_dir, context.workspace)
+    write_results(results, out / "results.json")
+    if options.shard is not None:
+        write_text_atomic(out / "junit.xml", junit_xml(results, None, workflow.base_dir, root))
+        # A shard only runs part of the suite: `adk-eval-gate merge` compares, reports and gates the whole.
+        print(
+            f"shard {options.shard[0]}/{options.shard[1]}: {results.summary.total} cases; "
+            f"results in {out / 'results.json'}"
+        )
+        return 0
+
+    store = build_store(workflow, context)
+    if outcome is None:
+        outcome = store.load()
+    gate = workflow.settings.gate
+    notes: list[str] = []
+    labels, label_warning = current_labels(context) if mode == "pull_request" else (context.labels, None)
+    if label_warning:
+        notes.append(label_warning)
+    if options.cases and outcome.baseline is not None:
+        outcome.baseline.results = only_cases_of(outcome.baseline.results, results)
+    max_age = getattr(workflow.settings.baseline, "max_age_days", None)
+    comparison = build_comparison(results, outcome, gate, [*labels, *options.labels], max_age_days=max_age)
+    write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
+    write_text_atomic(out / "junit.xml", junit_xml(results, comparison, workflow.base_dir, root))
+
+    run_url = context.run_url
+    head_sha = context.head_sha or results.git.sha
+    markdown = render_report(
+        comparison,
+        results,
+        plan.expected_cases(),
+        run_url=run_url,
+        head_sha=head_sha,
+        template_dir=workflow.template_dir,
+    )
+    write_text_atomic(out / "report.md", markdown)
+    key = comment_key(options.comment_key, workflow, root)
+    if mode == "pull_request":
+        # What the trusted `publish` step of the fork-safe workflow needs; data only, checked again there.
+        handoff = {"number": context.pull_request.get("number"), "head_sha": head_sha, "comment_key": key,
+                   "run_id": context.run_id}  # fmt: skip
+        write_text_atomic(out / "pull-request.json", json.dumps(handoff) + "\n")
+
+    if comparison.baseline is None:  # said first and loudly: a gate with nothing to compare guards little
+        warn(f"no baseline, nothing was compared: {'; '.join(outcome.warnings) or 'no baseline was found'}")
+    gating = mode != "baseline" or gate.on_push == "fail"
+    baseline_note, baseline_lost = _baseline_outcome(mode, options, plan, store, results)
+    posting = mode == "pull_request" and options.post_comment
+    comment = None
+    if posting and context.token and context.repository:
+        comment = CommentTarget(
+            number=int(context.pull_request["number"]),
+            key=key,
+            run_id=int(context.run_id or 0),
+            attempt=context.attempt,
+            policy=comment_policy(workflow, options),
+            digest=report_digest(comparison, results),
+        )
+    check = None
+    if workflow.settings.report.check_run and mode != "local" and context.token and context.repository and head_sha:
+        passed = comparison.verdict == "pass" or not gating
+        check = CheckTarget(workflow.settings.report.check_name, head_sha, passed, comparison.gate.reason)
+    delivered = deliver(
+        GitHubClient(context.api_url, context.token or ""),
+        context.repository or "",
+        markdown,
+        failing=comparison.verdict == "fail",
+        comment=comment,
+        check=check,
+        run_url=run_url,
+        step_summary=context.step_summary,
+    )
+    notes += delivered.notes
+    github_outputs(results, comparison, context, workflow.base_dir, root, out, delivered.comment_url)
+    if not context.step_summary or mode == "local":
+        print(markdown)
+    for note in notes:
+        warn(note)
+    for line in verdict_lines(
+        comparison, results, comment_url=delivered.comment_url, baseline_note=baseline_note, gating=gating
+    ):
+        print(line, flush=True)
+    if baseline_lost:
+        return exit_code_for_decision("fail")
+    return exit_code_for_decision(comparison.verdict if gating else "pass")
+
+
+def _baseline_outcome(
+    mode: str, options: PublishOptions, plan: Plan, store: BaselineStore, results: ResultsFile
+) -> tuple[str, bool]:
+    """A line for the log, and whether the baseline was lost (which fails the job: it must keep advancing)."""
+    if mode != "baseline":
+        return "", False
+    if options.cases:  # a partial run never replaces the whole suite's baseline
+        return "baseline not stored: --cases ran only part of the suite", False
+    if why := why_not_a_baseline(results, plan):
+        error(f"the baseline was not stored, so pull requests keep comparing with an older one: {why}")
+        return "the baseline was NOT stored", True
+    try:
+        return f"baseline stored: {store.save(results)}", False
+    except GitHubError as exc:
+        error(f"the baseline could not be stored, so pull requests keep comparing with an older one: {exc}")
+        return "the baseline was NOT stored", True

@@ -1,0 +1,215 @@
+"""`adk-eval-gate publish`: the trusted half of the fork-safe two-workflow pattern.
+
+A pull request from a fork runs the evals in an untrusted `pull_request` workflow without secrets and uploads
+`adk-eval-gate-out/` as an artifact. A `workflow_run` workflow, which has a write token but never runs the fork's
+code, checks out the base branch, downloads the artifact and calls `publish --config <the base branch's config>`.
+
+The fork controls everything in the artifact, so only its scores are used: the results file, validated by its
+schema. The comparison and the verdict are computed again here with the base branch's config (its `gate:`
+policy, which a fork can edit in its own copy) and its baseline store; the artifact's `comparison.json` and
+`report.md` are never used (a disagreeing comparison only earns a warning). The pull request number, the
+labels, the comment key and every string outside code blocks come from the trusted side: the `workflow_run`
+event, GitHub's API (the pull request must be at the commit the run evaluated) and the config or `--comment-key`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.stores import build_store
+from adk_eval_gate.config.loader import Workflow, load_workflow
+from adk_eval_gate.core.errors import InputError, format_loc
+from adk_eval_gate.core.files import load_json, write_text_atomic
+from adk_eval_gate.core.paths import repository_root
+from adk_eval_gate.gate.decision import build_comparison
+from adk_eval_gate.gate.exit_codes import exit_code_for_decision
+from adk_eval_gate.github import workflow_commands as log
+from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.context import ActionsContext, WorkflowRunEvent
+from adk_eval_gate.publish.comment import report_digest
+from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, deliver
+from adk_eval_gate.publish.settings import comment_key, comment_policy
+from adk_eval_gate.report.markdown import render_report
+from adk_eval_gate.results.build import read_results
+from adk_eval_gate.results.models import ResultsFile
+
+PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
+
+
+def _workflow_run(context: ActionsContext) -> dict[str, Any]:
+    try:
+        WorkflowRunEvent.model_validate(context.event)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InputError(
+            None,
+            f"GITHUB_EVENT_PATH: {format_loc(first['loc'])}",
+            f"{first['msg'].lower()} in the workflow_run event",
+            "call publish from the workflow_run workflow shown in docs/trust.md",
+        ) from None
+    run = context.event["workflow_run"]
+    if run["event"] not in PULL_REQUEST_EVENTS:
+        raise InputError(
+            None,
+            "GITHUB_EVENT_PATH: workflow_run.event",
+            f"is {run['event']!r}, not a pull request's run",
+            "guard the job with `if: github.event.workflow_run.event == 'pull_request'`",
+        )
+    if not (context.repository and context.token):
+        raise InputError(
+            None,
+            "GITHUB_REPOSITORY",
+            "publish needs GITHUB_REPOSITORY and a token (GITHUB_TOKEN)",
+            "pass `GITHUB_TOKEN: ${{ github.token }}` to the step",
+        )
+    return run
+
+
+def _candidate_numbers(run: dict[str, Any], folder: Path) -> list[int]:
+    """The event's own pull requests first (GitHub leaves the list empty for forks), then the artifact's claim;
+    either is only a candidate until the API confirms it."""
+    numbers = [
+        pr["number"]
+        for pr in run.get("pull_requests") or []
+        if isinstance(pr, dict) and isinstance(pr.get("number"), int) and pr["number"] > 0
+    ]
+    path = folder / "pull-request.json"
+    if path.exists():
+        claimed = load_json(path, "pull request file")
+        number = claimed.get("number") if isinstance(claimed, dict) else None
+        if isinstance(number, int) and not isinstance(number, bool) and number > 0 and number not in numbers:
+            numbers.append(number)
+    if not numbers:
+        raise InputError(
+            path,
+            "number",
+            "names no pull request, and the workflow_run event lists none",
+            "pass the artifact of an adk-eval-gate pull_request run",
+        )
+    return numbers
+
+
+def _verified_pull(
+    client: GitHubClient, repository: str, run: dict[str, Any], numbers: list[int]
+) -> dict[str, Any] | None:
+    """The pull request whose head is the commit the untrusted run evaluated, as GitHub (not the artifact) says."""
+    for number in numbers:
+        pull = client.get_json(f"/repos/{repository}/pulls/{number}")
+        if isinstance(pull, dict) and (pull.get("head") or {}).get("sha") == run["head_sha"]:
+            return pull
+    return None
+
+
+def _trusted_comparison(
+    results: ResultsFile, workflow: Workflow, context: ActionsContext, pull: dict[str, Any]
+) -> Comparison:
+    """The base branch's policy and baseline over the fork's scores; the labels as GitHub has them now."""
+    base = pull.get("base") or {}
+    pull_context = dataclasses.replace(
+        context,
+        event={"pull_request": pull, "repository": context.event.get("repository") or {}},
+        base_ref=base.get("ref") or None,
+    )
+    outcome = build_store(workflow, pull_context).load()
+    labels = [label.get("name", "") for label in pull.get("labels") or [] if isinstance(label, dict)]
+    return build_comparison(
+        results,
+        outcome,
+        workflow.settings.gate,
+        labels,
+        max_age_days=getattr(workflow.settings.baseline, "max_age_days", None),
+    )
+
+
+def _untrusted_disagreement(folder: Path, trusted: Comparison) -> str | None:
+    path = folder / "comparison.json"
+    if not path.exists():
+        return None
+    try:
+        claimed = Comparison.model_validate(load_json(path, "comparison file")).verdict
+    except (InputError, ValidationError):
+        return "the artifact's comparison.json is not a comparison file; it was ignored"
+    if claimed != trusted.verdict:
+        return (
+            f"the artifact's comparison.json says {claimed!r} but the base branch's policy and baseline say "
+            f"{trusted.verdict!r}; the artifact's comparison was ignored"
+        )
+    return None
+
+
+def run_publish(
+    directory: str,
+    config: str,
+    comment_key_option: str | None = None,
+    context: ActionsContext | None = None,
+    output_dir: str = "adk-eval-gate-published",
+) -> int:
+    context = context or ActionsContext.from_env()
+    folder = Path(directory)
+    workflow = load_workflow(config)
+    run = _workflow_run(context)
+    results = read_results(folder / "results.json")
+    numbers = _candidate_numbers(run, folder)
+    client = GitHubClient(context.api_url, context.token)
+    try:
+        pull = _verified_pull(client, context.repository, run, numbers)
+    except GitHubError as exc:
+        log.error(f"cannot read the pull request: {exc}; nothing was posted")
+        return 1
+    if pull is None:
+        log.error(f"no pull request among #{', #'.join(map(str, numbers))} is at the commit this run evaluated "
+                  f"({run['head_sha'][:12]}); nothing was posted")
+        return 1
+    number = int(pull["number"])
+    comparison = _trusted_comparison(results, workflow, context, pull)
+    if warning := _untrusted_disagreement(folder, comparison):
+        log.warn(warning)
+    html_url = run.get("html_url")
+    run_url = (
+        html_url if isinstance(html_url, str) and html_url.startswith(f"{context.server_url}/") else None
+    )
+    markdown = render_report(
+        comparison, results, {}, run_url=run_url, head_sha=run["head_sha"], template_dir=workflow.template_dir
+    )
+    out = Path(output_dir)  # not inside the artifact's folder, whose layout the fork chose
+    write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
+    write_text_atomic(out / "report.md", markdown)
+    # Keyed as `ci` keys it, so a fork's comment and a same-repository one are one; every setting from the trusted side.
+    key = comment_key(comment_key_option, workflow, repository_root(workflow.base_dir, context.workspace))
+    attempt = run.get("run_attempt") if isinstance(run.get("run_attempt"), int) else 1
+    check = None
+    if workflow.settings.report.check_run:
+        check = CheckTarget(
+            workflow.settings.report.check_name, run["head_sha"], comparison.verdict == "pass", comparison.gate.reason
+        )
+    comment = CommentTarget(number, key, run["id"], attempt, comment_policy(workflow), report_digest(comparison, results))
+    outcome = deliver(
+        client,
+        context.repository,
+        markdown,
+        failing=comparison.verdict == "fail",
+        comment=comment,
+        check=check,
+        run_url=run_url,
+        step_summary=context.step_summary,
+        comment_required=True,
+    )
+    for note in outcome.notes:
+        log.warn(note)
+    print(
+        json.dumps(
+            {
+                "pull_request": number,
+                "verdict": comparison.verdict,
+                "comment_url": outcome.comment_url or None,
+                "action": outcome.action,
+            }
+        )
+    )
+    return exit_code_for_decision(comparison.verdict)

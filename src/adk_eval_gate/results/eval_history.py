@@ -1,0 +1,137 @@
+"""Our results as ADK eval history (`<agent folder>/.adk/eval_history/*.evalset_result.json`), so `adk web` lists
+runs of the `adk` target beside its own.
+
+Written by google-adk's own `LocalEvalSetResultsManager` from google-adk's own result models, so file names, the
+schema and the JSON are exactly what `adk eval` writes. As ADK stores `AgentEvaluator` runs, every run of a case
+is one `EvalCaseResult` (num_runs x cases entries); a run whose agent errored is FAILED with no metric results,
+as ADK records a failed inference.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric
+
+_STATUS = {"passed": 1, "failed": 2, "not_evaluated": 3, "error": 2}  # ADK's EvalStatus values
+
+
+def _run_status(metrics: Sequence[RunMetric]) -> int:
+    """ADK's `_generate_final_eval_status`: any failure fails, else any pass passes, else not evaluated."""
+    status = 3
+    for metric in metrics:
+        if metric.status == "failed":
+            return 2
+        if metric.status == "passed":
+            status = 1
+    return status
+
+
+def case_results(eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> list[Any]:
+    """ADK `EvalCaseResult`s for every run of every case of one eval set."""
+    from google.adk.evaluation.eval_metrics import (
+        BaseCriterion,
+        EvalMetricResult,
+        EvalMetricResultPerInvocation,
+    )
+    from google.adk.evaluation.eval_result import EvalCaseResult
+    from google.adk.evaluation.evaluator import EvalStatus
+
+    def metric_result(name: str, score: float | None, status: str) -> EvalMetricResult:
+        options = eval_set.criteria[name].options
+        return EvalMetricResult(
+            metric_name=name,
+            threshold=eval_set.criteria[name].threshold,
+            criterion=BaseCriterion.model_validate(options),
+            score=score,
+            eval_status=EvalStatus(_STATUS[status]),
+        )
+
+    out = []
+    for case in eval_set.cases:
+        source = cases.get(case.eval_id)
+        expected = [_adk_invocation(i) for i in (source.conversation or [])] if source else []
+        user_id = source.session_input.user_id if source and source.session_input else "test_user_id"
+        for record in case.runs:
+            per_run = _per_run(case, record.run)
+            if record.error or record.actual_invocations is None:
+                status, overall, per_invocation = 2, [], []
+            else:
+                status = _run_status(list(per_run.values()))
+                overall = [metric_result(n, m.score, m.status) for n, m in per_run.items()]
+                per_invocation = [
+                    EvalMetricResultPerInvocation(
+                        actual_invocation=_adk_invocation(actual),
+                        expected_invocation=expected[i] if i < len(expected) else None,
+                        eval_metric_results=[
+                            metric_result(n, m.per_invocation[i].score, m.per_invocation[i].status)
+                            for n, m in per_run.items()
+                            if i < len(m.per_invocation)
+                        ],
+                    )
+                    for i, actual in enumerate(
+                        Invocation.model_validate(a) for a in record.actual_invocations
+                    )
+                ]
+            out.append(
+                EvalCaseResult(
+                    eval_set_file=eval_set.eval_set_id,
+                    eval_set_id=eval_set.eval_set_id,
+                    eval_id=case.eval_id,
+                    final_eval_status=EvalStatus(status),
+                    overall_eval_metric_results=overall,
+                    eval_metric_result_per_invocation=per_invocation,
+                    session_id=f"adk-eval-gate-{uuid.uuid4()}",
+                    user_id=user_id,
+                )
+            )
+    return out
+
+
+def _per_run(case: CaseResult, run: int) -> dict[str, RunMetric]:
+    return {
+        name: m
+        for name, metric in case.metrics.items()
+        for m in metric.runs
+        if m is not None and m.run == run
+    }
+
+
+def _adk_invocation(invocation: Invocation) -> Any:
+    from google.adk.evaluation.eval_case import Invocation as AdkInvocation
+
+    return AdkInvocation.model_validate(invocation.model_dump(mode="json", exclude_none=True))
+
+
+def save_history(manager: Any, app_name: str, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
+    """Through any ADK `EvalSetResultsManager` (local, GCS, or the one an AgentEvaluator caller passes). ADK's
+    manager writes the file itself, past our redacting writers: secrets the agent echoed are masked here first."""
+    from adk_eval_gate.core.redaction import redact_json, secret_values
+
+    results = case_results(eval_set, cases)
+    if secrets := secret_values():
+        results = [type(r).model_validate(redact_json(r.model_dump(mode="json"), secrets)) for r in results]
+    manager.save_eval_set_result(app_name, eval_set.eval_set_id, results)
+
+
+def write_history(agent_folder: Path, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
+    """Saves one eval set's results where `adk web` looks for the agent folder's history."""
+    from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
+
+    save_history(
+        LocalEvalSetResultsManager(agents_dir=str(agent_folder.parent)), agent_folder.name, eval_set, cases
+    )
+
+
+def history_folder(agent: Any, base_dir: Path) -> Path | None:
+    """The agent folder whose `.adk/eval_history` `adk web` reads, when this agent's results belong there."""
+    target = agent.settings.target
+    if target.kind != "adk" or not target.eval_history:
+        return None
+    folder = Path(target.agent)
+    folder = folder if folder.is_absolute() else base_dir / folder
+    return folder if folder.is_dir() else None  # a module:attribute agent has no folder for adk web to list
