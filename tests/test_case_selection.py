@@ -6,11 +6,13 @@ import json
 
 import pytest
 
-from adk_eval_gate.commands.ci import CiOptions, run_ci
+from adk_eval_gate.commands.ci import run_ci
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.run.plan import build_plan, select_cases
+from adk_eval_gate.publish.settings import PublishOptions
+from adk_eval_gate.run.plan import build_plan
+from adk_eval_gate.run.selection import select_cases
 
 
 def _ids(plan) -> dict[str, list[str]]:
@@ -95,7 +97,7 @@ def test_a_selected_run_on_the_default_branch_never_overwrites_the_baseline(exam
     context = ActionsContext.from_env(
         {"GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main", "GITHUB_EVENT_PATH": str(event)}
     )
-    options = CiOptions(
+    options = PublishOptions(
         config=str(example / "eval-gate.yml"),
         output_dir=str(tmp_path / "out"),
         quiet=True,

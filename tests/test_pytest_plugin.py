@@ -19,13 +19,13 @@ from tests.conftest import FAULTY_AGENT, ROOT
 
 def _installed_entry_point() -> bool:
     return any(
-        ep.value == "adk_eval_gate.integrations.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11")
+        ep.value == "adk_eval_gate.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11")
     )
 
 
 def _pytest(cwd: Path, *args: str, extra_path: str | None = None) -> subprocess.CompletedProcess:
     # The package may be installed without this entry point yet (an editable install of another checkout).
-    plugin = [] if _installed_entry_point() else ["-p", "adk_eval_gate.integrations.pytest_plugin"]
+    plugin = [] if _installed_entry_point() else ["-p", "adk_eval_gate.pytest_plugin"]
     paths = [str(ROOT / "src"), *([extra_path] if extra_path else []), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
     env.pop("GOOGLE_API_KEY", None)

@@ -36,7 +36,7 @@ def release_check(root: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def shipped(tmp_path) -> Path:
     """A copy of everything the release check reads, to break one thing at a time."""
-    for name in ("action.yml", "Dockerfile", "CHANGELOG.md", "README.md", "src/adk_eval_gate/__init__.py"):
+    for name in ("action.yml", "Dockerfile", "CHANGELOG.md", "README.md", "src/adk_eval_gate/core/version.py"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "examples" / "workflows", tmp_path / "examples" / "workflows")
@@ -48,7 +48,7 @@ def test_the_version_lives_in_one_place():
     assert re.fullmatch(r"\d+\.\d+\.\d+", VERSION)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "adk_eval_gate.__version__"}
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "adk_eval_gate.core.version.__version__"}
     done = subprocess.run(
         [sys.executable, "-m", "adk_eval_gate.commands.main", "--version"], capture_output=True, text=True
     )

@@ -9,7 +9,6 @@ import cmarkgfm
 from cmarkgfm.cmark import Options
 
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.commands.ci import _expected_cases
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.report.escape import code_block, inline
@@ -54,7 +53,7 @@ def hostile_run(example):
 
 def test_hostile_agent_text_stays_inert_and_the_layout_holds(example):
     comparison, current, plan = hostile_run(example)
-    markdown = render_report(comparison, current, _expected_cases(plan), run_url="https://github.com/o/r/actions/runs/1")
+    markdown = render_report(comparison, current, plan.expected_cases(), run_url="https://github.com/o/r/actions/runs/1")
     assert "roll\\_6" in markdown and "Cases behind the regressions" in markdown and "first divergence" in markdown
     html = html_of(markdown)
     assert "<script" not in html and "<img" not in html and "javascript:" not in re.sub(r"<code>.*?</code>", "", html, flags=re.S)
@@ -72,7 +71,7 @@ def test_hostile_agent_text_stays_inert_and_the_layout_holds(example):
 
 def test_summary_lines_show_plain_case_ids(example):
     comparison, current, plan = hostile_run(example)
-    html = html_of(render_report(comparison, current, _expected_cases(plan)))
+    html = html_of(render_report(comparison, current, plan.expected_cases()))
     assert "<summary>roll_6 · tool_trajectory_avg_score</summary>" in html  # no stray backslashes in raw HTML
 
 
@@ -86,7 +85,7 @@ def test_the_comment_always_fits_the_budget(example):
     comparison, current, plan = hostile_run(example)
     row = next(r for r in comparison.rows if r.verdict == "regressed")
     comparison.rows = [row.model_copy(update={"eval_id": f"case_{i:05d}_{'x' * 40}"}) for i in range(3000)]
-    markdown = render_report(comparison, current, _expected_cases(plan))
+    markdown = render_report(comparison, current, plan.expected_cases())
     assert len(markdown) <= BUDGET
     assert "more regressed rows" in markdown and "full report" in markdown
     assert markdown.count("<details>") == markdown.count("</details>")

@@ -12,7 +12,6 @@ from pathlib import Path
 import cmarkgfm
 
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.commands.ci import _expected_cases
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.report.markdown import render_report
@@ -47,7 +46,7 @@ def main(out: str) -> None:
             c.case_hash = next(b.case_hash for b in baseline.eval_sets[0].cases if b.eval_id == c.eval_id)
     comparison = build_comparison(current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "branch adk-eval-gate-data"))),
                                   GateSettings())
-    markdown = render_report(comparison, current, _expected_cases(plan), run_url="https://github.com/acme/agents/actions/runs/1",
+    markdown = render_report(comparison, current, plan.expected_cases(), run_url="https://github.com/acme/agents/actions/runs/1",
                              head_sha="3f2a9c1d5e7b")
     # GitHub keeps <details>/<summary> (the only raw HTML the report itself writes); agent text is escaped anyway.
     html = cmarkgfm.github_flavored_markdown_to_html(markdown, options=cmarkgfm.cmark.Options.CMARK_OPT_UNSAFE)

@@ -10,8 +10,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from adk_eval_gate.commands.options import config_option, publishing_options
+
+if TYPE_CHECKING:
+    from adk_eval_gate.config.loader import Workflow
+    from adk_eval_gate.github.context import ActionsContext
+    from adk_eval_gate.publish.settings import PublishOptions
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -37,11 +43,11 @@ def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.commands.options import publish_options
 
     workflow = load_config(args.config)  # config errors before the heavy imports
-    return run_ci(workflow, publish_options(args))
+    return run_ci(publish_options(args), workflow=workflow)
 
 
-def run_ci(workflow, options, context=None) -> int:
-    from adk_eval_gate.commands.loading import plan_of
+def run_ci(options: PublishOptions, context: ActionsContext | None = None, workflow: Workflow | None = None) -> int:
+    from adk_eval_gate.commands.loading import load_config, plan_of
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.publish.finish import finish, mode_of
     from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs
@@ -51,7 +57,7 @@ def run_ci(workflow, options, context=None) -> int:
     from adk_eval_gate.run.shards import shard_plan
 
     context = context or ActionsContext.from_env()
-    plan = plan_of(workflow)
+    plan = plan_of(workflow or load_config(options.config))
     if options.cases:
         plan = select_cases(plan, options.cases)
     if options.shard is not None:

@@ -107,7 +107,7 @@ class _Session:
 
     def _run(self, keys: set[tuple[str, str, str]]) -> None:
         from adk_eval_gate.run.pipeline import run_plan
-        from adk_eval_gate.run.plan import keep_cases
+        from adk_eval_gate.run.selection import keep_cases
 
         started = time.perf_counter()
         results = run_plan(keep_cases(self.plan, lambda *key: key in keys), quiet=True)
