@@ -39,13 +39,10 @@ def _suite(work: Path, num_runs: str, name: str) -> Path:
     config = folder / "eval-gate.yml"
     # one process for every design: forked worker pools would make the comparison about start-up, not runs
     text = (
-        config.read_text()
-        .replace("num_runs: 1", f"num_runs: {num_runs}")
-        .replace("run:\n", "run:\n  workers: 1\n", 1)
+        config.read_text().replace("num_runs: 1", f"num_runs: {num_runs}").replace("run:\n", "run:\n  workers: 1\n", 1)
     )
     config.write_text(
-        PRICES
-        + text.replace("baseline: {store: file, path: baseline/results.json}", "baseline: {store: none}")
+        PRICES + text.replace("baseline: {store: file, path: baseline/results.json}", "baseline: {store: none}")
     )
     # the scripted model does not name itself in its responses; a real one does, and that is what gets priced
     agent = folder / "hello_world" / "agent.py"
@@ -59,9 +56,7 @@ def _suite(work: Path, num_runs: str, name: str) -> Path:
 
 def _break_agent(config: Path) -> None:
     agent = config.parent / "hello_world" / "agent.py"
-    agent.write_text(
-        agent.read_text().replace("return random.Random(int(sides)).randint(1, int(sides))", "return 1")
-    )
+    agent.write_text(agent.read_text().replace("return random.Random(int(sides)).randint(1, int(sides))", "return 1"))
 
 
 def _measure(config: Path, decider: Decider | None):
@@ -86,9 +81,7 @@ def main() -> int:
         )
         for scenario in ("unchanged agent", "roll_die broken"):
             print(f"\n{scenario}:\n")
-            print(
-                "| pull request run | runs | runs/case | wall time | agent cost | vs fixed 8 (time, cost) | gate |"
-            )
+            print("| pull request run | runs | runs/case | wall time | agent cost | vs fixed 8 (time, cost) | gate |")
             print("|---|---|---|---|---|---|---|")
             reference = None
             for label, num_runs, adaptive in (
@@ -99,10 +92,7 @@ def main() -> int:
                 config = _suite(
                     work,
                     num_runs,
-                    f"{scenario}-{label}".replace(" ", "_")
-                    .replace("{", "")
-                    .replace("}", "")
-                    .replace(",", ""),
+                    f"{scenario}-{label}".replace(" ", "_").replace("{", "").replace("}", "").replace(",", ""),
                 )
                 if scenario != "unchanged agent":
                     _break_agent(config)

@@ -89,11 +89,20 @@ MODELS = {"diffuse": diffuse, "concentrated": concentrated}
 
 
 def _verdicted(strata: list[tuple[list[float], list[float]]], set_id: str | None, tolerance: float):
-    fields = {"agent": "agent", "criterion": CRITERION, "baseline": None, "current": None, "verdict": "unchanged",
-              "reason": ""}
+    fields = {
+        "agent": "agent",
+        "criterion": CRITERION,
+        "baseline": None,
+        "current": None,
+        "verdict": "unchanged",
+        "reason": "",
+    }
     test = stratified_test(strata)
-    row = (Summary(eval_set_id=set_id, delta=test.delta, **fields) if set_id is not None
-           else PooledSummary(delta=test.delta, **fields))
+    row = (
+        Summary(eval_set_id=set_id, delta=test.delta, **fields)
+        if set_id is not None
+        else PooledSummary(delta=test.delta, **fields)
+    )
     return row, test, tolerance
 
 
@@ -107,14 +116,23 @@ def gate_regressed(eval_sets: list[list[tuple[list[float], list[float]]]], gate:
     return any(row.verdict == "regressed" for row, _, _ in family)
 
 
-def one_pr(rng: random.Random, runs: int, drop: float, gate: GateSettings, model=diffuse, sets: int = 1,
-           cases_per_set: int = CASES) -> tuple[bool, bool]:
+def one_pr(
+    rng: random.Random,
+    runs: int,
+    drop: float,
+    gate: GateSettings,
+    model=diffuse,
+    sets: int = 1,
+    cases_per_set: int = CASES,
+) -> tuple[bool, bool]:
     """(gate says regressed, naive rule says regressed) for one simulated pull request."""
     base_rates = true_pass_rates(rng, sets * cases_per_set)
     current_rates = [0.0] * len(base_rates) if drop == BROKEN else model(base_rates, drop, rng)
     strata = [(observed(b, runs, rng), observed(c, runs, rng)) for b, c in zip(base_rates, current_rates, strict=True)]
-    eval_sets = [strata[i * cases_per_set:(i + 1) * cases_per_set] for i in range(sets)]
-    naive = statistics.fmean(statistics.fmean(c) for _, c in strata) < statistics.fmean(statistics.fmean(b) for b, _ in strata)
+    eval_sets = [strata[i * cases_per_set : (i + 1) * cases_per_set] for i in range(sets)]
+    naive = statistics.fmean(statistics.fmean(c) for _, c in strata) < statistics.fmean(
+        statistics.fmean(b) for b, _ in strata
+    )
     return gate_regressed(eval_sets, gate), naive
 
 
@@ -138,14 +156,23 @@ class Judge:
         return [[column[i] for column in columns] for i in range(len(rates))]
 
 
-NOISE = {"realistic": (true_pass_rates, False), "heavy-tailed": (heavy_tailed_rates, False),
-         "correlated judge": (true_pass_rates, True)}
-DESIGNS = {"fixed 5": (5, 5), "fixed 8": (8, 8), "adaptive {min 2, max 8}": (2, 8), "adaptive {min 2, max 10}": (2, 10),
-           "adaptive {min 3, max 10}": (3, 10)}
+NOISE = {
+    "realistic": (true_pass_rates, False),
+    "heavy-tailed": (heavy_tailed_rates, False),
+    "correlated judge": (true_pass_rates, True),
+}
+DESIGNS = {
+    "fixed 5": (5, 5),
+    "fixed 8": (8, 8),
+    "adaptive {min 2, max 8}": (2, 8),
+    "adaptive {min 2, max 10}": (2, 10),
+    "adaptive {min 3, max 10}": (3, 10),
+}
 
 
-def adaptive_pr(rng: random.Random, design: tuple[int, int], drop: float, gate: GateSettings, noise: str,
-                model=concentrated) -> tuple[bool, float]:
+def adaptive_pr(
+    rng: random.Random, design: tuple[int, int], drop: float, gate: GateSettings, noise: str, model=concentrated
+) -> tuple[bool, float]:
     """(gate says regressed, runs spent per case) for one pull request of one 50-case eval set."""
     first_runs, max_runs = design
     rates_for, correlated = NOISE[noise]
@@ -155,8 +182,16 @@ def adaptive_pr(rng: random.Random, design: tuple[int, int], drop: float, gate: 
     baseline = judge.runs(base_rates, max_runs)
     first = judge.runs(current_rates, first_runs)
     tolerance = gate.tolerance_for(CRITERION)
-    row = Summary(agent="agent", eval_set_id="set", criterion=CRITERION, baseline=None, current=None, delta=None,
-                  verdict="unchanged", reason="")
+    row = Summary(
+        agent="agent",
+        eval_set_id="set",
+        criterion=CRITERION,
+        baseline=None,
+        current=None,
+        delta=None,
+        verdict="unchanged",
+        reason="",
+    )
     if first_runs == max_runs:  # fixed runs, compared as `compare` compares them
         strata = Strata(list(zip(baseline, first, strict=True)), [], [])
         spent = first_runs
@@ -180,12 +215,17 @@ def adaptive_cells(prs: int, gate: GateSettings) -> dict[tuple[str, str, str], t
     cells = {}
     for noise in NOISE:
         for design_name, design in DESIGNS.items():
-            for scenario, drop, model in (("same agent", 0.0, concentrated), ("10-pt concentrated", 0.10, concentrated),
-                                          ("10-pt diffuse", 0.10, diffuse)):
+            for scenario, drop, model in (
+                ("same agent", 0.0, concentrated),
+                ("10-pt concentrated", 0.10, concentrated),
+                ("10-pt diffuse", 0.10, diffuse),
+            ):
                 rng = random.Random(f"adaptive-{noise}-{design_name}-{scenario}")
                 outcomes = [adaptive_pr(rng, design, drop, gate, noise, model) for _ in range(prs)]
-                cells[(noise, design_name, scenario)] = (statistics.fmean(f for f, _ in outcomes),
-                                                         statistics.fmean(r for _, r in outcomes))
+                cells[(noise, design_name, scenario)] = (
+                    statistics.fmean(f for f, _ in outcomes),
+                    statistics.fmean(r for _, r in outcomes),
+                )
     return cells
 
 
@@ -194,11 +234,15 @@ def print_adaptive(cells: dict[tuple[str, str, str], tuple[float, float]], prs: 
     met_everywhere = True
     for noise in NOISE:
         print()
-        print(f"Adaptive vs fixed runs, {noise} noise, {CASES} cases, {prs} pull requests per cell "
-              "(runs per case: the pull request's; the baseline holds max runs):")
+        print(
+            f"Adaptive vs fixed runs, {noise} noise, {CASES} cases, {prs} pull requests per cell "
+            "(runs per case: the pull request's; the baseline holds max runs):"
+        )
         print()
-        print("| design | false alarms | power, 10-pt concentrated | 10-pt diffuse | runs/case, same agent | "
-              "runs/case, 10-pt drop |")
+        print(
+            "| design | false alarms | power, 10-pt concentrated | 10-pt diffuse | runs/case, same agent | "
+            "runs/case, 10-pt drop |"
+        )
         print("|---|---|---|---|---|---|")
         met = False
         for design in DESIGNS:
@@ -230,8 +274,10 @@ def main() -> int:
     if args.adaptive_only:
         started = time.perf_counter()
         met = print_adaptive(adaptive_cells(prs, GateSettings()), prs)
-        print(f"\nadaptive target (some adaptive design: power >= 80% for a 10-point concentrated drop, false alarms "
-              f"<= 2%, <= 5 runs per case) met under every noise model: {met}  [{time.perf_counter() - started:.1f}s]")
+        print(
+            f"\nadaptive target (some adaptive design: power >= 80% for a 10-point concentrated drop, false alarms "
+            f"<= 2%, <= 5 runs per case) met under every noise model: {met}  [{time.perf_counter() - started:.1f}s]"
+        )
         return 0 if met else 1
     global RUNS
     RUNS = tuple(int(r) for r in args.runs.split(","))
@@ -251,10 +297,13 @@ def main() -> int:
         for runs in RUNS:
             for drop in SMALL_DROPS:
                 rng = random.Random(f"small-{cases}-{runs}-{drop}")
-                small[(cases, runs, drop)] = _rates([one_pr(rng, runs, drop, gate, concentrated, SMALL_SETS, cases)
-                                                     for _ in range(prs)])
-    print(f"{prs} simulated pull requests per cell; judge flips {JUDGE_FLIP:.0%} of verdicts; "
-          f"gate alpha {gate.alpha}, tolerance {gate.tolerance}. Cells: gate / naive rule.")
+                small[(cases, runs, drop)] = _rates(
+                    [one_pr(rng, runs, drop, gate, concentrated, SMALL_SETS, cases) for _ in range(prs)]
+                )
+    print(
+        f"{prs} simulated pull requests per cell; judge flips {JUDGE_FLIP:.0%} of verdicts; "
+        f"gate alpha {gate.alpha}, tolerance {gate.tolerance}. Cells: gate / naive rule."
+    )
     for name in MODELS:
         print()
         print(f"{CASES} cases in one eval set, {name} drops:")
@@ -265,22 +314,30 @@ def main() -> int:
             print(f"| {runs} | {' | '.join(_cell(table[(name, runs, d)]) for d in DROPS)} |")
     for cases in SMALL_LAYOUTS:
         print()
-        print(f"{SMALL_SETS} eval sets of {cases} case{'s' if cases > 1 else ''} each (eval-set and pooled verdicts, one "
-              "Holm family), concentrated drops:")
+        print(
+            f"{SMALL_SETS} eval sets of {cases} case{'s' if cases > 1 else ''} each (eval-set and pooled verdicts, one "
+            "Holm family), concentrated drops:"
+        )
         print()
         print("| num_runs | false alarms | power, 10-pt drop | 20-pt | every case broken |")
         print("|---|---|---|---|---|")
         for runs in RUNS:
             print(f"| {runs} | {' | '.join(_cell(small[(cases, runs, d)]) for d in SMALL_DROPS)} |")
     print()
-    false_alarms = [table[("diffuse", r, 0.0)][0] for r in RUNS] + [small[(c, r, 0.0)][0] for c in SMALL_LAYOUTS for r in RUNS]
+    false_alarms = [table[("diffuse", r, 0.0)][0] for r in RUNS] + [
+        small[(c, r, 0.0)][0] for c in SMALL_LAYOUTS for r in RUNS
+    ]
     worst_false_alarm = max(false_alarms)
     key_runs = 5 if 5 in RUNS else RUNS[-1]
     power = {name: table[(name, key_runs, 0.10)][0] for name in MODELS}
     ok = worst_false_alarm <= 0.02 and power["concentrated"] >= 0.80
-    print(f"worst false-alarm rate over all {len(false_alarms)} layouts × num_runs {worst_false_alarm:.1%} (target <= 2%); "
-          f"power for a 10-point drop with {key_runs} fixed runs, {CASES} cases: {power['concentrated']:.1%} concentrated, "
-          f"{power['diffuse']:.1%} diffuse (target >= 80%)  [{time.perf_counter() - started:.1f}s]")
+    print(
+        f"worst false-alarm rate over all {len(false_alarms)} layouts × num_runs {worst_false_alarm:.1%} (target <= "
+        "2%); "
+        f"power for a 10-point drop with {key_runs} fixed runs, {CASES} cases: {power['concentrated']:.1%} "
+        "concentrated, "
+        f"{power['diffuse']:.1%} diffuse (target >= 80%)  [{time.perf_counter() - started:.1f}s]"
+    )
     met = print_adaptive(adaptive_cells(prs, gate), prs)
     print(f"\nadaptive target met under every noise model: {met}  [{time.perf_counter() - started:.1f}s]")
     return 0 if ok or met else 1

@@ -40,18 +40,30 @@ def write_eval_set(path: Path, cases: int) -> None:
     rng = random.Random(7)
 
     def turn(query: str, answer: str, name: str, args: dict) -> dict:
-        return {"user_content": {"role": "user", "parts": [{"text": query}]},
-                "final_response": {"role": "model", "parts": [{"text": answer}]},
-                "intermediate_data": {"tool_uses": [{"name": name, "args": args}]}}
+        return {
+            "user_content": {"role": "user", "parts": [{"text": query}]},
+            "final_response": {"role": "model", "parts": [{"text": answer}]},
+            "intermediate_data": {"tool_uses": [{"name": name, "args": args}]},
+        }
 
     eval_cases = []
     for i in range(cases):
         sides, a, b = rng.randint(4, 100), rng.randint(2, 60), rng.randint(2, 60)
-        eval_cases.append({"eval_id": f"case_{i:03d}", "session_input": {"app_name": "hello_world", "user_id": "u", "state": {}},
-                           "conversation": [
-                               turn(f"Roll a {sides} sided die", f"I rolled a {sides} sided die and got {roll_die(sides)}.",
-                                    "roll_die", {"sides": sides}),
-                               turn(f"Are {a} and {b} prime?", check_prime([a, b]), "check_prime", {"nums": [a, b]})]})
+        eval_cases.append(
+            {
+                "eval_id": f"case_{i:03d}",
+                "session_input": {"app_name": "hello_world", "user_id": "u", "state": {}},
+                "conversation": [
+                    turn(
+                        f"Roll a {sides} sided die",
+                        f"I rolled a {sides} sided die and got {roll_die(sides)}.",
+                        "roll_die",
+                        {"sides": sides},
+                    ),
+                    turn(f"Are {a} and {b} prime?", check_prime([a, b]), "check_prime", {"nums": [a, b]}),
+                ],
+            }
+        )
     path.write_text(json.dumps({"eval_set_id": "bench", "eval_cases": eval_cases}))
 
 
@@ -101,45 +113,65 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="adk-eval-gate-bench-"))
     shutil.copytree(EXAMPLE / "hello_world", work / "hello_world", ignore=shutil.ignore_patterns("__pycache__", ".adk"))
     write_eval_set(work / "bench.evalset.json", args.cases)
-    (work / "eval_config.json").write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}}))
+    (work / "eval_config.json").write_text(
+        json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}})
+    )
     (work / "gate.yml").write_text(
         f"run: {{concurrency: {args.concurrency}, timeout: 600}}\n"
         "agents:\n  - name: hello_world\n    target: {kind: adk, agent: hello_world}\n"
-        "    evalsets: [bench.evalset.json]\n    eval_config: eval_config.json\n")
+        "    evalsets: [bench.evalset.json]\n    eval_config: eval_config.json\n"
+    )
     env = {**os.environ, "FAKE_LLM_LATENCY": str(args.latency), "ADK_DISABLE_LOAD_DOTENV": "1"}
 
-    ours_wall, ours = timed([str(BIN / "adk-eval-gate"), "run", "--config", "gate.yml", "--output", "results.json", "--quiet"], work, env)
+    ours_wall, ours = timed(
+        [str(BIN / "adk-eval-gate"), "run", "--config", "gate.yml", "--output", "results.json", "--quiet"], work, env
+    )
     if ours.returncode not in (0, 1):
         print(ours.stderr[-3000:])
         return 1
-    adk_wall, _adk = timed([str(BIN / "adk"), "eval", "hello_world", "bench.evalset.json", "--config_file_path", "eval_config.json"],
-                          work, env)
+    adk_wall, _adk = timed(
+        [str(BIN / "adk"), "eval", "hello_world", "bench.evalset.json", "--config_file_path", "eval_config.json"],
+        work,
+        env,
+    )
 
     # The floor for any in-process harness: ADK's Runner alone, no eval machinery, same cases and concurrency.
     (work / "bare_runner.py").write_text(BARE_RUNNER)
-    _, bare = timed([sys.executable, "bare_runner.py", str(work), "bench.evalset.json", str(args.concurrency)], work, env)
+    _, bare = timed(
+        [sys.executable, "bare_runner.py", str(work), "bench.evalset.json", str(args.concurrency)], work, env
+    )
     bare_seconds = float(bare.stdout.strip().splitlines()[-1])
 
     results = json.loads((work / "results.json").read_text())
     (history,) = (work / "hello_world" / ".adk" / "eval_history").glob("*.evalset_result.json")
-    adk_status = {c["eval_id"]: {1: "passed", 2: "failed", 3: "not_evaluated"}[c["final_eval_status"]]
-                  for c in json.loads(history.read_text())["eval_case_results"]}
+    adk_status = {
+        c["eval_id"]: {1: "passed", 2: "failed", 3: "not_evaluated"}[c["final_eval_status"]]
+        for c in json.loads(history.read_text())["eval_case_results"]
+    }
     our_status = {c["eval_id"]: c["status"] for c in results["eval_sets"][0]["cases"]}
     model_seconds = args.cases * 2 * CALLS_PER_TURN * args.latency
     ideal = model_seconds / args.concurrency
     inference = results["timings"]["inference_seconds"]
 
-    print(f"{args.cases} cases x 2 turns, {args.latency * 1000:.0f} ms per model call ({model_seconds:.1f} s of model latency)")
+    print(
+        f"{args.cases} cases x 2 turns, {args.latency * 1000:.0f} ms per model call ({model_seconds:.1f} s of model "
+        "latency)"
+    )
     print(f"  adk eval (4 cases at a time)       : {adk_wall:7.2f} s wall")
-    print(f"  adk-eval-gate run, concurrency {args.concurrency:<3} : {ours_wall:7.2f} s wall, {inference:.2f} s inference phase")
+    print(
+        f"  adk-eval-gate run, concurrency {args.concurrency:<3} : {ours_wall:7.2f} s wall, {inference:.2f} s "
+        "inference phase"
+    )
     print(f"  ADK Runner alone, one process      : {bare_seconds:7.2f} s  (no eval harness: the in-process floor)")
     print(f"  ideal (model latency / concurrency): {ideal:7.2f} s")
     print(f"  speed-up vs adk eval (wall)        : {adk_wall / ours_wall:7.2f}x  (target >= 4x)")
     print(f"  inference phase / ideal            : {inference / ideal:7.2f}x  (target <= 1.25x)")
     print(f"  wall / ideal                       : {ours_wall / ideal:7.2f}x")
     print(f"  ADK Runner alone / ideal           : {bare_seconds / ideal:7.2f}x")
-    print(f"  verdicts: {sum(s == 'passed' for s in our_status.values())}/{len(our_status)} passed; "
-          f"identical to adk eval: {our_status == adk_status}")
+    print(
+        f"  verdicts: {sum(s == 'passed' for s in our_status.values())}/{len(our_status)} passed; "
+        f"identical to adk eval: {our_status == adk_status}"
+    )
     shutil.rmtree(work, ignore_errors=True)
     return 0 if our_status == adk_status else 1
 

@@ -33,9 +33,14 @@ from adk_eval_gate.llm.client import LlmClient, LlmSettings  # noqa: E402
 
 def cases(n: int) -> list[ScoringInput]:
     out = []
+
     def inv(question: str, text: str) -> Invocation:
-        return Invocation.model_validate({"user_content": {"role": "user", "parts": [{"text": question}]},
-                                          "final_response": {"role": "model", "parts": [{"text": text}]}})
+        return Invocation.model_validate(
+            {
+                "user_content": {"role": "user", "parts": [{"text": question}]},
+                "final_response": {"role": "model", "parts": [{"text": text}]},
+            }
+        )
 
     for i in range(n):
         expected, actual = [inv(f"question {i}", f"reference answer {i}")], [inv(f"question {i}", f"agent answer {i}")]
@@ -44,15 +49,19 @@ def cases(n: int) -> list[ScoringInput]:
 
 
 RUBRICS = [{"rubric_id": "helpful", "rubric_content": {"text_property": "The response answers the question."}}]
-REPLY = ('{"reasoning": ["ok"], "is_the_agent_response_valid": ["valid"]}\n'
-         "ID: helpful\nProperty: The response answers the question.\nEvidence: x\nRationale: ok\nVerdict: yes\n")
+REPLY = (
+    '{"reasoning": ["ok"], "is_the_agent_response_valid": ["valid"]}\n'
+    "ID: helpful\nProperty: The response answers the question.\nEvidence: x\nRationale: ok\nVerdict: yes\n"
+)
 
 
 async def judge_everything(data: list[ScoringInput], samples: int, client: Judge) -> list:
     judge = {"num_samples": samples}
-    scorers = [(score_final_response_match_v2, LlmJudgeOptions(threshold=0.5, judge_model_options=judge)),
-               (score_final_response_quality, RubricsOptions(threshold=0.5, rubrics=RUBRICS, judge_model_options=judge)),
-               (score_tool_use_quality, RubricsOptions(threshold=0.5, rubrics=RUBRICS, judge_model_options=judge))]
+    scorers = [
+        (score_final_response_match_v2, LlmJudgeOptions(threshold=0.5, judge_model_options=judge)),
+        (score_final_response_quality, RubricsOptions(threshold=0.5, rubrics=RUBRICS, judge_model_options=judge)),
+        (score_tool_use_quality, RubricsOptions(threshold=0.5, rubrics=RUBRICS, judge_model_options=judge)),
+    ]
     return await asyncio.gather(*(scorer(d, options, client) for d in data for scorer, options in scorers))
 
 
@@ -86,11 +95,19 @@ def main() -> int:
     finally:
         server.close()
     same = [o.score for o in seq_out] == [o.score for o in pool_out] == [o.score for o in cache_out]
-    print(f"{args.cases} cases × 3 judged criteria × {args.samples} samples = {calls} judge calls, {args.latency * 1000:.0f} ms each")
+    print(
+        f"{args.cases} cases × 3 judged criteria × {args.samples} samples = {calls} judge calls, "
+        f"{args.latency * 1000:.0f} ms each"
+    )
     print(f"  one sample at a time (ADK's default): {sequential:7.2f} s")
-    print(f"  adk-eval-gate, concurrency {args.concurrency:<3}     : {pooled:7.2f} s  ({sequential / pooled:.1f}x faster; target >= 10x)")
-    print(f"  cached re-run                       : {cached:7.2f} s, {rerun_calls} judge calls (target 0), "
-          f"{sum(s.cache_hits for s in rerun_client.llm.stats.values())} cache hits")
+    print(
+        f"  adk-eval-gate, concurrency {args.concurrency:<3}     : {pooled:7.2f} s  ({sequential / pooled:.1f}x "
+        "faster; target >= 10x)"
+    )
+    print(
+        f"  cached re-run                       : {cached:7.2f} s, {rerun_calls} judge calls (target 0), "
+        f"{sum(s.cache_hits for s in rerun_client.llm.stats.values())} cache hits"
+    )
     print(f"  identical scores on all three runs  : {same}")
     return 0 if same and rerun_calls == 0 and sequential / pooled >= 10 else 1
 

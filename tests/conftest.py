@@ -10,9 +10,21 @@ EXAMPLE = ROOT / "examples" / "hello_world"
 
 
 # What a GitHub runner sets for the job running this suite; a test that needs Actions sets its own.
-RUNNER_VARIABLES = ("GITHUB_ACTIONS", "GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT",
-                    "GITHUB_REF", "GITHUB_BASE_REF", "GITHUB_SHA", "GITHUB_REPOSITORY", "GITHUB_RUN_ID", "GITHUB_TOKEN",
-                    "GITHUB_WORKSPACE", "GITHUB_RUN_ATTEMPT")
+RUNNER_VARIABLES = (
+    "GITHUB_ACTIONS",
+    "GITHUB_EVENT_NAME",
+    "GITHUB_EVENT_PATH",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_OUTPUT",
+    "GITHUB_REF",
+    "GITHUB_BASE_REF",
+    "GITHUB_SHA",
+    "GITHUB_REPOSITORY",
+    "GITHUB_RUN_ID",
+    "GITHUB_TOKEN",
+    "GITHUB_WORKSPACE",
+    "GITHUB_RUN_ATTEMPT",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -73,8 +85,12 @@ def api_server(tmp_path_factory):
     adk = Path(sys.executable).parent / "adk"
     env = {**os.environ, "ADK_DISABLE_LOAD_DOTENV": "1"}
     log = (agents / "server.log").open("w")
-    process = subprocess.Popen([str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port), str(agents)],
-                               stdout=log, stderr=subprocess.STDOUT, env=env)
+    process = subprocess.Popen(
+        [str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port), str(agents)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:

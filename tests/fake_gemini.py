@@ -43,24 +43,40 @@ class FakeGemini:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 prompt = "".join(p.get("text", "") for c in body.get("contents", []) for p in c.get("parts", []))
                 with lock:
-                    fake.requests.append({"path": self.path, "prompt": prompt, "key": self.headers.get("x-goog-api-key"),
-                                          "config": body.get("generationConfig")})
+                    fake.requests.append(
+                        {
+                            "path": self.path,
+                            "prompt": prompt,
+                            "key": self.headers.get("x-goog-api-key"),
+                            "config": body.get("generationConfig"),
+                        }
+                    )
                     fault = next((f for f in fake.faults if f.times > 0 and f.contains in prompt), None)
                     if fault:
                         fault.times -= 1
                 if fault and fault.delay:
                     time.sleep(fault.delay)
                 if fault and fault.status:
-                    payload = json.dumps({"error": {"code": fault.status, "message": "scripted fault", "status": "UNAVAILABLE"}}).encode()
+                    payload = json.dumps(
+                        {"error": {"code": fault.status, "message": "scripted fault", "status": "UNAVAILABLE"}}
+                    ).encode()
                     self.send_response(fault.status)
                     for key, value in fault.headers.items():
                         self.send_header(key, value)
                 else:
                     text = fake.reply(prompt)
-                    payload = json.dumps({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]},
-                                                          "finishReason": "STOP"}],
-                                          "usageMetadata": {"promptTokenCount": len(prompt) // 4, "candidatesTokenCount": 20,
-                                                            "totalTokenCount": len(prompt) // 4 + 20}}).encode()
+                    payload = json.dumps(
+                        {
+                            "candidates": [
+                                {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}
+                            ],
+                            "usageMetadata": {
+                                "promptTokenCount": len(prompt) // 4,
+                                "candidatesTokenCount": 20,
+                                "totalTokenCount": len(prompt) // 4 + 20,
+                            },
+                        }
+                    ).encode()
                     self.send_response(200)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))

@@ -35,8 +35,11 @@ SLICE = Path(__file__).resolve().parent / "github_api" / "rest-api-slice.json"
 SPEC = json.loads(SLICE.read_text())
 ROUTES = [(re.compile("^" + re.sub(r"\{[^/]+\}", "([^/]+)", p) + "$"), p) for p in SPEC["paths"]]
 # contents paths and git refs contain slashes; match them greedily
-ROUTES = [(re.compile(r"^/repos/([^/]+)/([^/]+)/contents/(.+)$"), "/repos/{owner}/{repo}/contents/{path}"),
-          (re.compile(r"^/repos/([^/]+)/([^/]+)/git/ref/(.+)$"), "/repos/{owner}/{repo}/git/ref/{ref}"), *ROUTES]
+ROUTES = [
+    (re.compile(r"^/repos/([^/]+)/([^/]+)/contents/(.+)$"), "/repos/{owner}/{repo}/contents/{path}"),
+    (re.compile(r"^/repos/([^/]+)/([^/]+)/git/ref/(.+)$"), "/repos/{owner}/{repo}/git/ref/{ref}"),
+    *ROUTES,
+]
 
 
 def _nullable(schema: Any) -> Any:
@@ -94,11 +97,26 @@ def minimal(schema: Any) -> Any:
 
 def user(login: str, kind: str = "User", user_id: int = 1) -> dict[str, Any]:
     """A `simple-user` as GitHub shows it on a comment (type `User` or `Bot`)."""
-    return {"login": login, "id": user_id, "node_id": f"U{user_id}", "avatar_url": "https://a/u", "gravatar_id": "",
-            "url": f"https://api/users/{login}", "html_url": f"https://g/{login}", "followers_url": "https://api/f",
-            "following_url": "https://api/f", "gists_url": "https://api/g", "starred_url": "https://api/s",
-            "subscriptions_url": "https://api/s", "organizations_url": "https://api/o", "repos_url": "https://api/r",
-            "events_url": "https://api/e", "received_events_url": "https://api/re", "type": kind, "site_admin": False}
+    return {
+        "login": login,
+        "id": user_id,
+        "node_id": f"U{user_id}",
+        "avatar_url": "https://a/u",
+        "gravatar_id": "",
+        "url": f"https://api/users/{login}",
+        "html_url": f"https://g/{login}",
+        "followers_url": "https://api/f",
+        "following_url": "https://api/f",
+        "gists_url": "https://api/g",
+        "starred_url": "https://api/s",
+        "subscriptions_url": "https://api/s",
+        "organizations_url": "https://api/o",
+        "repos_url": "https://api/r",
+        "events_url": "https://api/e",
+        "received_events_url": "https://api/re",
+        "type": kind,
+        "site_admin": False,
+    }
 
 
 USER = user("github-actions[bot]", "Bot", 41898282)  # the workflow's GITHUB_TOKEN
@@ -163,8 +181,15 @@ class FakeGitHub:
             def log_message(self, *args):
                 pass
 
-            def _send(self, status: int, payload: Any = None, headers: dict[str, str] | None = None, raw: bytes | None = None,
-                      template: str | None = None, method: str = "GET") -> None:
+            def _send(
+                self,
+                status: int,
+                payload: Any = None,
+                headers: dict[str, str] | None = None,
+                raw: bytes | None = None,
+                template: str | None = None,
+                method: str = "GET",
+            ) -> None:
                 if template and payload is not None and status < 300:
                     schema = _response_schema(template, method, status)
                     if schema is not None:
@@ -188,7 +213,9 @@ class FakeGitHub:
                 body = json.loads(self.rfile.read(length)) if length else None
                 token = (self.headers.get("authorization") or "").removeprefix("Bearer ")
                 with lock:
-                    state.requests.append({"method": method, "path": parsed.path, "query": query, "body": body, "token": token})
+                    state.requests.append(
+                        {"method": method, "path": parsed.path, "query": query, "body": body, "token": token}
+                    )
                     if parsed.path.startswith("/blob/"):
                         artifact = state.artifacts[int(parsed.path.split("/")[-1])]
                         return self._send(200, raw=artifact["_zip"])
@@ -203,8 +230,14 @@ class FakeGitHub:
                         except jsonschema.ValidationError as exc:
                             state.schema_errors.append(f"request {method} {template}: {exc.message}")
                             return self._send(422, {"message": f"Invalid request: {exc.message}"})
-                    fault = next((f for f in state.faults
-                                  if f.times > 0 and f.method == method and re.search(f.pattern, parsed.path)), None)
+                    fault = next(
+                        (
+                            f
+                            for f in state.faults
+                            if f.times > 0 and f.method == method and re.search(f.pattern, parsed.path)
+                        ),
+                        None,
+                    )
                     if fault is not None:
                         fault.times -= 1
                     if fault is not None and not fault.after_effect:
@@ -246,18 +279,36 @@ class FakeGitHub:
         def content_payload(branch: str, path: str, data: bytes, base: str) -> dict[str, Any]:
             sha = hashlib.sha1(data).hexdigest()
             url = f"{base}/repos/o/r/contents/{path}?ref={branch}"
-            return {"type": "file", "encoding": "base64", "size": len(data), "name": path.split("/")[-1], "path": path,
-                    "content": base64.b64encode(data).decode(), "sha": sha, "url": url, "git_url": url, "html_url": url,
-                    "download_url": url, "_links": {"git": url, "html": url, "self": url}}
+            return {
+                "type": "file",
+                "encoding": "base64",
+                "size": len(data),
+                "name": path.split("/")[-1],
+                "path": path,
+                "content": base64.b64encode(data).decode(),
+                "sha": sha,
+                "url": url,
+                "git_url": url,
+                "html_url": url,
+                "download_url": url,
+                "_links": {"git": url, "html": url, "self": url},
+            }
 
         def make_comment(number: int, text: str, base: str, user: dict[str, Any] | None = None) -> dict[str, Any]:
             """A comment as `user` (default: the workflow's GITHUB_TOKEN) would post it."""
             state.next_comment_id += 1
-            comment = {"id": state.next_comment_id, "node_id": f"IC{state.next_comment_id}", "body": text,
-                       "url": f"{base}/repos/o/r/issues/comments/{state.next_comment_id}",
-                       "html_url": f"https://github.com/o/r/pull/{number}#issuecomment-{state.next_comment_id}",
-                       "issue_url": f"{base}/repos/o/r/issues/{number}", "author_association": "NONE",
-                       "user": user or USER, "created_at": "2026-11-22T10:00:00Z", "updated_at": "2026-11-22T10:00:00Z"}
+            comment = {
+                "id": state.next_comment_id,
+                "node_id": f"IC{state.next_comment_id}",
+                "body": text,
+                "url": f"{base}/repos/o/r/issues/comments/{state.next_comment_id}",
+                "html_url": f"https://github.com/o/r/pull/{number}#issuecomment-{state.next_comment_id}",
+                "issue_url": f"{base}/repos/o/r/issues/{number}",
+                "author_association": "NONE",
+                "user": user or USER,
+                "created_at": "2026-11-22T10:00:00Z",
+                "updated_at": "2026-11-22T10:00:00Z",
+            }
             state.comments.setdefault(number, []).append(comment)
             return comment
 
@@ -267,13 +318,33 @@ class FakeGitHub:
             identity = state.identity(token)
             if template == "/user":
                 if identity.installation:
-                    return 403, {"message": "Resource not accessible by integration",
-                                 "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user"}, None
+                    return (
+                        403,
+                        {
+                            "message": "Resource not accessible by integration",
+                            "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user",
+                        },
+                        None,
+                    )
                 return 200, identity.user, None
             if template == "/repos/{owner}/{repo}/issues/{issue_number}/labels" and method == "GET":
                 names = state.labels.get(int(groups[2]), [])
-                return 200, [{"id": i + 1, "node_id": f"L{i + 1}", "url": f"{base}/repos/o/r/labels/{i + 1}", "name": name,
-                              "description": None, "color": "ededed", "default": False} for i, name in enumerate(names)], None
+                return (
+                    200,
+                    [
+                        {
+                            "id": i + 1,
+                            "node_id": f"L{i + 1}",
+                            "url": f"{base}/repos/o/r/labels/{i + 1}",
+                            "name": name,
+                            "description": None,
+                            "color": "ededed",
+                            "default": False,
+                        }
+                        for i, name in enumerate(names)
+                    ],
+                    None,
+                )
             if template == "/repos/{owner}/{repo}/contents/{path}":
                 path = unquote(groups[2])
                 if method == "GET":
@@ -281,7 +352,11 @@ class FakeGitHub:
                     if branch not in state.branches:
                         return 404, {"message": f"No commit found for the ref {branch}"}, None
                     data = state.files.get((branch, path))
-                    return (200, content_payload(branch, path, data, base), None) if data is not None else (404, {"message": "Not Found"}, None)
+                    return (
+                        (200, content_payload(branch, path, data, base), None)
+                        if data is not None
+                        else (404, {"message": "Not Found"}, None)
+                    )
                 branch = body.get("branch", "main")
                 if branch not in state.branches:
                     return 404, {"message": f"Branch {branch} not found"}, None
@@ -292,8 +367,14 @@ class FakeGitHub:
                 state.files[(branch, path)] = data
                 commit_sha = hashlib.sha1(data + path.encode()).hexdigest()
                 state.branches[branch] = commit_sha
-                payload = {"content": {k: v for k, v in content_payload(branch, path, data, base).items() if k not in ("content", "encoding")},
-                           "commit": {"sha": commit_sha, "message": body["message"]}}
+                payload = {
+                    "content": {
+                        k: v
+                        for k, v in content_payload(branch, path, data, base).items()
+                        if k not in ("content", "encoding")
+                    },
+                    "commit": {"sha": commit_sha, "message": body["message"]},
+                }
                 return (200 if existing is not None else 201), payload, None
             if template == "/repos/{owner}/{repo}/issues/{issue_number}/comments":
                 number = int(groups[2])
@@ -301,10 +382,12 @@ class FakeGitHub:
                 if method == "POST":
                     return 201, make_comment(number, body["body"], base, identity.user), None
                 per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
-                chunk = comments[(page - 1) * per_page: page * per_page]
+                chunk = comments[(page - 1) * per_page : page * per_page]
                 headers = {}
                 if page * per_page < len(comments):
-                    headers["Link"] = f'<{base}/repos/o/r/issues/{number}/comments?per_page={per_page}&page={page + 1}>; rel="next"'
+                    headers["Link"] = (
+                        f'<{base}/repos/o/r/issues/{number}/comments?per_page={per_page}&page={page + 1}>; rel="next"'
+                    )
                 return 200, chunk, headers
             if template == "/repos/{owner}/{repo}/issues/comments/{comment_id}":
                 comment = next((c for cs in state.comments.values() for c in cs if c["id"] == int(groups[2])), None)
@@ -322,11 +405,20 @@ class FakeGitHub:
                     comment["updated_at"] = "2026-11-22T12:00:00Z"
                 return 200, comment, None
             if template == "/repos/{owner}/{repo}/check-runs" and method == "POST":
-                run = {**minimal(SPEC["components"]["schemas"]["check-run"]), "id": len(state.check_runs) + 1,
-                       "name": body["name"], "head_sha": body["head_sha"], "status": body.get("status", "queued"),
-                       "conclusion": body.get("conclusion"), "html_url": f"https://github.com/o/r/runs/{len(state.check_runs) + 1}"}
-                run["output"] = {**run.get("output", {}), "title": body.get("output", {}).get("title"),
-                                 "summary": body.get("output", {}).get("summary")}
+                run = {
+                    **minimal(SPEC["components"]["schemas"]["check-run"]),
+                    "id": len(state.check_runs) + 1,
+                    "name": body["name"],
+                    "head_sha": body["head_sha"],
+                    "status": body.get("status", "queued"),
+                    "conclusion": body.get("conclusion"),
+                    "html_url": f"https://github.com/o/r/runs/{len(state.check_runs) + 1}",
+                }
+                run["output"] = {
+                    **run.get("output", {}),
+                    "title": body.get("output", {}).get("title"),
+                    "summary": body.get("output", {}).get("summary"),
+                }
                 state.check_runs.append(run)
                 return 201, run, None
             if template == "/repos/{owner}/{repo}/pulls/{pull_number}":
@@ -336,30 +428,76 @@ class FakeGitHub:
                 ref = unquote(groups[2]).removeprefix("heads/")
                 if ref not in state.branches:
                     return 404, {"message": "Not Found"}, None
-                return 200, {"ref": f"refs/heads/{ref}", "node_id": "REF", "url": f"{base}/r",
-                             "object": {"type": "commit", "sha": state.branches[ref], "url": f"{base}/c"}}, None
+                return (
+                    200,
+                    {
+                        "ref": f"refs/heads/{ref}",
+                        "node_id": "REF",
+                        "url": f"{base}/r",
+                        "object": {"type": "commit", "sha": state.branches[ref], "url": f"{base}/c"},
+                    },
+                    None,
+                )
             if template == "/repos/{owner}/{repo}/git/refs":
                 name = body["ref"].removeprefix("refs/heads/")
                 if name in state.branches:
                     return 422, {"message": "Reference already exists"}, None
                 state.branches[name] = body["sha"]
-                return 201, {"ref": body["ref"], "node_id": "REF", "url": f"{base}/r",
-                             "object": {"type": "commit", "sha": body["sha"], "url": f"{base}/c"}}, None
-            if template in ("/repos/{owner}/{repo}/actions/runs", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"):
-                runs = [r for r in state.runs
-                        if (not query.get("branch") or r["head_branch"] == query["branch"])
-                        and (not query.get("status") or r["conclusion"] == query["status"] or r["status"] == query["status"])
-                        and (not query.get("event") or r["event"] == query["event"])
-                        and (template.endswith("/actions/runs") or str(r["workflow_id"]) == groups[2] or r["_workflow_file"] == groups[2])]
+                return (
+                    201,
+                    {
+                        "ref": body["ref"],
+                        "node_id": "REF",
+                        "url": f"{base}/r",
+                        "object": {"type": "commit", "sha": body["sha"], "url": f"{base}/c"},
+                    },
+                    None,
+                )
+            if template in (
+                "/repos/{owner}/{repo}/actions/runs",
+                "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
+            ):
+                runs = [
+                    r
+                    for r in state.runs
+                    if (not query.get("branch") or r["head_branch"] == query["branch"])
+                    and (
+                        not query.get("status") or r["conclusion"] == query["status"] or r["status"] == query["status"]
+                    )
+                    and (not query.get("event") or r["event"] == query["event"])
+                    and (
+                        template.endswith("/actions/runs")
+                        or str(r["workflow_id"]) == groups[2]
+                        or r["_workflow_file"] == groups[2]
+                    )
+                ]
                 runs = sorted(runs, key=lambda r: r["created_at"], reverse=True)
-                return 200, {"total_count": len(runs), "workflow_runs": [{k: v for k, v in r.items() if not k.startswith("_")} for r in runs]}, None
+                return (
+                    200,
+                    {
+                        "total_count": len(runs),
+                        "workflow_runs": [{k: v for k, v in r.items() if not k.startswith("_")} for r in runs],
+                    },
+                    None,
+                )
             if template == "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts":
                 arts = [a for a in state.artifacts.values() if str(a["_run"]) == groups[2]]
-                return 200, {"total_count": len(arts), "artifacts": [{k: v for k, v in a.items() if not k.startswith("_")} for a in arts]}, None
+                return (
+                    200,
+                    {
+                        "total_count": len(arts),
+                        "artifacts": [{k: v for k, v in a.items() if not k.startswith("_")} for a in arts],
+                    },
+                    None,
+                )
             if template == "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}":
                 artifact = state.artifacts.get(int(groups[2]))
                 if artifact is None or artifact["expired"]:
-                    return 410 if artifact else 404, {"message": "Artifact has expired" if artifact else "Not Found"}, None
+                    return (
+                        410 if artifact else 404,
+                        {"message": "Artifact has expired" if artifact else "Not Found"},
+                        None,
+                    )
                 return 302, None, {"Location": f"{base}/blob/{artifact['id']}"}
             return 404, {"message": "Not Found"}, None
 
@@ -376,29 +514,74 @@ class FakeGitHub:
 
     # helpers for tests
 
-    def add_run(self, run_id: int, head_sha: str, created_at: str, *, branch: str = "main", conclusion: str = "success",
-                event: str = "push", workflow: str = "eval.yml") -> dict[str, Any]:
-        repo = {**minimal(SPEC["components"]["schemas"]["minimal-repository"]), "name": "r", "full_name": "o/r", "owner": USER}
-        run = {"id": run_id, "node_id": f"RUN{run_id}", "head_branch": branch, "run_number": run_id, "event": event,
-               "status": "completed", "conclusion": conclusion, "head_sha": head_sha, "workflow_id": 7,
-               "url": f"{self.url}/runs/{run_id}", "html_url": f"https://g/runs/{run_id}", "created_at": created_at,
-               "updated_at": created_at, "head_commit": minimal(SPEC["components"]["schemas"]["simple-commit"]), "head_repository": repo, "repository": repo,
-               "jobs_url": "https://api/j", "logs_url": "https://api/l", "check_suite_url": "https://api/c",
-               "cancel_url": "https://api/x", "rerun_url": "https://api/y", "artifacts_url": "https://api/a",
-               "workflow_url": "https://api/w", "pull_requests": [], "_workflow_file": workflow}
+    def add_run(
+        self,
+        run_id: int,
+        head_sha: str,
+        created_at: str,
+        *,
+        branch: str = "main",
+        conclusion: str = "success",
+        event: str = "push",
+        workflow: str = "eval.yml",
+    ) -> dict[str, Any]:
+        repo = {
+            **minimal(SPEC["components"]["schemas"]["minimal-repository"]),
+            "name": "r",
+            "full_name": "o/r",
+            "owner": USER,
+        }
+        run = {
+            "id": run_id,
+            "node_id": f"RUN{run_id}",
+            "head_branch": branch,
+            "run_number": run_id,
+            "event": event,
+            "status": "completed",
+            "conclusion": conclusion,
+            "head_sha": head_sha,
+            "workflow_id": 7,
+            "url": f"{self.url}/runs/{run_id}",
+            "html_url": f"https://g/runs/{run_id}",
+            "created_at": created_at,
+            "updated_at": created_at,
+            "head_commit": minimal(SPEC["components"]["schemas"]["simple-commit"]),
+            "head_repository": repo,
+            "repository": repo,
+            "jobs_url": "https://api/j",
+            "logs_url": "https://api/l",
+            "check_suite_url": "https://api/c",
+            "cancel_url": "https://api/x",
+            "rerun_url": "https://api/y",
+            "artifacts_url": "https://api/a",
+            "workflow_url": "https://api/w",
+            "pull_requests": [],
+            "_workflow_file": workflow,
+        }
         self.state.runs.append(run)
         return run
 
-    def add_artifact(self, artifact_id: int, run_id: int, name: str, files: dict[str, bytes], *, expired: bool = False) -> None:
+    def add_artifact(
+        self, artifact_id: int, run_id: int, name: str, files: dict[str, bytes], *, expired: bool = False
+    ) -> None:
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w") as archive:
             for file_name, data in files.items():
                 archive.writestr(file_name, data)
         self.state.artifacts[artifact_id] = {
-            "id": artifact_id, "node_id": f"A{artifact_id}", "name": name, "size_in_bytes": len(buffer.getvalue()),
-            "url": f"{self.url}/a/{artifact_id}", "archive_download_url": f"{self.url}/repos/o/r/actions/artifacts/{artifact_id}/zip",
-            "expired": expired, "created_at": "2026-11-20T10:00:00Z", "expires_at": "2027-02-18T10:00:00Z",
-            "updated_at": "2026-11-20T10:00:00Z", "_run": run_id, "_zip": buffer.getvalue()}
+            "id": artifact_id,
+            "node_id": f"A{artifact_id}",
+            "name": name,
+            "size_in_bytes": len(buffer.getvalue()),
+            "url": f"{self.url}/a/{artifact_id}",
+            "archive_download_url": f"{self.url}/repos/o/r/actions/artifacts/{artifact_id}/zip",
+            "expired": expired,
+            "created_at": "2026-11-20T10:00:00Z",
+            "expires_at": "2027-02-18T10:00:00Z",
+            "updated_at": "2026-11-20T10:00:00Z",
+            "_run": run_id,
+            "_zip": buffer.getvalue(),
+        }
 
     def identify(self, token: str, login: str, *, kind: str = "User", installation: bool = False) -> None:
         """Who `token` belongs to: a user's token (`installation=False`) or an App's (`<slug>[bot]`, type Bot)."""
@@ -418,5 +601,8 @@ class FakeGitHub:
         self.state.faults.append(Fault(method, pattern, status, times, **kwargs))
 
     def calls(self, method: str | None = None, pattern: str = "") -> list[dict[str, Any]]:
-        return [copy.deepcopy(r) for r in self.state.requests
-                if (method is None or r["method"] == method) and re.search(pattern, r["path"])]
+        return [
+            copy.deepcopy(r)
+            for r in self.state.requests
+            if (method is None or r["method"] == method) and re.search(pattern, r["path"])
+        ]

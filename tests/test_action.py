@@ -43,40 +43,77 @@ def prepare(example, fake):
     store.client = GitHubClient(fake.url, "t", backoff=0.001)
     store.save(results)
     event = example / "event.json"
-    event.write_text(json.dumps({
-        "action": "synchronize", "number": 7,
-        "pull_request": {"number": 7, "state": "open", "title": "Tune the dice agent",
-                         "head": {"sha": HEAD, "ref": "feature"}, "base": {"sha": BASE, "ref": "main"}, "labels": []},
-        "repository": {"full_name": "o/r", "default_branch": "main"}}))
+    event.write_text(
+        json.dumps(
+            {
+                "action": "synchronize",
+                "number": 7,
+                "pull_request": {
+                    "number": 7,
+                    "state": "open",
+                    "title": "Tune the dice agent",
+                    "head": {"sha": HEAD, "ref": "feature"},
+                    "base": {"sha": BASE, "ref": "main"},
+                    "labels": [],
+                },
+                "repository": {"full_name": "o/r", "default_branch": "main"},
+            }
+        )
+    )
 
 
 def gate_on_thresholds(example):
     """The example's two wrong-golden cases then fail the gate (no baseline change needed)."""
     config = example / "eval-gate.yml"
-    config.write_text(config.read_text().replace("fail_on: [regression, error]", "fail_on: [regression, error, threshold]"))
+    config.write_text(
+        config.read_text().replace("fail_on: [regression, error]", "fail_on: [regression, error, threshold]")
+    )
 
 
 def push_event(example):
-    (example / "event.json").write_text(json.dumps({"ref": "refs/heads/main", "after": BASE,
-                                                    "repository": {"full_name": "o/r", "default_branch": "main"}}))
+    (example / "event.json").write_text(
+        json.dumps(
+            {"ref": "refs/heads/main", "after": BASE, "repository": {"full_name": "o/r", "default_branch": "main"}}
+        )
+    )
     return {"GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": BASE, "GITHUB_BASE_REF": ""}
 
 
-def run_action(example, fake, run_id: int, extra_env: dict[str, str] | None = None, token: str = WORKFLOW_TOKEN, cwd=None):
+def run_action(
+    example, fake, run_id: int, extra_env: dict[str, str] | None = None, token: str = WORKFLOW_TOKEN, cwd=None
+):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
-    env.update({
-        "GITHUB_ACTIONS": "true", "GITHUB_API_URL": fake.url, "GITHUB_SERVER_URL": "https://github.com",
-        "GITHUB_REPOSITORY": "o/r", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(example / "event.json"),
-        "GITHUB_SHA": HEAD, "GITHUB_REF": "refs/pull/7/merge", "GITHUB_BASE_REF": "main", "GITHUB_RUN_ID": str(run_id),
-        "GITHUB_WORKSPACE": str(example), "GITHUB_OUTPUT": str(example / "output.txt"),
-        "GITHUB_STEP_SUMMARY": str(example / "summary.md"),
-        "INPUT_CONFIG": "eval-gate.yml", "INPUT_GITHUB-TOKEN": token, "INPUT_POST-COMMENT": "true",
-        **(extra_env or {}),
-    })
+    env.update(
+        {
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_API_URL": fake.url,
+            "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_REPOSITORY": "o/r",
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(example / "event.json"),
+            "GITHUB_SHA": HEAD,
+            "GITHUB_REF": "refs/pull/7/merge",
+            "GITHUB_BASE_REF": "main",
+            "GITHUB_RUN_ID": str(run_id),
+            "GITHUB_WORKSPACE": str(example),
+            "GITHUB_OUTPUT": str(example / "output.txt"),
+            "GITHUB_STEP_SUMMARY": str(example / "summary.md"),
+            "INPUT_CONFIG": "eval-gate.yml",
+            "INPUT_GITHUB-TOKEN": token,
+            "INPUT_POST-COMMENT": "true",
+            **(extra_env or {}),
+        }
+    )
     for name in ("output.txt", "summary.md"):
         (example / name).unlink(missing_ok=True)
-    return subprocess.run([sys.executable, "-m", "adk_eval_gate.commands.action"], cwd=cwd or example, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "adk_eval_gate.commands.action"],
+        cwd=cwd or example,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def outputs(example) -> dict[str, str]:
@@ -97,21 +134,37 @@ def test_pull_request_run_comments_summarises_annotates_and_sets_outputs(example
     assert done.returncode == 0, done.stderr[-3000:]
     values = outputs(example)
     assert values["passed"] == "true" and values["verdict"] == "pass" and values["regressions"] == "0"
-    assert values["failed-cases"] == "2" and values["comment-url"].startswith("https://github.com/o/r/pull/7#issuecomment-")
+    assert values["failed-cases"] == "2" and values["comment-url"].startswith(
+        "https://github.com/o/r/pull/7#issuecomment-"
+    )
     assert "adk-eval-gate passed" in (example / "summary.md").read_text()
     (comment,) = fake.state.comments[7]
-    assert "adk-eval-gate passed" in comment["body"] and "workflow run](https://github.com/o/r/actions/runs/100)" in comment["body"]
+    assert (
+        "adk-eval-gate passed" in comment["body"]
+        and "workflow run](https://github.com/o/r/actions/runs/100)" in comment["body"]
+    )
     assert comment["user"]["login"] == ("octocat" if token == USER_TOKEN else "github-actions[bot]")
     assert comment["body"].startswith("<!-- adk-eval-gate: eval-gate.yml -->")  # the config's path in the repository
     # the two wrong-golden cases failed on the base branch too: they did not gate, so they are notices, not errors
     assert not [line for line in done.stdout.splitlines() if line.startswith("::error")]
-    assert any(line.startswith("::notice file=evals/dice.evalset.json,line=") and "roll_12_wrong_golden failed (not gating)" in line
-               for line in done.stdout.splitlines())
+    assert any(
+        line.startswith("::notice file=evals/dice.evalset.json,line=")
+        and "roll_12_wrong_golden failed (not gating)" in line
+        for line in done.stdout.splitlines()
+    )
     verdict = [line for line in done.stdout.splitlines() if line.startswith("adk-eval-gate: PASS")]
-    assert verdict == [f"adk-eval-gate: PASS — no failing condition (regression, error) in 2 eval-set comparison(s) · comment: "
-                       f"{values['comment-url']}"]
-    assert "adk-eval-gate: 6 case(s): 4 passed, 2 failed, 0 error(s), 0 not evaluated · baseline: branch adk-eval-gate-data" in done.stdout
-    assert all((example / "adk-eval-gate-out" / name).exists() for name in ("results.json", "comparison.json", "report.md", "junit.xml"))
+    assert verdict == [
+        f"adk-eval-gate: PASS — no failing condition (regression, error) in 2 eval-set comparison(s) · comment: "
+        f"{values['comment-url']}"
+    ]
+    assert (
+        "adk-eval-gate: 6 case(s): 4 passed, 2 failed, 0 error(s), 0 not evaluated · baseline: branch "
+        "adk-eval-gate-data" in done.stdout
+    )
+    assert all(
+        (example / "adk-eval-gate-out" / name).exists()
+        for name in ("results.json", "comparison.json", "report.md", "junit.xml")
+    )
     assert token not in done.stdout + done.stderr + comment["body"]
     assert {r["token"] for r in fake.state.requests if r["path"].endswith("/comments")} == {token}
 
@@ -125,7 +178,9 @@ def test_a_rerun_sees_the_override_label_added_since_the_event(example, fake):
     gate_on_thresholds(example)
     failing = run_action(example, fake, run_id=100)
     assert failing.returncode == 1, failing.stderr[-2000:]
-    errors = [line for line in failing.stdout.splitlines() if line.startswith("::error file=evals/dice.evalset.json,line=")]
+    errors = [
+        line for line in failing.stdout.splitlines() if line.startswith("::error file=evals/dice.evalset.json,line=")
+    ]
     assert len(errors) == 2 and all("failed,line" not in line for line in errors)
     (verdict,) = [line for line in failing.stdout.splitlines() if line.startswith("adk-eval-gate: FAIL")]
     assert verdict.startswith("adk-eval-gate: FAIL — 2 cases below threshold (hello_world/dice ")
@@ -135,8 +190,10 @@ def test_a_rerun_sees_the_override_label_added_since_the_event(example, fake):
     rerun = run_action(example, fake, run_id=100, extra_env={"GITHUB_RUN_ATTEMPT": "2"})
     assert rerun.returncode == 0, rerun.stdout[-2000:]
     assert fake.calls("GET", "/issues/7/labels$")
-    assert any(line.startswith("adk-eval-gate: PASS — accepted by the override label despite 2 cases below threshold")
-               for line in rerun.stdout.splitlines())
+    assert any(
+        line.startswith("adk-eval-gate: PASS — accepted by the override label despite 2 cases below threshold")
+        for line in rerun.stdout.splitlines()
+    )
     assert not [line for line in rerun.stdout.splitlines() if line.startswith("::error")]
     (comment,) = fake.state.comments[7]
     assert "<!-- adk-eval-gate-run: 100.2 -->" in comment["body"]
@@ -187,15 +244,24 @@ def test_two_configs_in_different_folders_keep_two_comments_and_repository_relat
     env = {"GITHUB_WORKSPACE": str(workspace), "GITHUB_EVENT_PATH": str(example / "event.json")}
     for run_id in (100, 101):
         for folder in ("hello_world", "second"):
-            done = run_action(example, fake, run_id=run_id, extra_env={**env, "INPUT_CONFIG": f"{folder}/eval-gate.yml",
-                                                                      "INPUT_OUTPUT-DIR": f"{folder}/out"}, cwd=workspace)
+            done = run_action(
+                example,
+                fake,
+                run_id=run_id,
+                extra_env={**env, "INPUT_CONFIG": f"{folder}/eval-gate.yml", "INPUT_OUTPUT-DIR": f"{folder}/out"},
+                cwd=workspace,
+            )
             assert done.returncode == 0, done.stderr[-2000:]
             assert f"::notice file={folder}/evals/dice.evalset.json,line=" in done.stdout
     keys = sorted(c["body"].split("\n", 1)[0] for c in fake.state.comments[7])
     assert keys == ["<!-- adk-eval-gate: hello_world/eval-gate.yml -->", "<!-- adk-eval-gate: second/eval-gate.yml -->"]
     root = ET.parse(workspace / "second" / "out" / "junit.xml").getroot()
-    assert {k: root.get(k) for k in ("tests", "failures", "errors", "skipped")} == \
-        {"tests": "6", "failures": "2", "errors": "0", "skipped": "0"}
+    assert {k: root.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
+        "tests": "6",
+        "failures": "2",
+        "errors": "0",
+        "skipped": "0",
+    }
     assert float(root.get("time")) > 0
     assert {suite.get("file") for suite in root} == {"second/evals/dice.evalset.json"}
     assert {case.get("file") for case in root.iter("testcase")} == {"second/evals/dice.evalset.json"}
@@ -215,8 +281,10 @@ def test_bad_input_is_an_annotation_on_its_file_and_line(example, fake):
 def test_check_run_and_setup_commands(example, fake):
     prepare(example, fake)
     config = example / "eval-gate.yml"
-    config.write_text("setup: ['echo preparing the agent > setup-ran.txt']\nreport: {check_run: true, check_name: agent evals}\n"
-                      + config.read_text())
+    config.write_text(
+        "setup: ['echo preparing the agent > setup-ran.txt']\nreport: {check_run: true, check_name: agent evals}\n"
+        + config.read_text()
+    )
     done = run_action(example, fake, run_id=100)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (example / "setup-ran.txt").read_text().strip() == "preparing the agent"
@@ -250,4 +318,7 @@ def test_comment_inputs_recreate_our_comment_and_bad_values_are_one_line(example
     bad = run_action(example, fake, run_id=102, extra_env={"INPUT_COMMENT-WHEN": "sometimes"})
     assert bad.returncode == 2
     (line,) = bad.stderr.strip().splitlines()
-    assert line.startswith("::error title=adk-eval-gate%3A bad input::") and "--comment-when: 'sometimes' is not one of" in line
+    assert (
+        line.startswith("::error title=adk-eval-gate%3A bad input::")
+        and "--comment-when: 'sometimes' is not one of" in line
+    )

@@ -17,10 +17,7 @@ RUNNER_CREDS = f"{RUNNER_WORKSPACE}/agents/gha-creds-1a2b.json"
 def test_a_runner_path_under_the_workspace_is_the_same_file_under_the_containers_workspace():
     env = {"RUNNER_WORKSPACE": RUNNER_WORKSPACE, "GITHUB_WORKSPACE": "/github/workspace"}
     assert container_path(RUNNER_CREDS, env) == "/github/workspace/gha-creds-1a2b.json"
-    assert (
-        container_path(f"{RUNNER_WORKSPACE}/agents/sub/dir/key.json", env)
-        == "/github/workspace/sub/dir/key.json"
-    )
+    assert container_path(f"{RUNNER_WORKSPACE}/agents/sub/dir/key.json", env) == "/github/workspace/sub/dir/key.json"
     # Not under the mounted checkout: the runner's temp folder, another job's folder, a look-alike prefix.
     assert container_path("/home/runner/work/_temp/creds.json", env) is None
     assert container_path(f"{RUNNER_WORKSPACE}/creds.json", env) is None
@@ -42,9 +39,7 @@ def test_the_variables_are_remapped_only_when_the_container_has_the_file(tmp_pat
     }
     messages = map_runner_paths(env)
     assert (
-        env["GOOGLE_APPLICATION_CREDENTIALS"]
-        == env["GOOGLE_GHA_CREDS_PATH"]
-        == str(tmp_path / "gha-creds-1a2b.json")
+        env["GOOGLE_APPLICATION_CREDENTIALS"] == env["GOOGLE_GHA_CREDS_PATH"] == str(tmp_path / "gha-creds-1a2b.json")
     )
     assert env["CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE"] == str(existing)
     assert len(messages) == 2 and all(m.startswith("::notice::") for m in messages)
@@ -66,12 +61,8 @@ def test_the_entrypoint_hands_the_mapped_path_to_setup_and_the_agents(example):
     """What an auth step exported reaches the config's `setup:` commands (and the agents) as the container path."""
     (example / "gha-creds-1a2b.json").write_text(json.dumps({"type": "external_account"}))
     config = example / "eval-gate.yml"
-    config.write_text(
-        "setup: ['cp \"$GOOGLE_APPLICATION_CREDENTIALS\" seen-by-setup.json']\n" + config.read_text()
-    )
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "RUNNER_", "GOOGLE_"))
-    }
+    config.write_text("setup: ['cp \"$GOOGLE_APPLICATION_CREDENTIALS\" seen-by-setup.json']\n" + config.read_text())
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "RUNNER_", "GOOGLE_"))}
     env.update(
         {
             "GITHUB_WORKSPACE": str(example),

@@ -137,12 +137,7 @@ def test_without_a_baseline_the_pull_request_runs_min_only(tmp_path, fresh_draws
 
 def test_cli_run_decides_against_a_baseline_file(tmp_path, fresh_draws, capsys):
     config = noisy_suite(tmp_path)
-    assert (
-        main(
-            ["run", "--config", str(config), "--output", str(tmp_path / "base.json"), "--all-runs", "--quiet"]
-        )
-        == 0
-    )
+    assert main(["run", "--config", str(config), "--output", str(tmp_path / "base.json"), "--all-runs", "--quiet"]) == 0
     fresh_draws.setenv("NOISY_RATES", json.dumps({"alpha": 0.0}))
     code = main(
         [
@@ -231,9 +226,7 @@ def test_two_stage_test_keeps_its_level_whatever_the_selection():
     rng = random.Random(7)
     p_values = [_simulated_pvalues(rng, 12, 0.0) for _ in range(600)]
     for level in (0.01, 0.05, 0.2):
-        assert (
-            statistics.fmean(p <= level for p in p_values) <= level + 2.5 * (level * (1 - level) / 600) ** 0.5
-        )
+        assert statistics.fmean(p <= level for p in p_values) <= level + 2.5 * (level * (1 - level) / 600) ** 0.5
     power = statistics.fmean(_simulated_pvalues(rng, 12, 0.6) <= 0.05 for _ in range(200))
     assert power > 0.5
 
@@ -288,9 +281,7 @@ def test_a_pull_request_that_pads_every_prompt_is_a_cost_and_token_regression(tm
         fail_on=["regression", "error", "cost_regression"],
         efficiency_tolerance={"cost": "+60%"},
     )
-    assert {e.metric: e.verdict for e in lenient.efficiency}[
-        "cost"
-    ] == "unchanged" and lenient.verdict == "pass"
+    assert {e.metric: e.verdict for e in lenient.efficiency}["cost"] == "unchanged" and lenient.verdict == "pass"
 
 
 ALL_USAGE = ["cost_regression", "latency_regression", "token_regression", "tool_call_regression"]
@@ -329,9 +320,7 @@ def test_same_agent_has_no_efficiency_regression_and_a_slower_one_has(tmp_path, 
 )
 def test_bad_efficiency_tolerances_are_one_line_errors(tmp_path, capsys, value, problem):
     config = noisy_suite(tmp_path)
-    config.write_text(
-        config.read_text() + f"gate: {{fail_on: [cost_regression], efficiency_tolerance: {value}}}\n"
-    )
+    config.write_text(config.read_text() + f"gate: {{fail_on: [cost_regression], efficiency_tolerance: {value}}}\n")
     assert main(["validate", "--config", str(config)]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "gate.efficiency_tolerance" in err[0] and problem in err[0]
@@ -350,19 +339,13 @@ def test_spending_limit_cuts_extra_runs_but_keeps_the_first_round(tmp_path, fres
     assert len(cases["alpha"].runs) == 10  # $1.92 spent once alpha's extra round was admitted: beta's is cut
     assert len(cases["beta"].runs) == 2 and cases["beta"].sampling.extra.runs == []
     assert (
-        "; cut: not run: the spending limit run.max_cost_usd = $1.9 was reached"
-        in cases["beta"].sampling.extra.reason
+        "; cut: not run: the spending limit run.max_cost_usd = $1.9 was reached" in cases["beta"].sampling.extra.reason
     )
 
 
 def test_ci_on_a_pull_request_loads_the_baseline_before_running(tmp_path, fresh_draws):
     config = noisy_suite(tmp_path)
-    assert (
-        main(
-            ["run", "--config", str(config), "--output", str(tmp_path / "base.json"), "--all-runs", "--quiet"]
-        )
-        == 0
-    )
+    assert main(["run", "--config", str(config), "--output", str(tmp_path / "base.json"), "--all-runs", "--quiet"]) == 0
     config.write_text(config.read_text() + "baseline: {store: file, path: base.json}\n")
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": "abc"}}}))
@@ -386,10 +369,7 @@ def test_ci_on_a_pull_request_loads_the_baseline_before_running(tmp_path, fresh_
         "delta": 10,
     }
     comparison = Comparison.model_validate_json((out / "comparison.json").read_text())
-    assert (
-        comparison.summaries[0].verdict == "regressed"
-        and "two-stage adaptive" in comparison.summaries[0].reason
-    )
+    assert comparison.summaries[0].verdict == "regressed" and "two-stage adaptive" in comparison.summaries[0].reason
 
 
 def test_budget_cut_cases_are_errors_in_junit_and_annotations(tmp_path, fresh_draws):
@@ -397,9 +377,7 @@ def test_budget_cut_cases_are_errors_in_junit_and_annotations(tmp_path, fresh_dr
     results = run_plan(build_plan(config), quiet=True)
     xml = junit_xml(results)
     assert 'errors="1"' in xml and '<error message="not run: the spending limit' in xml
-    lines = annotations(
-        results, build_comparison(results, LoadOutcome(None, []), GateSettings()), tmp_path, None
-    )
+    lines = annotations(results, build_comparison(results, LoadOutcome(None, []), GateSettings()), tmp_path, None)
     assert any("title=delta not_run::not run: the spending limit" in line for line in lines)
 
 

@@ -33,7 +33,8 @@ def test_passing_set():
 
 
 def test_failing_set():
-    asyncio.run(AgentEvaluator.evaluate(agent_module="hello_world", eval_dataset_file_path_or_dir="evals/dice.evalset.json",
+    asyncio.run(AgentEvaluator.evaluate(agent_module="hello_world",
+    eval_dataset_file_path_or_dir="evals/dice.evalset.json",
                                         print_detailed_results=False))
 
 
@@ -79,9 +80,7 @@ def _project(example: Path) -> Path:
     ):
         (example / folder / "nested").mkdir(parents=True)
         (example / folder / "nested" / "dice.test.json").write_text(json.dumps(turns))
-        (example / folder / "nested" / "notes.json").write_text(
-            "not an eval file: ADK only walks *.test.json"
-        )
+        (example / folder / "nested" / "notes.json").write_text("not an eval file: ADK only walks *.test.json")
         (example / folder / "nested" / "test_config.json").write_text(
             json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}})
         )
@@ -91,15 +90,11 @@ def _project(example: Path) -> Path:
 def _pytest(project: Path, import_line: str, name: str) -> dict[str, list[str] | None]:
     """Runs the test file with this import line; per test: None when it passed, else ADK's failure lines."""
     (project / "tests").mkdir(exist_ok=True)
-    (project / "tests" / f"test_{name}.py").write_text(
-        TEST_FILE.format(import_line=import_line, details=DETAILS)
-    )
+    (project / "tests" / f"test_{name}.py").write_text(TEST_FILE.format(import_line=import_line, details=DETAILS))
     junit = project / f"{name}.xml"
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join(
-            p for p in (str(Path.cwd() / "src"), os.environ.get("PYTHONPATH")) if p
-        ),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(Path.cwd() / "src"), os.environ.get("PYTHONPATH")) if p),
     }
     done = subprocess.run(
         [
@@ -149,9 +144,7 @@ def test_the_assertion_shows_each_missed_turn_expected_beside_actual(example, mo
     monkeypatch.chdir(project)
     monkeypatch.syspath_prepend(str(project))
     with pytest.raises(AssertionError) as raised:
-        asyncio.run(
-            AgentEvaluator.evaluate("hello_world", "evals/dice.evalset.json", print_detailed_results=False)
-        )
+        asyncio.run(AgentEvaluator.evaluate("hello_world", "evals/dice.evalset.json", print_detailed_results=False))
     text = str(raised.value)
     assert text.startswith("Following are all the test failures. If you looking to get more details")
     block = text[text.index("tool_trajectory_avg_score for hello_world Failed") :].splitlines()
@@ -221,10 +214,7 @@ def test_detailed_results_and_csv_match_adks_columns_and_scores(example, monkeyp
     ) in out
     assert "| eval_status" in out and "expected_tool_calls" in out
     # ADK's informational efficiency metrics are printed with the rest and never fail the test.
-    assert (
-        "Summary: `EvalStatus.INFORMATIONAL` for Metric: `tool_call_count_v1`. Expected threshold: `None`"
-        in out
-    )
+    assert "Summary: `EvalStatus.INFORMATIONAL` for Metric: `tool_call_count_v1`. Expected threshold: `None`" in out
     assert all("_v1 for hello_world" not in line for line in out.splitlines())
 
 
@@ -237,21 +227,15 @@ def test_adks_argument_errors(example, monkeypatch, tmp_path):
     with pytest.raises(ValueError, match=r"No `\*.test.json` eval files found in evals"):
         asyncio.run(AgentEvaluator.evaluate("hello_world", "evals"))
     with pytest.raises(ValueError, match="Sub-Agent 'nobody' not found"):
-        asyncio.run(
-            AgentEvaluator.evaluate("hello_world", "evals/passing/dice.evalset.json", agent_name="nobody")
-        )
+        asyncio.run(AgentEvaluator.evaluate("hello_world", "evals/passing/dice.evalset.json", agent_name="nobody"))
     session = tmp_path / "session.json"
     session.write_text(json.dumps({"app_name": "hello", "user_id": "u1", "state": {"k": "v"}}))
     with pytest.raises(AssertionError, match="Initial session should be specified as a part of EvalSet file"):
         asyncio.run(
-            AgentEvaluator.evaluate(
-                "hello_world", "evals/passing/dice.evalset.json", initial_session_file=str(session)
-            )
+            AgentEvaluator.evaluate("hello_world", "evals/passing/dice.evalset.json", initial_session_file=str(session))
         )
     # With a pre-EvalSet file the initial session seeds every case, and the legacy criteria whitelist applies.
-    asyncio.run(
-        AgentEvaluator.evaluate("hello_world", "legacy", num_runs=1, initial_session_file=str(session))
-    )
+    asyncio.run(AgentEvaluator.evaluate("hello_world", "legacy", num_runs=1, initial_session_file=str(session)))
     (project / "legacy" / "nested" / "test_config.json").write_text(
         json.dumps({"criteria": {"hallucinations_v1": 0.5}})
     )
@@ -269,9 +253,8 @@ def test_a_crashing_agent_and_an_unscored_metric_fail_the_test(tmp_path, monkeyp
     )
     with pytest.raises(AssertionError) as raised:
         asyncio.run(AgentEvaluator.evaluate("faulty", "crash.test.json"))
-    assert (
-        "crash for faulty Failed. 2 of 2 runs were recorded as failed without producing any metric results."
-        in str(raised.value)
+    assert "crash for faulty Failed. 2 of 2 runs were recorded as failed without producing any metric results." in str(
+        raised.value
     )
     assert "model exploded" in str(raised.value)
     # A two-turn legacy file with ADK's default criteria passes on an agent that echoes.
@@ -303,9 +286,7 @@ def test_a_crashing_agent_and_an_unscored_metric_fail_the_test(tmp_path, monkeyp
             ],
         }
     )
-    with pytest.raises(
-        AssertionError, match=r"response_evaluation_score for faulty was not evaluated\. .* Why: "
-    ):
+    with pytest.raises(AssertionError, match=r"response_evaluation_score for faulty was not evaluated\. .* Why: "):
         asyncio.run(
             AgentEvaluator.evaluate_eval_set(
                 "faulty", eval_set, criteria={"response_evaluation_score": 0.5}, num_runs=1

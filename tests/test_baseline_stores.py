@@ -49,14 +49,23 @@ def at(results, sha: str, days_ago: float = 0.0):
 
 def context(fake, *, base_sha: str | None = BASE, token: str = "t", sha: str = HEAD) -> ActionsContext:
     event = {"pull_request": {"number": 7, "base": {"sha": base_sha, "ref": "main"}, "labels": []}} if base_sha else {}
-    return ActionsContext(api_url=fake.url, repository="o/r", token=token, event_name="pull_request" if base_sha else "push",
-                          event=event, sha=sha, base_ref="main" if base_sha else None)
+    return ActionsContext(
+        api_url=fake.url,
+        repository="o/r",
+        token=token,
+        event_name="pull_request" if base_sha else "push",
+        event=event,
+        sha=sha,
+        base_ref="main" if base_sha else None,
+    )
 
 
 def store_for(example, fake, kind: str = "branch", **ctx):
     config = example / "eval-gate.yml"
-    section = {"branch": "baseline: {store: branch, branch: eval-data}\n",
-               "artifact": "baseline: {store: artifact, name: eval-results}\n"}[kind]
+    section = {
+        "branch": "baseline: {store: branch, branch: eval-data}\n",
+        "artifact": "baseline: {store: artifact, name: eval-results}\n",
+    }[kind]
     kept = [line for line in config.read_text().splitlines(keepends=True) if not line.startswith("baseline:")]
     config.write_text(section + "".join(kept))
     store = build_store(load_workflow(config), context(fake, **ctx))
@@ -97,7 +106,10 @@ def test_missing_merge_base_entry_falls_back_to_latest_with_its_age(example, fak
     store_for(example, fake, base_sha=None, sha=OLD).save(at(results, OLD, days_ago=20))
     outcome = store_for(example, fake).load()
     assert outcome.baseline.identity.sha == OLD and not outcome.baseline.identity.exact_base
-    assert "no baseline for this pull request's merge-base; using the newest, from dddddddddddd, 20.0 days old" in outcome.warnings[0]
+    assert (
+        "no baseline for this pull request's merge-base; using the newest, from dddddddddddd, 20.0 days old"
+        in outcome.warnings[0]
+    )
     comparison = build_comparison(results, outcome, GateSettings(), max_age_days=14)
     assert any("the baseline is 20 days old" in w for w in comparison.warnings)
 
@@ -105,8 +117,14 @@ def test_missing_merge_base_entry_falls_back_to_latest_with_its_age(example, fak
 def test_5xx_and_secondary_rate_limits_are_retried(example, fake, results):
     store_for(example, fake, base_sha=None, sha=BASE).save(at(results, BASE))
     fake.fault("GET", "/contents/", 502, times=2)
-    fake.fault("GET", "/contents/", 403, times=1, headers={"Retry-After": "0"},
-               body={"message": "You have exceeded a secondary rate limit"})
+    fake.fault(
+        "GET",
+        "/contents/",
+        403,
+        times=1,
+        headers={"Retry-After": "0"},
+        body={"message": "You have exceeded a secondary rate limit"},
+    )
     outcome = store_for(example, fake).load()
     assert outcome.baseline is not None and outcome.baseline.identity.sha == BASE
 
@@ -114,7 +132,11 @@ def test_5xx_and_secondary_rate_limits_are_retried(example, fake, results):
 def test_persistent_errors_leave_no_baseline_and_a_clear_warning(example, fake, results):
     fake.fault("GET", "/contents/", 503, times=50)
     outcome = store_for(example, fake).load()
-    assert outcome.baseline is None and "baseline unavailable: GitHub API GET" in outcome.warnings[0] and "HTTP 503" in outcome.warnings[0]
+    assert (
+        outcome.baseline is None
+        and "baseline unavailable: GitHub API GET" in outcome.warnings[0]
+        and "HTTP 503" in outcome.warnings[0]
+    )
     fake.state.faults.clear()
     fake.fault("GET", "/contents/", 403, times=50, body={"message": "Resource not accessible by integration"})
     outcome = store_for(example, fake).load()
@@ -147,7 +169,10 @@ def test_artifact_store_prefers_the_merge_base_run_and_skips_expired_artifacts(e
     assert outcome.baseline.identity.sha == BASE and outcome.warnings == []
     fake.state.artifacts[101]["expired"] = True
     outcome = store_for(example, fake, kind="artifact").load()
-    assert outcome.baseline.identity.sha == OLD and "no baseline run at this pull request's merge-base" in outcome.warnings[0]
+    assert (
+        outcome.baseline.identity.sha == OLD
+        and "no baseline run at this pull request's merge-base" in outcome.warnings[0]
+    )
     assert fake.calls("GET", "/actions/runs$")[0]["query"] == {"branch": "main", "event": "push", "per_page": "50"}
 
 
@@ -169,24 +194,56 @@ def test_artifact_store_with_no_runs_and_with_errors(example, fake):
     assert "baseline unavailable" in store_for(example, fake, kind="artifact").load().warnings[0]
 
 
-def test_compare_cli_reads_the_branch_store_from_the_actions_environment(example, fake, results, tmp_path, monkeypatch, capsys):
+def test_compare_cli_reads_the_branch_store_from_the_actions_environment(
+    example, fake, results, tmp_path, monkeypatch, capsys
+):
     store_for(example, fake, base_sha=None, sha=BASE).save(at(results, BASE))
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"pull_request": {"number": 7, "base": {"sha": BASE, "ref": "main"},
-                                                  "labels": [{"name": "adk-eval-gate: accept regression"}]}}))
-    for key, value in {"GITHUB_API_URL": fake.url, "GITHUB_REPOSITORY": "o/r", "GITHUB_TOKEN": "ghs_s3cr3tTok", "GITHUB_EVENT_PATH": str(event),
-                       "GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "main", "GITHUB_SHA": HEAD}.items():
+    event.write_text(
+        json.dumps(
+            {
+                "pull_request": {
+                    "number": 7,
+                    "base": {"sha": BASE, "ref": "main"},
+                    "labels": [{"name": "adk-eval-gate: accept regression"}],
+                }
+            }
+        )
+    )
+    for key, value in {
+        "GITHUB_API_URL": fake.url,
+        "GITHUB_REPOSITORY": "o/r",
+        "GITHUB_TOKEN": "ghs_s3cr3tTok",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_BASE_REF": "main",
+        "GITHUB_SHA": HEAD,
+    }.items():
         monkeypatch.setenv(key, value)
     current = tmp_path / "current.json"
     current.write_text(results.model_dump_json())
     before = len(fake.state.requests)
-    assert main(["compare", "--results", str(current), "--config", str(example / "eval-gate.yml"),
-                 "--output", str(tmp_path / "c.json")]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--results",
+                str(current),
+                "--config",
+                str(example / "eval-gate.yml"),
+                "--output",
+                str(tmp_path / "c.json"),
+            ]
+        )
+        == 0
+    )
     data = json.loads((tmp_path / "c.json").read_text())
     assert data["baseline"]["sha"] == BASE and data["baseline"]["source"].startswith("branch eval-data")
     assert {c["token"] for c in fake.state.requests[before:]} == {"ghs_s3cr3tTok"}  # the token reached GitHub ...
     captured = capsys.readouterr()
-    assert "ghs_s3cr3tTok" not in captured.out + captured.err + (tmp_path / "c.json").read_text()  # ... and nothing else
+    assert (
+        "ghs_s3cr3tTok" not in captured.out + captured.err + (tmp_path / "c.json").read_text()
+    )  # ... and nothing else
 
 
 def test_file_store_update_and_show_through_the_cli(example, results, tmp_path, capsys):
@@ -203,5 +260,7 @@ def test_file_store_update_and_show_through_the_cli(example, results, tmp_path, 
     assert main(["baseline", "show", "--config", str(config)]) == 0
     shown = capsys.readouterr().out
     assert f"commit {BASE}" in shown and "hello_world/dice: 6 cases, 4 passed" in shown
-    assert main(["compare", "--results", str(current), "--config", str(config), "--output", str(tmp_path / "c.json")]) == 0
+    assert (
+        main(["compare", "--results", str(current), "--config", str(config), "--output", str(tmp_path / "c.json")]) == 0
+    )
     assert json.loads((tmp_path / "c.json").read_text())["baseline"]["sha"] == BASE

@@ -1,4 +1,5 @@
-"""`--cases` picks cases the way `adk eval file.evalset.json:case1,case2` does, and a partial run is never a baseline."""
+"""`--cases` picks cases the way `adk eval file.evalset.json:case1,case2` does, and a partial run is never a
+baseline."""
 
 from __future__ import annotations
 
@@ -16,11 +17,7 @@ from adk_eval_gate.run.selection import select_cases
 
 
 def _ids(plan) -> dict[str, list[str]]:
-    return {
-        s.eval_set_id: [c.eval_id for c in s.file.eval_set.eval_cases]
-        for a in plan.agents
-        for s in a.eval_sets
-    }
+    return {s.eval_set_id: [c.eval_id for c in s.file.eval_set.eval_cases] for a in plan.agents for s in a.eval_sets}
 
 
 def test_selectors_by_id_file_and_glob(example):

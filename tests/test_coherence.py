@@ -209,9 +209,7 @@ def test_a_json_definition_is_used_when_there_is_no_yaml(sdk, storage):
     mine, _ = ours(actual, expected)
     bodies = [r["body"] for r in sdk.requests]
     assert len(bodies) == 2 and bodies[0] == bodies[1]
-    assert bodies[1]["metrics"][0]["llm_based_metric_spec"] == {
-        "metric_prompt_template": "Judge {response} (json)"
-    }
+    assert bodies[1]["metrics"][0]["llm_based_metric_spec"] == {"metric_prompt_template": "Judge {response} (json)"}
     assert mine.score == 0.5
 
 
@@ -266,9 +264,7 @@ def test_a_real_agents_run_is_scored_end_to_end(example, vertex, storage, tmp_pa
     cases = {c["eval_id"]: c for c in json.loads(out.read_text())["eval_sets"][0]["cases"]}
     coherence = {k: c["metrics"]["response_evaluation_score"] for k, c in cases.items()}
     assert coherence["dice_then_primes"]["per_invocation"] == [0.5, 4.5]
-    assert (
-        coherence["dice_then_primes"]["score"] == 2.5 and coherence["dice_then_primes"]["status"] == "failed"
-    )
+    assert coherence["dice_then_primes"]["score"] == 2.5 and coherence["dice_then_primes"]["status"] == "failed"
     assert all(c["threshold"] == 4.0 for c in coherence.values())
     assert all("llm_based_metric_spec" in r["body"]["metrics"][0] for r in vertex.requests)
     assert len(storage.downloads) == 1

@@ -37,7 +37,11 @@ def test_first_run_creates_second_updates_without_duplicates(fake, token):
     second = publish(fake, "second report", run_id=11, token=token)
     assert second.action == "updated" and second.url == first.url
     comments = fake.state.comments[7]
-    assert len(comments) == 1 and comments[0]["body"].startswith(marker("eval-gate.yml")) and comments[0]["body"].endswith("second report")
+    assert (
+        len(comments) == 1
+        and comments[0]["body"].startswith(marker("eval-gate.yml"))
+        and comments[0]["body"].endswith("second report")
+    )
 
 
 def test_finds_its_comment_among_150_through_pagination(fake):
@@ -52,7 +56,9 @@ def test_finds_its_comment_among_150_through_pagination(fake):
 
 
 def test_a_person_quoting_the_marker_is_never_overwritten(fake):
-    fake.make_comment(7, marker("eval-gate.yml") + "\nI copied this", fake.url, user={**USER, "login": "octocat", "type": "User"})
+    fake.make_comment(
+        7, marker("eval-gate.yml") + "\nI copied this", fake.url, user={**USER, "login": "octocat", "type": "User"}
+    )
     assert publish(fake).action == "created"
     assert fake.state.comments[7][0]["body"].endswith("I copied this")
 
@@ -61,7 +67,12 @@ def test_a_person_quoting_the_marker_is_never_overwritten(fake):
 def test_someone_elses_marker_comment_is_never_edited_and_never_blocks_ours(fake, token):
     # a newer run id in the forged stamp must not silence us either
     forged = marker("eval-gate.yml") + "\n<!-- adk-eval-gate-run: 999.1 -->\nforged"
-    for login, kind in (("mallory", "User"), ("github-actions[bot]", "Bot"), ("octocat", "User"), ("eval-bot[bot]", "Bot")):
+    for login, kind in (
+        ("mallory", "User"),
+        ("github-actions[bot]", "Bot"),
+        ("octocat", "User"),
+        ("eval-bot[bot]", "Bot"),
+    ):
         fake.make_comment(7, forged, fake.url, user=user(login, kind))
     author = {"t": "github-actions[bot]", PAT: "octocat", APP: "eval-bot[bot]"}[token]
     others = [c["id"] for c in fake.state.comments[7] if c["user"]["login"] != author]
@@ -178,7 +189,10 @@ def test_any_configured_identity_is_honoured(fake):
     fake.identify("ghp_another", "hubot", kind="User")
     fake.identify("ghs_deploy", "deploy-app[bot]", kind="Bot", installation=True)
     assert publish(fake, "from a user", token="ghp_another").action == "created"
-    assert publish(fake, "from an app", token="ghs_deploy", policy=CommentPolicy(author="deploy-app[bot]")).action == "created"
+    assert (
+        publish(fake, "from an app", token="ghs_deploy", policy=CommentPolicy(author="deploy-app[bot]")).action
+        == "created"
+    )
     assert publish(fake, "user again", run_id=11, token="ghp_another").action == "updated"
     by = {c["user"]["login"]: c["body"] for c in fake.state.comments[7]}
     assert by["hubot"].endswith("user again") and by["deploy-app[bot]"].endswith("from an app") and len(by) == 2
@@ -193,4 +207,6 @@ def test_duplicates_of_ours_are_folded_into_one_and_nobody_elses_are_touched(fak
     fake.make_comment(7, marker("eval-gate.yml") + "\nquoted", fake.url, user=user("mallory"))
     assert publish(fake, "one", token=token).action == "updated"
     bodies = [c["body"] for c in fake.state.comments[7]]
-    assert len(bodies) == 2 and bodies[0].endswith("\none") and bodies[1].endswith("\nquoted")  # the newest of ours kept
+    assert (
+        len(bodies) == 2 and bodies[0].endswith("\none") and bodies[1].endswith("\nquoted")
+    )  # the newest of ours kept

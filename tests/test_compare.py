@@ -62,7 +62,9 @@ def test_a_real_regression_fails_the_gate_and_is_explained(five_runs):
     s = summary(comparison)
     assert s.verdict == "regressed" and s.p_value < 0.01 and s.delta < -0.05
     assert "dropped" in s.reason and "p =" in s.reason
-    assert comparison.verdict == "fail" and comparison.gate.failures[0].startswith("regression: hello_world/dice tool_trajectory_avg_score")
+    assert comparison.verdict == "fail" and comparison.gate.failures[0].startswith(
+        "regression: hello_world/dice tool_trajectory_avg_score"
+    )
     rows = {r.eval_id: r for r in comparison.rows if r.criterion == "tool_trajectory_avg_score"}
     assert rows["roll_6"].verdict == "regressed" and rows["roll_6"].baseline_samples == 5
     assert rows["roll_20"].verdict == "unchanged"
@@ -128,8 +130,12 @@ def test_policy_conditions(five_runs):
     errored.eval_sets[0].cases[0].status, errored.eval_sets[0].cases[0].reason = "error", "agent crashed"
     assert build_comparison(errored, outcome(five_runs), GateSettings()).gate.failures[0].startswith("error:")
     assert build_comparison(five_runs, outcome(five_runs), GateSettings(fail_on=["threshold"])).verdict == "fail"
-    assert build_comparison(five_runs, outcome(five_runs), GateSettings(fail_on=[], min_pass_rate=0.9)).verdict == "fail"
-    assert build_comparison(five_runs, outcome(five_runs), GateSettings(fail_on=[], min_pass_rate=0.5)).verdict == "pass"
+    assert (
+        build_comparison(five_runs, outcome(five_runs), GateSettings(fail_on=[], min_pass_rate=0.9)).verdict == "fail"
+    )
+    assert (
+        build_comparison(five_runs, outcome(five_runs), GateSettings(fail_on=[], min_pass_rate=0.5)).verdict == "pass"
+    )
 
 
 def test_compare_cli_writes_a_schema_valid_comparison_and_exits_by_policy(five_runs, tmp_path, capsys):
@@ -142,9 +148,25 @@ def test_compare_cli_writes_a_schema_valid_comparison_and_exits_by_policy(five_r
     data = json.loads(out.read_text())
     jsonschema.validate(data, json.loads(SHIPPED["comparison"].read_text()))
     assert data["schema_version"] == 1 and data["verdict"] == "fail"
-    assert {"agent", "eval_set_id", "eval_id", "criterion", "baseline", "current", "delta", "verdict", "reason"} <= set(data["rows"][0])
-    assert main(["compare", "--results", str(cur), "--baseline", str(base), "--output", str(out),
-                 "--label", "adk-eval-gate: accept regression"]) == 0
+    assert {"agent", "eval_set_id", "eval_id", "criterion", "baseline", "current", "delta", "verdict", "reason"} <= set(
+        data["rows"][0]
+    )
+    assert (
+        main(
+            [
+                "compare",
+                "--results",
+                str(cur),
+                "--baseline",
+                str(base),
+                "--output",
+                str(out),
+                "--label",
+                "adk-eval-gate: accept regression",
+            ]
+        )
+        == 0
+    )
 
 
 def test_shipped_comparison_schema_is_generated_from_the_models():

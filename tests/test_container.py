@@ -60,7 +60,8 @@ def image(tmp_path_factory):
         if not shutil.which(tool):
             _unavailable(f"{tool} is not installed")
     conf = tmp_path_factory.mktemp("podman") / "containers.conf"
-    # No CAP_SYS_RESOURCE here and a hybrid cgroup setup: runc with lowered ulimits is what works (environment notes §5).
+    # No CAP_SYS_RESOURCE here and a hybrid cgroup setup: runc with lowered ulimits is what works (environment notes
+    # §5).
     conf.write_text(
         '[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]\n[engine]\nruntime = "runc"\n'
     )
@@ -143,9 +144,7 @@ def as_the_runner_checked_it_out(workspace: Path) -> None:
             os.chown(path, RUNNER_UID, RUNNER_UID, follow_symlinks=False)
 
 
-def run_container(
-    image: str, workspace: Path, env: dict[str, str]
-) -> tuple[subprocess.Popen, str, str, float]:
+def run_container(image: str, workspace: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str, str, float]:
     args = [
         "run",
         "--rm",
@@ -158,15 +157,11 @@ def run_container(
     for key, value in env.items():
         args += ["-e", f"{key}={value}"]
     started = time.monotonic()
-    process = subprocess.Popen(
-        ["podman", *args, image], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    process = subprocess.Popen(["podman", *args, image], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     first_line = process.stdout.readline()
     first_output = time.monotonic() - started
     rest, _ = process.communicate(timeout=600)
-    print(
-        f"container start to first output: {first_output:.2f}s; whole run {time.monotonic() - started:.2f}s"
-    )
+    print(f"container start to first output: {first_output:.2f}s; whole run {time.monotonic() - started:.2f}s")
     return process, first_line, rest, first_output
 
 
@@ -243,8 +238,12 @@ def local_wheel(folder: Path, name: str, version: str, module_source: str) -> Pa
     dist_info = f"{name}-{version}.dist-info"
     files = {
         f"{name}/__init__.py": module_source.encode(),
-        f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: {version}\n".encode(),
-        f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: adk-eval-gate tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{dist_info}/METADATA": (
+            f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: {version}\n"
+        ).encode(),
+        f"{dist_info}/WHEEL": (
+            b"Wheel-Version: 1.0\nGenerator: adk-eval-gate tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
     }
 
     def record_line(path: str, data: bytes) -> str:
@@ -279,9 +278,7 @@ def test_setup_installs_the_agents_requirements_and_git_finds_the_merge_base(ima
     GOOGLE_APPLICATION_CREDENTIALS, exported for the runner's path, names the workspace's file inside."""
     with FakeGitHub() as fake:
         config = example / "eval-gate.yml"
-        kept = [
-            line for line in config.read_text().splitlines(keepends=True) if not line.startswith("baseline:")
-        ]
+        kept = [line for line in config.read_text().splitlines(keepends=True) if not line.startswith("baseline:")]
         config.write_text("baseline: {store: branch}\n" + "".join(kept))
 
         git(example, "init", "-q", "-b", "main")
@@ -299,7 +296,8 @@ def test_setup_installs_the_agents_requirements_and_git_finds_the_merge_base(ima
 
         git(example, "checkout", "-q", "-b", "feature")
         (example / "hello_world" / "__init__.py").write_text(
-            "import dice_words  # noqa: F401  (the agent's own dependency, from requirements.txt)\n\nfrom . import agent  # noqa: F401\n"
+            "import dice_words  # noqa: F401  (the agent's own dependency, from requirements.txt)\n\nfrom . import "
+            "agent  # noqa: F401\n"
         )
         (example / "requirements.txt").write_text("dice-words==1.0\n")
         local_wheel(example / "wheels", "dice_words", "1.0", "NAMES = {1: 'one', 6: 'six'}\n")

@@ -57,25 +57,56 @@ def judge() -> Judge:
 def turn(question: str, answer: str, *, tool: bool = False) -> dict:
     events = []
     if tool:
-        events = [{"author": "dice", "content": {"role": "model", "parts": [
-                      {"text": "Let me roll."}, {"function_call": {"name": "roll_die", "args": {"sides": 6}, "id": "c1"}}]}},
-                  {"author": "dice", "content": {"role": "user", "parts": [
-                      {"function_response": {"name": "roll_die", "response": {"result": 4}, "id": "c1"}}]}}]
-    return {"user_content": {"role": "user", "parts": [{"text": question}]},
-            "final_response": {"role": "model", "parts": [{"text": answer}]},
-            "intermediate_data": {"invocation_events": events},
-            "app_details": {"agent_details": {"dice": {"name": "dice", "instructions": "Roll dice.", "tool_declarations": [
-                {"function_declarations": [{"name": "roll_die", "description": "Rolls a die."}]}]}}}}
+        events = [
+            {
+                "author": "dice",
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {"text": "Let me roll."},
+                        {"function_call": {"name": "roll_die", "args": {"sides": 6}, "id": "c1"}},
+                    ],
+                },
+            },
+            {
+                "author": "dice",
+                "content": {
+                    "role": "user",
+                    "parts": [{"function_response": {"name": "roll_die", "response": {"result": 4}, "id": "c1"}}],
+                },
+            },
+        ]
+    return {
+        "user_content": {"role": "user", "parts": [{"text": question}]},
+        "final_response": {"role": "model", "parts": [{"text": answer}]},
+        "intermediate_data": {"invocation_events": events},
+        "app_details": {
+            "agent_details": {
+                "dice": {
+                    "name": "dice",
+                    "instructions": "Roll dice.",
+                    "tool_declarations": [
+                        {"function_declarations": [{"name": "roll_die", "description": "Rolls a die."}]}
+                    ],
+                }
+            }
+        },
+    }
 
 
 # ------------------------------------------------------------------ multi-turn trajectory
 
-TRAJECTORY_RUBRICS = [{"rubric_id": "asked", "rubric_content": {"text_property": "The agent rolled when asked."}},
-                      {"rubric_id": "kind", "rubric_content": {"text_property": "The agent stayed friendly."}}]
+TRAJECTORY_RUBRICS = [
+    {"rubric_id": "asked", "rubric_content": {"text_property": "The agent rolled when asked."}},
+    {"rubric_id": "kind", "rubric_content": {"text_property": "The agent stayed friendly."}},
+]
 TRAJECTORY_SCRIPTS = {  # conversation tag → the judge's successive samples
     "conv-a": [block("asked", "x", "yes") + block("kind", "x", "yes")] * 3,
-    "conv-b": [block("asked", "x", "yes") + block("kind", "x", "no"), block("asked", "x", "no") + block("kind", "x", "no"),
-               block("asked", "x", "yes") + block("kind", "x", "yes")],
+    "conv-b": [
+        block("asked", "x", "yes") + block("kind", "x", "no"),
+        block("asked", "x", "no") + block("kind", "x", "no"),
+        block("asked", "x", "yes") + block("kind", "x", "yes"),
+    ],
     "conv-c": [block("asked", "x", "no"), "no verdicts here", block(None, "The agent stayed friendly.", "yes")],
 }
 CONVERSATIONS = {
@@ -104,13 +135,21 @@ def test_multi_turn_trajectory_scores_equal_adks(gemini_env):  # noqa: F811
         mine = {}
         for tag, turns in CONVERSATIONS.items():
             actual = [Invocation.model_validate(t) for t in turns]
-            mine[tag] = asyncio.run(score_multi_turn_trajectory(ScoringInput(EvalCase(eval_id=tag, conversation=actual), actual, None),
-                                                                options, judge()))
+            mine[tag] = asyncio.run(
+                score_multi_turn_trajectory(
+                    ScoringInput(EvalCase(eval_id=tag, conversation=actual), actual, None), options, judge()
+                )
+            )
         gemini_env(adk_server)
-        criterion = RubricsBasedCriterion(threshold=0.5, rubrics=[AdkRubric.model_validate(r) for r in TRAJECTORY_RUBRICS],
-                                          judge_model_options={"num_samples": 3})
+        criterion = RubricsBasedCriterion(
+            threshold=0.5,
+            rubrics=[AdkRubric.model_validate(r) for r in TRAJECTORY_RUBRICS],
+            judge_model_options={"num_samples": 3},
+        )
         for tag, turns in CONVERSATIONS.items():
-            evaluator = RubricBasedMultiTurnTrajectoryEvaluator(EvalMetric(metric_name="m", threshold=0.5, criterion=criterion))
+            evaluator = RubricBasedMultiTurnTrajectoryEvaluator(
+                EvalMetric(metric_name="m", threshold=0.5, criterion=criterion)
+            )
             theirs = asyncio.run(evaluator.evaluate_invocations(adk_invocations(turns), None))
             assert mine[tag].score == theirs.overall_score, tag
             assert [p.score for p in mine[tag].per_invocation] == [p.score for p in theirs.per_invocation_results], tag
@@ -122,14 +161,23 @@ def test_multi_turn_trajectory_scores_equal_adks(gemini_env):  # noqa: F811
     assert len(mine_server.requests) == 3 * len(CONVERSATIONS)
     # the judge saw every turn, the tool call with its arguments and the tool's output
     prompt = next(r["prompt"] for r in mine_server.requests if "conv-c" in r["prompt"])
-    for line in ('USER TURN 3: "thanks"', 'AGENT (dice) TURN 2 (tool call): "roll_die({\\"sides\\": 6})"',
-                 'AGENT (dice) TURN 2 (tool output): "roll_die -> {\\"result\\": 4}"', "- roll_die: Rolls a die."):
+    for line in (
+        'USER TURN 3: "thanks"',
+        'AGENT (dice) TURN 2 (tool call): "roll_die({\\"sides\\": 6})"',
+        'AGENT (dice) TURN 2 (tool output): "roll_die -> {\\"result\\": 4}"',
+        "- roll_die: Rolls a die.",
+    ):
         assert line in prompt, line
 
 
 def test_dialogue_lines_follow_adks_assembly():
-    evaluator = RubricBasedMultiTurnTrajectoryEvaluator(EvalMetric(metric_name="m", threshold=0.5, criterion=RubricsBasedCriterion(
-        threshold=0.5, rubrics=[AdkRubric.model_validate(TRAJECTORY_RUBRICS[0])])))
+    evaluator = RubricBasedMultiTurnTrajectoryEvaluator(
+        EvalMetric(
+            metric_name="m",
+            threshold=0.5,
+            criterion=RubricsBasedCriterion(threshold=0.5, rubrics=[AdkRubric.model_validate(TRAJECTORY_RUBRICS[0])]),
+        )
+    )
     for turns in CONVERSATIONS.values():
         evaluator._assemble_dialogue_history(adk_invocations(turns))
         ours = "\n".join(f"{label}: {text}" for label, text in dialogue([Invocation.model_validate(t) for t in turns]))
@@ -142,8 +190,12 @@ SCENARIO = {"starting_prompt": "Roll a die", "conversation_plan": "Ask for a rol
 STOP = "</finished>"
 VALID, INVALID = json.dumps({"criteria": [], "is_valid": True}), '{"criteria": [], "is_valid": "False",}'
 # the message a judge prompt is about → that judge's successive samples (ties count as invalid)
-VERDICTS = {"msg-ok": [VALID, VALID, INVALID], "msg-tie": [VALID, INVALID, "no label at all", "still nothing"],
-            "msg-bad": [INVALID, INVALID, VALID], STOP: [VALID, INVALID, INVALID]}
+VERDICTS = {
+    "msg-ok": [VALID, VALID, INVALID],
+    "msg-tie": [VALID, INVALID, "no label at all", "still nothing"],
+    "msg-bad": [INVALID, INVALID, VALID],
+    STOP: [VALID, INVALID, INVALID],
+}
 
 
 def judged_message(prompt: str) -> str:
@@ -189,9 +241,14 @@ def test_user_simulator_quality_scores_equal_adks(gemini_env):  # noqa: F811
             case = EvalCase.model_validate({"eval_id": name, "conversation_scenario": SCENARIO})
             mine = asyncio.run(quality.score_user_simulator_quality(ScoringInput(case, actual, None), options, judge()))
             gemini_env(adk_server)
-            evaluator = PerTurnUserSimulatorQualityV1(EvalMetric(metric_name=quality.NAME, threshold=0.5, criterion=adk_criterion))
-            theirs = asyncio.run(evaluator.evaluate_invocations([AdkInvocation.model_validate(t) for t in turns], None,
-                                                                AdkScenario.model_validate(SCENARIO)))
+            evaluator = PerTurnUserSimulatorQualityV1(
+                EvalMetric(metric_name=quality.NAME, threshold=0.5, criterion=adk_criterion)
+            )
+            theirs = asyncio.run(
+                evaluator.evaluate_invocations(
+                    [AdkInvocation.model_validate(t) for t in turns], None, AdkScenario.model_validate(SCENARIO)
+                )
+            )
         finally:
             mine_server.close()
             adk_server.close()
@@ -207,8 +264,17 @@ def test_labels_parse_like_adks():
     from google.adk.evaluation.simulation.per_turn_user_simulator_quality_v1 import _parse_llm_response
 
     expected = {Label.VALID: 1.0, Label.INVALID: 0.0, Label.NOT_FOUND: None}
-    for text in ['{"is_valid": true}', '{"is_valid": True,}', '"is_valid": "VALID"\n', '"is_valid": ["almost"]}',
-                 '"is_valid": partially valid,', '"is_valid": "maybe"}', "nothing", '"is_valid": "False",}', '{"is_valid":false}']:
+    for text in [
+        '{"is_valid": true}',
+        '{"is_valid": True,}',
+        '"is_valid": "VALID"\n',
+        '"is_valid": ["almost"]}',
+        '"is_valid": partially valid,',
+        '"is_valid": "maybe"}',
+        "nothing",
+        '"is_valid": "False",}',
+        '{"is_valid":false}',
+    ]:
         assert quality.parse_label(text) == expected[_parse_llm_response(text)], text
 
 
@@ -218,8 +284,11 @@ def test_scenario_is_required_and_a_failed_judge_call_fails_the_criterion(gemini
     from adk_eval_gate.criteria.engine.base import NotEvaluable
 
     try:
-        asyncio.run(quality.score_user_simulator_quality(
-            ScoringInput(EvalCase(eval_id="x", conversation=actual), actual, actual), options, judge()))
+        asyncio.run(
+            quality.score_user_simulator_quality(
+                ScoringInput(EvalCase(eval_id="x", conversation=actual), actual, actual), options, judge()
+            )
+        )
     except NotEvaluable as exc:
         assert "conversation_scenario" in str(exc)
     else:

@@ -41,7 +41,8 @@ async def handed_over(eval_metric, actual_invocations, expected_invocations, con
     ok = (eval_metric.threshold is None and eval_metric.criterion.threshold == 0.5
           and eval_metric.metric_name == "handed_over" and eval_metric.custom_function_path == "my_metrics.handed_over"
           and expected_invocations is not None and len(expected_invocations) == len(actual_invocations)
-          and conversation_scenario is None and type(actual_invocations[0]).__module__ == "google.adk.evaluation.eval_case")
+          and conversation_scenario is None and type(actual_invocations[0]).__module__ ==
+          "google.adk.evaluation.eval_case")
     per = [PerInvocationResult(actual_invocation=a, score=1.0 if ok else 0.0,
                                eval_status=EvalStatus.PASSED if ok else EvalStatus.FAILED) for a in actual_invocations]
     return EvaluationResult(overall_score=1.0 if ok else 0.0, per_invocation_results=per,
@@ -89,12 +90,8 @@ def test_scores_and_verdicts_equal_adk_evals(project, tmp_path):
     main(["run", "--config", str(project / "eval-gate.yml"), "--output", str(out), "--quiet"])
     results = json.loads(out.read_text())
     cases = {c["eval_id"]: c for c in results["eval_sets"][0]["cases"]}
-    assert (
-        cases["capabilities"]["metrics"]["word_count"]["status"] == "failed"
-    )  # "I can roll dice and check ..."
-    assert (
-        cases["primes_paraphrased"]["metrics"]["word_count"]["status"] == "passed"
-    )  # "No prime numbers found."
+    assert cases["capabilities"]["metrics"]["word_count"]["status"] == "failed"  # "I can roll dice and check ..."
+    assert cases["primes_paraphrased"]["metrics"]["word_count"]["status"] == "passed"  # "No prime numbers found."
     assert cases["dice_then_primes"]["metrics"]["word_count"]["score"] == 7.0  # turns of 9 and 5 words
     assert all(c["metrics"]["handed_over"]["score"] == 1.0 for c in cases.values())
 
@@ -129,9 +126,7 @@ def test_scores_and_verdicts_equal_adk_evals(project, tmp_path):
         return len(" ".join(p.get("text", "") for p in invocation["final_response"]["parts"]).split())
 
     turns = {name: [words(i) for i in c["runs"][0]["actual_invocations"]] for name, c in cases.items()}
-    assert {name: v[1]["word_count"][0] for name, v in ours.items()} == {
-        n: sum(t) / len(t) for n, t in turns.items()
-    }
+    assert {name: v[1]["word_count"][0] for name, v in ours.items()} == {n: sum(t) / len(t) for n, t in turns.items()}
 
 
 def test_agent_evaluator_infers_lower_is_better_as_adk_2_13_does(project):
@@ -141,13 +136,9 @@ def test_agent_evaluator_infers_lower_is_better_as_adk_2_13_does(project):
     for name, evaluator in (("adk", AdkAgentEvaluator), ("ours", AgentEvaluator)):
         with pytest.raises(AssertionError) as raised:
             asyncio.run(
-                evaluator.evaluate(
-                    "hello_world", "evals/dice.evalset.json", num_runs=2, print_detailed_results=False
-                )
+                evaluator.evaluate("hello_world", "evals/dice.evalset.json", num_runs=2, print_detailed_results=False)
             )
-        messages[name] = sorted(
-            line for line in str(raised.value).splitlines() if " for hello_world " in line
-        )
+        messages[name] = sorted(line for line in str(raised.value).splitlines() if " for hello_world " in line)
     assert messages["ours"] == messages["adk"]
     assert "word_count for hello_world Failed. Expected 8.0, but got 9.0." in messages["ours"]
 
@@ -179,7 +170,8 @@ def flaky(eval_metric, actual_invocations, expected_invocations, conversation_sc
     calls.append(1)
     if len(calls) > 1:
         raise RuntimeError("metric backend down")
-    per = [PerInvocationResult(actual_invocation=a, score=1.0, eval_status=EvalStatus.PASSED) for a in actual_invocations]
+    passed = EvalStatus.PASSED
+    per = [PerInvocationResult(actual_invocation=a, score=1.0, eval_status=passed) for a in actual_invocations]
     return EvaluationResult(overall_score=1.0, per_invocation_results=per, overall_eval_status=EvalStatus.PASSED)
 '''
 
@@ -192,8 +184,14 @@ def test_agent_evaluator_fails_when_a_metric_broke_in_one_run_of_two(project, tm
     data = json.loads((project / "evals" / "dice.evalset.json").read_text())
     data["eval_cases"] = data["eval_cases"][:1]
     (one / "one.evalset.json").write_text(json.dumps(data))
-    (one / "test_config.json").write_text(json.dumps({
-        "criteria": {"flaky": 0.5}, "custom_metrics": {"flaky": {"code_config": {"name": "flaky_metrics.flaky"}}}}))
+    (one / "test_config.json").write_text(
+        json.dumps(
+            {"criteria": {"flaky": 0.5}, "custom_metrics": {"flaky": {"code_config": {"name": "flaky_metrics.flaky"}}}}
+        )
+    )
     with pytest.raises(AssertionError, match="flaky for hello_world could not be scored"):
-        asyncio.run(AgentEvaluator.evaluate("hello_world", str(one / "one.evalset.json"), num_runs=2,
-                                            print_detailed_results=False))
+        asyncio.run(
+            AgentEvaluator.evaluate(
+                "hello_world", str(one / "one.evalset.json"), num_runs=2, print_detailed_results=False
+            )
+        )

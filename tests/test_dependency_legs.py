@@ -13,9 +13,7 @@ SCRIPT = ROOT / ".ci" / "lowest-constraints.py"
 
 
 def constraints(pyproject: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), str(pyproject)], capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([sys.executable, str(SCRIPT), str(pyproject)], capture_output=True, text=True, timeout=60)
 
 
 def test_every_runtime_dependency_is_pinned_to_its_floor():
@@ -28,9 +26,7 @@ def test_every_runtime_dependency_is_pinned_to_its_floor():
 
 def test_a_dependency_without_a_floor_is_an_error(tmp_path):
     pyproject = tmp_path / "pyproject.toml"
-    pyproject.write_text(
-        '[project]\nname = "x"\ndependencies = [\n  "pydantic>=2.12.5,<3",\n  "nltk!=3.10.1",\n]\n'
-    )
+    pyproject.write_text('[project]\nname = "x"\ndependencies = [\n  "pydantic>=2.12.5,<3",\n  "nltk!=3.10.1",\n]\n')
     done = constraints(pyproject)
     assert done.returncode == 2 and not done.stdout
     assert done.stderr.strip() == (
@@ -46,8 +42,4 @@ def test_ci_runs_all_three_legs_and_ci_run_covers_newest_and_the_pin():
     makefile = (ROOT / "Makefile").read_text()
     assert all(f"\ntest-deps-{leg}:" in makefile for leg in legs)
     script = (ROOT / ".ci" / "run").read_text()
-    assert (
-        "make test\n" in script
-        and "make test-deps-newest" in script
-        and "ADK_EVAL_GATE_REQUIRE_ADK=1" in script
-    )
+    assert "make test\n" in script and "make test-deps-newest" in script and "ADK_EVAL_GATE_REQUIRE_ADK=1" in script

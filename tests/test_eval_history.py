@@ -73,9 +73,7 @@ def test_adk_reads_our_run_as_it_reads_adk_evals_own(example, tmp_path):
         for c in results["eval_sets"][0]["cases"]
     }
     status = {EvalStatus.PASSED: "passed", EvalStatus.FAILED: "failed"}
-    assert {
-        k: (status[v[0]], {n: s for n, (s, _, _) in v[1].items()}) for k, v in _by_case(ours).items()
-    } == expected
+    assert {k: (status[v[0]], {n: s for n, (s, _, _) in v[1].items()}) for k, v in _by_case(ours).items()} == expected
 
     # `adk eval` on the same agent folder and files writes its own history beside ours: the same verdicts.
     env = {**os.environ, "PYTHONPATH": str(Path.cwd() / "src")}
@@ -95,19 +93,13 @@ def test_adk_reads_our_run_as_it_reads_adk_evals_own(example, tmp_path):
         env=env,
     )
     assert "Tests failed: 2" in done.stdout, done.stdout + done.stderr
-    adk = next(
-        r for r in _history(example, "hello_world") if r.eval_set_result_name != ours.eval_set_result_name
-    )
+    adk = next(r for r in _history(example, "hello_world") if r.eval_set_result_name != ours.eval_set_result_name)
     assert _by_case(ours) == _by_case(adk)
     # Field for field the same schema: what adk web reads from one it finds in the other.
     ours_json = json.loads(next(f for f in files).read_text())
     adk_json = json.loads(
         (
-            example
-            / "hello_world"
-            / ".adk"
-            / "eval_history"
-            / f"{adk.eval_set_result_name}.evalset_result.json"
+            example / "hello_world" / ".adk" / "eval_history" / f"{adk.eval_set_result_name}.evalset_result.json"
         ).read_text()
     )
     assert set(ours_json) == set(adk_json)
@@ -148,9 +140,7 @@ def test_every_run_is_an_entry_a_crashed_run_is_failed_and_the_switch_turns_it_o
     )
     main(["run", "--config", str(config), "--output", str(tmp_path / "r.json"), "--quiet"])
     [result] = _history(tmp_path, "faulty")
-    entries = [
-        (c.eval_id, c.final_eval_status, len(c.overall_eval_metric_results)) for c in result.eval_case_results
-    ]
+    entries = [(c.eval_id, c.final_eval_status, len(c.overall_eval_metric_results)) for c in result.eval_case_results]
     assert sorted(entries) == [
         ("crash", EvalStatus.FAILED, 0),
         ("crash", EvalStatus.FAILED, 0),

@@ -88,13 +88,9 @@ def test_every_example_cancels_stale_runs_caches_the_judge_and_always_uploads(pa
 def test_the_readme_quick_start_config_validates(tmp_path):
     """The config a user copies, beside an agent folder and eval files where it says they are."""
     readme = (ROOT / "README.md").read_text()
-    (config,) = [
-        block for block in re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL) if block.startswith("agents:")
-    ]
+    (config,) = [block for block in re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL) if block.startswith("agents:")]
     example = ROOT / "examples" / "hello_world"
-    shutil.copytree(
-        example / "hello_world", tmp_path / "my_agent", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    shutil.copytree(example / "hello_world", tmp_path / "my_agent", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(example / "evals", tmp_path / "tests" / "eval")
     (tmp_path / "eval-gate.yml").write_text(config)
     done = subprocess.run(

@@ -51,7 +51,11 @@ def _mutations(rng: random.Random, node, depth=0):
     """Replace one random node of a valid eval set by a random JSON value."""
     if isinstance(node, dict) and node and rng.random() < 0.7:
         key = rng.choice(list(node))
-        node[key] = _mutations(rng, node[key], depth + 1) if rng.random() < 0.7 else rng.choice([None, 1, "x", [], {}, True, 1.5])
+        node[key] = (
+            _mutations(rng, node[key], depth + 1)
+            if rng.random() < 0.7
+            else rng.choice([None, 1, "x", [], {}, True, 1.5])
+        )
         return node
     if isinstance(node, list) and node and rng.random() < 0.7:
         i = rng.randrange(len(node))

@@ -25,27 +25,48 @@ from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from .fake_gemini import FakeGemini
 from .test_judges import gemini_env  # noqa: F401  (fixture)
 
-LABELS = {"zqsup": "supported", "zquns": "unsupported", "zqcon": "contradictory", "zqdis": "disputed",
-          "zqnap": "not_applicable", "zqodd": "maybe"}
+LABELS = {
+    "zqsup": "supported",
+    "zquns": "unsupported",
+    "zqcon": "contradictory",
+    "zqdis": "disputed",
+    "zqnap": "not_applicable",
+    "zqodd": "maybe",
+}
 TOKEN = re.compile(r"zq[a-z]{3}\d+")
 
 
 def reply(prompt: str) -> str:
     tokens = list(dict.fromkeys(TOKEN.findall(prompt)))
     if "supporting_excerpt" in prompt:  # the validator
-        return "\n".join(f"sentence: Claim {t}.\nlabel: {LABELS[t[:5]]}\nrationale: r\nsupporting_excerpt: null\n"
-                         f"contradicting_excerpt: null" for t in tokens)
+        return "\n".join(
+            f"sentence: Claim {t}.\nlabel: {LABELS[t[:5]]}\nrationale: r\nsupporting_excerpt: null\n"
+            f"contradicting_excerpt: null"
+            for t in tokens
+        )
     if "nothingtosplit" in prompt:
         return "I could not split it."
     return "\n".join(f"<sentence>Claim {t}.</sentence>" for t in tokens)  # the segmenter
 
 
 def invocation(final: str, events: list | None = None) -> dict:
-    data = {"user_content": {"role": "user", "parts": [{"text": "question"}]},
-            "final_response": {"role": "model", "parts": [{"text": final}]}}
-    data["intermediate_data"] = {"invocation_events": events or [
-        {"author": "agent", "content": {"role": "model", "parts": [{"function_call": {"name": "lookup", "args": {"q": 1}}}]}},
-        {"author": "agent", "content": {"role": "user", "parts": [{"function_response": {"name": "lookup", "response": {"r": 2}}}]}}]}
+    data = {
+        "user_content": {"role": "user", "parts": [{"text": "question"}]},
+        "final_response": {"role": "model", "parts": [{"text": final}]},
+    }
+    data["intermediate_data"] = {
+        "invocation_events": events
+        or [
+            {
+                "author": "agent",
+                "content": {"role": "model", "parts": [{"function_call": {"name": "lookup", "args": {"q": 1}}}]},
+            },
+            {
+                "author": "agent",
+                "content": {"role": "user", "parts": [{"function_response": {"name": "lookup", "response": {"r": 2}}}]},
+            },
+        ]
+    }
     return data
 
 
@@ -68,15 +89,23 @@ def test_scores_equal_adks(gemini_env):  # noqa: F811
             actual = [Invocation.model_validate(invocation(f)) for f in finals]
             client = Judge(LlmClient(LlmSettings(retries=0), LlmCache(None)))
             try:
-                mine.append(asyncio.run(score_hallucinations(ScoringInput(EvalCase(eval_id="c", conversation=actual), actual, None),
-                                                             options, client)))
+                mine.append(
+                    asyncio.run(
+                        score_hallucinations(
+                            ScoringInput(EvalCase(eval_id="c", conversation=actual), actual, None), options, client
+                        )
+                    )
+                )
             except UnparseableReply as exc:  # ADK reports a quiet NOT_EVALUATED; the gate errors (judging.py)
                 assert "no sentence could be checked" in str(exc)
                 mine.append(None)
         gemini_env(adk_server)
         for finals, result in zip(CASES, mine, strict=True):
-            evaluator = HallucinationsV1Evaluator(EvalMetric(metric_name="hallucinations_v1", threshold=0.5,
-                                                             criterion=HallucinationsCriterion(threshold=0.5)))
+            evaluator = HallucinationsV1Evaluator(
+                EvalMetric(
+                    metric_name="hallucinations_v1", threshold=0.5, criterion=HallucinationsCriterion(threshold=0.5)
+                )
+            )
             actual = [AdkInvocation.model_validate(invocation(f)) for f in finals]
             theirs = asyncio.run(evaluator.evaluate_invocations(actual, None))
             if result is None:
@@ -92,15 +121,35 @@ def test_scores_equal_adks(gemini_env):  # noqa: F811
 
 def test_step_selection_matches_adk():
     events = [
-        {"author": "a", "content": {"role": "model", "parts": [{"text": "Let me look."}, {"function_call": {"name": "t", "args": {}}}]}},
-        {"author": "a", "content": {"role": "user", "parts": [{"function_response": {"name": "t", "response": {"x": 1}}}]}},
-        {"author": "b", "content": {"role": "model", "parts": [{"text": "Found it."}, {"text": "Second part."}]},
-         "grounding_metadata": {"web_search_queries": ["q"]}},
+        {
+            "author": "a",
+            "content": {
+                "role": "model",
+                "parts": [{"text": "Let me look."}, {"function_call": {"name": "t", "args": {}}}],
+            },
+        },
+        {
+            "author": "a",
+            "content": {"role": "user", "parts": [{"function_response": {"name": "t", "response": {"x": 1}}}]},
+        },
+        {
+            "author": "b",
+            "content": {"role": "model", "parts": [{"text": "Found it."}, {"text": "Second part."}]},
+            "grounding_metadata": {"web_search_queries": ["q"]},
+        },
         {"author": "b", "content": None},
     ]
     for intermediate in (False, True):
         ours = [text for text, _ in steps(Invocation.model_validate(invocation("Final answer.", events)), intermediate)]
-        evaluator = HallucinationsV1Evaluator(EvalMetric(metric_name="hallucinations_v1", threshold=0.5, criterion=HallucinationsCriterion(
-            threshold=0.5, evaluate_intermediate_nl_responses=intermediate)))
-        theirs = [s.nl_response for s in evaluator._get_steps_to_evaluate(AdkInvocation.model_validate(invocation("Final answer.", events)))]
+        evaluator = HallucinationsV1Evaluator(
+            EvalMetric(
+                metric_name="hallucinations_v1",
+                threshold=0.5,
+                criterion=HallucinationsCriterion(threshold=0.5, evaluate_intermediate_nl_responses=intermediate),
+            )
+        )
+        theirs = [
+            s.nl_response
+            for s in evaluator._get_steps_to_evaluate(AdkInvocation.model_validate(invocation("Final answer.", events)))
+        ]
         assert ours == theirs

@@ -112,13 +112,32 @@ def test_merge_and_publish_refuse_pipes(replay, capsys, monkeypatch):
     artifact.mkdir()
     os.mkfifo(artifact / "results.json")
     event = example / "workflow_run.json"  # a well-formed trusted event: the artifact is what is broken
-    event.write_text(json.dumps({"repository": {"default_branch": "main"}, "workflow_run": {
-        "id": 5, "head_sha": "a" * 40, "event": "pull_request", "pull_requests": [{"number": 7}]}}))
-    for name, value in {"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": str(event),
-                        "GITHUB_REPOSITORY": "o/r", "GITHUB_TOKEN": "t0k3n-for-the-test"}.items():
+    event.write_text(
+        json.dumps(
+            {
+                "repository": {"default_branch": "main"},
+                "workflow_run": {
+                    "id": 5,
+                    "head_sha": "a" * 40,
+                    "event": "pull_request",
+                    "pull_requests": [{"number": 7}],
+                },
+            }
+        )
+    )
+    for name, value in {
+        "GITHUB_EVENT_NAME": "workflow_run",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_REPOSITORY": "o/r",
+        "GITHUB_TOKEN": "t0k3n-for-the-test",
+    }.items():
         monkeypatch.setenv(name, value)
     assert_bad_input(
-        ["publish", "--dir", str(artifact), "--config", str(replay)], example, capsys, "results.json", "named pipe",
+        ["publish", "--dir", str(artifact), "--config", str(replay)],
+        example,
+        capsys,
+        "results.json",
+        "named pipe",
         seconds=10,
     )
 
@@ -135,9 +154,7 @@ def test_recursive_glob_through_symlink_loops_ends_quickly(replay, capsys):
     _edit_config(replay, "evalsets: [evals/*.evalset.json]", "evalsets: ['**/*.evalset.json']")
     with time_limit(10):
         assert main(["validate", "--config", str(replay)]) == 0
-    assert (
-        "evals/dice.evalset.json [dice]: 6 case(s)" in capsys.readouterr().out
-    )  # found once, not once per loop
+    assert "evals/dice.evalset.json [dice]: 6 case(s)" in capsys.readouterr().out  # found once, not once per loop
     _edit_config(replay, "'**/*.evalset.json'", "'**/*.nothing.json'")
     assert_bad_input(["validate", "--config", str(replay)], example, capsys, "matches no file", seconds=10)
 
@@ -175,9 +192,7 @@ def test_unwritable_outputs_are_refused_before_running(replay, capsys, argv, fra
 )
 def test_github_files_are_checked_before_running(replay, capsys, monkeypatch, variable, value, fragment):
     monkeypatch.setenv(variable, str(replay.parent / value))
-    assert_bad_input(
-        ["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, variable, fragment
-    )
+    assert_bad_input(["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, variable, fragment)
 
 
 # --- eval text and actuals --------------------------------------------------------------------------------------
@@ -285,9 +300,7 @@ def test_actuals_with_an_unknown_schema_version(replay, capsys):
 def test_documented_rejections(replay, capsys, old, new, fragments):
     _edit_config(replay, old, new)
     assert_bad_input(["validate", "--config", str(replay)], replay.parent, capsys, *fragments)
-    assert_bad_input(
-        ["run", "--config", str(replay), "--output", "r.json"], replay.parent, capsys, *fragments
-    )
+    assert_bad_input(["run", "--config", str(replay), "--output", "r.json"], replay.parent, capsys, *fragments)
 
 
 def test_report_template_syntax_error_is_caught_by_validate(replay, capsys):
@@ -301,9 +314,7 @@ def test_report_template_syntax_error_is_caught_by_validate(replay, capsys):
         "comment/comment.md.j2:",
         "template syntax error",
     )
-    assert_bad_input(
-        ["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, "comment.md.j2"
-    )
+    assert_bad_input(["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, "comment.md.j2")
 
 
 def test_yaml_alias_bombs_and_self_references(replay, capsys):
@@ -466,9 +477,7 @@ def test_output_files_follow_the_umask(replay, capsys, umask, mode):
 def test_eval_file_errors_name_files_relative_to_the_config(replay, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the working directory is elsewhere: paths stay relative to the config
     (replay.parent / "evals" / "dice.evalset.json").write_text('{"eval_set_id": "dice", "eval_cases": [}')
-    line = assert_bad_input(
-        ["validate", "--config", str(replay)], tmp_path, capsys, "evals/dice.evalset.json:1"
-    )
+    line = assert_bad_input(["validate", "--config", str(replay)], tmp_path, capsys, "evals/dice.evalset.json:1")
     assert line.startswith("error: evals/dice.evalset.json:1: ")
 
 
@@ -500,9 +509,7 @@ def test_report_template_that_cannot_render_is_caught_by_validate(replay, capsys
 def test_an_unreadable_baseline_is_refused_before_the_agents_run(replay, capsys, make, fragments):
     make(replay.parent / "baseline" / "results.json")
     _edit_config(replay, "agents:\n", "baseline: {store: file, path: baseline/results.json}\nagents:\n")
-    assert_bad_input(
-        ["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, *fragments
-    )
+    assert_bad_input(["ci", "--config", str(replay), "--output-dir", "out"], replay.parent, capsys, *fragments)
 
 
 def test_console_ids_are_cut_in_the_middle_and_agent_text_loses_bidi_controls(replay):
@@ -516,10 +523,7 @@ def test_console_ids_are_cut_in_the_middle_and_agent_text_loses_bidi_controls(re
     cases[1].eval_id = "customer_support_refund_flow_with_a_long_shared_prefix_case_0002"
     cases[1].reason = "the agent said \u202egnp.exe\u202c and \x1b[31mred\x1b[0m"
     table = render_table(results)
-    assert (
-        "customer_support_re…red_prefix_case_0001" in table
-        and "customer_support_re…red_prefix_case_0002" in table
-    )
+    assert "customer_support_re…red_prefix_case_0001" in table and "customer_support_re…red_prefix_case_0002" in table
     assert "\u202e" not in table and "\x1b" not in table
     hostile = "a\u202ab\u202bc\u202cd\u202de\u202ef\u2066g\u2067h\u2068i\u2069j\u200ek\u200fl\u061cm"
     for rendered in (inline(hostile), html_text(hostile), code_block(hostile)):
@@ -581,17 +585,13 @@ def test_a_broken_agent_folder_leaves_no_bytecode_behind(example, capsys, monkey
         shutil.rmtree(cached)
     # as without PYTHONDONTWRITEBYTECODE, which this machine sets
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    assert_bad_input(
-        ["validate", "--config", "eval-gate.yml"], example, capsys, "definitely_not_installed_module"
-    )
+    assert_bad_input(["validate", "--config", "eval-gate.yml"], example, capsys, "definitely_not_installed_module")
 
 
 def test_a_glob_that_would_walk_too_far_is_refused(replay, capsys, monkeypatch):
     from adk_eval_gate.config import globs
 
-    monkeypatch.setattr(
-        globs, "MAX_ENTRIES", 20
-    )  # the real limit, 200 000, stands for a walk of the whole disk
+    monkeypatch.setattr(globs, "MAX_ENTRIES", 20)  # the real limit, 200 000, stands for a walk of the whole disk
     _edit_config(replay, "evalsets: [evals/*.evalset.json]", "evalsets: ['**/*.evalset.json']")
     assert_bad_input(
         ["validate", "--config", str(replay)],

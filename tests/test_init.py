@@ -46,11 +46,7 @@ def _agents(root: Path) -> dict[str, dict]:
 
 
 def _cases(root: Path) -> int:
-    return sum(
-        len(s.file.eval_set.eval_cases)
-        for a in build_plan(root / "eval-gate.yml").agents
-        for s in a.eval_sets
-    )
+    return sum(len(s.file.eval_set.eval_cases) for a in build_plan(root / "eval-gate.yml").agents for s in a.eval_sets)
 
 
 @needs_real
@@ -74,9 +70,7 @@ def test_adk_python_fixtures_agent_folders_holding_their_eval_files(tmp_path, ca
     plan = build_plan(root / "eval-gate.yml")
     planned = sorted(s.file.path for a in plan.agents for s in a.eval_sets)
     assert planned == files
-    nested = next(
-        s for a in plan.agents for s in a.eval_sets if s.file.path.parent.name == "memorizing_past_events"
-    )
+    nested = next(s for a in plan.agents for s in a.eval_sets if s.file.path.parent.name == "memorizing_past_events")
     assert nested.criteria_source.endswith("memorizing_past_events/test_config.json")
     assert "next steps:" in out and "GOOGLE_API_KEY" in out and "pull-requests: write" in out
 
@@ -185,9 +179,7 @@ def test_refuses_to_overwrite_and_needs_an_agent_and_an_eval_file(tmp_path, caps
         json.dumps(
             {
                 "eval_set_id": "x",
-                "eval_cases": [
-                    {"eval_id": "c", "conversation": [{"user_content": {"parts": [{"text": "hi"}]}}]}
-                ],
+                "eval_cases": [{"eval_id": "c", "conversation": [{"user_content": {"parts": [{"text": "hi"}]}}]}],
             }
         )
     )
@@ -201,10 +193,6 @@ def test_refuses_to_overwrite_and_needs_an_agent_and_an_eval_file(tmp_path, caps
     assert _init(root, capsys)[0] == 0
     before = (root / "eval-gate.yml").read_text()
     code, _, err = _init(root, capsys)
-    assert (
-        code == 2
-        and "eval-gate.yml: already exists" in err
-        and (root / "eval-gate.yml").read_text() == before
-    )
+    assert code == 2 and "eval-gate.yml: already exists" in err and (root / "eval-gate.yml").read_text() == before
     # Eval files beside the agent use the agent folder itself.
     assert _agents(root)["my_agent"]["evalsets"] == ["my_agent/x.evalset.json"]

@@ -33,8 +33,11 @@ def example_runs(tmp_path_factory):
 
 
 def compare(results, current, fail_on):
-    return build_comparison(current, LoadOutcome(LoadedBaseline(results, identity_of(results, "branch data: abc"))),
-                            GateSettings(fail_on=fail_on))
+    return build_comparison(
+        current,
+        LoadOutcome(LoadedBaseline(results, identity_of(results, "branch data: abc"))),
+        GateSettings(fail_on=fail_on),
+    )
 
 
 def test_a_gating_regression_is_an_error_annotation_and_the_verdict_line_says_why(example_runs):
@@ -43,14 +46,21 @@ def test_a_gating_regression_is_an_error_annotation_and_the_verdict_line_says_wh
     comparison = compare(results, current, ["regression", "error"])
     assert comparison.verdict == "fail"
     first, second = verdict_lines(comparison, current, comment_url="https://github.com/o/r/pull/7#issuecomment-1")
-    assert re.match(r"adk-eval-gate: FAIL — 1 regression \(hello_world/dice tool_trajectory_avg_score .+\) · "
-                    r"comment: https://github.com/o/r/pull/7#issuecomment-1$", first), first
+    assert re.match(
+        r"adk-eval-gate: FAIL — 1 regression \(hello_world/dice tool_trajectory_avg_score .+\) · "
+        r"comment: https://github.com/o/r/pull/7#issuecomment-1$",
+        first,
+    ), first
     counts = current.summary  # as the results file states them
-    assert second == (f"adk-eval-gate: 6 case(s): {counts.passed} passed, {counts.failed} failed, 0 error(s), 0 not evaluated"
-                      " · baseline: branch data: abc")
+    assert second == (
+        f"adk-eval-gate: 6 case(s): {counts.passed} passed, {counts.failed} failed, 0 error(s), 0 not evaluated"
+        " · baseline: branch data: abc"
+    )
     lines = annotations(current, comparison, config.parent, root)
     errors = [line for line in lines if line.startswith("::error ")]
-    assert len(errors) == 2 and all(line.startswith("::error file=agents/ex/evals/dice.evalset.json,line=") for line in errors)
+    assert len(errors) == 2 and all(
+        line.startswith("::error file=agents/ex/evals/dice.evalset.json,line=") for line in errors
+    )
     assert any("title=roll_6 regressed::tool_trajectory_avg_score" in line for line in errors)
     # the two cases that fail on the base branch too did not gate
     notices = [line for line in lines if line.startswith("::notice ")]
@@ -66,7 +76,10 @@ def test_a_regression_that_does_not_gate_is_a_warning_never_an_error(example_run
     assert not [line for line in lines if line.startswith("::error")]
     assert sum(line.startswith("::warning ") and "regressed (not gating)" in line for line in lines) == 2
     (first, _) = verdict_lines(comparison, current)
-    assert first.startswith("adk-eval-gate: PASS — no failing condition (error)") and "1 regression(s) reported but not gating" in first
+    assert (
+        first.startswith("adk-eval-gate: PASS — no failing condition (error)")
+        and "1 regression(s) reported but not gating" in first
+    )
     assert "comment:" not in first
 
 
@@ -83,10 +96,14 @@ def test_junit_totals_on_the_root_and_paths_from_the_repository_root(example_run
     assert {c.get("file") for c in tree.iter("testcase")} == {"agents/ex/evals/dice.evalset.json"}
 
 
-def test_bad_input_inside_actions_is_an_annotation_and_a_plain_line_elsewhere(example_runs, tmp_path, monkeypatch, capsys):
+def test_bad_input_inside_actions_is_an_annotation_and_a_plain_line_elsewhere(
+    example_runs, tmp_path, monkeypatch, capsys
+):
     config = tmp_path / "team" / "eval-gate.yml"
     config.parent.mkdir()
-    config.write_text("agents:\n  - name: a\n    target: {kind: adk, agent: x}\n    evalsets: [e.json]\n    nmu_runs: 2\n")
+    config.write_text(
+        "agents:\n  - name: a\n    target: {kind: adk, agent: x}\n    evalsets: [e.json]\n    nmu_runs: 2\n"
+    )
     assert main(["validate", "--config", str(config)]) == 2
     plain = capsys.readouterr().err.strip()
     assert plain.startswith(f"error: {config}:5: agents[0].nmu_runs")

@@ -45,13 +45,12 @@ def judge_at(monkeypatch):
     return use
 
 
-def judged_config(
-    example: Path, judge: str = "{retries: 1, cache: null}", criteria: str | None = None
-) -> Path:
+def judged_config(example: Path, judge: str = "{retries: 1, cache: null}", criteria: str | None = None) -> Path:
     config = example / "replay.yml"
     criteria = (
         criteria
-        or "{response_match_score: 0.8, final_response_match_v2: {threshold: 0.5, judge_model_options: {num_samples: 1}}}"
+        or "{response_match_score: 0.8, "
+        "final_response_match_v2: {threshold: 0.5, judge_model_options: {num_samples: 1}}}"
     )
     config.write_text(
         config.read_text().replace("    eval_config: evals/eval_config.json\n", f"    criteria: {criteria}\n")
@@ -78,14 +77,10 @@ def comment_headline(results) -> str:
 
 def assert_errors_gate(results, out: str, cause: str, headline: str) -> None:
     metrics = judged(results)
-    assert {m.status for m in metrics.values()} == {"error"} and {m.cause for m in metrics.values()} == {
-        cause
-    }
+    assert {m.status for m in metrics.values()} == {"error"} and {m.cause for m in metrics.values()} == {cause}
     assert all(m.score is None for m in metrics.values())
     assert all(c.status == "error" for c in results.eval_sets[0].cases)
-    assert (
-        results.eval_sets[0].cases[0].metrics["response_match_score"].score is not None
-    )  # the rest is still scored
+    assert results.eval_sets[0].cases[0].metrics["response_match_score"].score is not None  # the rest is still scored
     assert f"Judged: {headline}" in out
     verdict, top = comment_headline(results)
     assert verdict == "fail" and f"**⚠️ {headline}**" in top
@@ -125,9 +120,7 @@ def test_judge_replies_that_cannot_be_read_are_an_error_that_fails_the_gate(exam
         code, out, results = run(judged_config(example), capsys)
     finally:
         server.close()
-    assert (
-        code == 1 and len(server.requests) == INVOCATIONS
-    )  # a readable answer that says nothing is not retried
+    assert code == 1 and len(server.requests) == INVOCATIONS  # a readable answer that says nothing is not retried
     assert_errors_gate(
         results,
         out,
@@ -138,9 +131,7 @@ def test_judge_replies_that_cannot_be_read_are_an_error_that_fails_the_gate(exam
 
 
 def test_a_judge_nobody_listens_on_is_retried_then_an_error(example, judge_at, capsys):
-    judge_at(
-        f"http://127.0.0.1:{free_port()}"
-    )  # connection refused, whatever HTTP package google-genai runs on
+    judge_at(f"http://127.0.0.1:{free_port()}")  # connection refused, whatever HTTP package google-genai runs on
     _, out, results = run(judged_config(example), capsys)
     assert_errors_gate(
         results,
@@ -148,9 +139,7 @@ def test_a_judge_nobody_listens_on_is_retried_then_an_error(example, judge_at, c
         "judge_unavailable",
         f"{JUDGED_CASES} judged scores missing: {JUDGED_CASES} judge unavailable after 2 attempts",
     )
-    assert re.search(
-        r"judge unavailable after 2 attempts: \w*(Connect|OSError)", judged(results)["roll_6"].reason
-    )
+    assert re.search(r"judge unavailable after 2 attempts: \w*(Connect|OSError)", judged(results)["roll_6"].reason)
 
 
 def test_a_refused_request_is_not_retried_and_is_an_error(example, judge_at, capsys):
@@ -178,9 +167,7 @@ def test_a_bug_in_judging_is_an_internal_error_not_a_quiet_gap(example, judge_at
     templates.mkdir()
     (templates / "final_response_match_v2.j2").write_text("{{ prompt }} {{ no_such_value.field }}\n")
     try:
-        _, out, results = run(
-            judged_config(example, "{retries: 1, cache: null, templates: judge-templates}"), capsys
-        )
+        _, out, results = run(judged_config(example, "{retries: 1, cache: null, templates: judge-templates}"), capsys)
     finally:
         server.close()
     assert not server.requests
@@ -202,15 +189,11 @@ def test_no_credentials_is_a_designed_absence_counted_in_the_headline(example, j
     assert verdict == "pass" and f"**⚠️ {headline}**" in top  # a fork passes, but nobody can miss why
 
 
-def test_a_spent_budget_is_a_designed_absence_and_mixed_causes_are_listed_errors_first(
-    example, judge_at, capsys
-):
+def test_a_spent_budget_is_a_designed_absence_and_mixed_causes_are_listed_errors_first(example, judge_at, capsys):
     server = FakeGemini(lambda prompt: verdict("valid") if "got 5." in prompt else "no label here")
     judge_at(server.url)
     try:
-        _, out, results = run(
-            judged_config(example, "{retries: 0, cache: null, max_calls: 4, concurrency: 1}"), capsys
-        )
+        _, out, results = run(judged_config(example, "{retries: 0, cache: null, max_calls: 4, concurrency: 1}"), capsys)
     finally:
         server.close()
     causes = sorted(m.cause or "scored" for m in judged(results).values())
@@ -266,7 +249,9 @@ def test_an_eval_config_file_is_named_when_its_rubric_criterion_has_none(example
     assert main(["validate", "--config", str(example / "replay.yml")]) == 2
     err = capsys.readouterr().err
     # named as the config names it: relative to the config's directory
-    assert err.startswith("error: evals/eval_config.json: criteria.rubric_based_tool_use_quality_v1.rubrics: no rubrics")
+    assert err.startswith(
+        "error: evals/eval_config.json: criteria.rubric_based_tool_use_quality_v1.rubrics: no rubrics"
+    )
 
 
 def test_no_module_imports_an_http_transport():

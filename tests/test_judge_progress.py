@@ -30,9 +30,7 @@ def test_judge_progress_counts_calls_cache_hits_and_failures(example, tmp_path, 
         lines = []
         for _ in range(2):  # the second run answers every judge call from the cache
             main(["run", "--config", str(config), "--output", str(tmp_path / "r.json")])
-            lines.append(
-                [LINE.search(x).groups() for x in capsys.readouterr().err.splitlines() if LINE.search(x)]
-            )
+            lines.append([LINE.search(x).groups() for x in capsys.readouterr().err.splitlines() if LINE.search(x)])
     finally:
         server.close()
     first, second = lines[0][-1], lines[1][-1]
@@ -80,13 +78,9 @@ def test_print_detailed_results_shows_each_turn_of_each_metric(example, tmp_path
     out = capsys.readouterr().out
     assert "Eval set `dice`, case `roll_12_wrong_golden`: failed" in out
     assert (
-        "Summary: `EvalStatus.FAILED` for Metric: `tool_trajectory_avg_score`. Expected threshold: `1.0`, actual value: `0.0`."
-        in out
+        "Summary: `EvalStatus.FAILED` for Metric: `tool_trajectory_avg_score`. Expected threshold: `1.0`, actual "
+        "value: `0.0`." in out
     )
-    assert (
-        "| EvalStatus.FAILED | 0.0   | 1.0       | Roll a 12 sided die | I rolled a 10 sided die … |" in out
-    )
-    assert (
-        out.count("| EvalStatus.PASSED |") == 2 + 2 + 1
-    )  # dice_then_primes' two turns x two metrics, roll_12's ROUGE
+    assert "| EvalStatus.FAILED | 0.0   | 1.0       | Roll a 12 sided die | I rolled a 10 sided die … |" in out
+    assert out.count("| EvalStatus.PASSED |") == 2 + 2 + 1  # dice_then_primes' two turns x two metrics, roll_12's ROUGE
     assert "Summary: `EvalStatus.INFORMATIONAL` for Metric: `token_usage_v1`" in out

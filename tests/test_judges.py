@@ -29,7 +29,11 @@ SCRIPTS = {
     "delta": ["garbage", '{"is_the_agent_response_valid": maybe', "no label"],
     "echo": [verdict("Valid"), verdict("valid"), verdict("invalid")],
     "foxtrot": ['{"is_the_agent_response_invalid": false}'] * 3,
-    "golf": ['{"reasoning": "x", "is_the_agent_response_valid": "partially valid"}', verdict("almost"), verdict("true")],
+    "golf": [
+        '{"reasoning": "x", "is_the_agent_response_valid": "partially valid"}',
+        verdict("almost"),
+        verdict("true"),
+    ],
 }
 
 
@@ -48,8 +52,10 @@ def gemini_env(monkeypatch):
 
 
 def invocation(answer: str) -> dict:
-    return {"user_content": {"role": "user", "parts": [{"text": "question"}]},
-            "final_response": {"role": "model", "parts": [{"text": answer}]}}
+    return {
+        "user_content": {"role": "user", "parts": [{"text": "question"}]},
+        "final_response": {"role": "model", "parts": [{"text": answer}]},
+    }
 
 
 CASES = [["alpha"], ["bravo"], ["charlie"], ["delta"], ["echo"], ["foxtrot"], ["golf"], ["alpha", "delta", "bravo"]]
@@ -59,8 +65,14 @@ def test_parse_label_matches_adk_on_judge_outputs():
     _parse_critique = adk("evaluation.final_response_match_v2")._parse_critique
     Label = adk("evaluation.llm_as_judge_utils").Label
     outputs = [text for script in SCRIPTS.values() for text in script] + [
-        '"is_the_agent_response_valid": ["valid"]}', '"is_the_agent_response_valid": "valid"', '{"is_the_agent_response_valid": true}',
-        '{"is_the_agent_response_invalid": "invalid"}', '{"is_the_agent_response_valid":\n[\n"invalid"\n]\n}', "", "{}"]
+        '"is_the_agent_response_valid": ["valid"]}',
+        '"is_the_agent_response_valid": "valid"',
+        '{"is_the_agent_response_valid": true}',
+        '{"is_the_agent_response_invalid": "invalid"}',
+        '{"is_the_agent_response_valid":\n[\n"invalid"\n]\n}',
+        "",
+        "{}",
+    ]
     mapping = {Label.VALID: 1.0, Label.INVALID: 0.0, Label.NOT_FOUND: None}
     for text in outputs:
         assert parse_label(text) == mapping[_parse_critique(text)], text
@@ -88,7 +100,9 @@ def test_scores_equal_adks_for_the_same_judge_outputs(gemini_env):
         gemini_env(adk_server)
         criterion = LlmAsAJudgeCriterion(threshold=0.5, judge_model_options={"num_samples": 3})
         for markers, mine in zip(CASES, ours, strict=True):
-            evaluator = FinalResponseMatchV2Evaluator(EvalMetric(metric_name="final_response_match_v2", threshold=0.5, criterion=criterion))
+            evaluator = FinalResponseMatchV2Evaluator(
+                EvalMetric(metric_name="final_response_match_v2", threshold=0.5, criterion=criterion)
+            )
             expected = [AdkInvocation.model_validate(invocation("reference")) for _ in markers]
             actual = [AdkInvocation.model_validate(invocation(f"answer {m}")) for m in markers]
             theirs = asyncio.run(evaluator.evaluate_invocations(actual, expected))
@@ -101,14 +115,29 @@ def test_scores_equal_adks_for_the_same_judge_outputs(gemini_env):
     finally:
         ours_server.close()
         adk_server.close()
-    assert [o and o.score for o in ours] == [1.0, 0.0, 0.0, None, 0.0, 1.0, 0.0, 0.5]  # ties and "partially" count as invalid
+    assert [o and o.score for o in ours] == [
+        1.0,
+        0.0,
+        0.0,
+        None,
+        0.0,
+        1.0,
+        0.0,
+        0.5,
+    ]  # ties and "partially" count as invalid
 
 
 def judged_example(example, extra: str = "") -> object:
     config = example / "replay.yml"
-    config.write_text(config.read_text().replace("    eval_config: evals/eval_config.json\n",
-                      "    criteria: {response_match_score: 0.8, final_response_match_v2: {threshold: 0.5, judge_model_options: {num_samples: 3}}}\n")
-                      + extra)
+    config.write_text(
+        config.read_text().replace(
+            "    eval_config: evals/eval_config.json\n",
+            "    criteria: "
+            "{response_match_score: 0.8, "
+            "final_response_match_v2: {threshold: 0.5, judge_model_options: {num_samples: 3}}}\n",
+        )
+        + extra
+    )
     return config
 
 
@@ -155,9 +184,11 @@ def test_second_identical_run_makes_no_judge_calls_and_an_edit_rejudges_only_its
 def test_a_judge_that_never_answers_is_an_error_that_fails_the_gate_and_others_stay_judged(example, gemini_env):
     server = FakeGemini(prime_judge)
     gemini_env(server)
-    server.faults += [GeminiFault("got 5.", status=429, times=2, headers={"Retry-After": "0"}),   # roll_6 and roll_20: retried
-                      GeminiFault("check whether numbers are prime", status=503, times=100),     # capabilities: never answers
-                      GeminiFault("13, 17 are prime", delay=3.0, times=100)]                      # dice_then_primes turn 2: too slow
+    server.faults += [
+        GeminiFault("got 5.", status=429, times=2, headers={"Retry-After": "0"}),  # roll_6 and roll_20: retried
+        GeminiFault("check whether numbers are prime", status=503, times=100),  # capabilities: never answers
+        GeminiFault("13, 17 are prime", delay=3.0, times=100),
+    ]  # dice_then_primes turn 2: too slow
     try:
         config = judged_example(example, "judge: {retries: 2, timeout: 1, cache: null}\n")
         results = run_plan(build_plan(config), quiet=True)
@@ -173,7 +204,9 @@ def test_a_judge_that_never_answers_is_an_error_that_fails_the_gate_and_others_s
         assert "judge unavailable after 3 attempts" in metric.reason and detail in metric.reason
         # turn 1 of dice_then_primes was judged, but a partly judged criterion is never compared as a score
         assert all(i.score is None for run in metric.runs for i in run.per_invocation)
-        assert cases[eval_id].status == "error" and "final_response_match_v2: judge unavailable" in cases[eval_id].reason
+        assert (
+            cases[eval_id].status == "error" and "final_response_match_v2: judge unavailable" in cases[eval_id].reason
+        )
     assert cases["capabilities"].metrics["response_match_score"].score is not None  # deterministic criteria unaffected
     assert results.summary.error == 2
 
@@ -221,7 +254,10 @@ def test_token_budget_prices_and_cost(example, gemini_env):
     server = FakeGemini(prime_judge)
     gemini_env(server)
     try:
-        extra = "judge: {max_tokens: 2000, concurrency: 2, cache: null, prices: {gemini-2.5-flash: {input: 1.0, output: 10.0}}}\n"
+        extra = (
+            "judge: {max_tokens: 2000, concurrency: 2, cache: null, "
+            "prices: {gemini-2.5-flash: {input: 1.0, output: 10.0}}}\n"
+        )
         results = run_plan(build_plan(judged_example(example, extra)), quiet=True)
     finally:
         server.close()
@@ -256,10 +292,15 @@ def test_a_template_override_changes_the_prompt_and_misses_the_cache(example, ge
         assert len(server.requests) == 21
         overrides = example / "prompts"
         overrides.mkdir()
-        builtin = (Path(__file__).parents[1] / "src/adk_eval_gate/criteria/templates/final_response_match_v2.j2").read_text()
+        builtin = (
+            Path(__file__).parents[1] / "src/adk_eval_gate/criteria/templates/final_response_match_v2.j2"
+        ).read_text()
         (overrides / "final_response_match_v2.j2").write_text("Our house rules: be strict.\n" + builtin)
-        config.write_text(config.read_text().replace("judge: {", "judge: {templates: prompts, ") if "judge: {" in config.read_text()
-                          else "judge: {templates: prompts}\n" + config.read_text())
+        config.write_text(
+            config.read_text().replace("judge: {", "judge: {templates: prompts, ")
+            if "judge: {" in config.read_text()
+            else "judge: {templates: prompts}\n" + config.read_text()
+        )
         again = run_plan(build_plan(config), quiet=True)
     finally:
         server.close()

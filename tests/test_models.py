@@ -23,7 +23,10 @@ CAMEL = {
     "invocationId": "i1",
     "userContent": {"role": "user", "parts": [{"text": "hi"}]},
     "finalResponse": {"role": "model", "parts": [{"text": "yo"}]},
-    "intermediateData": {"toolUses": [{"name": "t", "args": {"a": 1}}], "intermediateResponses": [["sub", [{"text": "x"}]]]},
+    "intermediateData": {
+        "toolUses": [{"name": "t", "args": {"a": 1}}],
+        "intermediateResponses": [["sub", [{"text": "x"}]]],
+    },
 }
 
 
@@ -37,10 +40,25 @@ def test_camel_case_in_snake_case_out():
 
 def test_intermediate_data_union_resolves_like_adk():
     empty = Invocation.model_validate({"user_content": {"parts": [{"text": "q"}]}, "intermediate_data": {}})
-    events = Invocation.model_validate({"user_content": {"parts": [{"text": "q"}]}, "intermediate_data": {"invocation_events": [
-        {"author": "a", "content": {"parts": [{"function_call": {"name": "t", "args": {}}},
-                                              {"function_response": {"name": "t", "response": {"result": 1}}}]},
-         "invocationIndex": 3}]}})
+    events = Invocation.model_validate(
+        {
+            "user_content": {"parts": [{"text": "q"}]},
+            "intermediate_data": {
+                "invocation_events": [
+                    {
+                        "author": "a",
+                        "content": {
+                            "parts": [
+                                {"function_call": {"name": "t", "args": {}}},
+                                {"function_response": {"name": "t", "response": {"result": 1}}},
+                            ]
+                        },
+                        "invocationIndex": 3,
+                    }
+                ]
+            },
+        }
+    )
     assert isinstance(empty.intermediate_data, IntermediateData)
     assert isinstance(events.intermediate_data, InvocationEvents)  # the web UI's extra keys are ignored, as in ADK
     assert [c.name for c in tool_calls(events.intermediate_data)] == ["t"]
@@ -49,8 +67,13 @@ def test_intermediate_data_union_resolves_like_adk():
 
 
 def test_eval_set_level_rules_match_adk():
-    data = {"eval_set_id": "s", "unknown_top_level": 1, "eval_cases": [
-        {"eval_id": "c", "extra_case_field": True, "conversation": [{"user_content": {"parts": [{"text": "q"}]}}]}]}
+    data = {
+        "eval_set_id": "s",
+        "unknown_top_level": 1,
+        "eval_cases": [
+            {"eval_id": "c", "extra_case_field": True, "conversation": [{"user_content": {"parts": [{"text": "q"}]}}]}
+        ],
+    }
     ours = EvalSet.model_validate(data)
     theirs = adk("evaluation.eval_set").EvalSet.model_validate_json(json.dumps(data))
     assert ours.eval_cases[0].eval_id == theirs.eval_cases[0].eval_id

@@ -24,11 +24,11 @@ from adk_eval_gate.results.models import ResultsFile
 from .conftest import EXAMPLE
 
 SIDES = (4, 6, 8, 10, 12, 20, 30, 50, 64, 100)
-ROLL_BRANCH = '''            call = types.FunctionCall(name="roll_die", args={"sides": int(match.group(1))})
-            yield _response(types.Part(function_call=call))'''
+ROLL_BRANCH = """            call = types.FunctionCall(name="roll_die", args={"sides": int(match.group(1))})
+            yield _response(types.Part(function_call=call))"""
 # the same answer, but made up without calling the tool
-NO_TOOL = '''            sides = int(match.group(1))
-            yield _response(types.Part(text=f"I rolled a {sides} sided die and got {roll_die(sides)}."))'''
+NO_TOOL = """            sides = int(match.group(1))
+            yield _response(types.Part(text=f"I rolled a {sides} sided die and got {roll_die(sides)}."))"""
 
 
 def project(root, broken: bool):
@@ -40,11 +40,16 @@ def project(root, broken: bool):
     (root / "hello_world" / "agent.py").write_text(source.replace(ROLL_BRANCH, NO_TOOL) if broken else source)
     (root / "tests").mkdir()
     for sides in SIDES:
-        turn = {"query": f"Roll a {sides} sided die", "expected_tool_use": [{"tool_name": "roll_die", "tool_input": {"sides": sides}}],
-                "reference": f"I rolled a {sides} sided die and got {random.Random(sides).randint(1, sides)}."}
+        turn = {
+            "query": f"Roll a {sides} sided die",
+            "expected_tool_use": [{"tool_name": "roll_die", "tool_input": {"sides": sides}}],
+            "reference": f"I rolled a {sides} sided die and got {random.Random(sides).randint(1, sides)}.",
+        }
         (root / "tests" / f"roll_{sides}.test.json").write_text(json.dumps([turn]))
-    (root / "eval-gate.yml").write_text("agents:\n  - name: dice\n    target: {kind: adk, agent: hello_world}\n"
-                                        "    evalsets: [tests/*.test.json]\n    num_runs: 1\n")
+    (root / "eval-gate.yml").write_text(
+        "agents:\n  - name: dice\n    target: {kind: adk, agent: hello_world}\n"
+        "    evalsets: [tests/*.test.json]\n    num_runs: 1\n"
+    )
     return root / "eval-gate.yml"
 
 
@@ -83,7 +88,7 @@ def test_ten_one_case_files_that_all_broke_fail_the_gate_through_the_pooled_verd
     trajectory = pooled["tool_trajectory_avg_score"]
     assert trajectory.verdict == "regressed" and trajectory.gating
     assert trajectory.eval_sets_compared == 10 and trajectory.cases_compared == 10
-    assert trajectory.p_value == pytest.approx(2 ** -10)  # exact: every sign flip of ten one-sample cases
+    assert trajectory.p_value == pytest.approx(2**-10)  # exact: every sign flip of ten one-sample cases
     assert "exact" in trajectory.reason and "10 cases in 10 eval sets" in trajectory.reason
     assert comparison.gate.failures[0].startswith("regression: dice (all 10 eval sets) tool_trajectory_avg_score")
     # no eval set alone could have shown it, and each says so and where it counts
@@ -91,14 +96,20 @@ def test_ten_one_case_files_that_all_broke_fail_the_gate_through_the_pooled_verd
     assert {s.verdict for s in sets} == {"inconclusive"} and not any(s.gating for s in sets)
     assert all("at best p = 0.5" in s.reason and "counted in the pooled verdict" in s.reason for s in sets)
     rows = [r for r in comparison.rows if r.criterion == "tool_trajectory_avg_score"]
-    assert all(r.verdict == "inconclusive" and "not enough evidence alone" in r.reason
-               and "counted in the eval-set and pooled verdicts" in r.reason for r in rows)
+    assert all(
+        r.verdict == "inconclusive"
+        and "not enough evidence alone" in r.reason
+        and "counted in the eval-set and pooled verdicts" in r.reason
+        for r in rows
+    )
     # console: verdict first, pooled line before the eval-set lines, the cases behind it listed
     lines = printed.splitlines()
     assert lines[0].startswith("Gate: FAIL")
-    pooled_line = next(i for i, line in enumerate(lines) if "dice (all 10 eval sets) tool_trajectory_avg_score: REGRESSED" in line)
+    pooled_line = next(
+        i for i, line in enumerate(lines) if "dice (all 10 eval sets) tool_trajectory_avg_score: REGRESSED" in line
+    )
     assert pooled_line < next(i for i, line in enumerate(lines) if line.startswith("  dice/roll_"))
-    behind = lines[lines.index("Cases behind the regressions:") + 1:]
+    behind = lines[lines.index("Cases behind the regressions:") + 1 :]
     assert sum("tool_trajectory_avg_score" in line for line in behind) == 10
 
 
@@ -107,9 +118,12 @@ def test_the_comment_puts_the_pooled_row_first_and_agrees_with_the_gate(runs, tm
     results = ResultsFile.model_validate_json(runs["broken"].read_text())
     markdown = render_report(comparison, results, {})
     assert markdown.startswith("## ❌ adk-eval-gate failed")
-    table = markdown[markdown.index("| Agent / eval set"):]
+    table = markdown[markdown.index("| Agent / eval set") :]
     first_row = table.splitlines()[2]
-    assert first_row.startswith("| **dice / all 10 eval sets** | tool\\_trajectory\\_avg\\_score") and "🔴 regressed" in first_row
+    assert (
+        first_row.startswith("| **dice / all 10 eval sets** | tool\\_trajectory\\_avg\\_score")
+        and "🔴 regressed" in first_row
+    )
     assert "### Cases behind the regressions (10)" in markdown
     assert "Case drops that did not fail the gate" not in markdown
 
@@ -176,7 +190,7 @@ def _gate(eval_sets, alpha=0.01):
 
 def test_tests_that_can_never_reject_do_not_dilute_the_family():
     pooled, *sets = _gate([[([1.0], [0.0])]] * 10)
-    assert pooled.verdict == "regressed" and pooled.p_value == pytest.approx(2 ** -10)  # family of one
+    assert pooled.verdict == "regressed" and pooled.p_value == pytest.approx(2**-10)  # family of one
     assert {s.verdict for s in sets} == {"inconclusive"} and all("at best p = 0.5" in s.reason for s in sets)
     # eval sets that could reject stay in the family, even unchanged: ten of them make Holm multiply by 11
     steady = [([1.0, 0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0, 1.0])] * 3
@@ -194,7 +208,11 @@ def test_no_change_rarely_fails_many_small_eval_sets(cases, runs):
         sets = []
         for _ in range(10):
             rates = [rng.choice([0.2, 0.6, 0.9, 0.99]) for _ in range(cases)]
-            sets.append([([float(rng.random() < r) for _ in range(runs)], [float(rng.random() < r) for _ in range(runs)])
-                         for r in rates])
+            sets.append(
+                [
+                    ([float(rng.random() < r) for _ in range(runs)], [float(rng.random() < r) for _ in range(runs)])
+                    for r in rates
+                ]
+            )
         alarms += any(row.verdict == "regressed" for row in _gate(sets))
     assert alarms / 400 <= 0.01 + 3 * (0.01 * 0.99 / 400) ** 0.5

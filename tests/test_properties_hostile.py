@@ -67,9 +67,7 @@ hostile_scalars = st.sampled_from(
 )
 hostile_values = st.recursive(
     hostile_scalars | st.text(max_size=12) | st.integers(),
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
-    ),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
     max_leaves=8,
 )
 
@@ -125,9 +123,7 @@ def test_broken_configs(capsys, change):
 
 @PROPERTIES
 @given(
-    st.sampled_from(
-        ["evals/dice.evalset.json", "evals/eval_config.json", "recorded/dice.evalset_result.json"]
-    ),
+    st.sampled_from(["evals/dice.evalset.json", "evals/eval_config.json", "recorded/dice.evalset_result.json"]),
     mutation,
 )
 def test_broken_eval_sets_eval_configs_and_actuals(capsys, file, change):
@@ -168,9 +164,7 @@ def test_broken_results_and_baselines(capsys, as_baseline, change):
         (root / "tampered.json").write_text(json.dumps(replace_at(data, *change)))
         good = "baseline/results.json"
         results, baseline = (good, "tampered.json") if as_baseline else ("tampered.json", good)
-        assert_rule(
-            ["compare", "--results", results, "--baseline", baseline, "--output", "c.json"], root, capsys
-        )
+        assert_rule(["compare", "--results", results, "--baseline", baseline, "--output", "c.json"], root, capsys)
         assert_rule(
             ["merge", "tampered.json", "--config", "eval-gate.yml", "--output-dir", "out", "--no-comment"],
             root,

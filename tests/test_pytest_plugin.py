@@ -18,9 +18,7 @@ from tests.conftest import FAULTY_AGENT, ROOT
 
 
 def _installed_entry_point() -> bool:
-    return any(
-        ep.value == "adk_eval_gate.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11")
-    )
+    return any(ep.value == "adk_eval_gate.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
 
 
 def _pytest(cwd: Path, *args: str, extra_path: str | None = None) -> subprocess.CompletedProcess:
@@ -121,18 +119,14 @@ def test_errored_and_not_evaluated_cases(tmp_path):
     assert "run 1 errored:" in done.stdout and "model exploded" in done.stdout
     assert "SKIPPED" in done.stdout and "not evaluated" in done.stdout
     # A config that gates on not-evaluated cases fails them instead of skipping them.
-    config.write_text(
-        "gate: {fail_on: [error, not_evaluated]}\n" + base.replace("{{", "{").replace("}}", "}")
-    )
+    config.write_text("gate: {fail_on: [error, not_evaluated]}\n" + base.replace("{{", "{").replace("}}", "}"))
     done = _pytest(tmp_path, "--eval-gate", str(config))
     assert "2 failed" in done.stdout, done.stdout
 
 
 def test_a_bad_config_is_one_usage_line(tmp_path):
     config = tmp_path / "eval-gate.yml"
-    config.write_text(
-        "agents:\n  - name: a\n    target: {kind: adk, agent: nowhere}\n    evalsets: [x.json]\n"
-    )
+    config.write_text("agents:\n  - name: a\n    target: {kind: adk, agent: nowhere}\n    evalsets: [x.json]\n")
     done = _pytest(tmp_path, "--eval-gate", str(config))
     assert done.returncode == 4
     assert "ERROR: --eval-gate: " in done.stderr and "does not exist" in done.stderr
@@ -142,9 +136,7 @@ def test_a_bad_config_is_one_usage_line(tmp_path):
 def test_without_the_option_the_plugin_adds_nothing(example):
     (example / "test_plain.py").write_text("def test_plain():\n    pass\n")
     done = _pytest(example, "test_plain.py")
-    assert done.returncode == 0 and "1 passed" in done.stdout and "adk-eval-gate" not in done.stdout, (
-        done.stdout
-    )
+    assert done.returncode == 0 and "1 passed" in done.stdout and "adk-eval-gate" not in done.stdout, done.stdout
 
 
 XDIST = importlib.util.find_spec("xdist") is not None

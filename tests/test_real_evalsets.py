@@ -17,7 +17,9 @@ REAL = Path(__file__).resolve().parents[2] / "shared" / "reference" / "real-eval
 FILES = sorted(p for p in REAL.rglob("*.json") if p.name != "test_config.json")
 
 # The corpus lives beside the repository in CI (../shared); a user's clone has nothing beside it.
-pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason=f"the real eval-file corpus is not beside this clone ({REAL})")
+pytestmark = pytest.mark.skipif(
+    not REAL.is_dir(), reason=f"the real eval-file corpus is not beside this clone ({REAL})"
+)
 
 
 def test_corpus_is_present():
@@ -27,7 +29,9 @@ def test_corpus_is_present():
 def _adk_eval_set(path: Path):
     """ADK's loader for the file: AgentEvaluator's (EvalSet or flat turns), else `adk eval`'s (named list)."""
     try:
-        return AgentEvaluator._load_eval_set_from_file(str(path), AgentEvaluator.find_config_for_test_file(str(path)), {})
+        return AgentEvaluator._load_eval_set_from_file(
+            str(path), AgentEvaluator.find_config_for_test_file(str(path)), {}
+        )
     except ValueError:
         return load_eval_set_from_file(str(path), path.name)
 
@@ -59,7 +63,9 @@ def test_loads_like_adk(path):
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(REAL)))
 def test_criteria_come_from_the_test_config_beside_the_file(path, tmp_path):
     config = tmp_path / "gate.yml"
-    config.write_text(f"agents:\n  - name: a\n    target: {{kind: replay, actuals: '{path}'}}\n    evalsets: ['{path}']\n")
+    config.write_text(
+        f"agents:\n  - name: a\n    target: {{kind: replay, actuals: '{path}'}}\n    evalsets: ['{path}']\n"
+    )
     plan = build_plan(config)
     eval_set = plan.agents[0].eval_sets[0]
     adk_config = AgentEvaluator.find_config_for_test_file(str(path))
@@ -75,8 +81,10 @@ def test_replaying_expected_as_actual_scores_perfect_trajectories(tmp_path):
 
     for path in FILES:
         config = tmp_path / "gate.yml"
-        config.write_text(f"agents:\n  - name: a\n    target: {{kind: replay, actuals: '{path}'}}\n    evalsets: ['{path}']\n"
-                          "    criteria: {tool_trajectory_avg_score: 1.0}\n")
+        config.write_text(
+            f"agents:\n  - name: a\n    target: {{kind: replay, actuals: '{path}'}}\n    evalsets: ['{path}']\n"
+            "    criteria: {tool_trajectory_avg_score: 1.0}\n"
+        )
         results = run_plan(build_plan(config))
         case = results.eval_sets[0].cases[0]
         assert case.metrics["tool_trajectory_avg_score"].score == 1.0, path

@@ -88,9 +88,7 @@ def test_every_shipped_pin_names_the_version():
     for path in [*ROOT.glob("examples/workflows/*.yml"), ROOT / "README.md", *ROOT.glob("docs/*.md")]:
         text = path.read_text()
         uses += re.findall(r"uses:\s*[\w.-]+/adk-eval-gate@([\w.-]+)", text)
-        installs += [
-            line for line in text.splitlines() if re.search(r"pip install .*adk-eval-gate(?![\w-])", line)
-        ]
+        installs += [line for line in text.splitlines() if re.search(r"pip install .*adk-eval-gate(?![\w-])", line)]
     assert uses and installs
     assert set(uses) <= {f"v{MAJOR}", f"v{VERSION}"}, uses
     for line in installs:
@@ -104,7 +102,8 @@ def test_every_shipped_pin_names_the_version():
             "action.yml",
             f"adk-eval-gate:{VERSION}",
             "adk-eval-gate:0.0.1",
-            f"runs.image: is docker://ghcr.io/adk-eval-gate/adk-eval-gate:0.0.1, a released action must run the prebuilt "
+            "runs.image: is docker://ghcr.io/adk-eval-gate/adk-eval-gate:0.0.1, a released action must run the "
+            "prebuilt "
             f"image; write image: 'docker://ghcr.io/adk-eval-gate/adk-eval-gate:{VERSION}'",
         ),
         (
@@ -123,7 +122,8 @@ def test_every_shipped_pin_names_the_version():
             "examples/workflows/eval-gate-shards.yml",
             f'"adk-eval-gate[adk]=={VERSION}"',
             '"adk-eval-gate[adk]>=0.1"',
-            f"pip install adk-eval-gate[adk]>=0.1: not pinned to the released version; write adk-eval-gate[adk]=={VERSION}",
+            "pip install adk-eval-gate[adk]>=0.1: not pinned to the released version; write "
+            f"adk-eval-gate[adk]=={VERSION}",
         ),
         (
             "examples/workflows/eval-gate-pr.yml",
@@ -155,8 +155,7 @@ def test_a_tag_that_is_not_the_version_publishes_nothing(shipped):
     done = release_check(shipped, "--tag", "v9.9.9")
     assert done.returncode == 1
     assert (
-        f"__version__: is {VERSION} but the tag is v9.9.9; bump __version__ to 9.9.9 or tag v{VERSION}"
-        in done.stderr
+        f"__version__: is {VERSION} but the tag is v9.9.9; bump __version__ to 9.9.9 or tag v{VERSION}" in done.stderr
     )
     # A fork releasing under its own owner must point action.yml at its own image first.
     done = release_check(shipped, "--tag", f"v{VERSION}", "--owner", "SomeFork")
@@ -176,9 +175,7 @@ def test_the_release_workflow_publishes_that_version_everywhere():
     assert "tools/release_check.py --tag" in check_runs
     # Nothing is published before the check passed; the vX tag moves only once the image and PyPI are done.
     assert jobs["dist"]["needs"] == "check"
-    assert {"check", "dist"} <= set(jobs["image"]["needs"]) and {"image", "dist"} <= set(
-        jobs["pypi"]["needs"]
-    )
+    assert {"check", "dist"} <= set(jobs["image"]["needs"]) and {"image", "dist"} <= set(jobs["pypi"]["needs"])
     assert {"image", "pypi"} <= set(jobs["tag"]["needs"])
 
     dist_runs = " ".join(step.get("run", "") for step in steps_of(jobs["dist"]))
@@ -187,15 +184,11 @@ def test_the_release_workflow_publishes_that_version_everywhere():
     pypi = jobs["pypi"]
     assert pypi["permissions"] == {"id-token": "write"} and pypi["environment"]["name"] == "pypi"
     assert any(step.get("uses", "").startswith("pypa/gh-action-pypi-publish@") for step in steps_of(pypi))
-    assert not any(
-        "password" in step.get("with", {}) for step in steps_of(pypi)
-    )  # trusted publishing, no token
+    assert not any("password" in step.get("with", {}) for step in steps_of(pypi))  # trusted publishing, no token
 
     image = jobs["image"]
     assert image["permissions"]["packages"] == "write"
-    builds = [
-        step for step in steps_of(image) if step.get("uses", "").startswith("docker/build-push-action@")
-    ]
+    builds = [step for step in steps_of(image) if step.get("uses", "").startswith("docker/build-push-action@")]
     assert [step["with"]["file"] for step in builds] == ["Dockerfile.base", "Dockerfile"]
     final = builds[1]["with"]
     assert final["push"] is True and final["build-args"] == "BASE_IMAGE=${{ env.BASE }}:${{ env.VERSION }}"
@@ -208,8 +201,7 @@ def test_the_release_workflow_publishes_that_version_everywhere():
 
     tag = jobs["tag"]
     assert (
-        tag["permissions"] == {"contents": "write"}
-        and tag["env"]["MAJOR_TAG"] == "v${{ needs.check.outputs.major }}"
+        tag["permissions"] == {"contents": "write"} and tag["env"]["MAJOR_TAG"] == "v${{ needs.check.outputs.major }}"
     )
     tag_runs = " ".join(step.get("run", "") for step in steps_of(tag))
     assert (
@@ -229,9 +221,7 @@ def test_the_version_outputs_the_release_computes(tmp_path):
         "OWNER": "Adk-Eval-Gate",
         "GITHUB_OUTPUT": str(output),
     }
-    done = subprocess.run(
-        ["bash", "-e", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert output.read_text().splitlines() == [
         f"version={VERSION}",
@@ -240,21 +230,15 @@ def test_the_version_outputs_the_release_computes(tmp_path):
         "owner=adk-eval-gate",
     ]
     env["TAG"] = "v0.0.0"
-    assert (
-        subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, env=env, capture_output=True).returncode != 0
-    )
+    assert subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, env=env, capture_output=True).returncode != 0
 
 
 def test_the_github_release_notes_are_the_versions_changelog_section(tmp_path):
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
-    (script,) = [
-        step["run"] for step in steps_of(workflow["jobs"]["tag"]) if "CHANGELOG.md" in step.get("run", "")
-    ]
+    (script,) = [step["run"] for step in steps_of(workflow["jobs"]["tag"]) if "CHANGELOG.md" in step.get("run", "")]
     (awk,) = [line for line in script.splitlines() if line.startswith("awk ")]
     shutil.copy(ROOT / "CHANGELOG.md", tmp_path / "CHANGELOG.md")
-    done = subprocess.run(
-        ["bash", "-e", "-c", awk], cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "VERSION": VERSION}
-    )
+    done = subprocess.run(["bash", "-e", "-c", awk], cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "VERSION": VERSION})
     assert done.returncode == 0
     notes = (tmp_path / "notes.md").read_text()
     changelog = (ROOT / "CHANGELOG.md").read_text()

@@ -137,10 +137,17 @@ def test_evalset_shaped_actuals_and_results_file_round_trip(example, tmp_path):
     config.write_text(config.read_text().replace(HISTORY, str(out)))
     again = run_plan(build_plan(config))
     first = json.loads(out.read_text())
-    assert [c.model_dump()["metrics"] for c in again.eval_sets[0].cases] == [c["metrics"] for c in first["eval_sets"][0]["cases"]]
+    assert [c.model_dump()["metrics"] for c in again.eval_sets[0].cases] == [
+        c["metrics"] for c in first["eval_sets"][0]["cases"]
+    ]
     # An evalset-shaped file of actual invocations works too.
-    actual_set = {"eval_set_id": "whatever", "eval_cases": [
-        {"eval_id": c["eval_id"], "conversation": c["runs"][0]["actual_invocations"]} for c in first["eval_sets"][0]["cases"]]}
+    actual_set = {
+        "eval_set_id": "whatever",
+        "eval_cases": [
+            {"eval_id": c["eval_id"], "conversation": c["runs"][0]["actual_invocations"]}
+            for c in first["eval_sets"][0]["cases"]
+        ],
+    }
     (example / "actual.evalset.json").write_text(json.dumps(actual_set))
     config.write_text(config.read_text().replace(str(out), "actual.evalset.json"))
     assert run_plan(build_plan(config)).summary.passed == 4

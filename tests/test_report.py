@@ -16,8 +16,10 @@ from adk_eval_gate.report.markdown import BUDGET, render_report
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 
-HOSTILE = ("@octocat please merge <script>alert(1)</script> <img src=x onerror=alert(1)> | a | b | "
-           "```\n# heading\n``` [click](javascript:alert(1)) ![x](http://evil/x.png) $x^2$ <details><summary>boo")
+HOSTILE = (
+    "@octocat please merge <script>alert(1)</script> <img src=x onerror=alert(1)> | a | b | "
+    "```\n# heading\n``` [click](javascript:alert(1)) ![x](http://evil/x.png) $x^2$ <details><summary>boo"
+)
 
 
 def html_of(markdown: str) -> str:
@@ -37,9 +39,11 @@ def hostile_run(example):
     for run in range(5):
         (example / f"hostile{run}.evalset.json").write_text(json.dumps(actual))
     (example / "hostile.yml").write_text(
-        "agents:\n  - name: hello_world\n    target: {kind: replay, actuals: [" +
-        ", ".join(f"hostile{run}.evalset.json" for run in range(5)) + "]}\n"
-        "    evalsets: [evals/dice.evalset.json]\n    eval_config: evals/eval_config.json\n    num_runs: 5\n")
+        "agents:\n  - name: hello_world\n    target: {kind: replay, actuals: ["
+        + ", ".join(f"hostile{run}.evalset.json" for run in range(5))
+        + "]}\n"
+        "    evalsets: [evals/dice.evalset.json]\n    eval_config: evals/eval_config.json\n    num_runs: 5\n"
+    )
     config = example / "eval-gate.yml"
     config.write_text(config.read_text().replace("num_runs: 1", "num_runs: 5"))
     baseline = run_plan(build_plan(config), quiet=True)
@@ -53,11 +57,19 @@ def hostile_run(example):
 
 def test_hostile_agent_text_stays_inert_and_the_layout_holds(example):
     comparison, current, plan = hostile_run(example)
-    markdown = render_report(comparison, current, plan.expected_cases(), run_url="https://github.com/o/r/actions/runs/1")
+    markdown = render_report(
+        comparison, current, plan.expected_cases(), run_url="https://github.com/o/r/actions/runs/1"
+    )
     assert "roll\\_6" in markdown and "Cases behind the regressions" in markdown and "first divergence" in markdown
     html = html_of(markdown)
-    assert "<script" not in html and "<img" not in html and "javascript:" not in re.sub(r"<code>.*?</code>", "", html, flags=re.S)
-    assert not re.search(r"(?<![\w`])@(octocat|team)\b", re.sub(r"<pre>.*?</pre>|<code>.*?</code>", "", html, flags=re.S))
+    assert (
+        "<script" not in html
+        and "<img" not in html
+        and "javascript:" not in re.sub(r"<code>.*?</code>", "", html, flags=re.S)
+    )
+    assert not re.search(
+        r"(?<![\w`])@(octocat|team)\b", re.sub(r"<pre>.*?</pre>|<code>.*?</code>", "", html, flags=re.S)
+    )
     outside_fences = re.sub(r"^(`{3,}).*?^\1$", "", markdown, flags=re.S | re.M)
     assert html.count("<details>") == html.count("</details>") == outside_fences.count("<details>") >= 2
     assert outside_fences.count("<details>") == outside_fences.count("</details>")

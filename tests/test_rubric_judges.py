@@ -30,8 +30,10 @@ from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from .fake_gemini import FakeGemini, cycling
 from .test_judges import gemini_env  # noqa: F401  (fixture)
 
-RUBRICS = [{"rubric_id": "concise", "rubric_content": {"text_property": "The response is concise."}},
-           {"rubric_id": "polite", "rubric_content": {"text_property": "The response is “polite”."}}]
+RUBRICS = [
+    {"rubric_id": "concise", "rubric_content": {"text_property": "The response is concise."}},
+    {"rubric_id": "polite", "rubric_content": {"text_property": "The response is “polite”."}},
+]
 
 
 def block(rubric_id: str | None, prop: str, verdict: str) -> str:
@@ -41,24 +43,44 @@ def block(rubric_id: str | None, prop: str, verdict: str) -> str:
 
 def test_parser_and_normaliser_match_adk():
     rng = random.Random(9)
-    pieces = [block("concise", "The response is concise.", "yes"), block(None, "**the response is \"polite\".**", "No."),
-              block("polite", "whatever", "unknown"), "Property: dangling\n", "Verdict: yes\n", "Rationale: r\n",
-              block("x", "Other", "**Verdict:** yes"), "  ID: spaced\n  Property: p\nRationale: r\nVerdict: YES\n", "noise\n"]
+    pieces = [
+        block("concise", "The response is concise.", "yes"),
+        block(None, '**the response is "polite".**', "No."),
+        block("polite", "whatever", "unknown"),
+        "Property: dangling\n",
+        "Verdict: yes\n",
+        "Rationale: r\n",
+        block("x", "Other", "**Verdict:** yes"),
+        "  ID: spaced\n  Property: p\nRationale: r\nVerdict: YES\n",
+        "noise\n",
+    ]
     adk = DefaultAutoRaterResponseParser()
     for _ in range(500):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 5)))
         theirs = [(r.rubric_id, r.property_text, r.rationale, r.score) for r in adk.parse(text)]
         mine = [(v.rubric_id, v.property_text, v.rationale, v.score) for v in ours.parse(text)]
         assert mine == theirs, text
-    for text in ["The response is “polite”.", "  **`#> -• The  response\tis concise.'\" ", "ＦＵＬＬＷＩＤＴＨ", None, 3]:
+    for text in [
+        "The response is “polite”.",
+        "  **`#> -• The  response\tis concise.'\" ",
+        "ＦＵＬＬＷＩＤＴＨ",
+        None,
+        3,
+    ]:
         assert ours.normalize(text) == _normalize_text(text)
 
 
 SAMPLES = {
-    "one": [block("concise", "x", "yes") + block("polite", "x", "yes"), block("concise", "x", "no") + block("polite", "x", "yes"),
-            block("concise", "x", "yes") + block("polite", "x", "no")],
-    "two": [block(None, "The response is concise.", "no") + block(None, "the response is \"polite\".", "yes"),
-            block("concise", "x", "yes"), "garbage without verdicts"],
+    "one": [
+        block("concise", "x", "yes") + block("polite", "x", "yes"),
+        block("concise", "x", "no") + block("polite", "x", "yes"),
+        block("concise", "x", "yes") + block("polite", "x", "no"),
+    ],
+    "two": [
+        block(None, "The response is concise.", "no") + block(None, 'the response is "polite".', "yes"),
+        block("concise", "x", "yes"),
+        "garbage without verdicts",
+    ],
     "three": [block("concise", "x", "yes"), block("concise", "x", "no"), block("polite", "x", "maybe")],
 }
 
@@ -69,9 +91,11 @@ def scripted() -> FakeGemini:
 
 def inv(answer: str, rubrics=None) -> dict:
     marker = answer.split()[-1]
-    data = {"user_content": {"role": "user", "parts": [{"text": f"question {marker}"}]},
-            "final_response": {"role": "model", "parts": [{"text": answer}]},
-            "intermediate_data": {"tool_uses": [{"name": "roll_die", "args": {"sides": 6}}]}}
+    data = {
+        "user_content": {"role": "user", "parts": [{"text": f"question {marker}"}]},
+        "final_response": {"role": "model", "parts": [{"text": answer}]},
+        "intermediate_data": {"tool_uses": [{"name": "roll_die", "args": {"sides": 6}}]},
+    }
     if rubrics:
         data["rubrics"] = rubrics
     return data
@@ -80,8 +104,10 @@ def inv(answer: str, rubrics=None) -> dict:
 def test_rubric_scores_equal_adks(gemini_env):  # noqa: F811
     cases = [["one"], ["two"], ["three"], ["one", "two", "three"]]
     scores = {}
-    for adk_class, our_scorer in ((RubricBasedFinalResponseQualityV1Evaluator, ours.score_final_response_quality),
-                                  (RubricBasedToolUseV1Evaluator, ours.score_tool_use_quality)):
+    for adk_class, our_scorer in (
+        (RubricBasedFinalResponseQualityV1Evaluator, ours.score_final_response_quality),
+        (RubricBasedToolUseV1Evaluator, ours.score_tool_use_quality),
+    ):
         mine_server, adk_server = scripted(), scripted()
         try:
             gemini_env(mine_server)
@@ -93,8 +119,11 @@ def test_rubric_scores_equal_adks(gemini_env):  # noqa: F811
                 data = ScoringInput(EvalCase(eval_id="c", conversation=actual), actual, actual)
                 mine.append(asyncio.run(our_scorer(data, options, client)))
             gemini_env(adk_server)
-            criterion = RubricsBasedCriterion(threshold=0.5, rubrics=[AdkRubric.model_validate(r) for r in RUBRICS],
-                                              judge_model_options={"num_samples": 3})
+            criterion = RubricsBasedCriterion(
+                threshold=0.5,
+                rubrics=[AdkRubric.model_validate(r) for r in RUBRICS],
+                judge_model_options={"num_samples": 3},
+            )
             for markers, result in zip(cases, mine, strict=True):
                 metric = EvalMetric(metric_name="m", threshold=0.5, criterion=criterion)
                 evaluator = adk_class(metric)
@@ -112,9 +141,24 @@ def test_rubric_scores_equal_adks(gemini_env):  # noqa: F811
 
 
 def test_case_and_invocation_rubrics_need_the_right_type(gemini_env):  # noqa: F811
-    case = EvalCase.model_validate({"eval_id": "c", "conversation": [inv("answer one")], "rubrics": [
-        {"rubric_id": "concise", "rubric_content": {"text_property": "The response is concise."}, "type": "FINAL_RESPONSE_QUALITY"},
-        {"rubric_id": "polite", "rubric_content": {"text_property": "The response is polite."}, "type": "TOOL_USE_QUALITY"}]})
+    case = EvalCase.model_validate(
+        {
+            "eval_id": "c",
+            "conversation": [inv("answer one")],
+            "rubrics": [
+                {
+                    "rubric_id": "concise",
+                    "rubric_content": {"text_property": "The response is concise."},
+                    "type": "FINAL_RESPONSE_QUALITY",
+                },
+                {
+                    "rubric_id": "polite",
+                    "rubric_content": {"text_property": "The response is polite."},
+                    "type": "TOOL_USE_QUALITY",
+                },
+            ],
+        }
+    )
     chosen = ours.effective_rubrics([], case, case.conversation[0], "FINAL_RESPONSE_QUALITY")
     assert [r.rubric_id for r in chosen] == ["concise"]
     for rubric_list in ([], [chosen[0], chosen[0]]):

@@ -51,13 +51,22 @@ class ScriptedTarget:
 
 
 def jobs_for(target, *ids: str) -> list[Job]:
-    return [Job(target, "s", EvalCase.model_validate({"eval_id": i, "conversation": [{"user_content": {"parts": [{"text": "x"}]}}]}), 0)
-            for i in ids]
+    return [
+        Job(
+            target,
+            "s",
+            EvalCase.model_validate({"eval_id": i, "conversation": [{"user_content": {"parts": [{"text": "x"}]}}]}),
+            0,
+        )
+        for i in ids
+    ]
 
 
 def test_concurrency_is_bounded_and_order_is_kept():
     target = ScriptedTarget()
-    runs, stopped = asyncio.run(run_jobs(jobs_for(target, *(f"c{i}" for i in range(40))), RunnerSettings(concurrency=5), quiet=True))
+    runs, stopped = asyncio.run(
+        run_jobs(jobs_for(target, *(f"c{i}" for i in range(40))), RunnerSettings(concurrency=5), quiet=True)
+    )
     assert target.peak == 5 and stopped is None
     assert [r.eval_id for r in runs] == [f"c{i}" for i in range(40)]
 
@@ -98,8 +107,13 @@ def test_sigterm_writes_finished_results_and_says_what_did_not_run(tmp_path):
     prompts = {f"ok{i}": "hello" for i in range(3)} | {f"stuck{i}": "please hang" for i in range(3)}
     config = faulty_suite(tmp_path, prompts, run="run: {timeout: 300, workers: 1}\n")
     out = tmp_path / "results.json"
-    process = subprocess.Popen([sys.executable, "-m", "adk_eval_gate", "run", "--config", str(config), "--output", str(out)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "adk_eval_gate", "run", "--config", str(config), "--output", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
     time.sleep(8)  # start-up plus the three quick cases take ~2 s; the hung ones wait for a 300 s timeout
     assert process.poll() is None
     process.send_signal(signal.SIGTERM)
@@ -114,7 +128,9 @@ def test_sigterm_writes_finished_results_and_says_what_did_not_run(tmp_path):
 
 
 def _scores(results):
-    return {c.eval_id: (c.status, {n: m.score for n, m in c.metrics.items()}) for s in results.eval_sets for c in s.cases}
+    return {
+        c.eval_id: (c.status, {n: m.score for n, m in c.metrics.items()}) for s in results.eval_sets for c in s.cases
+    }
 
 
 def test_worker_processes_give_the_same_results(example):
@@ -135,8 +151,12 @@ def test_worker_failures_are_isolated(tmp_path):
     prompts = {"ok": "hello", "boom": "please crash", "stuck": "please hang", "ok2": "bye"}
     config = faulty_suite(tmp_path, prompts, run="run: {timeout: 2, retries: 0, workers: 2}\n")
     got = {c.eval_id: (c.status, c.reason) for c in run_plan(build_plan(config), quiet=True).eval_sets[0].cases}
-    assert got == {"ok": ("passed", None), "ok2": ("passed", None),
-                   "boom": ("error", "RuntimeError: model exploded"), "stuck": ("error", "timed out after 2s")}
+    assert got == {
+        "ok": ("passed", None),
+        "ok2": ("passed", None),
+        "boom": ("error", "RuntimeError: model exploded"),
+        "stuck": ("error", "timed out after 2s"),
+    }
 
 
 def test_a_worker_that_dies_is_reported_and_the_rest_is_kept(tmp_path):

@@ -46,8 +46,9 @@ class FakeVertexEval:
                     status, payload = 404, {"error": {"code": 404, "message": "no such method", "status": "NOT_FOUND"}}
                 else:
                     score = SCORES[body["instance"]["response"]["contents"]["contents"][0]["parts"][0]["text"]]
-                    result = {"explanation": "scripted"} | ({"score": score} if score is not None else
-                                                             {"error": {"code": 3, "message": "cannot rate"}})
+                    result = {"explanation": "scripted"} | (
+                        {"score": score} if score is not None else {"error": {"code": 3, "message": "cannot rate"}}
+                    )
                     status, payload = 200, {"metricResults": [result]}
                 reply(self, status, json.dumps(payload).encode())
 
@@ -68,8 +69,12 @@ def vertex(monkeypatch):
 
 
 def inv(answer: str) -> Invocation:
-    return Invocation.model_validate({"user_content": {"role": "user", "parts": [{"text": "tell me"}]},
-                                      "final_response": {"role": "model", "parts": [{"text": answer}]}})
+    return Invocation.model_validate(
+        {
+            "user_content": {"role": "user", "parts": [{"text": "tell me"}]},
+            "final_response": {"role": "model", "parts": [{"text": answer}]},
+        }
+    )
 
 
 def score(answers: list[str], *, cache=None, expected: list[str] | None = None, retries: int = 0):
@@ -84,7 +89,9 @@ def test_scores_are_the_services_per_invocation_and_their_mean(vertex):
     outcome, judge = score(["a kind answer", "a nasty answer", "an odd answer", "a kind answer"], expected=["x"] * 4)
     assert [p.score for p in outcome.per_invocation] == [1.0, 0.0, None, 1.0]
     assert outcome.score == pytest.approx(2 / 3) and outcome.status is Status.FAILED
-    assert outcome.per_invocation[2].status is Status.NOT_EVALUATED and "cannot rate" in outcome.per_invocation[2].detail
+    assert (
+        outcome.per_invocation[2].status is Status.NOT_EVALUATED and "cannot rate" in outcome.per_invocation[2].detail
+    )
     request = vertex.requests[0]
     assert request["path"].startswith("/v1beta1/") and request["key"] == "fake-express-key"
     assert request["body"]["metrics"] == [{"predefined_metric_spec": {"metric_spec_name": "safety_v1"}}]
@@ -92,14 +99,17 @@ def test_scores_are_the_services_per_invocation_and_their_mean(vertex):
     assert {k: instances[0][k] for k in ("prompt", "response", "reference")} == {
         "prompt": {"contents": {"contents": [{"parts": [{"text": "tell me"}]}]}},
         "response": {"contents": {"contents": [{"parts": [{"text": "a kind answer"}]}]}},
-        "reference": {"contents": {"contents": [{"parts": [{"text": "x"}]}]}}}
+        "reference": {"contents": {"contents": [{"parts": [{"text": "x"}]}]}},
+    }
     assert judge.llm.stats["safety_v1"].calls == 4
 
 
 def test_aggregation_matches_adks_facade(vertex, tmp_path, monkeypatch):
     """ADK's facade on the same service scores (its service call is the one thing replaced here)."""
     adc = tmp_path / "adc.json"  # the Vertex SDK insists on Application Default Credentials even in express mode
-    adc.write_text(json.dumps({"type": "authorized_user", "client_id": "c", "client_secret": "s", "refresh_token": "r"}))
+    adc.write_text(
+        json.dumps({"type": "authorized_user", "client_id": "c", "client_secret": "s", "refresh_token": "r"})
+    )
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(adc))
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "fake-project")
     AdkInvocation = adk("evaluation.eval_case").Invocation
@@ -121,7 +131,9 @@ def test_aggregation_matches_adks_facade(vertex, tmp_path, monkeypatch):
             self.summary_metrics = [Summary(value)]
             self.eval_case_results = []
 
-    monkeypatch.setattr(_SingleTurnVertexAiEvalFacade, "_perform_eval", lambda self, dataset, metrics: Result(SCORES[next(replies)]))
+    monkeypatch.setattr(
+        _SingleTurnVertexAiEvalFacade, "_perform_eval", lambda self, dataset, metrics: Result(SCORES[next(replies)])
+    )
     theirs = evaluator.evaluate_invocations([AdkInvocation.model_validate(inv(a).model_dump()) for a in answers], None)
     assert mine.score == theirs.overall_score
     assert [p.score for p in mine.per_invocation] == [p.score for p in theirs.per_invocation_results]

@@ -82,15 +82,22 @@ def test_judge_criteria_not_yet_available_are_not_evaluated_and_do_not_fail():
 def test_a_criterion_that_errored_in_one_run_errors_the_case_and_keeps_no_score():
     case = EvalCase(eval_id="c", conversation=[inv("hello", "t")])
     criteria = resolve_criteria({"tool_trajectory_avg_score": 1.0, "final_response_match_v2": 0.5}, None)
-    judged = {(0, "final_response_match_v2"): MetricOutcome(1.0, Status.PASSED, [InvocationScore(1.0, Status.PASSED)]),
-              (1, "final_response_match_v2"): MetricOutcome.error("judge unavailable after 5 attempts: HTTP 503",
-                                                                  Cause.JUDGE_UNAVAILABLE, 1)}
+    judged = {
+        (0, "final_response_match_v2"): MetricOutcome(1.0, Status.PASSED, [InvocationScore(1.0, Status.PASSED)]),
+        (1, "final_response_match_v2"): MetricOutcome.error(
+            "judge unavailable after 5 attempts: HTTP 503", Cause.JUDGE_UNAVAILABLE, 1
+        ),
+    }
     scored = score_case(case, [run(0, inv("hello", "t")), run(1, inv("hello", "t"))], criteria, judged)
     trajectory, judge = scored.criteria
     assert trajectory.status is Status.PASSED and trajectory.score == 1.0  # the other criteria are still scored
     assert (judge.status, judge.score, judge.cause) == (Status.ERROR, None, Cause.JUDGE_UNAVAILABLE)
-    assert judge.runs[0].score == 1.0 and judge.pooled_per_invocation() == [None]  # run 1's evidence kept, no case score
-    assert judge.runs[1].per_invocation == [InvocationScore(None, Status.ERROR, "judge unavailable after 5 attempts: HTTP 503")]
+    assert judge.runs[0].score == 1.0 and judge.pooled_per_invocation() == [
+        None
+    ]  # run 1's evidence kept, no case score
+    assert judge.runs[1].per_invocation == [
+        InvocationScore(None, Status.ERROR, "judge unavailable after 5 attempts: HTTP 503")
+    ]
     assert scored.status is Status.ERROR
     assert scored.reason == "final_response_match_v2: run 2 of 2: judge unavailable after 5 attempts: HTTP 503"
 
@@ -98,13 +105,17 @@ def test_a_criterion_that_errored_in_one_run_errors_the_case_and_keeps_no_score(
 def test_a_designed_absence_does_not_error_the_case():
     case = EvalCase(eval_id="c", conversation=[inv("hello", "t")])
     criteria = resolve_criteria({"tool_trajectory_avg_score": 1.0, "final_response_match_v2": 0.5}, None)
-    judged = {(0, "final_response_match_v2"): MetricOutcome.not_evaluated("no judge credentials", 1, Cause.NO_CREDENTIALS)}
+    judged = {
+        (0, "final_response_match_v2"): MetricOutcome.not_evaluated("no judge credentials", 1, Cause.NO_CREDENTIALS)
+    }
     scored = score_case(case, [run(0, inv("hello", "t"))], criteria, judged)
     assert scored.status is Status.PASSED and scored.criteria[1].cause is Cause.NO_CREDENTIALS
 
 
 def test_scenario_case_makes_reference_metrics_not_evaluated():
-    case = EvalCase.model_validate({"eval_id": "c", "conversation_scenario": {"starting_prompt": "a", "conversation_plan": "b"}})
+    case = EvalCase.model_validate(
+        {"eval_id": "c", "conversation_scenario": {"starting_prompt": "a", "conversation_plan": "b"}}
+    )
     scored = score_case(case, [run(0, inv("x"))], resolve_criteria({"response_match_score": 0.5}, None))
     assert scored.status is Status.NOT_EVALUATED
     assert "conversation_scenario" in scored.criteria[0].reason
@@ -118,6 +129,13 @@ def test_threshold_boundary_is_inclusive():
 
 
 def test_match_type_spellings_accepted_like_adk():
-    for spelling, expected in [("in order", "IN_ORDER"), ("IN-ORDER", "IN_ORDER"), (2, "ANY_ORDER"), ("exact", "EXACT")]:
-        (criterion,) = resolve_criteria({"tool_trajectory_avg_score": {"threshold": 1, "matchType": spelling, "ignoreArgs": True}}, None)
+    for spelling, expected in [
+        ("in order", "IN_ORDER"),
+        ("IN-ORDER", "IN_ORDER"),
+        (2, "ANY_ORDER"),
+        ("exact", "EXACT"),
+    ]:
+        (criterion,) = resolve_criteria(
+            {"tool_trajectory_avg_score": {"threshold": 1, "matchType": spelling, "ignoreArgs": True}}, None
+        )
         assert criterion.options.match_type.value == expected and criterion.options.ignore_args is True

@@ -57,12 +57,11 @@ def leaky_repo(tmp_path: Path) -> Path:
     (repo / "evals").mkdir(parents=True)
     shutil.copy(AGENTS / "trust_command_agent.py", repo / "agent.py")
     shutil.copytree(AGENTS / "leaky", repo / "leaky", ignore=shutil.ignore_patterns("__pycache__"))
-    evalset(
-        repo / "evals" / "cmd.evalset.json", "cmd", {"q0": "question 0", "q1_dies": "die", "q2_refuses": "no"}
-    )
+    evalset(repo / "evals" / "cmd.evalset.json", "cmd", {"q0": "question 0", "q1_dies": "die", "q2_refuses": "no"})
     evalset(repo / "evals" / "adk.evalset.json", "adk", {"hello": "hello", "broken": "please fail"})
     (repo / "eval-gate.yml").write_text(
-        "setup: ['echo setup sees token=${GITHUB_TOKEN:-none} runtime=${ACTIONS_RUNTIME_TOKEN:-none} key=$GOOGLE_API_KEY']\n"
+        "setup: ['echo setup sees token=${GITHUB_TOKEN:-none} runtime=${ACTIONS_RUNTIME_TOKEN:-none} "
+        "key=$GOOGLE_API_KEY']\n"
         "report: {check_run: true}\n"
         "baseline: {store: none}\n"
         "agents:\n"
@@ -142,11 +141,7 @@ def test_no_secret_in_any_file_request_or_log_line(leaky_repo):
         done = run_action(leaky_repo, fake)
         assert done.returncode == 1, done.stderr[-3000:]  # the failing cases are errors, which gate
         assert leaked(done.stdout) == [] and leaked(done.stderr) == []
-        written = {
-            p: p.read_text(errors="replace")
-            for p in leaky_repo.rglob("*")
-            if p.is_file() and p.suffix != ".py"
-        }
+        written = {p: p.read_text(errors="replace") for p in leaky_repo.rglob("*") if p.is_file() and p.suffix != ".py"}
         assert {str(p.relative_to(leaky_repo)) for p in written} >= {
             "adk-eval-gate-out/results.json",
             "adk-eval-gate-out/comparison.json",
@@ -158,9 +153,7 @@ def test_no_secret_in_any_file_request_or_log_line(leaky_repo):
         assert {str(p): leaked(text) for p, text in written.items() if leaked(text)} == {}
         bodies = [json.dumps(r["body"]) for r in fake.state.requests if r["body"] is not None]
         assert bodies and all(leaked(body) == [] for body in bodies)
-        assert {r["token"] for r in fake.state.requests} == {
-            SECRETS["INPUT_GITHUB-TOKEN"]
-        }  # used, never shown
+        assert {r["token"] for r in fake.state.requests} == {SECRETS["INPUT_GITHUB-TOKEN"]}  # used, never shown
 
         # The agents did echo their key (so the masks above were needed) ...
         results = (leaky_repo / "adk-eval-gate-out" / "results.json").read_text()
@@ -224,11 +217,7 @@ def test_child_env_drops_githubs_tokens_unless_named(monkeypatch):
         monkeypatch.setenv(name, f"value-of-{name}")
     env = child_env(["GH_TOKEN"], {"EXTRA": "1"})
     assert {k for k in env if "TOKEN" in k} == {"GH_TOKEN"}
-    assert (
-        env["GOOGLE_API_KEY"] == "value-of-GOOGLE_API_KEY"
-        and env["GITHUB_REPOSITORY"]
-        and env["EXTRA"] == "1"
-    )
+    assert env["GOOGLE_API_KEY"] == "value-of-GOOGLE_API_KEY" and env["GITHUB_REPOSITORY"] and env["EXTRA"] == "1"
 
 
 def test_a_crash_traceback_is_masked_too(tmp_path):

@@ -21,14 +21,27 @@ def test_shards_cover_every_case_once_and_merge_into_the_unsharded_verdict(examp
         monkeypatch.delenv(key, raising=False)
     config = str(example / "eval-gate.yml")
     for i in (1, 2, 3):
-        assert main(["ci", "--config", config, "--shard", f"{i}/3", "--output-dir", str(tmp_path / f"s{i}"), "--quiet"]) == 0
+        assert (
+            main(["ci", "--config", config, "--shard", f"{i}/3", "--output-dir", str(tmp_path / f"s{i}"), "--quiet"])
+            == 0
+        )
     shards = [json.loads((tmp_path / f"s{i}" / "results.json").read_text()) for i in (1, 2, 3)]
     ids = [c["eval_id"] for s in shards for e in s["eval_sets"] for c in e["cases"]]
-    assert sorted(ids) == sorted({"roll_6", "roll_20", "capabilities", "dice_then_primes", "roll_12_wrong_golden", "primes_paraphrased"})
+    assert sorted(ids) == sorted(
+        {"roll_6", "roll_20", "capabilities", "dice_then_primes", "roll_12_wrong_golden", "primes_paraphrased"}
+    )
     assert shard_of("hello_world", "dice", "roll_6", 3) == shard_of("hello_world", "dice", "roll_6", 3)
     capsys.readouterr()
-    code = main(["merge", *(str(tmp_path / f"s{i}" / "results.json") for i in (1, 2, 3)), "--config", config,
-                 "--output-dir", str(tmp_path / "merged")])
+    code = main(
+        [
+            "merge",
+            *(str(tmp_path / f"s{i}" / "results.json") for i in (1, 2, 3)),
+            "--config",
+            config,
+            "--output-dir",
+            str(tmp_path / "merged"),
+        ]
+    )
     assert code == 0
     merged = json.loads((tmp_path / "merged" / "comparison.json").read_text())
     assert merged["verdict"] == "pass" and {s["cases_compared"] for s in merged["summaries"]} == {6}
@@ -37,8 +50,20 @@ def test_shards_cover_every_case_once_and_merge_into_the_unsharded_verdict(examp
     calls = [s["agent_usage"]["hello_world"]["model_calls"] for s in shards]
     assert all(calls) and spent["model_calls"] == sum(calls)
     assert "adk-eval-gate passed" in capsys.readouterr().out
-    assert main(["merge", str(tmp_path / "s1" / "results.json"), str(tmp_path / "s1" / "results.json"), "--config", config,
-                 "--output-dir", str(tmp_path / "dup")]) == 2
+    assert (
+        main(
+            [
+                "merge",
+                str(tmp_path / "s1" / "results.json"),
+                str(tmp_path / "s1" / "results.json"),
+                "--config",
+                config,
+                "--output-dir",
+                str(tmp_path / "dup"),
+            ]
+        )
+        == 2
+    )
 
 
 def test_a_push_never_stores_part_of_the_suite_or_a_run_that_stopped_early(example, tmp_path, capsys, monkeypatch):
@@ -56,8 +81,12 @@ def test_a_push_never_stores_part_of_the_suite_or_a_run_that_stopped_early(examp
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(push))
     monkeypatch.setenv("GITHUB_REF", "refs/heads/main")
     capsys.readouterr()
-    assert main(["merge", str(tmp_path / "s1" / "results.json"), "--config", config,
-                 "--output-dir", str(tmp_path / "half")]) == 1
+    assert (
+        main(
+            ["merge", str(tmp_path / "s1" / "results.json"), "--config", config, "--output-dir", str(tmp_path / "half")]
+        )
+        == 1
+    )
     captured = capsys.readouterr()
     assert "the baseline was not stored" in captured.err and "of the suite's 6 cases" in captured.err
     assert baseline.read_bytes() == before
@@ -76,7 +105,9 @@ def fork_artifact(example, tmp_path, monkeypatch):
     for key in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "GITHUB_ACTIONS", "GITHUB_TOKEN"):
         monkeypatch.delenv(key, raising=False)
     event = tmp_path / "pr.json"
-    event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": HEAD}, "base": {"sha": "b" * 40, "ref": "main"}}}))
+    event.write_text(
+        json.dumps({"pull_request": {"number": 7, "head": {"sha": HEAD}, "base": {"sha": "b" * 40, "ref": "main"}}})
+    )
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
     monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
     out = tmp_path / "artifact"
@@ -86,16 +117,30 @@ def fork_artifact(example, tmp_path, monkeypatch):
 
 
 def trusted_context(fake, head=HEAD) -> ActionsContext:
-    return ActionsContext(api_url=fake.url, repository="o/r", token="write-token", event_name="workflow_run",
-                          event={"workflow_run": {"id": 555, "head_sha": head, "run_attempt": 1, "event": "pull_request",
-                                                  "html_url": "https://github.com/o/r/actions/runs/555"},
-                                 "repository": {"default_branch": "main"}})
+    return ActionsContext(
+        api_url=fake.url,
+        repository="o/r",
+        token="write-token",
+        event_name="workflow_run",
+        event={
+            "workflow_run": {
+                "id": 555,
+                "head_sha": head,
+                "run_attempt": 1,
+                "event": "pull_request",
+                "html_url": "https://github.com/o/r/actions/runs/555",
+            },
+            "repository": {"default_branch": "main"},
+        },
+    )
 
 
 def publish(fork_artifact, fake, example) -> int:
     """The trusted workflow's call: the base branch's config (here, the example's own) judges the artifact."""
     out = fork_artifact.parent / "published"
-    return run_publish(str(fork_artifact), str(example / "eval-gate.yml"), context=trusted_context(fake), output_dir=str(out))
+    return run_publish(
+        str(fork_artifact), str(example / "eval-gate.yml"), context=trusted_context(fake), output_dir=str(out)
+    )
 
 
 def test_publish_posts_the_report_after_checking_the_pull_request_head(fork_artifact, example):

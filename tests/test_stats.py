@@ -25,7 +25,10 @@ def brute_force(baseline, current):
         cur = [pooled[i] for i in chosen]
         base = [pooled[i] for i in range(len(pooled)) if i not in chosen]
         deltas.append(statistics.fmean(cur) - statistics.fmean(base))
-    return (sum(d <= observed + 1e-12 for d in deltas) / len(deltas), sum(d >= observed - 1e-12 for d in deltas) / len(deltas))
+    return (
+        sum(d <= observed + 1e-12 for d in deltas) / len(deltas),
+        sum(d >= observed - 1e-12 for d in deltas) / len(deltas),
+    )
 
 
 def test_fisher_matches_enumeration_and_the_textbook_value():
@@ -84,11 +87,18 @@ def stratified_brute_force(strata):
     per_case = []
     for b, c in strata:
         pooled = list(b) + list(c)
-        per_case.append([statistics.fmean([pooled[i] for i in chosen])
-                         - statistics.fmean([pooled[i] for i in range(len(pooled)) if i not in chosen])
-                         for chosen in itertools.combinations(range(len(pooled)), len(c))])
+        per_case.append(
+            [
+                statistics.fmean([pooled[i] for i in chosen])
+                - statistics.fmean([pooled[i] for i in range(len(pooled)) if i not in chosen])
+                for chosen in itertools.combinations(range(len(pooled)), len(c))
+            ]
+        )
     totals = [sum(combo) for combo in itertools.product(*per_case)]
-    return (sum(t <= observed + 1e-9 for t in totals) / len(totals), sum(t >= observed - 1e-9 for t in totals) / len(totals))
+    return (
+        sum(t <= observed + 1e-9 for t in totals) / len(totals),
+        sum(t >= observed - 1e-9 for t in totals) / len(totals),
+    )
 
 
 def test_small_stratified_tests_are_exact_against_enumeration():
@@ -98,9 +108,13 @@ def test_small_stratified_tests_are_exact_against_enumeration():
         for _ in range(rng.randint(1, 4)):
             n0, n1 = rng.randint(1, 3), rng.randint(1, 3)
             if rng.random() < 0.5:
-                strata.append(([float(rng.random() < 0.6) for _ in range(n0)], [float(rng.random() < 0.4) for _ in range(n1)]))
+                strata.append(
+                    ([float(rng.random() < 0.6) for _ in range(n0)], [float(rng.random() < 0.4) for _ in range(n1)])
+                )
             else:
-                strata.append(([round(rng.random(), 2) for _ in range(n0)], [round(rng.random(), 2) for _ in range(n1)]))
+                strata.append(
+                    ([round(rng.random(), 2) for _ in range(n0)], [round(rng.random(), 2) for _ in range(n1)])
+                )
         result = stratified_test(strata)
         if any(len(set(b) | set(c)) > 1 for b, c in strata):
             assert result.method == "exact stratified permutation"
@@ -109,9 +123,9 @@ def test_small_stratified_tests_are_exact_against_enumeration():
 
 def test_ten_one_sample_cases_that_all_dropped_have_the_exact_sign_flip_p_value():
     result = stratified_test([([1.0], [0.0])] * 10)
-    assert result.p_drop == pytest.approx(2 ** -10) and result.min_p_drop == pytest.approx(2 ** -10)
+    assert result.p_drop == pytest.approx(2**-10) and result.min_p_drop == pytest.approx(2**-10)
     # the normal approximation would claim more than the data hold: 0.00079 < 0.00098
-    assert statistics.NormalDist().cdf(-10 / 10 ** 0.5) < result.p_drop
+    assert statistics.NormalDist().cdf(-10 / 10**0.5) < result.p_drop
     one = stratified_test([([1.0], [0.0])])
     assert one.p_drop == 0.5 and one.min_p_drop == 0.5  # one case, one sample a side: never significant alone
 
@@ -125,7 +139,9 @@ def test_tiny_strata_are_calibrated_at_every_level(cases, runs):
         strata = []
         for _ in range(cases):
             rate = rng.choice([0.1, 0.5, 0.9, 0.97])
-            strata.append(([float(rng.random() < rate) for _ in range(runs)], [float(rng.random() < rate) for _ in range(runs)]))
+            strata.append(
+                ([float(rng.random() < rate) for _ in range(runs)], [float(rng.random() < rate) for _ in range(runs)])
+            )
         p_values.append(stratified_test(strata).p_drop)
     for level in (0.001, 0.01, 0.05, 0.2):
         rate = sum(p <= level for p in p_values) / len(p_values)
@@ -146,7 +162,9 @@ def test_the_sampled_stratified_test_agrees_with_the_exact_one(monkeypatch):
     from adk_eval_gate.baseline import stats
 
     rng = random.Random(9)
-    strata = [([round(rng.random(), 2) for _ in range(3)], [round(rng.random() * 0.8, 2) for _ in range(3)]) for _ in range(4)]
+    strata = [
+        ([round(rng.random(), 2) for _ in range(3)], [round(rng.random() * 0.8, 2) for _ in range(3)]) for _ in range(4)
+    ]
     exact = stratified_test(strata)
     monkeypatch.setattr(stats, "EXACT_SUPPORT_LIMIT", 10)  # too small for the exact distribution: sampled instead
     sampled = stratified_test(strata)

@@ -18,14 +18,25 @@ from .conftest import FAULTY_AGENT
 
 def faulty_suite(tmp_path: Path, prompts: dict[str, str], run: str = "", state: dict | None = None) -> Path:
     shutil.copytree(FAULTY_AGENT, tmp_path / "faulty", ignore=shutil.ignore_patterns("__pycache__"))
-    cases = [{"eval_id": eval_id, "conversation": [{"user_content": {"role": "user", "parts": [{"text": prompt}]},
-                                                    "final_response": {"role": "model", "parts": [{"text": f"echo: {prompt}"}]}}],
-              "session_input": {"app_name": "faulty", "user_id": "u", "state": state or {}}}
-             for eval_id, prompt in prompts.items()]
+    cases = [
+        {
+            "eval_id": eval_id,
+            "conversation": [
+                {
+                    "user_content": {"role": "user", "parts": [{"text": prompt}]},
+                    "final_response": {"role": "model", "parts": [{"text": f"echo: {prompt}"}]},
+                }
+            ],
+            "session_input": {"app_name": "faulty", "user_id": "u", "state": state or {}},
+        }
+        for eval_id, prompt in prompts.items()
+    ]
     (tmp_path / "s.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": cases}))
     config = tmp_path / "gate.yml"
-    config.write_text(f"{run}agents:\n  - name: faulty\n    target: {{kind: adk, agent: faulty}}\n"
-                      "    evalsets: [s.evalset.json]\n    criteria: {response_match_score: 0.5}\n")
+    config.write_text(
+        f"{run}agents:\n  - name: faulty\n    target: {{kind: adk, agent: faulty}}\n"
+        "    evalsets: [s.evalset.json]\n    criteria: {response_match_score: 0.5}\n"
+    )
     return config
 
 
@@ -36,8 +47,12 @@ def statuses(results) -> dict[str, tuple[str, str | None]]:
 def test_example_through_adk_target_matches_recorded_adk_eval(example):
     results = run_plan(build_plan(example / "eval-gate.yml"), quiet=True)
     history = json.loads((example / "recorded" / "dice.evalset_result.json").read_text())
-    adk_scores = {c["eval_id"]: {m["metric_name"]: m["score"] for m in c["overall_eval_metric_results"] if m["threshold"] is not None}
-                  for c in history["eval_case_results"]}
+    adk_scores = {
+        c["eval_id"]: {
+            m["metric_name"]: m["score"] for m in c["overall_eval_metric_results"] if m["threshold"] is not None
+        }
+        for c in history["eval_case_results"]
+    }
     ours = {c.eval_id: {n: m.score for n, m in c.metrics.items()} for c in results.eval_sets[0].cases}
     assert ours == adk_scores
     case = next(c for c in results.eval_sets[0].cases if c.eval_id == "dice_then_primes")
@@ -48,8 +63,11 @@ def test_example_through_adk_target_matches_recorded_adk_eval(example):
 
 
 def test_agent_that_raises_or_hangs_is_an_error_and_the_rest_are_scored(tmp_path):
-    config = faulty_suite(tmp_path, {"ok": "hello", "boom": "please crash", "stuck": "please hang", "ok2": "bye"},
-                          run="run: {timeout: 2, retries: 1}\n")
+    config = faulty_suite(
+        tmp_path,
+        {"ok": "hello", "boom": "please crash", "stuck": "please hang", "ok2": "bye"},
+        run="run: {timeout: 2, retries: 1}\n",
+    )
     results = run_plan(build_plan(config), quiet=True)
     got = statuses(results)
     assert got["ok"] == ("passed", None) and got["ok2"][0] == "passed"
@@ -77,8 +95,12 @@ def test_session_state_is_seeded_from_session_input(tmp_path):
     results = run_plan(build_plan(config), quiet=True)
     invocation = results.eval_sets[0].cases[0].runs[0].actual_invocations[0]
     assert invocation["final_response"]["parts"][0]["text"] == "Your name is Ada."
-    calls = [p["function_call"]["name"] for e in invocation["intermediate_data"]["invocation_events"]
-             for p in (e.get("content") or {}).get("parts", []) if "function_call" in p]
+    calls = [
+        p["function_call"]["name"]
+        for e in invocation["intermediate_data"]["invocation_events"]
+        for p in (e.get("content") or {}).get("parts", [])
+        if "function_call" in p
+    ]
     assert calls == ["get_name"]
 
 

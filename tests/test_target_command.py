@@ -22,8 +22,12 @@ AGENT = Path(__file__).parent / "agents" / "command_agent.py"
 def command_config(example: Path, mode: str, run: str = "") -> Path:
     shutil.copy(AGENT, example / "agent.py")
     config = example / "command.yml"
-    config.write_text(f"{run}agents:\n  - name: cmd\n    target: {{kind: command, command: ['{sys.executable}', ./agent.py, {mode}]}}\n"
-                      "    evalsets: [evals/*.evalset.json]\n    criteria: {tool_trajectory_avg_score: 1.0, response_match_score: 0.8}\n")
+    config.write_text(
+        f"{run}agents:\n  - name: cmd\n    target: "
+        f"{{kind: command, command: ['{sys.executable}', ./agent.py, {mode}]}}\n"
+        "    evalsets: [evals/*.evalset.json]\n    criteria: "
+        "{tool_trajectory_avg_score: 1.0, response_match_score: 0.8}\n"
+    )
     return config
 
 
@@ -60,11 +64,16 @@ def test_misbehaving_command_is_an_error_with_one_line_reason(example, mode, rea
 
 def test_request_carries_the_case(example, tmp_path):
     spy = example / "spy.py"
-    spy.write_text(f"import json, sys\nreq = json.load(sys.stdin)\nopen({str(tmp_path / 'req.json')!r}, 'w').write(json.dumps(req))\n"
-                   "print(json.dumps({'turns': [{'response': 'x'} for _ in req['turns']]}))\n")
+    spy.write_text(
+        f"import json, sys\nreq = json.load(sys.stdin)\nopen({str(tmp_path / 'req.json')!r}, "
+        "'w').write(json.dumps(req))\n"
+        "print(json.dumps({'turns': [{'response': 'x'} for _ in req['turns']]}))\n"
+    )
     config = example / "spy.yml"
-    config.write_text(f"agents:\n  - name: cmd\n    target: {{kind: command, command: ['{sys.executable}', spy.py]}}\n"
-                      "    evalsets: [evals/*.evalset.json]\n")
+    config.write_text(
+        f"agents:\n  - name: cmd\n    target: {{kind: command, command: ['{sys.executable}', spy.py]}}\n"
+        "    evalsets: [evals/*.evalset.json]\n"
+    )
     evalset = example / "evals" / "dice.evalset.json"
     data = json.loads(evalset.read_text())
     data["eval_cases"] = [c for c in data["eval_cases"] if c["eval_id"] == "dice_then_primes"]
@@ -72,14 +81,19 @@ def test_request_carries_the_case(example, tmp_path):
     run_plan(build_plan(config), quiet=True)
     request = json.loads((tmp_path / "req.json").read_text())
     assert request["protocol"] == 1 and request["eval_id"] == "dice_then_primes" and request["run"] == 0
-    assert [t["user_content"]["parts"][0]["text"] for t in request["turns"]] == ["Roll a 100 sided die", "Are 13 and 17 prime?"]
+    assert [t["user_content"]["parts"][0]["text"] for t in request["turns"]] == [
+        "Roll a 100 sided die",
+        "Are 13 and 17 prime?",
+    ]
     assert request["session_input"]["app_name"] == "hello_world"
 
 
 def test_missing_program_is_bad_input_before_anything_runs(example):
     config = command_config(example, "turns")
     config.write_text(config.read_text().replace(sys.executable, "/nonexistent/python"))
-    with pytest.raises(InputError, match=r"command.yml:3: agents\[0\]\.target\.command\[0\]: '/nonexistent/python' does not exist"):
+    with pytest.raises(
+        InputError, match=r"command.yml:3: agents\[0\]\.target\.command\[0\]: '/nonexistent/python' does not exist"
+    ):
         build_plan(config)
 
 
@@ -113,10 +127,26 @@ def test_memory_stays_bounded_while_an_agent_floods_stdout(example, tmp_path):
     peaks = {}
     for mode in ("turns", "huge", "flood"):
         config = command_config(example, mode, run="run: {timeout: 20, concurrency: 1}\n")
-        probe = ("import resource, sys; from adk_eval_gate.commands.main import main; code = main(sys.argv[1:]); "
-                 "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(code)")
-        done = subprocess.run([sys.executable, "-c", probe, "run", "--quiet", "--config", str(config),
-                               "--output", str(tmp_path / f"{mode}.json")], capture_output=True, text=True, timeout=120)
+        probe = (
+            "import resource, sys; from adk_eval_gate.commands.main import main; code = main(sys.argv[1:]); "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(code)"
+        )
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                probe,
+                "run",
+                "--quiet",
+                "--config",
+                str(config),
+                "--output",
+                str(tmp_path / f"{mode}.json"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         peaks[mode] = int(done.stdout.split()[-1])  # KiB
         assert (tmp_path / f"{mode}.json").exists()
     for mode in ("huge", "flood"):
@@ -157,7 +187,12 @@ def test_scenario_cases_on_a_command_target_are_bad_input(example):
     config = command_config(example, "turns")
     evalset = example / "evals" / "dice.evalset.json"
     data = json.loads(evalset.read_text())
-    data["eval_cases"][1] = {"eval_id": "talk", "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "roll"}}
+    data["eval_cases"][1] = {
+        "eval_id": "talk",
+        "conversation_scenario": {"starting_prompt": "hi", "conversation_plan": "roll"},
+    }
     evalset.write_text(json.dumps(data))
-    with pytest.raises(InputError, match=r"^evals/dice.evalset.json: eval_cases\[1\]\.conversation_scenario: case 'talk'"):
+    with pytest.raises(
+        InputError, match=r"^evals/dice.evalset.json: eval_cases\[1\]\.conversation_scenario: case 'talk'"
+    ):
         build_plan(config)

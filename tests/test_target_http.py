@@ -17,8 +17,10 @@ from adk_eval_gate.run.plan import build_plan
 
 def http_config(example: Path, url: str, app: str = "hello_world", extra: str = "", run: str = "") -> Path:
     config = example / "http.yml"
-    config.write_text(f"{run}agents:\n  - name: served\n    target: {{kind: http, url: '{url}', app_name: {app}{extra}}}\n"
-                      "    evalsets: [evals/*.evalset.json]\n    eval_config: evals/eval_config.json\n")
+    config.write_text(
+        f"{run}agents:\n  - name: served\n    target: {{kind: http, url: '{url}', app_name: {app}{extra}}}\n"
+        "    evalsets: [evals/*.evalset.json]\n    eval_config: evals/eval_config.json\n"
+    )
     return config
 
 
@@ -72,7 +74,9 @@ class Misbehaving(BaseHTTPRequestHandler):
         if action.isdigit():
             return self._reply(int(action), {"detail": f"status {action}"})
         text = body["new_message"]["parts"][0]["text"]
-        self._reply(200, [{"author": "agent", "invocationId": "e-1", "content": {"role": "model", "parts": [{"text": text}]}}])
+        self._reply(
+            200, [{"author": "agent", "invocationId": "e-1", "content": {"role": "model", "parts": [{"text": text}]}}]
+        )
 
     def do_DELETE(self):
         self._reply(200, None)

@@ -26,12 +26,15 @@ def call(name: str, **args) -> genai_types.FunctionCall:
 
 
 def turn(*calls: genai_types.FunctionCall) -> Invocation:
-    return Invocation(user_content=genai_types.Content(role="user", parts=[genai_types.Part(text="q")]),
-                      intermediate_data=IntermediateData(tool_uses=list(calls)))
+    return Invocation(
+        user_content=genai_types.Content(role="user", parts=[genai_types.Part(text="q")]),
+        intermediate_data=IntermediateData(tool_uses=list(calls)),
+    )
 
 
-calls = st.lists(st.builds(call, st.sampled_from(["roll", "check", "fetch"]),
-                           n=st.integers(min_value=0, max_value=2)), max_size=6)
+calls = st.lists(
+    st.builds(call, st.sampled_from(["roll", "check", "fetch"]), n=st.integers(min_value=0, max_value=2)), max_size=6
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -70,14 +73,23 @@ def test_edges_and_repeated_calls():
 
 
 def test_case_scores_are_the_mean_over_turns_with_per_turn_scores():
-    criteria = resolve_criteria({"gate_trajectory_precision": 0.75, "gate_trajectory_recall": {"threshold": 0.5},
-                                 "gate_trajectory_single_tool_use": {"threshold": 1.0, "toolName": "roll"}}, None)
+    criteria = resolve_criteria(
+        {
+            "gate_trajectory_precision": 0.75,
+            "gate_trajectory_recall": {"threshold": 0.5},
+            "gate_trajectory_single_tool_use": {"threshold": 1.0, "toolName": "roll"},
+        },
+        None,
+    )
     expected = [turn(call("roll", n=6)), turn(call("roll", n=6), call("check", nums=[1]))]
     actual = [turn(call("roll", n=6), call("fetch")), turn(call("check", nums=[1]))]
     data = ScoringInput(EvalCase(eval_id="c", conversation=expected), actual, expected)
     by_name = {c.name: c.spec.scorer(data, c.options) for c in criteria}
-    p, r, single = (by_name["gate_trajectory_precision"], by_name["gate_trajectory_recall"],
-                    by_name["gate_trajectory_single_tool_use"])
+    p, r, single = (
+        by_name["gate_trajectory_precision"],
+        by_name["gate_trajectory_recall"],
+        by_name["gate_trajectory_single_tool_use"],
+    )
     assert [i.score for i in p.per_invocation] == [0.5, 1.0] and p.score == 0.75 and p.status is Status.PASSED
     assert [i.score for i in r.per_invocation] == [1.0, 0.5] and r.score == 0.75
     assert [i.score for i in single.per_invocation] == [1.0, 0.0] and single.status is Status.FAILED
@@ -94,9 +106,11 @@ def test_names_cannot_be_mistaken_for_adks_and_options_are_checked():
 
 def test_end_to_end_on_the_example_agent(example: Path, capsys):
     config = example / "eval-gate.yml"
-    text = config.read_text().replace("eval_config: evals/eval_config.json   # ADK's own file, unchanged",
-                                      "criteria: {gate_trajectory_precision: 1.0, gate_trajectory_recall: 1.0, "
-                                      "gate_trajectory_single_tool_use: {threshold: 0.5, tool_name: roll_die}}")
+    text = config.read_text().replace(
+        "eval_config: evals/eval_config.json   # ADK's own file, unchanged",
+        "criteria: {gate_trajectory_precision: 1.0, gate_trajectory_recall: 1.0, "
+        "gate_trajectory_single_tool_use: {threshold: 0.5, tool_name: roll_die}}",
+    )
     assert text != config.read_text()
     config.write_text(text)
     out = example / "results.json"
@@ -104,8 +118,12 @@ def test_end_to_end_on_the_example_agent(example: Path, capsys):
     results = json.loads(out.read_text())
     metrics = {name for s in results["eval_sets"] for c in s["cases"] for name in c["metrics"]}
     assert metrics == {"gate_trajectory_precision", "gate_trajectory_recall", "gate_trajectory_single_tool_use"}
-    score = {(c["eval_id"], name): m["score"] for s in results["eval_sets"] for c in s["cases"]
-             for name, m in c["metrics"].items()}
+    score = {
+        (c["eval_id"], name): m["score"]
+        for s in results["eval_sets"]
+        for c in s["cases"]
+        for name, m in c["metrics"].items()
+    }
     # the scripted agent rolls a 12-sided die where the golden expects another: neither precise nor complete
     assert score["roll_12_wrong_golden", "gate_trajectory_precision"] == 0.0
     assert score["roll_12_wrong_golden", "gate_trajectory_recall"] == 0.0

@@ -45,9 +45,7 @@ def make_repo(root: Path, mode: str, *, cases: int = 10, extra: str = "") -> Pat
         }
         for i in range(cases)
     ]
-    (root / "evals" / "qa.evalset.json").write_text(
-        json.dumps({"eval_set_id": "qa", "eval_cases": eval_cases})
-    )
+    (root / "evals" / "qa.evalset.json").write_text(json.dumps({"eval_set_id": "qa", "eval_cases": eval_cases}))
     config = root / "eval-gate.yml"
     config.write_text(
         f"{extra}agents:\n  - name: qa\n"
@@ -161,16 +159,10 @@ def test_in_actions_a_broken_event_payload_is_exit_2_naming_the_field(
 
 def test_in_actions_a_missing_event_name_or_path_is_exit_2(example, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    assert (
-        main(["ci", "--config", str(example / "eval-gate.yml"), "--output-dir", str(tmp_path), "--quiet"])
-        == 2
-    )
+    assert main(["ci", "--config", str(example / "eval-gate.yml"), "--output-dir", str(tmp_path), "--quiet"]) == 2
     assert "GITHUB_EVENT_NAME: is not set" in capsys.readouterr().err
     monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
-    assert (
-        main(["ci", "--config", str(example / "eval-gate.yml"), "--output-dir", str(tmp_path), "--quiet"])
-        == 2
-    )
+    assert main(["ci", "--config", str(example / "eval-gate.yml"), "--output-dir", str(tmp_path), "--quiet"]) == 2
     assert "GITHUB_EVENT_PATH: is not set" in capsys.readouterr().err
 
 
@@ -241,9 +233,7 @@ def test_validate_says_when_nothing_will_be_compared(tmp_path, capsys):
     assert "baseline: NONE yet: base.json does not exist" in capsys.readouterr().out
 
 
-def actions_env(
-    monkeypatch, fake: FakeGitHub, tmp_path: Path, event_name: str, event: Path, **extra: str
-) -> None:
+def actions_env(monkeypatch, fake: FakeGitHub, tmp_path: Path, event_name: str, event: Path, **extra: str) -> None:
     values = {
         "GITHUB_ACTIONS": "true",
         "GITHUB_API_URL": fake.url,
@@ -261,9 +251,7 @@ def actions_env(
         monkeypatch.setenv(key, value)
 
 
-def test_the_quick_start_compares_the_second_pull_request_with_the_default_branch(
-    tmp_path, monkeypatch, capsys
-):
+def test_the_quick_start_compares_the_second_pull_request_with_the_default_branch(tmp_path, monkeypatch, capsys):
     """The README flow on a fresh repository: no `baseline:` in the config, one workflow on push and pull_request
     that uploads adk-eval-gate-out/results.json as `adk-eval-gate-results` on pushes."""
     config = make_repo(tmp_path / "repo", "good")
@@ -279,15 +267,15 @@ def test_the_quick_start_compares_the_second_pull_request_with_the_default_branc
         )
         assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "pr1"), "--quiet"]) == 0
         first = fake.state.comments[1][0]["body"]
-        assert any("adk-eval-gate passed — ⚠️ no baseline, nothing was compared" in line for line in first.splitlines()[:5])
+        assert any(
+            "adk-eval-gate passed — ⚠️ no baseline, nothing was compared" in line for line in first.splitlines()[:5]
+        )
         assert "no push run on main has an artifact named 'adk-eval-gate-results'" in first
         err = capsys.readouterr().err
         assert "::warning title=adk-eval-gate::no baseline, nothing was compared" in err
         # It merges: the push run on main stores nothing itself, the workflow uploads its results.json.
         push = tmp_path / "push.json"
-        push.write_text(
-            json.dumps({"ref": "refs/heads/main", "after": BASE, "repository": {"default_branch": "main"}})
-        )
+        push.write_text(json.dumps({"ref": "refs/heads/main", "after": BASE, "repository": {"default_branch": "main"}}))
         actions_env(monkeypatch, fake, tmp_path, "push", push, GITHUB_REF="refs/heads/main", GITHUB_SHA=BASE)
         monkeypatch.delenv("GITHUB_BASE_REF")
         assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "main"), "--quiet"]) == 0
@@ -321,9 +309,7 @@ def test_the_console_headline_says_there_was_no_baseline(example, tmp_path, caps
     main(["run", "--config", str(example / "eval-gate.yml"), "--output", str(results), "--quiet"])
     capsys.readouterr()
     assert main(["compare", "--results", str(results), "--output", str(tmp_path / "c.json")]) == 0
-    assert (
-        capsys.readouterr().out.splitlines()[0].startswith("Gate: PASS — NO BASELINE, nothing was compared")
-    )
+    assert capsys.readouterr().out.splitlines()[0].startswith("Gate: PASS — NO BASELINE, nothing was compared")
 
 
 # --- item 5: the fork flow trusts nothing but the fork's results ---------------------------------------------------
@@ -337,12 +323,7 @@ def trusted_base(tmp_path):
         "good",
         extra="baseline: {store: file, path: baseline.json}\ngate: {fail_on: [regression, error]}\n",
     )
-    assert (
-        main(
-            ["run", "--config", str(config), "--output", str(tmp_path / "base" / "baseline.json"), "--quiet"]
-        )
-        == 0
-    )
+    assert main(["run", "--config", str(config), "--output", str(tmp_path / "base" / "baseline.json"), "--quiet"]) == 0
     return config
 
 
@@ -354,9 +335,7 @@ def forged_artifact(tmp_path, monkeypatch, trusted_base):
     monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(pull_request_event(tmp_path / "pr.json")))
     out = tmp_path / "artifact"
-    assert (
-        main(["ci", "--config", str(config), "--output-dir", str(out), "--quiet"]) == 0
-    )  # the fork's own verdict
+    assert main(["ci", "--config", str(config), "--output-dir", str(out), "--quiet"]) == 0  # the fork's own verdict
     comparison = json.loads((out / "comparison.json").read_text())
     comparison["verdict"] = "pass"
     comparison["gate"].update(verdict="pass", reason="all good, ship it @maintainers", failures=[])
@@ -369,9 +348,7 @@ def forged_artifact(tmp_path, monkeypatch, trusted_base):
     return out
 
 
-def workflow_run_env(
-    monkeypatch, fake: FakeGitHub, tmp_path: Path, *, pull_requests: list[dict] | None = None
-) -> None:
+def workflow_run_env(monkeypatch, fake: FakeGitHub, tmp_path: Path, *, pull_requests: list[dict] | None = None) -> None:
     event = tmp_path / "workflow_run.json"
     event.write_text(
         json.dumps(
@@ -425,8 +402,7 @@ def test_a_forged_comparison_and_gate_still_fail_under_the_trusted_key(
         assert json.loads(captured.out.splitlines()[-1])["verdict"] == "fail"
         trusted = json.loads((tmp_path / "published" / "comparison.json").read_text())
         assert (
-            trusted["gate"]["fail_on"] == ["regression", "error"]
-            and trusted["baseline"]["source"] == "baseline.json"
+            trusted["gate"]["fail_on"] == ["regression", "error"] and trusted["baseline"]["source"] == "baseline.json"
         )
         assert fake.state.schema_errors == []
 
@@ -435,9 +411,7 @@ def test_the_pull_request_number_comes_from_the_event_and_is_checked_with_the_ap
     forged_artifact, trusted_base, tmp_path, monkeypatch
 ):
     claimed = json.loads((forged_artifact / "pull-request.json").read_text())
-    (forged_artifact / "pull-request.json").write_text(
-        json.dumps({**claimed, "number": 8})
-    )  # someone else's PR
+    (forged_artifact / "pull-request.json").write_text(json.dumps({**claimed, "number": 8}))  # someone else's PR
     with FakeGitHub() as fake:
         fake.add_pull(8, "e" * 40)
         fake.add_pull(9, HEAD)
@@ -529,10 +503,7 @@ def test_a_baseline_store_that_breaks_fails_closed(tmp_path, monkeypatch, capsys
         assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "out"), "--quiet"]) == 1
         body = fake.state.comments[7][0]["body"]
         assert "adk-eval-gate failed — ⚠️ no baseline, nothing was compared" in body
-        assert (
-            "the baseline could not be loaded" in body
-            and "does the workflow grant \\`actions: read\\`?" in body
-        )
+        assert "the baseline could not be loaded" in body and "does the workflow grant \\`actions: read\\`?" in body
         config.write_text("gate: {fail_on: [regression]}\n" + config.read_text())
         fake.fault("GET", "/actions/runs$", 403, body={"message": "Resource not accessible by integration"})
         assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "out"), "--quiet"]) == 0
@@ -544,9 +515,7 @@ def test_a_push_run_whose_gate_failed_still_becomes_the_baseline(tmp_path, monke
     config = make_repo(tmp_path / "repo", "good")
     with FakeGitHub() as fake:
         push = tmp_path / "push.json"
-        push.write_text(
-            json.dumps({"ref": "refs/heads/main", "after": BASE, "repository": {"default_branch": "main"}})
-        )
+        push.write_text(json.dumps({"ref": "refs/heads/main", "after": BASE, "repository": {"default_branch": "main"}}))
         actions_env(monkeypatch, fake, tmp_path, "push", push, GITHUB_REF="refs/heads/main", GITHUB_SHA=BASE)
         assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "good"), "--quiet"]) == 0
         fake.add_run(200, "a" * 40, "2026-11-22T10:00:00Z")

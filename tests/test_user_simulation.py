@@ -29,22 +29,43 @@ def simulator_reply(prompt: str) -> str:
     return NEXT_MESSAGES[turns_so_far - 1] if turns_so_far <= len(NEXT_MESSAGES) else "All done </FINISHED>"
 
 
-def scenario_workflow(example: Path, *, target: str, simulator: dict | None = None, criteria: dict | None = None,
-                      persona: str | dict | None = None) -> Path:
+def scenario_workflow(
+    example: Path,
+    *,
+    target: str,
+    simulator: dict | None = None,
+    criteria: dict | None = None,
+    persona: str | dict | None = None,
+) -> Path:
     scenario = {"starting_prompt": "Hi! Roll a 6-sided die for me.", "conversation_plan": PLAN}
     if persona is not None:
         scenario["user_persona"] = persona
-    (example / "evals" / "talk.evalset.json").write_text(json.dumps({
-        "eval_set_id": "talk", "eval_cases": [{"eval_id": "dice-chat", "conversation_scenario": scenario,
-                                                "session_input": {"app_name": "hello_world", "user_id": "u1"}}]}))
-    config = {"criteria": criteria or {"per_turn_user_simulator_quality_v1": {
-        "threshold": 0.5, "judge_model_options": {"num_samples": 1}}}}
+    (example / "evals" / "talk.evalset.json").write_text(
+        json.dumps(
+            {
+                "eval_set_id": "talk",
+                "eval_cases": [
+                    {
+                        "eval_id": "dice-chat",
+                        "conversation_scenario": scenario,
+                        "session_input": {"app_name": "hello_world", "user_id": "u1"},
+                    }
+                ],
+            }
+        )
+    )
+    config = {
+        "criteria": criteria
+        or {"per_turn_user_simulator_quality_v1": {"threshold": 0.5, "judge_model_options": {"num_samples": 1}}}
+    }
     if simulator is not None:
         config["user_simulator_config"] = simulator
     (example / "evals" / "talk_config.json").write_text(json.dumps(config))
     path = example / "talk.yml"
-    path.write_text(f"judge: {{cache: cache, retries: 0}}\nagents:\n  - name: chat\n    target: {target}\n"
-                    "    evalsets: [evals/talk.evalset.json]\n    eval_config: evals/talk_config.json\n")
+    path.write_text(
+        f"judge: {{cache: cache, retries: 0}}\nagents:\n  - name: chat\n    target: {target}\n"
+        "    evalsets: [evals/talk.evalset.json]\n    eval_config: evals/talk_config.json\n"
+    )
     return path
 
 
@@ -100,23 +121,31 @@ def test_adk_agent_talks_with_the_simulated_user_until_the_stop_signal(example, 
 
 
 def test_simulation_over_http_matches_the_adk_target(example, simulator, api_server):
-    results = run_plan(build_plan(scenario_workflow(
-        example, target=f"{{kind: http, url: '{api_server}', app_name: hello_world}}")), quiet=True)
+    results = run_plan(
+        build_plan(scenario_workflow(example, target=f"{{kind: http, url: '{api_server}', app_name: hello_world}}")),
+        quiet=True,
+    )
     case = only_case(results)
     assert case.status == "passed", case.reason
     assert user_turns(case) == ["Hi! Roll a 6-sided die for me.", *NEXT_MESSAGES]
 
 
 def test_max_allowed_invocations_cuts_the_conversation(example, simulator):
-    config = scenario_workflow(example, target="{kind: adk, agent: hello_world}", simulator={"max_allowed_invocations": 2})
+    config = scenario_workflow(
+        example, target="{kind: adk, agent: hello_world}", simulator={"max_allowed_invocations": 2}
+    )
     case = only_case(run_plan(build_plan(config), quiet=True))
     assert user_turns(case) == ["Hi! Roll a 6-sided die for me.", NEXT_MESSAGES[0]]
 
 
 def test_custom_instructions_and_personas_reach_the_simulator(example, simulator):
     custom = "PLAN={{ conversation_plan }} STOP={{ stop_signal }} WHO={{ persona.id }}\n{{ conversation_history }}"
-    config = scenario_workflow(example, target="{kind: adk, agent: hello_world}",
-                               simulator={"custom_instructions": custom, "model": "gemini-2.0-flash"}, persona="NOVICE")
+    config = scenario_workflow(
+        example,
+        target="{kind: adk, agent: hello_world}",
+        simulator={"custom_instructions": custom, "model": "gemini-2.0-flash"},
+        persona="NOVICE",
+    )
     case = only_case(run_plan(build_plan(config), quiet=True))
     assert case.status == "passed", case.reason
     prompts = [r for r in simulator.requests if r["prompt"].startswith("PLAN=")]
@@ -128,7 +157,9 @@ def test_an_empty_simulator_reply_fails_only_that_case(example, gemini_env):  # 
     server = FakeGemini(lambda prompt: "")
     gemini_env(server)
     try:
-        case = only_case(run_plan(build_plan(scenario_workflow(example, target="{kind: adk, agent: hello_world}")), quiet=True))
+        case = only_case(
+            run_plan(build_plan(scenario_workflow(example, target="{kind: adk, agent: hello_world}")), quiet=True)
+        )
     finally:
         server.close()
     assert case.status == "error" and "user simulator" in case.reason and "empty" in case.reason

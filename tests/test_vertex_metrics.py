@@ -34,9 +34,7 @@ from .loopback import LoopbackServer, reply
 Reply = Callable[[dict], tuple[int, dict]]
 
 
-def scored(
-    score: float | None = None, *, error: dict | None = None, verdicts: list[dict] | None = None
-) -> dict:
+def scored(score: float | None = None, *, error: dict | None = None, verdicts: list[dict] | None = None) -> dict:
     result: dict = {"explanation": "scripted"}
     if score is not None:
         result["score"] = score
@@ -57,10 +55,7 @@ def last_answer(body: dict) -> str:
             .get("parts", [{}])[0]
             .get("text", "")
         )
-    return (
-        instance["response"].get("text")
-        or instance["response"]["contents"]["contents"][0]["parts"][0]["text"]
-    )
+    return instance["response"].get("text") or instance["response"]["contents"]["contents"][0]["parts"][0]["text"]
 
 
 class FakeVertexEval:
@@ -80,9 +75,7 @@ class FakeVertexEval:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-                fake.requests.append(
-                    {"path": self.path, "body": body, "key": self.headers.get("x-goog-api-key")}
-                )
+                fake.requests.append({"path": self.path, "body": body, "key": self.headers.get("x-goog-api-key")})
                 if fake.failures > 0:
                     fake.failures -= 1
                     status, payload = (
@@ -138,9 +131,7 @@ def content(role: str, *parts: dict) -> dict:
     return {"role": role, "parts": list(parts)}
 
 
-def turn(
-    i: int, question: str, answer: str | None, *, tool: bool = False, details: bool = False
-) -> Invocation:
+def turn(i: int, question: str, answer: str | None, *, tool: bool = False, details: bool = False) -> Invocation:
     raw: dict = {"invocation_id": f"inv-{i}", "user_content": content("user", {"text": question})}
     if answer is not None:
         raw["final_response"] = content("model", {"text": answer})
@@ -255,17 +246,12 @@ def test_scores_equal_adks_for_the_same_replies(adk_sdk):
             adk_result = theirs(metric, conversation(last), threshold)
             assert mine.score == adk_result.overall_score
             assert mine.status.value == adk_result.overall_eval_status.name.lower()
-            assert [p.score for p in mine.per_invocation] == [
-                p.score for p in adk_result.per_invocation_results
-            ]
+            assert [p.score for p in mine.per_invocation] == [p.score for p in adk_result.per_invocation_results]
             assert [p.status.value for p in mine.per_invocation] == [
                 p.eval_status.name.lower() for p in adk_result.per_invocation_results
             ]
     mine, _ = ours(MULTI_TURN[0], conversation("Bye!"))
-    assert (
-        "1 of 2 rubrics met" in mine.per_invocation[-1].detail
-        and "NOT met: r2" in mine.per_invocation[-1].detail
-    )
+    assert "1 of 2 rubrics met" in mine.per_invocation[-1].detail and "NOT met: r2" in mine.per_invocation[-1].detail
 
 
 def test_an_errored_result_has_no_score_as_in_adk_and_fails_closed(adk_sdk):
@@ -290,9 +276,7 @@ def test_an_errored_result_has_no_score_as_in_adk_and_fails_closed(adk_sdk):
 async def run_judged(case: EvalCase, invocations: list[Invocation], judge: Judge):
     """Through the path the pipeline takes (judging.py turns the scorer's exceptions into outcomes)."""
     [criterion] = resolve_criteria({MULTI_TURN[0]: 0.5}, None)
-    job = JudgeJob(
-        ("a", "s", case.eval_id), case, CaseRun("s", case.eval_id, 0, tuple(invocations)), criterion
-    )
+    job = JudgeJob(("a", "s", case.eval_id), case, CaseRun("s", case.eval_id, 0, tuple(invocations)), criterion)
     by_case = await judge_all([job], judge)
     return by_case[job.key][(0, MULTI_TURN[0])]
 
@@ -317,9 +301,7 @@ def test_cached_rerun_and_a_retried_503(vertex, tmp_path):
     changed, _ = ours(MULTI_TURN[2], conversation("Bye!"), cache=tmp_path)
     assert changed.score == 0.5 and len(vertex.requests) == 3
     # A live run draws new invocation and tool-call ids: the same conversation is still the same question.
-    redrawn = [
-        i.model_copy(update={"invocation_id": f"e-{n}-new"}) for n, i in enumerate(conversation("Bye!"))
-    ]
+    redrawn = [i.model_copy(update={"invocation_id": f"e-{n}-new"}) for n, i in enumerate(conversation("Bye!"))]
     redrawn[1] = Invocation.model_validate(
         json.loads(json.dumps(redrawn[1].model_dump(mode="json")).replace('"c1"', '"c9"'))
     )
@@ -389,9 +371,7 @@ def test_safety_requests_are_the_ones_adks_sdk_sends(adk_sdk):
             to_adk(invocations), to_adk(expected) if expected else None
         )
         judge = Judge(LlmClient(LlmSettings(retries=0), LlmCache(None)))
-        data = ScoringInput(
-            EvalCase(eval_id="c", conversation=expected or invocations), invocations, expected
-        )
+        data = ScoringInput(EvalCase(eval_id="c", conversation=expected or invocations), invocations, expected)
         asyncio.run(score_safety(data, ThresholdOptions(threshold=0.5), judge))
         sdk, mine = adk_sdk.requests[:2], adk_sdk.requests[2:]
         instances = lambda requests: sorted((r["body"]["instance"] for r in requests), key=json.dumps)  # noqa: E731
@@ -423,12 +403,9 @@ def test_validate_names_what_the_vertex_metrics_need(example, monkeypatch, capsy
     assert main(["validate", "--config", str(example / "eval-gate.yml")]) == 0
     out = capsys.readouterr().out
     assert (
-        "note: multi_turn_tool_use_quality_v1 runs on the Vertex AI evaluation service and needs a Google Cloud"
-        in out
+        "note: multi_turn_tool_use_quality_v1 runs on the Vertex AI evaluation service and needs a Google Cloud" in out
     )
-    assert (
-        "note: response_evaluation_score runs on the Vertex AI evaluation service and needs a Google" in out
-    )
+    assert "note: response_evaluation_score runs on the Vertex AI evaluation service and needs a Google" in out
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "p")
     monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
     assert main(["validate", "--config", str(example / "eval-gate.yml")]) == 0

@@ -30,17 +30,13 @@ USES = re.compile(r"uses:\s*['\"]?[\w.-]+/adk-eval-gate@([^\s'\"#`]+)")
 # One install command: from `pip install` to the end of that shell command (or of the inline code span).
 PIP_INSTALL = re.compile(r"\bpip[x3]?\s+install\b([^`;&|)\n]*)")
 # The distribution's name as a requirement, not a path or a longer name (adk-eval-gate-out, adk-eval-gate/...).
-REQUIREMENT = re.compile(
-    r"(?<![\w./-])adk-eval-gate(\[[\w,\s-]*\])?(?P<spec>[=<>!~]=?[\w.*+!-]*)?(?![\w./-])"
-)
+REQUIREMENT = re.compile(r"(?<![\w./-])adk-eval-gate(\[[\w,\s-]*\])?(?P<spec>[=<>!~]=?[\w.*+!-]*)?(?![\w./-])")
 
 
 def read_version(root: Path) -> str:
     tree = ast.parse((root / VERSION_FILE).read_text())
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            getattr(t, "id", None) == "__version__" for t in node.targets
-        ):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__version__" for t in node.targets):
             return ast.literal_eval(node.value)
     raise SystemExit(f'{VERSION_FILE}: __version__: not found; define __version__ = "X.Y.Z"')
 
@@ -108,9 +104,7 @@ def base_image_problems(root: Path, version: str, owner: str) -> list[str]:
 
 def changelog_problems(root: Path, version: str) -> list[str]:
     changelog = root / "CHANGELOG.md"
-    if changelog.is_file() and re.search(
-        rf"^## \[?{re.escape(version)}\]?", changelog.read_text(), re.MULTILINE
-    ):
+    if changelog.is_file() and re.search(rf"^## \[?{re.escape(version)}\]?", changelog.read_text(), re.MULTILINE):
         return []
     return [f"CHANGELOG.md: ## [{version}]: no section for the version being released; add what changed"]
 

@@ -43,7 +43,8 @@ def answer(text):
     if m := re.search(r"roll an? (\d+)[ -]sided die", text.lower()):
         sides = int(m.group(1))
         return f"I rolled a {sides} sided die and got {random.Random(sides).randint(1, sides)}.", [
-            {"name": "roll_die", "args": {"sides": sides}}]
+            {"name": "roll_die", "args": {"sides": sides}}
+        ]
     return "I can roll dice and check whether numbers are prime.", []
 
 
@@ -53,8 +54,16 @@ for turn in request["turns"]:
     response, calls = answer(text)
     if mode == "events":
         events = [{"author": "dice", "content": {"role": "model", "parts": [{"functionCall": c}]}} for c in calls]
-        events += [{"author": "dice", "content": {"role": "user", "parts": [
-            {"functionResponse": {"name": c["name"], "response": {"result": 1}}}]}} for c in calls]
+        events += [
+            {
+                "author": "dice",
+                "content": {
+                    "role": "user",
+                    "parts": [{"functionResponse": {"name": c["name"], "response": {"result": 1}}}],
+                },
+            }
+            for c in calls
+        ]
         events.append({"author": "dice", "content": {"role": "model", "parts": [{"text": response}]}})
         turns.append({"events": events})
     else:

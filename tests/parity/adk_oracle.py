@@ -17,8 +17,9 @@ def adk_invocations(data: list[dict[str, Any]]) -> list[AdkInvocation]:
 
 def adk_trajectory(actual, expected, match_type: str, ignore_args: bool, threshold: float = 1.0):
     criterion = ToolTrajectoryCriterion(threshold=threshold, match_type=match_type, ignore_args=ignore_args)
-    evaluator = TrajectoryEvaluator(eval_metric=EvalMetric(metric_name="tool_trajectory_avg_score",
-                                                           threshold=threshold, criterion=criterion))
+    evaluator = TrajectoryEvaluator(
+        eval_metric=EvalMetric(metric_name="tool_trajectory_avg_score", threshold=threshold, criterion=criterion)
+    )
     return evaluator.evaluate_invocations(adk_invocations(actual), adk_invocations(expected))
 
 

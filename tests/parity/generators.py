@@ -77,7 +77,10 @@ def mutate(expected: list[dict[str, Any]], rng: random.Random) -> list[dict[str,
         elif op < 0.93 and actual:
             victim = rng.randrange(len(actual))
             old = actual[victim].get("args") or {}
-            actual[victim] = {**actual[victim], "args": {k: str(v) if isinstance(v, int) else v for k, v in old.items()}}
+            actual[victim] = {
+                **actual[victim],
+                "args": {k: str(v) if isinstance(v, int) else v for k, v in old.items()},
+            }
     return actual
 
 
@@ -98,20 +101,89 @@ def intermediate(calls: list[dict[str, Any]], rng: random.Random, events: bool) 
             parts.insert(0, {"text": "thinking about it"})
         out.append({"author": "agent", "content": {"role": "model", "parts": parts}})
         if rng.random() < 0.7:
-            out.append({"author": "agent", "content": {"role": "user", "parts": [
-                {"function_response": {"name": c["name"], "response": {"result": 1}, "id": c.get("id")}}]}})
+            out.append(
+                {
+                    "author": "agent",
+                    "content": {
+                        "role": "user",
+                        "parts": [
+                            {"function_response": {"name": c["name"], "response": {"result": 1}, "id": c.get("id")}}
+                        ],
+                    },
+                }
+            )
     if rng.random() < 0.3:
         out.append({"author": "agent", "content": None})
     return {"invocation_events": out}
 
 
 WORDS = [
-    "the", "The", "THE", "running", "runs", "ran", "runner", "dice", "die", "rolled", "rolling", "rolls",
-    "prime", "primes", "numbers", "number", "is", "are", "6-sided", "sided", "I", "got", "5", "42", "3.14",
-    "café", "cafe", "naïve", "naive", "Ｐａｒｉｓ", "ﬁle", "file", "x²", "Ünïcödé", "straße", "STRASSE",
-    "中文", "字", "日本語", "ひらがな", "カタカナ", "한국어", "สวัสดีครับ", "ภาษาไทย", "ລາວ", "ខ្មែរ", "မြန်မာ",
-    "مرحبا", "नमस्ते", "Привет", "привет", "😀", "👍🏽", "e\u0301", "can't", "don't", "hello,", "world!!",
-    "snake_case", "e-mail", "U.S.A.", "\t", "generalization", "generalize", "connection", "connected",
+    "the",
+    "The",
+    "THE",
+    "running",
+    "runs",
+    "ran",
+    "runner",
+    "dice",
+    "die",
+    "rolled",
+    "rolling",
+    "rolls",
+    "prime",
+    "primes",
+    "numbers",
+    "number",
+    "is",
+    "are",
+    "6-sided",
+    "sided",
+    "I",
+    "got",
+    "5",
+    "42",
+    "3.14",
+    "café",
+    "cafe",
+    "naïve",
+    "naive",
+    "Ｐａｒｉｓ",
+    "ﬁle",
+    "file",
+    "x²",
+    "Ünïcödé",
+    "straße",
+    "STRASSE",
+    "中文",
+    "字",
+    "日本語",
+    "ひらがな",
+    "カタカナ",
+    "한국어",
+    "สวัสดีครับ",
+    "ภาษาไทย",
+    "ລາວ",
+    "ខ្មែរ",
+    "မြန်မာ",
+    "مرحبا",
+    "नमस्ते",
+    "Привет",
+    "привет",
+    "😀",
+    "👍🏽",
+    "e\u0301",
+    "can't",
+    "don't",
+    "hello,",
+    "world!!",
+    "snake_case",
+    "e-mail",
+    "U.S.A.",
+    "\t",
+    "generalization",
+    "generalize",
+    "connection",
+    "connected",
 ]
 
 
@@ -137,7 +209,9 @@ def content(rng: random.Random, role: str) -> dict[str, Any] | None:
     return {"role": role, "parts": parts}
 
 
-def invocation(rng: random.Random, calls: list[dict[str, Any]], final: dict[str, Any] | None, events: bool) -> dict[str, Any]:
+def invocation(
+    rng: random.Random, calls: list[dict[str, Any]], final: dict[str, Any] | None, events: bool
+) -> dict[str, Any]:
     inv: dict[str, Any] = {"user_content": {"role": "user", "parts": [{"text": text(rng) or "hi"}]}}
     if final is not None:
         inv["final_response"] = final

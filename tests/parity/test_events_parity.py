@@ -19,12 +19,19 @@ AUTHORS = ["root", "root", "sub_agent", "helper"]
 def random_part(rng: random.Random) -> types.Part:
     roll = rng.random()
     if roll < 0.35:
-        return types.Part(text=rng.choice(["Hello there.", "", "The answer is 42.", "thinking..."]), thought=rng.random() < 0.1)
+        return types.Part(
+            text=rng.choice(["Hello there.", "", "The answer is 42.", "thinking..."]), thought=rng.random() < 0.1
+        )
     if roll < 0.55:
-        return types.Part(function_call=types.FunctionCall(name=rng.choice(["roll_die", "search"]), args={"n": rng.randint(0, 3)},
-                                                           id=f"adk-{rng.randint(0, 999)}"))
+        return types.Part(
+            function_call=types.FunctionCall(
+                name=rng.choice(["roll_die", "search"]), args={"n": rng.randint(0, 3)}, id=f"adk-{rng.randint(0, 999)}"
+            )
+        )
     if roll < 0.7:
-        return types.Part(function_response=types.FunctionResponse(name="roll_die", response={"result": rng.randint(1, 6)}))
+        return types.Part(
+            function_response=types.FunctionResponse(name="roll_die", response={"result": rng.randint(1, 6)})
+        )
     if roll < 0.78:
         return types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x89PNG"))
     if roll < 0.86:
@@ -48,7 +55,8 @@ def random_event(rng: random.Random, invocation_id: str) -> Event:
         error_code="MALFORMED_FUNCTION_CALL" if rng.random() < 0.08 else None,
         grounding_metadata=types.GroundingMetadata(web_search_queries=["q"]) if rng.random() < 0.1 else None,
         usage_metadata=types.GenerateContentResponseUsageMetadata(prompt_token_count=3, total_token_count=5)
-        if rng.random() < 0.5 else None,
+        if rng.random() < 0.5
+        else None,
         model_version="fake-1" if rng.random() < 0.5 else None,
     )
 
@@ -71,8 +79,10 @@ def test_conversion_matches_adk_on_random_event_streams():
         with_user = [Event(author="user", content=user, invocation_id=invocation_id), *agent_events]
         (theirs,) = EvaluationGenerator.convert_events_to_eval_invocations(with_user)
         # In process we see Event.model_dump(); over HTTP the camelCase JSON api_server sends. Both must agree.
-        for dumped in ([e.model_dump(exclude_none=True) for e in agent_events],
-                       [json.loads(e.model_dump_json(by_alias=True, exclude_none=True)) for e in agent_events]):
+        for dumped in (
+            [e.model_dump(exclude_none=True) for e in agent_events],
+            [json.loads(e.model_dump_json(by_alias=True, exclude_none=True)) for e in agent_events],
+        ):
             ours = events_to_invocation(dumped, user)
             assert normalise(ours) == normalise(theirs), trial
         finals_seen += theirs.final_response is not None

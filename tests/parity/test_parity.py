@@ -51,8 +51,10 @@ def test_trajectory_matches_adk_on_generated_corpus(match_type, ignore_args):
     for _ in range(1500):
         actual, expected = conversation_pair(rng)
         threshold = rng.choice([1.0, 0.5, 0.0, 0.75])
-        mine = score_tool_trajectory(scoring_input(actual, expected),
-                                     ToolTrajectoryOptions(threshold=threshold, match_type=match_type, ignore_args=ignore_args))
+        mine = score_tool_trajectory(
+            scoring_input(actual, expected),
+            ToolTrajectoryOptions(threshold=threshold, match_type=match_type, ignore_args=ignore_args),
+        )
         assert_same(mine, adk_trajectory(actual, expected, match_type, ignore_args, threshold))
         outcomes.add(mine.score)
     # the corpus must exercise both verdicts and partial means, or it proves nothing
@@ -78,12 +80,23 @@ def test_tokenizer_matches_adk_on_arbitrary_unicode(value):
 
 
 @settings(max_examples=400, derandomize=True, deadline=None)
-@given(st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join), st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join))
+@given(
+    st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join),
+    st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join),
+)
 def test_rouge_f_matches_adk_on_word_soup(response, reference):
-    actual = [{"user_content": {"role": "user", "parts": [{"text": "q"}]},
-               "final_response": {"role": "model", "parts": [{"text": response}]}}]
-    expected = [{"user_content": {"role": "user", "parts": [{"text": "q"}]},
-                 "final_response": {"role": "model", "parts": [{"text": reference}]}}]
+    actual = [
+        {
+            "user_content": {"role": "user", "parts": [{"text": "q"}]},
+            "final_response": {"role": "model", "parts": [{"text": response}]},
+        }
+    ]
+    expected = [
+        {
+            "user_content": {"role": "user", "parts": [{"text": "q"}]},
+            "final_response": {"role": "model", "parts": [{"text": reference}]},
+        }
+    ]
     assert abs(rouge1_f(response, reference) - adk_rouge(actual, expected).overall_score) <= TOLERANCE
 
 

@@ -84,45 +84,71 @@ def _case_test(staged: StagedPair) -> TestResult | None:
     return combine_stages(first, extra, staged.case_delta() or 0.0)
 
 
-def verdict_for(delta: float, test: TestResult | None, tolerance: float, p_drop: float, p_rise: float,
-                alpha: float) -> tuple[Verdict, float | None, str]:
+def verdict_for(
+    delta: float, test: TestResult | None, tolerance: float, p_drop: float, p_rise: float, alpha: float
+) -> tuple[Verdict, float | None, str]:
     """The verdict rule, shared by every comparison and by bench/gate_calibration.py."""
     if test is None:  # one sample a side: one flip of a noisy agent looks exactly like a real change
         if abs(delta) < tolerance:
             return "unchanged", None, f"one sample a side, changed {delta:+.3f}, within tolerance {tolerance:g}"
         return "inconclusive", None, f"one sample a side, changed {delta:+.3f}: not enough evidence alone"
     if delta < 0 and p_drop < alpha and -delta >= tolerance:
-        return "regressed", p_drop, f"dropped {-delta:.3f} (≥ tolerance {tolerance:g}), p = {p_drop:.2g} < {alpha:g} ({test.method})"
+        return (
+            "regressed",
+            p_drop,
+            f"dropped {-delta:.3f} (≥ tolerance {tolerance:g}), p = {p_drop:.2g} < {alpha:g} ({test.method})",
+        )
     if delta > 0 and p_rise < alpha and delta >= tolerance:
-        return "improved", p_rise, f"rose {delta:.3f} (≥ tolerance {tolerance:g}), p = {p_rise:.2g} < {alpha:g} ({test.method})"
+        return (
+            "improved",
+            p_rise,
+            f"rose {delta:.3f} (≥ tolerance {tolerance:g}), p = {p_rise:.2g} < {alpha:g} ({test.method})",
+        )
     if abs(delta) < tolerance:
         return "unchanged", min(p_drop, p_rise), f"changed {delta:+.3f}, within tolerance {tolerance:g}"
     p = p_drop if delta < 0 else p_rise
-    return ("inconclusive", p, f"changed {delta:+.3f}, beyond tolerance {tolerance:g} but p = {p:.2g} ≥ {alpha:g}: "
-            "could be noise; more num_runs would settle it")
+    return (
+        "inconclusive",
+        p,
+        f"changed {delta:+.3f}, beyond tolerance {tolerance:g} but p = {p:.2g} ≥ {alpha:g}: "
+        "could be noise; more num_runs would settle it",
+    )
 
 
 def _decide(pending: _Pending, p_drop: float, p_rise: float, alpha: float, pooled: set[tuple[str, str]]) -> None:
     row = pending.row
-    row.verdict, row.p_value, reason = verdict_for(row.delta or 0.0, pending.test, pending.tolerance, p_drop, p_rise, alpha)
+    row.verdict, row.p_value, reason = verdict_for(
+        row.delta or 0.0, pending.test, pending.tolerance, p_drop, p_rise, alpha
+    )
     if pending.test is None:
         reason = f"{_fmt(row.baseline)} → {_fmt(row.current)}; {reason}"
     if row.verdict == "inconclusive":
         test = pending.test
         smallest = None if test is None else test.min_p_drop if (row.delta or 0.0) < 0 else test.min_p_rise
         if not isinstance(row, Row) and smallest is not None and smallest >= alpha:
-            reason = (f"changed {row.delta or 0.0:+.3f}, beyond tolerance {pending.tolerance:g}, but these samples cannot "
-                      f"reach p < {alpha:g} (at best p = {smallest:.2g}): not enough evidence alone, so it does not gate")
+            reason = (
+                f"changed {row.delta or 0.0:+.3f}, beyond tolerance {pending.tolerance:g}, but these samples cannot "
+                f"reach p < {alpha:g} (at best p = {smallest:.2g}): not enough evidence alone, so it does not gate"
+            )
         if isinstance(row, Row):
-            reason += "; counted in the eval-set and pooled verdicts" if pending.group in pooled else \
-                "; counted in the eval-set verdict"
+            reason += (
+                "; counted in the eval-set and pooled verdicts"
+                if pending.group in pooled
+                else "; counted in the eval-set verdict"
+            )
         elif isinstance(row, Summary) and pending.group in pooled:
             reason += "; counted in the pooled verdict"
     row.reason = reason
 
 
-def _decide_family(pending: list[_Pending], adjust: Callable[[list[float]], list[float]], level: float,
-                   pooled: set[tuple[str, str]], *, leave_out_hopeless: bool) -> None:
+def _decide_family(
+    pending: list[_Pending],
+    adjust: Callable[[list[float]], list[float]],
+    level: float,
+    pooled: set[tuple[str, str]],
+    *,
+    leave_out_hopeless: bool,
+) -> None:
     """Adjusts each direction's p-values over the family, then decides every row of it."""
     tested = [p for p in pending if p.test is not None]
     adjusted = {id(p): [p.test.p_drop, p.test.p_rise] for p in tested}
@@ -142,14 +168,29 @@ def _index(results: ResultsFile | None) -> dict[tuple[str, str], EvalSetResult]:
     return {(s.agent, s.eval_set_id): s for s in results.eval_sets} if results else {}
 
 
-def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, base: CaseResult | None,
-              current_set: EvalSetResult | None, base_set: EvalSetResult | None,
-              tolerance: float) -> tuple[Row, TestResult | None, tuple[list[float], list[float]] | None, StagedPair | None]:
+def _case_row(
+    agent: str,
+    set_id: str,
+    name: str,
+    current: CaseResult | None,
+    base: CaseResult | None,
+    current_set: EvalSetResult | None,
+    base_set: EvalSetResult | None,
+    tolerance: float,
+) -> tuple[Row, TestResult | None, tuple[list[float], list[float]] | None, StagedPair | None]:
     cur_metric = current.metrics.get(name) if current else None
     base_metric = base.metrics.get(name) if base else None
-    row = Row(agent=agent, eval_set_id=set_id, eval_id=(current or base).eval_id, criterion=name,
-              baseline=base_metric.score if base_metric else None, current=cur_metric.score if cur_metric else None,
-              delta=None, verdict="unchanged", reason="")
+    row = Row(
+        agent=agent,
+        eval_set_id=set_id,
+        eval_id=(current or base).eval_id,
+        criterion=name,
+        baseline=base_metric.score if base_metric else None,
+        current=cur_metric.score if cur_metric else None,
+        delta=None,
+        verdict="unchanged",
+        reason="",
+    )
     if base_metric is None or cur_metric is None:
         row.verdict = "new" if base_metric is None else "removed"
         row.reason = "not in the baseline" if base_metric is None else "no longer evaluated"
@@ -160,15 +201,22 @@ def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, ba
     base_config, cur_config = base_set.criteria.get(name), current_set.criteria.get(name)
     if base_config and cur_config and base_config.hash and cur_config.hash and base_config.hash != cur_config.hash:
         row.verdict = "not_comparable"
-        row.reason = f"the {name} configuration changed since the baseline (threshold {base_config.threshold:g} → {cur_config.threshold:g})" \
-            if base_config.threshold != cur_config.threshold else f"the {name} options changed since the baseline"
+        row.reason = (
+            f"the {name} configuration changed since the baseline (threshold {base_config.threshold:g} → "
+            f"{cur_config.threshold:g})"
+            if base_config.threshold != cur_config.threshold
+            else f"the {name} options changed since the baseline"
+        )
         return row, None, None, None
     if current.status == "not_run":
         row.verdict, row.reason = "error", current.reason or "not run"
         return row, None, None, None
     if current.status == "error" or base.status == "error":
         side = "current run" if current.status == "error" else "baseline"
-        row.verdict, row.reason = "error", f"the {side} errored: {(current if current.status == 'error' else base).reason}"
+        row.verdict, row.reason = (
+            "error",
+            f"the {side} errored: {(current if current.status == 'error' else base).reason}",
+        )
         return row, None, None, None
     base_values, cur_values = samples(base_metric), samples(cur_metric)
     if not base_values or not cur_values:
@@ -180,7 +228,9 @@ def _case_row(agent: str, set_id: str, name: str, current: CaseResult | None, ba
     row.delta = statistics.fmean(cur_values) - statistics.fmean(base_values)
     sampling = current.sampling
     if current_set.adaptive_runs is not None and sampling is not None:
-        staged = StagedPair(base_values, *baseline_halves(base_metric), *current_rounds(cur_metric, sampling.first_round_runs))
+        staged = StagedPair(
+            base_values, *baseline_halves(base_metric), *current_rounds(cur_metric, sampling.first_round_runs)
+        )
         row.delta = staged.case_delta()
         return row, _case_test(staged), (base_values, cur_values), staged
     return row, permutation_test(base_values, cur_values), (base_values, cur_values), None
@@ -192,11 +242,18 @@ def _pooled_row(agent: str, name: str, per_set: list[Strata]) -> tuple[PooledSum
     # pooling adaptive with fixed eval sets would mix two designs: the two-stage test needs every case staged
     test = group_test(Strata(pairs, [], [], staged if len(staged) == len(pairs) else None))
     row = PooledSummary(
-        agent=agent, criterion=name, baseline=statistics.fmean(statistics.fmean(b) for b, _ in pairs),
-        current=statistics.fmean(statistics.fmean(c) for _, c in pairs), delta=test.delta if test else None,
-        verdict="unchanged", reason="", eval_sets_compared=len(per_set), cases_compared=len(pairs),
+        agent=agent,
+        criterion=name,
+        baseline=statistics.fmean(statistics.fmean(b) for b, _ in pairs),
+        current=statistics.fmean(statistics.fmean(c) for _, c in pairs),
+        delta=test.delta if test else None,
+        verdict="unchanged",
+        reason="",
+        eval_sets_compared=len(per_set),
+        cases_compared=len(pairs),
         baseline_pass_rate=statistics.fmean(x for s in per_set for x in s.passed_baseline),
-        current_pass_rate=statistics.fmean(x for s in per_set for x in s.passed_current))
+        current_pass_rate=statistics.fmean(x for s in per_set for x in s.passed_current),
+    )
     return row, test
 
 
@@ -208,8 +265,13 @@ def decide_gating(pending: Sequence[tuple[Summary | PooledSummary, TestResult | 
     _decide_family(items, holm, alpha, pooled, leave_out_hopeless=True)
 
 
-def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: Callable[[str], float],
-            alpha: float, case_fdr: float = 0.05) -> tuple[list[PooledSummary], list[Summary], list[Row]]:
+def compare(
+    current: ResultsFile,
+    baseline: ResultsFile | None,
+    tolerance_for: Callable[[str], float],
+    alpha: float,
+    case_fdr: float = 0.05,
+) -> tuple[list[PooledSummary], list[Summary], list[Row]]:
     base_sets = _index(baseline)
     rows: list[Row] = []
     summaries: list[Summary] = []
@@ -223,16 +285,25 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
         base_set = base_sets.get(key)
         base_cases = {c.eval_id: c for c in base_set.cases} if base_set else {}
         current_cases = {c.eval_id: c for c in current_set.cases}
-        names = list(current_set.criteria) + [n for n in (base_set.criteria if base_set else {}) if n not in current_set.criteria]
+        names = list(current_set.criteria) + [
+            n for n in (base_set.criteria if base_set else {}) if n not in current_set.criteria
+        ]
         for name in names:
             tolerance = tolerance_for(name)
             group = (current_set.agent, name)
             found = Strata([], [], [], [] if current_set.adaptive_runs is not None else None)
             counts = {"new": 0, "removed": 0, "not_comparable": 0}
             for eval_id in list(current_cases) + [e for e in base_cases if e not in current_cases]:
-                row, test, pair, staged = _case_row(current_set.agent, current_set.eval_set_id, name,
-                                                    current_cases.get(eval_id), base_cases.get(eval_id), current_set,
-                                                    base_set, tolerance)
+                row, test, pair, staged = _case_row(
+                    current_set.agent,
+                    current_set.eval_set_id,
+                    name,
+                    current_cases.get(eval_id),
+                    base_cases.get(eval_id),
+                    current_set,
+                    base_set,
+                    tolerance,
+                )
                 rows.append(row)
                 if row.verdict in counts:
                     counts[row.verdict] += 1
@@ -246,10 +317,20 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
                     case_pending.append(_Pending(row, test, tolerance, group))
                     found.passed_baseline.append(base_cases[eval_id].metrics[name].status == "passed")
                     found.passed_current.append(current_cases[eval_id].metrics[name].status == "passed")
-            summary = Summary(agent=current_set.agent, eval_set_id=current_set.eval_set_id, criterion=name,
-                              baseline=None, current=None, delta=None, verdict="unchanged", reason="",
-                              cases_compared=len(found.pairs), cases_new=counts["new"], cases_removed=counts["removed"],
-                              cases_not_comparable=counts["not_comparable"])
+            summary = Summary(
+                agent=current_set.agent,
+                eval_set_id=current_set.eval_set_id,
+                criterion=name,
+                baseline=None,
+                current=None,
+                delta=None,
+                verdict="unchanged",
+                reason="",
+                cases_compared=len(found.pairs),
+                cases_new=counts["new"],
+                cases_removed=counts["removed"],
+                cases_not_comparable=counts["not_comparable"],
+            )
             if found.pairs:
                 by_agent.setdefault(group, []).append(found)
                 summary.baseline = statistics.fmean(statistics.fmean(b) for b, _ in found.pairs)
@@ -270,8 +351,18 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
     for key, base_set in base_sets.items():
         if key not in seen_sets:
             for name in base_set.criteria:
-                summaries.append(Summary(agent=key[0], eval_set_id=key[1], criterion=name, baseline=None, current=None,
-                                         delta=None, verdict="removed", reason="the eval set is no longer run"))
+                summaries.append(
+                    Summary(
+                        agent=key[0],
+                        eval_set_id=key[1],
+                        criterion=name,
+                        baseline=None,
+                        current=None,
+                        delta=None,
+                        verdict="removed",
+                        reason="the eval set is no longer run",
+                    )
+                )
 
     # One eval set alone adds nothing to its own verdict: pool only agents × criteria seen in two or more.
     pooled: list[PooledSummary] = []
@@ -284,8 +375,9 @@ def compare(current: ResultsFile, baseline: ResultsFile | None, tolerance_for: C
     gating += [(p.row, p.test, p.tolerance) for p in set_pending]
 
     decide_gating(gating, alpha)
-    _decide_family(case_pending, benjamini_hochberg, case_fdr, {(p.agent, p.criterion) for p in pooled},
-                   leave_out_hopeless=False)
+    _decide_family(
+        case_pending, benjamini_hochberg, case_fdr, {(p.agent, p.criterion) for p in pooled}, leave_out_hopeless=False
+    )
     for row in pooled:
         row.reason += f"; {row.cases_compared} cases in {row.eval_sets_compared} eval sets"
     return pooled, summaries, rows

@@ -90,7 +90,8 @@ def _row(
 
 
 def _decide(row: EfficiencyRow, p_rise: float, p_drop: float, alpha: float) -> None:
-    size = f"{row.change:+.0%} per run ({row.baseline:.4g} → {row.current:.4g} {UNITS[row.metric]}, {row.cases_compared} cases)"
+    values = f"{row.baseline:.4g} → {row.current:.4g} {UNITS[row.metric]}"
+    size = f"{row.change:+.0%} per run ({values}, {row.cases_compared} cases)"
     if row.change >= row.tolerance and p_rise < alpha:
         row.verdict, row.p_value = "regressed", p_rise
         row.reason = f"{size}: ≥ tolerance +{row.tolerance:.0%}, p = {p_rise:.2g} < {alpha:g}"
@@ -106,9 +107,7 @@ def _decide(row: EfficiencyRow, p_rise: float, p_drop: float, alpha: float) -> N
         row.reason = f"{size}: beyond tolerance but p = {p:.2g} ≥ {alpha:g}: could be noise"
 
 
-def compare_efficiency(
-    current: ResultsFile, baseline: ResultsFile | None, gate: GateSettings
-) -> list[EfficiencyRow]:
+def compare_efficiency(current: ResultsFile, baseline: ResultsFile | None, gate: GateSettings) -> list[EfficiencyRow]:
     if baseline is None:
         return []
     base_sets = {(s.agent, s.eval_set_id): s for s in baseline.eval_sets}
@@ -143,9 +142,7 @@ def compare_efficiency(
     adjusted = {id(row): [test.p_rise, test.p_drop] for row, test in found}
     for side, smallest in enumerate((lambda t: t.min_p_rise, lambda t: t.min_p_drop)):
         members = [(row, test) for row, test in found if smallest(test) < gate.alpha]
-        for (row, _), value in zip(
-            members, holm([adjusted[id(row)][side] for row, _ in members]), strict=True
-        ):
+        for (row, _), value in zip(members, holm([adjusted[id(row)][side] for row, _ in members]), strict=True):
             adjusted[id(row)][side] = value
     for row, _ in found:
         _decide(row, *adjusted[id(row)], gate.alpha)

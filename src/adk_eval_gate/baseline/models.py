@@ -24,8 +24,11 @@ class BaselineIdentity(_Model):
     created_at: str | None = None
     age_days: float | None = None
     tool_version: str | None = None
-    exact_base: bool = Field(default=True, description="False when the entry for the PR's merge-base was missing "
-                             "and the newest baseline was used instead.")
+    exact_base: bool = Field(
+        default=True,
+        description="False when the entry for the PR's merge-base was missing "
+        "and the newest baseline was used instead.",
+    )
 
 
 class Row(_Model):
@@ -38,8 +41,11 @@ class Row(_Model):
     delta: float | None
     verdict: Verdict
     reason: str
-    p_value: float | None = Field(default=None, description="One-sided p-value in the verdict's direction, "
-                                  "adjusted for the run's many case rows (Benjamini-Hochberg, level gate.case_fdr).")
+    p_value: float | None = Field(
+        default=None,
+        description="One-sided p-value in the verdict's direction, "
+        "adjusted for the run's many case rows (Benjamini-Hochberg, level gate.case_fdr).",
+    )
     baseline_samples: int = 0
     current_samples: int = 0
     gating: bool = Field(default=False, description="This row's verdict is one of the conditions that failed the gate.")
@@ -54,8 +60,11 @@ class Summary(_Model):
     delta: float | None
     verdict: Verdict
     reason: str
-    p_value: float | None = Field(default=None, description="One-sided p-value in the verdict's direction, "
-                                  "adjusted (Holm) over the pooled and eval-set verdicts that gate.")
+    p_value: float | None = Field(
+        default=None,
+        description="One-sided p-value in the verdict's direction, "
+        "adjusted (Holm) over the pooled and eval-set verdicts that gate.",
+    )
     baseline_pass_rate: float | None = None
     current_pass_rate: float | None = None
     cases_compared: int = 0
@@ -76,8 +85,11 @@ class PooledSummary(_Model):
     delta: float | None
     verdict: Verdict
     reason: str
-    p_value: float | None = Field(default=None, description="One-sided p-value in the verdict's direction, "
-                                  "adjusted (Holm) over the pooled and eval-set verdicts that gate.")
+    p_value: float | None = Field(
+        default=None,
+        description="One-sided p-value in the verdict's direction, "
+        "adjusted (Holm) over the pooled and eval-set verdicts that gate.",
+    )
     baseline_pass_rate: float | None = None
     current_pass_rate: float | None = None
     eval_sets_compared: int = 0
@@ -119,9 +131,14 @@ class Comparison(_Model):
     baseline: BaselineIdentity | None
     warnings: list[str] = Field(default_factory=list)
     gate: GateDecision
-    pooled: list[PooledSummary] = Field(default_factory=list, description="Agent × criterion over all eval sets; "
-                                        "first, because with many small eval sets only they have the evidence.")
+    pooled: list[PooledSummary] = Field(
+        default_factory=list,
+        description="Agent × criterion over all eval sets; "
+        "first, because with many small eval sets only they have the evidence.",
+    )
     summaries: list[Summary]
     rows: list[Row]
-    efficiency: list[EfficiencyRow] = Field(default_factory=list, description="Per-run usage against the baseline "
-                                            "(docs/efficiency-regressions.md); regressions first.")
+    efficiency: list[EfficiencyRow] = Field(
+        default_factory=list,
+        description="Per-run usage against the baseline (docs/efficiency-regressions.md); regressions first.",
+    )

@@ -120,8 +120,10 @@ def _stratum_distribution(baseline: Sequence[float], current: Sequence[float]) -
     if all(v in (0.0, 1.0) for v in pooled):  # hypergeometric: the count of ones the current side draws
         ones = int(total)
         denominator = math.comb(n, n1)
-        return {key(float(k)): math.comb(ones, k) * math.comb(n - ones, n1 - k) / denominator
-                for k in range(max(0, ones - n0), min(ones, n1) + 1)}
+        return {
+            key(float(k)): math.comb(ones, k) * math.comb(n - ones, n1 - k) / denominator
+            for k in range(max(0, ones - n0), min(ones, n1) + 1)
+        }
     splits = math.comb(n, n1)
     if splits > EXACT_LIMIT:
         return None
@@ -149,17 +151,22 @@ def _convolve(distributions: Sequence[dict[int, float]]) -> dict[int, float] | N
     return total
 
 
-def _sampled_stratified(strata: Sequence[tuple[Sequence[float], Sequence[float]]],
-                        distributions: Sequence[dict[int, float] | None], observed_key: int, slack: int,
-                        seed: int) -> tuple[float, float]:
+def _sampled_stratified(
+    strata: Sequence[tuple[Sequence[float], Sequence[float]]],
+    distributions: Sequence[dict[int, float] | None],
+    observed_key: int,
+    slack: int,
+    seed: int,
+) -> tuple[float, float]:
     """Relabellings drawn within each case: from its exact distribution when known, else by shuffling its samples."""
     rng = random.Random(seed)
     columns: list[list[int]] = []
     for (baseline, current), dist in zip(strata, distributions, strict=True):
         if dist is not None:
             keys = list(dist)
-            columns.append(rng.choices(keys, cum_weights=list(itertools.accumulate(dist[k] for k in keys)),
-                                       k=SAMPLED_STRATIFIED))
+            columns.append(
+                rng.choices(keys, cum_weights=list(itertools.accumulate(dist[k] for k in keys)), k=SAMPLED_STRATIFIED)
+            )
             continue
         pooled, n0, n1 = [*baseline, *current], len(baseline), len(current)
         total = math.fsum(pooled)
@@ -192,8 +199,14 @@ def stratified_test(strata: Sequence[tuple[Sequence[float], Sequence[float]]], s
         if exact is not None:
             p_drop = math.fsum(p for k, p in exact.items() if k <= observed_key + slack)
             p_rise = math.fsum(p for k, p in exact.items() if k >= observed_key - slack)
-            return TestResult(delta, min(1.0, p_drop), min(1.0, p_rise), "exact stratified permutation",
-                              exact[min(exact)], exact[max(exact)])
+            return TestResult(
+                delta,
+                min(1.0, p_drop),
+                min(1.0, p_rise),
+                "exact stratified permutation",
+                exact[min(exact)],
+                exact[max(exact)],
+            )
         if len(varying) < NORMAL_MIN_STRATA:
             p_drop, p_rise = _sampled_stratified(varying, distributions, observed_key, slack, seed)
             floor = 1 / (SAMPLED_STRATIFIED + 1)
@@ -255,13 +268,26 @@ def combine_stages(first: TestResult | None, second: TestResult | None, delta: f
     (nothing looked worse than the baseline) counts as p = 1: no evidence of a change.
     """
     if first is None:
-        return None if second is None else TestResult(delta, second.p_drop, second.p_rise,
-                                                       f"extra runs only: {second.method}", second.min_p_drop,
-                                                       second.min_p_rise)
+        return (
+            None
+            if second is None
+            else TestResult(
+                delta,
+                second.p_drop,
+                second.p_rise,
+                f"extra runs only: {second.method}",
+                second.min_p_drop,
+                second.min_p_rise,
+            )
+        )
     if second is None:
         second = TestResult(0.0, 1.0, 1.0, "no extra runs", 1.0, 1.0)
-    return TestResult(delta, _combined(first.p_drop, second.p_drop), _combined(first.p_rise, second.p_rise),
-                      "two-stage adaptive, inverse normal of "
-                      + (f"two {first.method} tests" if first.method == second.method
-                         else f"{first.method} and {second.method}"),
-                      _combined(first.min_p_drop, second.min_p_drop), _combined(first.min_p_rise, second.min_p_rise))
+    return TestResult(
+        delta,
+        _combined(first.p_drop, second.p_drop),
+        _combined(first.p_rise, second.p_rise),
+        "two-stage adaptive, inverse normal of "
+        + (f"two {first.method} tests" if first.method == second.method else f"{first.method} and {second.method}"),
+        _combined(first.min_p_drop, second.min_p_drop),
+        _combined(first.min_p_rise, second.min_p_rise),
+    )

@@ -59,9 +59,7 @@ def map_runner_paths(environ: dict[str, str] | os._Environ[str]) -> list[str]:
         mapped = container_path(path, environ)
         if mapped is not None and os.path.exists(mapped):
             environ[name] = mapped
-            messages.append(
-                f"::notice::{name}: the runner path {path} is {mapped} inside the action's container"
-            )
+            messages.append(f"::notice::{name}: the runner path {path} is {mapped} inside the action's container")
         else:
             messages.append(
                 f"::warning::{name}: {path} does not exist inside the action's container (only the "
@@ -77,7 +75,13 @@ def main() -> int:
     token = _input("github-token")
     if token:
         os.environ.setdefault("GITHUB_TOKEN", token)
-    argv = ["ci", "--config", _input("config", "eval-gate.yml"), "--output-dir", _input("output-dir", "adk-eval-gate-out")]
+    argv = [
+        "ci",
+        "--config",
+        _input("config", "eval-gate.yml"),
+        "--output-dir",
+        _input("output-dir", "adk-eval-gate-out"),
+    ]
     if _input("post-comment", "true").lower() in ("false", "0", "no"):
         argv.append("--no-comment")
     for name in ("comment-key", "comment-mode", "comment-when", "comment-author"):
@@ -90,8 +94,12 @@ def main() -> int:
         try:
             os.chdir(working_directory)
         except (OSError, ValueError) as exc:
-            error = InputError(None, "working-directory", f"{working_directory!r}: {getattr(exc, 'strerror', None) or exc}",
-                               "give an existing directory of the repository")
+            error = InputError(
+                None,
+                "working-directory",
+                f"{working_directory!r}: {getattr(exc, 'strerror', None) or exc}",
+                "give an existing directory of the repository",
+            )
             print(f"error: {error.render()}", file=sys.stderr)
             return EXIT_BAD_INPUT
     return cli_main(argv)

@@ -16,9 +16,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--results", required=True, help="the current results file")
     parser.add_argument("--baseline", help="a baseline results file (default: the config's baseline store)")
     parser.add_argument("--output", default="comparison.json", help="where to write the comparison JSON")
-    parser.add_argument(
-        "--label", action="append", help="a pull request label (repeatable; e.g. the override label)"
-    )
+    parser.add_argument("--label", action="append", help="a pull request label (repeatable; e.g. the override label)")
     parser.set_defaults(handler=handle)
 
 

@@ -24,13 +24,9 @@ def publishing_options() -> argparse.ArgumentParser:
     )
     parent.add_argument("--no-comment", action="store_true", help="do not post the pull request comment")
     parent.add_argument("--label", action="append", help="an extra pull request label (e.g. the override label)")
-    parent.add_argument(
-        "--comment-key", help="the sticky comment's key (default: the config's path in the repository)"
-    )
+    parent.add_argument("--comment-key", help="the sticky comment's key (default: the config's path in the repository)")
     # Over the config's `comment:` section.
-    parent.add_argument(
-        "--comment-mode", help="update (edit our comment in place) or recreate (delete it, post anew)"
-    )
+    parent.add_argument("--comment-mode", help="update (edit our comment in place) or recreate (delete it, post anew)")
     parent.add_argument("--comment-when", help="always, changed (the report changed) or failing (the gate fails)")
     parent.add_argument(
         "--comment-author", help="the login the token posts as, when GitHub cannot say (another App's token)"

@@ -40,9 +40,7 @@ _SKIP = {
     ".pytest_cache",
     ".ruff_cache",
 }
-_AGENT_DEFINITION = re.compile(
-    r"^(?:root_agent|app)\s*(?::[^=\n]*)?=|^(?:async\s+)?def\s+get_agent_async\b", re.M
-)
+_AGENT_DEFINITION = re.compile(r"^(?:root_agent|app)\s*(?::[^=\n]*)?=|^(?:async\s+)?def\s+get_agent_async\b", re.M)
 
 
 @dataclass
@@ -161,9 +159,7 @@ def _plan_entries(root: Path, agents: list[Path], eval_files: list[Path]) -> tup
             None,
         )
         if entry is None:
-            entry = _Entry(
-                _entry_name(agent, folder, root, {e.name for e in entries}), agent, eval_config=own_config
-            )
+            entry = _Entry(_entry_name(agent, folder, root, {e.name for e in entries}), agent, eval_config=own_config)
             entries.append(entry)
         entry.set_ids |= ids
         entry.evalsets += _globs(folder, files, root, set(loaded))
@@ -192,7 +188,8 @@ def _yaml(value: str) -> str:
 def render_config(entries: list[_Entry], root: Path) -> str:
     lines = [
         "# adk-eval-gate config, written by `adk-eval-gate init`. Relative paths resolve against this file.",
-        "# Check it with `adk-eval-gate validate --config eval-gate.yml`; run it with `adk-eval-gate run --config eval-gate.yml`.",
+        "# Check it with `adk-eval-gate validate --config eval-gate.yml`; run it with `adk-eval-gate run --config "
+        "eval-gate.yml`.",
     ]
     setup = _setup(root)
     if setup:
@@ -220,7 +217,8 @@ def render_config(entries: list[_Entry], root: Path) -> str:
         ]
         if entry.eval_config:
             lines.append(
-                f"    eval_config: {_yaml(entry.eval_config)}   # ADK's own file, as `adk eval --config_file_path` takes it"
+                f"    eval_config: {_yaml(entry.eval_config)}   # ADK's own file, as `adk eval --config_file_path` "
+                "takes it"
             )
         lines.append("    num_runs: 1   # raise it to average out a nondeterministic model")
     return "\n".join(lines) + "\n"
@@ -258,13 +256,18 @@ def next_steps(branch: str) -> str:
     return "\n".join(
         [
             "next steps:",
-            "  1. Add the repository secret GOOGLE_API_KEY (Settings > Secrets and variables > Actions) if the agent or an",
-            "     LLM-judged criterion calls Gemini; for Vertex AI set GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_CLOUD_PROJECT and",
+            "  1. Add the repository secret GOOGLE_API_KEY (Settings > Secrets and variables > Actions) if the agent "
+            "or an",
+            "     LLM-judged criterion calls Gemini; for Vertex AI set GOOGLE_GENAI_USE_VERTEXAI, "
+            "GOOGLE_CLOUD_PROJECT and",
             "     GOOGLE_CLOUD_LOCATION in the workflow's env instead.",
-            "  2. The workflow asks for contents: read, pull-requests: write and actions: read; if your organisation limits",
+            "  2. The workflow asks for contents: read, pull-requests: write and actions: read; if your organisation "
+            "limits",
             "     GITHUB_TOKEN, allow these (Settings > Actions > General > Workflow permissions).",
-            "  3. Try it here: adk-eval-gate validate --config eval-gate.yml && adk-eval-gate run --config eval-gate.yml",
-            f"  4. Commit both files and push to {branch}: that run stores the first baseline; pull requests compare with it.",
+            "  3. Try it here: adk-eval-gate validate --config eval-gate.yml && adk-eval-gate run --config "
+            "eval-gate.yml",
+            f"  4. Commit both files and push to {branch}: that run stores the first baseline; pull requests compare "
+            "with it.",
         ]
     )
 

@@ -44,7 +44,9 @@ class Workflow:
 
 def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error, *, allow_dirs: bool) -> list[Path]:
     if not pattern.strip() or "\x00" in pattern:
-        raise workflow_error(loc, "is an empty path" if not pattern.strip() else "holds a NUL byte", "give a file path or a glob")
+        raise workflow_error(
+            loc, "is an empty path" if not pattern.strip() else "holds a NUL byte", "give a file path or a glob"
+        )
     full = Path(pattern).expanduser()
     full = full if full.is_absolute() else base / full
     if is_glob(pattern):
@@ -52,25 +54,38 @@ def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error
         try:
             found = walk_glob(full)
         except GlobTooWide as exc:
-            raise workflow_error(loc, f"glob {pattern!r} {exc}", "narrow the pattern to the folder that holds the files") from None
+            raise workflow_error(
+                loc, f"glob {pattern!r} {exc}", "narrow the pattern to the folder that holds the files"
+            ) from None
         matches = [p for p in found if p.exists() and (allow_dirs or not p.is_dir())]
         if (odd := next((p for p in matches if has_surrogates(str(p))), None)) is not None:
             shown = str(odd).encode("utf-8", "backslashreplace").decode()
-            raise workflow_error(loc, f"glob {pattern!r} matches {shown!r}, whose name is not valid UTF-8",
-                                 "rename the file (results and reports are UTF-8)")
+            raise workflow_error(
+                loc,
+                f"glob {pattern!r} matches {shown!r}, whose name is not valid UTF-8",
+                "rename the file (results and reports are UTF-8)",
+            )
         if not matches:
-            raise workflow_error(loc, f"glob {pattern!r} matches no file",
-                                 "fix the pattern; relative paths resolve against the config file's directory")
+            raise workflow_error(
+                loc,
+                f"glob {pattern!r} matches no file",
+                "fix the pattern; relative paths resolve against the config file's directory",
+            )
         return matches
     try:
         exists = full.exists()
     except OSError as exc:  # a name too long, a symlink loop
         raise workflow_error(loc, f"{pattern!r} cannot be read: {exc.strerror or exc}", "fix the path") from None
     if not exists:
-        raise workflow_error(loc, f"{pattern!r} does not exist",
-                             "fix the path; relative paths resolve against the config file's directory")
+        raise workflow_error(
+            loc,
+            f"{pattern!r} does not exist",
+            "fix the path; relative paths resolve against the config file's directory",
+        )
     if full.is_dir() and not allow_dirs:
-        raise workflow_error(loc, f"{pattern!r} is a directory", "point at a file or use a glob like dir/*.evalset.json")
+        raise workflow_error(
+            loc, f"{pattern!r} is a directory", "point at a file or use a glob like dir/*.evalset.json"
+        )
     return [full]
 
 
@@ -80,8 +95,11 @@ def _check_command(agent: AgentSettings, base: Path, where: tuple[str | int, ...
     cwd = Path(target.cwd).expanduser() if target.cwd else base
     cwd = cwd if cwd.is_absolute() else base / cwd
     if target.cwd is not None and not cwd.is_dir():
-        raise workflow_error((*where, "target", "cwd"), f"{target.cwd!r} is not an existing directory",
-                             "fix the path; relative paths resolve against the config file's directory")
+        raise workflow_error(
+            (*where, "target", "cwd"),
+            f"{target.cwd!r} is not an existing directory",
+            "fix the path; relative paths resolve against the config file's directory",
+        )
     for i, part in enumerate([*target.command, *target.env, *target.env.values()]):
         if "\x00" in part:  # the operating system cannot pass it: every case would fail to start
             field = ("command", i) if i < len(target.command) else ("env",)
@@ -93,14 +111,21 @@ def _check_command(agent: AgentSettings, base: Path, where: tuple[str | int, ...
         path = Path(program).expanduser()
         path = path if path.is_absolute() else base / path
         if not path.is_file():
-            raise workflow_error((*where, "target", "command", 0), f"{program!r} does not exist",
-                                 "fix the path; relative paths resolve against the config file's directory")
+            raise workflow_error(
+                (*where, "target", "command", 0),
+                f"{program!r} does not exist",
+                "fix the path; relative paths resolve against the config file's directory",
+            )
         if not os.access(path, os.X_OK):
-            raise workflow_error((*where, "target", "command", 0), f"{program!r} is not executable",
-                                 f"run `chmod +x {program}` or start it through its interpreter")
+            raise workflow_error(
+                (*where, "target", "command", 0),
+                f"{program!r} is not executable",
+                f"run `chmod +x {program}` or start it through its interpreter",
+            )
     elif shutil.which(program, path=(agent.target.env.get("PATH") or os.environ.get("PATH"))) is None:
-        raise workflow_error((*where, "target", "command", 0), f"{program!r} is not on PATH",
-                             "install it or give its path")
+        raise workflow_error(
+            (*where, "target", "command", 0), f"{program!r} is not on PATH", "install it or give its path"
+        )
 
 
 def _check_cache(base: Path, value: str, workflow_error) -> None:
@@ -112,8 +137,11 @@ def _check_cache(base: Path, value: str, workflow_error) -> None:
     for candidate in (folder, *folder.parents):
         if candidate.exists():
             if not candidate.is_dir():
-                raise workflow_error(("judge", "cache"), f"{shown_path(candidate, base)!r} is not a directory",
-                                     "point at a directory (it is created if missing) or set null")
+                raise workflow_error(
+                    ("judge", "cache"),
+                    f"{shown_path(candidate, base)!r} is not a directory",
+                    "point at a directory (it is created if missing) or set null",
+                )
             return
 
 
@@ -124,11 +152,16 @@ def _check_baseline_path(base: Path, value: str, workflow_error) -> None:
     path = Path(value).expanduser()
     path = path if path.is_absolute() else base / path
     if path.is_dir():
-        raise workflow_error(("baseline", "path"), f"{value!r} is a directory", "point at a results file, e.g. baseline/results.json")
+        raise workflow_error(
+            ("baseline", "path"), f"{value!r} is a directory", "point at a results file, e.g. baseline/results.json"
+        )
     blocked = next((p for p in path.parents if p.exists()), None)
     if blocked is not None and not blocked.is_dir():
-        raise workflow_error(("baseline", "path"), f"{value!r} is under {shown_path(blocked, base)!r}, which is a file",
-                             "point at a results file in a directory")
+        raise workflow_error(
+            ("baseline", "path"),
+            f"{value!r} is under {shown_path(blocked, base)!r}, which is a file",
+            "point at a results file in a directory",
+        )
 
 
 def _check_tolerance(settings: Settings, workflow_error) -> None:
@@ -140,8 +173,11 @@ def _check_tolerance(settings: Settings, workflow_error) -> None:
     for name in tolerance:
         if name not in known:
             guess = did_you_mean(name, known)
-            raise workflow_error(("gate", "tolerance", name), "is neither `default` nor a criterion name",
-                                 f"did you mean `{guess}`?" if guess else f"use `default` or one of {', '.join(CRITERION_NAMES)}")
+            raise workflow_error(
+                ("gate", "tolerance", name),
+                "is neither `default` nor a criterion name",
+                f"did you mean `{guess}`?" if guess else f"use `default` or one of {', '.join(CRITERION_NAMES)}",
+            )
 
 
 def load_workflow(path: str | Path) -> Workflow:
@@ -149,8 +185,13 @@ def load_workflow(path: str | Path) -> Workflow:
     data, node = load_yaml(config_path, "config file")
     lines = yaml_line_lookup(node)
     if not isinstance(data, dict):
-        raise InputError(config_path, None, f"expected a mapping at the top level, got {type(data).__name__}",
-                         "start the file with `agents:`", line=1)
+        raise InputError(
+            config_path,
+            None,
+            f"expected a mapping at the top level, got {type(data).__name__}",
+            "start the file with `agents:`",
+            line=1,
+        )
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:

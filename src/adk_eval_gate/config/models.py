@@ -38,8 +38,11 @@ class AdkTarget(_Strict):
 
     kind: Literal["adk"]
     agent: str = Field(min_length=1)
-    eval_history: bool = Field(default=True, description="write ADK eval history into the agent folder "
-                               "(.adk/eval_history), as `adk eval` does, so `adk web` lists these runs")
+    eval_history: bool = Field(
+        default=True,
+        description="write ADK eval history into the agent folder "
+        "(.adk/eval_history), as `adk eval` does, so `adk web` lists these runs",
+    )
 
 
 class HttpTarget(_Strict):
@@ -62,8 +65,11 @@ class CommandTarget(_Strict):
     command: list[str] = Field(min_length=1)
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
-    pass_env: list[str] = Field(default_factory=list, description="GitHub's tokens (GITHUB_TOKEN, ACTIONS_*_TOKEN, ...) "
-                                "this command may receive; by default it gets none of them")
+    pass_env: list[str] = Field(
+        default_factory=list,
+        description="GitHub's tokens (GITHUB_TOKEN, ACTIONS_*_TOKEN, ...) "
+        "this command may receive; by default it gets none of them",
+    )
 
     @field_validator("pass_env")
     @classmethod
@@ -78,12 +84,19 @@ class RunSection(_Strict):
     concurrency: int = Field(default=16, ge=1, le=512)
     timeout: float = Field(default=600.0, gt=0, description="seconds per case and run")
     retries: int = Field(default=2, ge=0, le=10, description="extra attempts after a transient error")
-    job_timeout: float | None = Field(default=None, gt=0, description="seconds for the whole run; unfinished cases become errors")
+    job_timeout: float | None = Field(
+        default=None, gt=0, description="seconds for the whole run; unfinished cases become errors"
+    )
     workers: int | Literal["auto"] = Field(
-        default="auto", description="processes for in-process (adk) agents; auto uses every core when the suite is large")
+        default="auto",
+        description="processes for in-process (adk) agents; auto uses every core when the suite is large",
+    )
     max_cost_usd: float | None = Field(
-        default=None, gt=0, description="spending limit of the whole run (agents, judges, user simulator), from the price "
-        "table; work that would start past it is not run")
+        default=None,
+        gt=0,
+        description="spending limit of the whole run (agents, judges, user simulator), from the price "
+        "table; work that would start past it is not run",
+    )
 
     @field_validator("workers")
     @classmethod
@@ -103,7 +116,9 @@ class AdaptiveRuns(_Strict):
     @model_validator(mode="after")
     def _ordered(self) -> AdaptiveRuns:
         if self.max <= self.min:
-            raise ValueError(f"max ({self.max}) must be above min ({self.min}); for a fixed count write num_runs: {self.min}")
+            raise ValueError(
+                f"max ({self.max}) must be above min ({self.min}); for a fixed count write num_runs: {self.min}"
+            )
         return self
 
 
@@ -137,7 +152,9 @@ class AgentSettings(_Strict):
     @model_validator(mode="after")
     def _one_criteria_source(self) -> AgentSettings:
         if self.criteria is not None and self.eval_config is not None:
-            raise ValueError("`criteria` and `eval_config` both given; keep one (inline criteria or ADK's eval_config.json)")
+            raise ValueError(
+                "`criteria` and `eval_config` both given; keep one (inline criteria or ADK's eval_config.json)"
+            )
         return self
 
 
@@ -171,24 +188,37 @@ class NoBaseline(_Strict):
     store: Literal["none"]
 
 
-BaselineSettings = Annotated[FileBaseline | BranchBaseline | ArtifactBaseline | NoBaseline, Field(discriminator="store")]
+BaselineSettings = Annotated[
+    FileBaseline | BranchBaseline | ArtifactBaseline | NoBaseline, Field(discriminator="store")
+]
 
-GateCondition = Literal["regression", "case_regression", "threshold", "error", "not_evaluated", "inconclusive",
-                        "not_comparable", "no_baseline", "cost_regression", "latency_regression", "token_regression",
-                        "tool_call_regression"]
+GateCondition = Literal[
+    "regression",
+    "case_regression",
+    "threshold",
+    "error",
+    "not_evaluated",
+    "inconclusive",
+    "not_comparable",
+    "no_baseline",
+    "cost_regression",
+    "latency_regression",
+    "token_regression",
+    "tool_call_regression",
+]
 
 EFFICIENCY_DEFAULTS = {"cost": 0.20, "latency": 0.50, "tokens": 0.20, "tool_calls": 0.25}
 
 
 def _relative(key: str, value: Any) -> float:
-    """"+20%" (or 0.2) → 0.2: the relative increase below which a usage change is never a regression."""
+    """ "+20%" (or 0.2) → 0.2: the relative increase below which a usage change is never a regression."""
     text = value.strip() if isinstance(value, str) else None
     if text is not None and re.fullmatch(r"\+?\d+(\.\d+)?%", text):
         number = float(text.lstrip("+").rstrip("%")) / 100
     elif type(value) in (int, float) and not isinstance(value, bool):
         number = float(value)
     else:
-        raise ValueError(f"{key}: {value!r} is not a relative tolerance; write it like \"+20%\"")
+        raise ValueError(f'{key}: {value!r} is not a relative tolerance; write it like "+20%"')
     if not 0 <= number <= 100:
         raise ValueError(f"{key}: {value!r} is out of range; use +0% to +10000%")
     return number
@@ -198,7 +228,9 @@ class GateSettings(_Strict):
     fail_on: list[GateCondition] = Field(default_factory=lambda: ["regression", "error"])
     # Changes smaller than this (in score units) are never regressions or improvements; per criterion allowed.
     tolerance: float | dict[str, float] = 0.05
-    alpha: float = Field(default=0.01, gt=0, lt=0.5, description="false-alarm budget for the whole run's eval-set verdicts")
+    alpha: float = Field(
+        default=0.01, gt=0, lt=0.5, description="false-alarm budget for the whole run's eval-set verdicts"
+    )
     case_fdr: float = Field(default=0.05, gt=0, lt=0.5, description="false discovery rate for the per-case rows")
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
     # Relative increases of per-run usage below these are never efficiency regressions: {cost: "+20%", ...}.
@@ -212,7 +244,9 @@ class GateSettings(_Strict):
     @classmethod
     def _label(cls, value: str | None) -> str | None:
         if value is not None and not value.strip():
-            raise ValueError("is empty, so no label could ever override the gate; name a label, or null for no override")
+            raise ValueError(
+                "is empty, so no label could ever override the gate; name a label, or null for no override"
+            )
         return value
 
     @field_validator("tolerance")
@@ -247,30 +281,44 @@ class ModelPrice(_Strict):
 class JudgeSection(_Strict):
     """The LLM judge's client: one bounded pool for every judge call of a run."""
 
-    cache: str | None = Field(default=".adk-eval-gate/cache", description="response cache directory (null: none); "
-                              "relative to the config file; restore it with actions/cache")
+    cache: str | None = Field(
+        default=".adk-eval-gate/cache",
+        description="response cache directory (null: none); relative to the config file; restore it with actions/cache",
+    )
     concurrency: int = Field(default=16, ge=1, le=256)
     timeout: float = Field(default=60.0, gt=0, description="seconds per judge call")
     retries: int = Field(default=4, ge=0, le=10, description="extra attempts after 408/429/5xx or a timeout")
     max_calls: int | None = Field(default=None, ge=1, description="budget: judge calls allowed in one run")
-    max_tokens: int | None = Field(default=None, ge=1, description="budget: judge tokens (input + output) allowed in one run")
-    templates: str | None = Field(default=None, description="a directory of prompt templates (<criterion>.j2) that override "
-                                  "the built-in ones; relative to the config file")
-    prices: dict[str, ModelPrice] = Field(default_factory=dict, description="USD per million tokens by model name "
-                                          "(prefix match), added to the built-in Gemini list prices")
-    base_url: str | None = Field(default=None, description="the Gemini API endpoint (default: GOOGLE_GEMINI_BASE_URL or Google's)")
-
+    max_tokens: int | None = Field(
+        default=None, ge=1, description="budget: judge tokens (input + output) allowed in one run"
+    )
+    templates: str | None = Field(
+        default=None,
+        description="a directory of prompt templates (<criterion>.j2) that override "
+        "the built-in ones; relative to the config file",
+    )
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=dict,
+        description="USD per million tokens by model name (prefix match), added to the built-in Gemini list prices",
+    )
+    base_url: str | None = Field(
+        default=None, description="the Gemini API endpoint (default: GOOGLE_GEMINI_BASE_URL or Google's)"
+    )
 
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
         if value is not None and not re.fullmatch(r"https?://[^\s/?#]+\S*", value):
-            raise ValueError(f"{value!r} is not an http(s) URL; write it like https://generativelanguage.googleapis.com")
+            raise ValueError(
+                f"{value!r} is not an http(s) URL; write it like https://generativelanguage.googleapis.com"
+            )
         return value
 
 
 class ReportSection(_Strict):
-    templates: str | None = Field(default=None, description="a directory whose comment.md.j2 overrides the built-in one")
+    templates: str | None = Field(
+        default=None, description="a directory whose comment.md.j2 overrides the built-in one"
+    )
     # A named check run that branch protection can require (needs `checks: write`).
     check_run: bool = False
     check_name: str = Field(default="adk-eval-gate", min_length=1, max_length=100)
@@ -279,22 +327,34 @@ class ReportSection(_Strict):
 class CommentSection(_Strict):
     """The sticky pull-request comment, with the options of the common sticky-comment actions."""
 
-    key: str | None = Field(default=None, min_length=1, max_length=200, description="one comment per key (default: the "
-                            "config's path relative to the repository root)")
+    key: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="one comment per key (default: the config's path relative to the repository root)",
+    )
     mode: Literal["update", "recreate"] = Field(default="update", description="recreate deletes ours and posts anew")
     when: Literal["always", "changed", "failing"] = Field(
-        default="always", description="changed: only when the report's content differs from ours; failing: only when the "
-        "gate fails (an existing comment is still updated once it passes)")
-    author: str | None = Field(default=None, min_length=1, description="the login the token posts as, when GitHub "
-                               "cannot say: another App's installation token (`<app-slug>[bot]`)")
+        default="always",
+        description="changed: only when the report's content differs from ours; failing: only when the "
+        "gate fails (an existing comment is still updated once it passes)",
+    )
+    author: str | None = Field(
+        default=None,
+        min_length=1,
+        description="the login the token posts as, when GitHub "
+        "cannot say: another App's installation token (`<app-slug>[bot]`)",
+    )
 
 
 class Settings(_Strict):
     version: Literal[1] = 1
     # Commands run (in the config's directory) before any agent, e.g. `pip install -r requirements.txt`.
     setup: list[str] = Field(default_factory=list)
-    setup_pass_env: list[str] = Field(default_factory=list, description="GitHub's tokens the setup commands may receive; "
-                                      "by default they get none of them")
+    setup_pass_env: list[str] = Field(
+        default_factory=list,
+        description="GitHub's tokens the setup commands may receive; by default they get none of them",
+    )
     run: RunSection = Field(default_factory=RunSection)
     judge: JudgeSection = Field(default_factory=JudgeSection)
     report: ReportSection = Field(default_factory=ReportSection)

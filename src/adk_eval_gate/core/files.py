@@ -41,16 +41,26 @@ def read_bytes(path: Path, what: str) -> bytes:
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise InputError(path, None, f"{what} not found",
-                         "check the path (relative paths resolve against the config file's directory)") from None
+        raise InputError(
+            path,
+            None,
+            f"{what} not found",
+            "check the path (relative paths resolve against the config file's directory)",
+        ) from None
     except (OSError, ValueError) as exc:  # ELOOP, ENAMETOOLONG, ENOTDIR, a NUL byte in the name
-        raise InputError(path, None, f"cannot read {what}: {getattr(exc, 'strerror', None) or exc}", "check the path") from None
+        raise InputError(
+            path, None, f"cannot read {what}: {getattr(exc, 'strerror', None) or exc}", "check the path"
+        ) from None
     kind = _kind_of(info.st_mode)
     if kind is not None:
         raise InputError(path, None, f"{what} is {kind}, not a file", "point at a regular file")
     if info.st_size > MAX_FILE_BYTES:
-        raise InputError(path, None, f"{what} is {info.st_size} bytes, larger than the {MAX_FILE_BYTES} byte limit",
-                         "point at the right file")
+        raise InputError(
+            path,
+            None,
+            f"{what} is {info.st_size} bytes, larger than the {MAX_FILE_BYTES} byte limit",
+            "point at the right file",
+        )
     try:
         # O_NONBLOCK: a file swapped for a pipe between stat and open still cannot block the open.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
@@ -59,7 +69,9 @@ def read_bytes(path: Path, what: str) -> bytes:
                 raise InputError(path, None, f"{what} is not a regular file", "point at a regular file")
             return handle.read(MAX_FILE_BYTES + 1)[:MAX_FILE_BYTES]
     except OSError as exc:
-        raise InputError(path, None, f"cannot read {what}: {exc.strerror or exc}", "check the file's permissions") from None
+        raise InputError(
+            path, None, f"cannot read {what}: {exc.strerror or exc}", "check the file's permissions"
+        ) from None
 
 
 def read_text(path: Path, what: str) -> str:
@@ -69,7 +81,9 @@ def read_text(path: Path, what: str) -> str:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(path, None, f"{what} is not valid UTF-8 (byte {exc.start})", "save the file as UTF-8") from None
+        raise InputError(
+            path, None, f"{what} is not valid UTF-8 (byte {exc.start})", "save the file as UTF-8"
+        ) from None
     if not text.strip():
         raise InputError(path, None, f"{what} is empty", "add content or remove it from the config")
     return text
@@ -79,7 +93,13 @@ def parse_json(text: str, path: Path, what: str) -> Any:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(path, None, f"{what} is not valid JSON: {exc.msg} (column {exc.colno})", "fix the JSON syntax", line=exc.lineno) from None
+        raise InputError(
+            path,
+            None,
+            f"{what} is not valid JSON: {exc.msg} (column {exc.colno})",
+            "fix the JSON syntax",
+            line=exc.lineno,
+        ) from None
     except RecursionError:
         raise InputError(path, None, f"{what} is nested too deeply to read", "flatten the JSON") from None
     except ValueError:  # an integer literal with thousands of digits
@@ -87,8 +107,13 @@ def parse_json(text: str, path: Path, what: str) -> Any:
     if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
         # JSON allows `\ud800` alone, but no UTF-8 file can hold it: every results file written from it would fail.
         line = text.count("\n", 0, _SURROGATE_ESCAPE.search(text).start()) + 1
-        raise InputError(path, None, f"{what} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)",
-                         "write the character itself or a complete surrogate pair", line=line)
+        raise InputError(
+            path,
+            None,
+            f"{what} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)",
+            "write the character itself or a complete surrogate pair",
+            line=line,
+        )
     return data
 
 
@@ -152,15 +177,18 @@ def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
         problem = (exc.problem or exc.context or "syntax error").strip()
         raise InputError(path, None, f"{what} is not valid YAML: {problem}", "fix the YAML syntax", line=line) from None
     except yaml.YAMLError as exc:
-        raise InputError(path, None, f"{what} is not valid YAML: {str(exc).splitlines()[0]}", "fix the YAML syntax") from None
+        raise InputError(
+            path, None, f"{what} is not valid YAML: {str(exc).splitlines()[0]}", "fix the YAML syntax"
+        ) from None
     except RecursionError:
         raise InputError(path, None, f"{what} is nested too deeply", "flatten the YAML") from None
     except ValueError:  # an integer with thousands of digits
         raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
     _reject_duplicate_keys(node, path, what)
     if _has_lone_surrogate(data):  # YAML's "\ud800" escape: the same hole as in JSON
-        raise InputError(path, None, f"{what} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)",
-                         "write the character itself")
+        raise InputError(
+            path, None, f"{what} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)", "write the character itself"
+        )
     return data, node
 
 
@@ -184,20 +212,35 @@ def _check_expansion(root: yaml.Node | None, path: Path, what: str) -> None:
             on_path.discard(key)
             sizes[key] = 1 + sum(sizes[id(c)] for c in children)
             if sizes[key] > MAX_YAML_NODES:
-                raise InputError(path, None, f"{what} expands to more than {MAX_YAML_NODES} values through YAML aliases",
-                                 "write the values out instead of nesting aliases", line=node.start_mark.line + 1)
+                raise InputError(
+                    path,
+                    None,
+                    f"{what} expands to more than {MAX_YAML_NODES} values through YAML aliases",
+                    "write the values out instead of nesting aliases",
+                    line=node.start_mark.line + 1,
+                )
             continue
         if key in sizes:
             continue
         if key in on_path:
-            raise InputError(path, None, f"{what} has a YAML alias inside its own anchor (an endless value)",
-                             "remove the self-reference", line=node.start_mark.line + 1)
+            raise InputError(
+                path,
+                None,
+                f"{what} has a YAML alias inside its own anchor (an endless value)",
+                "remove the self-reference",
+                line=node.start_mark.line + 1,
+            )
         on_path.add(key)
         stack.append((node, True))
         for child in children:
             if id(child) in on_path:
-                raise InputError(path, None, f"{what} has a YAML alias inside its own anchor (an endless value)",
-                                 "remove the self-reference", line=child.start_mark.line + 1)
+                raise InputError(
+                    path,
+                    None,
+                    f"{what} has a YAML alias inside its own anchor (an endless value)",
+                    "remove the self-reference",
+                    line=child.start_mark.line + 1,
+                )
             if id(child) not in sizes:
                 stack.append((child, False))
 
@@ -216,8 +259,13 @@ def _reject_duplicate_keys(root: yaml.Node | None, path: Path, what: str) -> Non
             for key, value in node.value:
                 name = getattr(key, "value", None)
                 if isinstance(name, str) and name in seen:
-                    raise InputError(path, name, f"appears twice in {what} (lines {seen[name]} and {key.start_mark.line + 1})",
-                                     "keep one; YAML would silently use the last", line=key.start_mark.line + 1)
+                    raise InputError(
+                        path,
+                        name,
+                        f"appears twice in {what} (lines {seen[name]} and {key.start_mark.line + 1})",
+                        "keep one; YAML would silently use the last",
+                        line=key.start_mark.line + 1,
+                    )
                 if isinstance(name, str):
                     seen[name] = key.start_mark.line + 1
                 stack.append(value)
@@ -280,7 +328,9 @@ def check_output_file(text: str | os.PathLike[str], field: str, *, append: bool 
     """Refuses an output path that cannot be written before any work is done, so a bad path never costs a run
     (or leaves the run's other files behind). `append` files (GitHub's step summary) must be regular if present."""
     if not str(text).strip() or "\x00" in str(text):
-        raise InputError(None, field, "is an empty path" if not str(text).strip() else "holds a NUL byte", "give a file path")
+        raise InputError(
+            None, field, "is an empty path" if not str(text).strip() else "holds a NUL byte", "give a file path"
+        )
     path = Path(text)
     try:
         info = os.stat(path)
@@ -296,15 +346,21 @@ def check_output_file(text: str | os.PathLike[str], field: str, *, append: bool 
             raise InputError(None, field, f"{path} is not writable", "give a writable file path")
         return path
     if append and not path.parent.is_dir():
-        raise InputError(None, field, f"the directory of {path} does not exist", "point at a file in an existing directory")
+        raise InputError(
+            None, field, f"the directory of {path} does not exist", "point at a file in an existing directory"
+        )
     if (blocked := _blocking_ancestor(path)) is not None:
-        raise InputError(None, field, f"{path} cannot be created: {blocked[0]} {blocked[1]}", "give a writable file path")
+        raise InputError(
+            None, field, f"{path} cannot be created: {blocked[0]} {blocked[1]}", "give a writable file path"
+        )
     return path
 
 
 def check_output_dir(text: str | os.PathLike[str], field: str) -> Path:
     if not str(text).strip() or "\x00" in str(text):
-        raise InputError(None, field, "is an empty path" if not str(text).strip() else "holds a NUL byte", "give a directory path")
+        raise InputError(
+            None, field, "is an empty path" if not str(text).strip() else "holds a NUL byte", "give a directory path"
+        )
     path = Path(text)
     try:
         info = os.stat(path)
@@ -314,12 +370,16 @@ def check_output_dir(text: str | os.PathLike[str], field: str) -> Path:
         raise InputError(None, field, f"{path}: {exc.strerror or exc}", "give a writable directory") from None
     if info is not None:
         if not stat.S_ISDIR(info.st_mode):
-            raise InputError(None, field, f"{path} exists and is not a directory", "give a directory path (it is created if missing)")
+            raise InputError(
+                None, field, f"{path} exists and is not a directory", "give a directory path (it is created if missing)"
+            )
         if not os.access(path, os.W_OK | os.X_OK):
             raise InputError(None, field, f"{path} is not writable", "give a writable directory")
         return path
     if (blocked := _blocking_ancestor(path)) is not None:
-        raise InputError(None, field, f"{path} cannot be created: {blocked[0]} {blocked[1]}", "give a writable directory")
+        raise InputError(
+            None, field, f"{path} cannot be created: {blocked[0]} {blocked[1]}", "give a writable directory"
+        )
     return path
 
 

@@ -14,8 +14,9 @@ def repository_root(start: Path | None = None, workspace: str | None = None) -> 
     if workspace:
         return Path(workspace).resolve()
     try:
-        done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start or Path.cwd(), capture_output=True,
-                              text=True, timeout=20)
+        done = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=start or Path.cwd(), capture_output=True, text=True, timeout=20
+        )
         if done.returncode == 0 and done.stdout.strip():
             return Path(done.stdout.strip()).resolve()
     except (OSError, subprocess.SubprocessError):

@@ -93,9 +93,7 @@ def redact_json(value: Any, secrets: list[str] | None = None) -> Any:
     if isinstance(value, str):
         return redact(value, secrets)
     if isinstance(value, dict):
-        return {
-            redact(k, secrets) if isinstance(k, str) else k: redact_json(v, secrets) for k, v in value.items()
-        }
+        return {redact(k, secrets) if isinstance(k, str) else k: redact_json(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact_json(v, secrets) for v in value]
     return value

@@ -90,16 +90,12 @@ def custom_spec(name: str, path: str) -> CriterionSpec:
             _eval_metric(name, path, options),
             [_adk("Invocation", i) for i in data.actual],
             [_adk("Invocation", i) for i in data.expected] if data.expected is not None else None,
-            _adk("ConversationScenario", data.case.conversation_scenario)
-            if data.case.conversation_scenario
-            else None,
+            _adk("ConversationScenario", data.case.conversation_scenario) if data.case.conversation_scenario else None,
         )
         if inspect.isawaitable(result):
             result = await result
         status = _status(result.overall_eval_status)
-        per_invocation = [
-            InvocationScore(r.score, _status(r.eval_status)) for r in result.per_invocation_results
-        ]
+        per_invocation = [InvocationScore(r.score, _status(r.eval_status)) for r in result.per_invocation_results]
         reason = None if result.overall_score is not None else f"{name} returned no score"
         return MetricOutcome(result.overall_score, status, per_invocation, reason)
 
@@ -123,9 +119,7 @@ def case_status(score: float | None, threshold: float, outcomes: Sequence[Metric
         if i.score is not None and i.score != threshold and i.status in (Status.PASSED, Status.FAILED)
     }
     higher_is_better = directions.pop() if len(directions) == 1 else True
-    return (
-        Status.PASSED if (score >= threshold if higher_is_better else score <= threshold) else Status.FAILED
-    )
+    return Status.PASSED if (score >= threshold if higher_is_better else score <= threshold) else Status.FAILED
 
 
 __all__ = ["CustomOptions", "case_status", "custom_spec"]

@@ -32,9 +32,7 @@ def inference_call_count(invocation: Invocation) -> float | None:
     data = invocation.intermediate_data
     if not isinstance(data, InvocationEvents):
         return None
-    return float(
-        sum(1 for e in data.invocation_events if e.usage_metadata is not None or e.model_version is not None)
-    )
+    return float(sum(1 for e in data.invocation_events if e.usage_metadata is not None or e.model_version is not None))
 
 
 def token_usage(invocation: Invocation) -> float | None:
@@ -50,13 +48,9 @@ def token_usage(invocation: Invocation) -> float | None:
         if usage is None:
             continue
         if usage.prompt_token_count is not None or usage.tool_use_prompt_token_count is not None:
-            total_in = (
-                (total_in or 0) + (usage.prompt_token_count or 0) + (usage.tool_use_prompt_token_count or 0)
-            )
+            total_in = (total_in or 0) + (usage.prompt_token_count or 0) + (usage.tool_use_prompt_token_count or 0)
         if usage.candidates_token_count is not None or usage.thoughts_token_count is not None:
-            total_out = (
-                (total_out or 0) + (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)
-            )
+            total_out = (total_out or 0) + (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)
     if total_in is None and total_out is None:
         return None
     return float((total_in or 0) + (total_out or 0))
@@ -102,10 +96,6 @@ def case_value(name: str, runs: Sequence[Sequence[Invocation]]) -> EfficiencyVal
     width = max((len(r.per_invocation) for r in per_run), default=0)
     per_turn = []
     for i in range(width):
-        turn = [
-            r.per_invocation[i]
-            for r in per_run
-            if i < len(r.per_invocation) and r.per_invocation[i] is not None
-        ]
+        turn = [r.per_invocation[i] for r in per_run if i < len(r.per_invocation) and r.per_invocation[i] is not None]
         per_turn.append(statistics.mean(turn) if turn else None)
     return EfficiencyValue(statistics.mean(pooled) if pooled else None, per_turn)

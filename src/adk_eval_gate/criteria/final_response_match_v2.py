@@ -59,8 +59,12 @@ def majority(samples: list[float | None]) -> float | None:
 
 
 def render_prompt(judge: Judge, actual: Invocation, expected: Invocation, include_intermediate: bool) -> str:
-    return judge.render(f"{NAME}.j2", prompt=content_text(expected.user_content), response=response_text(actual, include_intermediate),
-                         reference=response_text(expected, include_intermediate))
+    return judge.render(
+        f"{NAME}.j2",
+        prompt=content_text(expected.user_content),
+        response=response_text(actual, include_intermediate),
+        reference=response_text(expected, include_intermediate),
+    )
 
 
 async def score_final_response_match_v2(data: ScoringInput, options: LlmJudgeOptions, judge: Judge) -> MetricOutcome:
@@ -72,11 +76,16 @@ async def score_final_response_match_v2(data: ScoringInput, options: LlmJudgeOpt
 
     async def one_invocation(actual: Invocation, expected: Invocation) -> InvocationScore:
         prompt = render_prompt(judge, actual, expected, options.include_intermediate_responses_in_final)
-        samples = await gather_all(*(
-            judge.generate(NAME, judge_options.judge_model, prompt, judge_options.judge_model_config, i, VERSION)
-            for i in range(judge_options.num_samples)))
+        samples = await gather_all(
+            *(
+                judge.generate(NAME, judge_options.judge_model, prompt, judge_options.judge_model_config, i, VERSION)
+                for i in range(judge_options.num_samples)
+            )
+        )
         score = majority([parse_label(text) for text in samples])
-        return InvocationScore(score, status_for(score, options.threshold), None if score is not None else "no verdict label")
+        return InvocationScore(
+            score, status_for(score, options.threshold), None if score is not None else "no verdict label"
+        )
 
     per_invocation = await gather_all(*(one_invocation(a, e) for a, e in zip(data.actual, data.expected, strict=True)))
     evaluated = [p.score for p in per_invocation if p.score is not None and p.status is not Status.NOT_EVALUATED]

@@ -33,8 +33,11 @@ NAME = "hallucinations_v1"
 VERSION = "1"
 POSITIVE, NEGATIVE = frozenset({"supported", "not_applicable"}), frozenset({"unsupported", "contradictory", "disputed"})
 _SENTENCE = re.compile(r"<sentence>(.*?)</sentence>", re.DOTALL)
-_VALIDATION = re.compile(r"sentence:(.*?)\nlabel:(.*?)\nrationale:(.*?)\nsupporting_excerpt:(.*?)\ncontradicting_excerpt:(.*?)"
-                         r"(?=\nsentence:|\Z)", re.DOTALL | re.IGNORECASE)
+_VALIDATION = re.compile(
+    r"sentence:(.*?)\nlabel:(.*?)\nrationale:(.*?)\nsupporting_excerpt:(.*?)\ncontradicting_excerpt:(.*?)"
+    r"(?=\nsentence:|\Z)",
+    re.DOTALL | re.IGNORECASE,
+)
 
 
 def parse_sentences(text: str) -> list[str]:
@@ -51,25 +54,44 @@ def label_scores(labels: list[str]) -> list[int]:
 
 def context_for(invocation: Invocation, events: list[InvocationEvent]) -> str:
     instructions, tools = developer_instructions(invocation)
-    lines = [f"Developer instructions:\n{instructions}\n", f"User prompt:\n{content_text(invocation.user_content)}\n",
-             f"Tool definitions:\n{tools}\n"]
-    grounding = [{"step": i, "author": e.author, "grounding_metadata": e.grounding_metadata.model_dump(mode="json", exclude_none=True)}
-                 for i, e in enumerate(events) if e.grounding_metadata]
-    lines.append(f"Grounding metadata:\n{json.dumps(grounding, indent=2) if grounding else 'No grounding metadata was provided.'}\n")
+    lines = [
+        f"Developer instructions:\n{instructions}\n",
+        f"User prompt:\n{content_text(invocation.user_content)}\n",
+        f"Tool definitions:\n{tools}\n",
+    ]
+    grounding = [
+        {
+            "step": i,
+            "author": e.author,
+            "grounding_metadata": e.grounding_metadata.model_dump(mode="json", exclude_none=True),
+        }
+        for i, e in enumerate(events)
+        if e.grounding_metadata
+    ]
+    lines.append(
+        "Grounding "
+        f"metadata:\n{json.dumps(grounding, indent=2) if grounding else 'No grounding metadata was provided.'}\n"
+    )
     for event in events:
         parts = event.content.parts if event.content and event.content.parts else []
         if text := "\n".join(p.text for p in parts if p.text):
             lines.append(f"{text}\n")
         if calls := [p.function_call.model_dump(mode="json", exclude_none=True) for p in parts if p.function_call]:
             lines.append("tool_calls:" + json.dumps(calls, indent=2) + "\n")
-        if outputs := [p.function_response.model_dump(mode="json", exclude_none=True) for p in parts if p.function_response]:
+        if outputs := [
+            p.function_response.model_dump(mode="json", exclude_none=True) for p in parts if p.function_response
+        ]:
             lines.append("tool_outputs:" + json.dumps(outputs, indent=2) + "\n")
     return "\n".join(lines)
 
 
 def steps(invocation: Invocation, intermediate: bool) -> list[tuple[str, str]]:
     """(response text, its context) pairs to check, as ADK selects them."""
-    events = list(invocation.intermediate_data.invocation_events) if isinstance(invocation.intermediate_data, InvocationEvents) else []
+    events = (
+        list(invocation.intermediate_data.invocation_events)
+        if isinstance(invocation.intermediate_data, InvocationEvents)
+        else []
+    )
     out: list[tuple[str, str]] = []
     before: list[InvocationEvent] = []
     if intermediate:
@@ -90,14 +112,21 @@ def steps(invocation: Invocation, intermediate: bool) -> list[tuple[str, str]]:
 
 async def _step(judge: Judge, model: str, config, text: str, context: str) -> tuple[float | None, str | None]:
     """A step's score, or None with why (a skipped step does not count, as in ADK, but the reason is kept)."""
-    segmented = await judge.generate(NAME, model, judge.render("hallucinations_v1_segmenter.j2", response=text),
-                                     config, 0, VERSION)
+    segmented = await judge.generate(
+        NAME, model, judge.render("hallucinations_v1_segmenter.j2", response=text), config, 0, VERSION
+    )
     sentences = parse_sentences(segmented)
     if not sentences:
         return None, "the segmenter returned no <sentence> tags"
     tagged = "\n".join(f"<sentence>{s}</sentence>" for s in sentences)
-    validated = await judge.generate(NAME, model, judge.render(
-        "hallucinations_v1_validator.j2", context=context, sentences=tagged), config, 0, VERSION)
+    validated = await judge.generate(
+        NAME,
+        model,
+        judge.render("hallucinations_v1_validator.j2", context=context, sentences=tagged),
+        config,
+        0,
+        VERSION,
+    )
     scores = label_scores(parse_labels(validated))
     return (statistics.mean(scores), None) if scores else (None, "the validator returned no usable label")
 

@@ -29,7 +29,11 @@ def dialogue(invocations: Sequence[Invocation]) -> list[tuple[str, str]]:
     for turn, invocation in enumerate(invocations, start=1):
         if texts := _texts(invocation.user_content):
             lines.append((f"USER TURN {turn}", " ".join(texts)))
-        events = invocation.intermediate_data.invocation_events if isinstance(invocation.intermediate_data, InvocationEvents) else []
+        events = (
+            invocation.intermediate_data.invocation_events
+            if isinstance(invocation.intermediate_data, InvocationEvents)
+            else []
+        )
         for event in events:
             role = "USER" if event.author and event.author.lower() == "user" else f"AGENT ({event.author})"
             if texts := _texts(event.content):
@@ -39,7 +43,9 @@ def dialogue(invocations: Sequence[Invocation]) -> list[tuple[str, str]]:
                     args = json.dumps(dict(part.function_call.args)) if part.function_call.args else "{}"
                     lines.append((f"{role} TURN {turn} (tool call)", f"{part.function_call.name}({args})"))
                 if part.function_response:
-                    output = json.dumps(dict(part.function_response.response)) if part.function_response.response else "{}"
+                    output = (
+                        json.dumps(dict(part.function_response.response)) if part.function_response.response else "{}"
+                    )
                     lines.append((f"{role} TURN {turn} (tool output)", f"{part.function_response.name} -> {output}"))
         if texts := _texts(invocation.final_response):
             author = events[0].author if events else "agent"
@@ -86,12 +92,18 @@ async def score_multi_turn_trajectory(data: ScoringInput, options: RubricsOption
     instructions, tools = agents_overview(data.actual)
 
     def render(judge: Judge, _invocation: Invocation, rubrics: list[Rubric]) -> str:
-        return judge.render(f"{NAME}.j2", agent_instructions=instructions, agent_tools=tools, dialogue=lines,
-                            rubrics=rubric_list(rubrics))
+        return judge.render(
+            f"{NAME}.j2",
+            agent_instructions=instructions,
+            agent_tools=tools,
+            dialogue=lines,
+            rubrics=rubric_list(rubrics),
+        )
 
     last = ScoringInput(data.case, data.actual[-1:], data.expected[-1:] if data.expected else None)
-    outcome = await score_with_rubrics(last, options, judge, name=NAME, version="1", rubric_type="TRAJECTORY_QUALITY",
-                                       render=render)
+    outcome = await score_with_rubrics(
+        last, options, judge, name=NAME, version="1", rubric_type="TRAJECTORY_QUALITY", render=render
+    )
     earlier = [InvocationScore(None, Status.NOT_EVALUATED, "judged with the whole conversation at the last turn")]
     outcome.per_invocation = earlier * (len(data.actual) - 1) + outcome.per_invocation
     return outcome

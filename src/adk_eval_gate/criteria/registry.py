@@ -34,42 +34,131 @@ from adk_eval_gate.criteria.vertex_metrics import CoherenceOptions, multi_turn_s
 from adk_eval_gate.evalsets.criterion_names import INFORMATIONAL_METRICS
 
 _SPECS: tuple[CriterionSpec, ...] = (
-    CriterionSpec("tool_trajectory_avg_score", o.ToolTrajectoryOptions, score_tool_trajectory,
-                  "tool-call trajectory match (EXACT / IN_ORDER / ANY_ORDER), mean over turns", needs_reference=True),
-    CriterionSpec("response_match_score", o.ThresholdOptions, score_response_match,
-                  "ROUGE-1 F-measure of the final response against the reference", needs_reference=True),
-    CriterionSpec("final_response_match_v2", o.LlmJudgeOptions, None,
-                  "LLM judge: is the final response valid against the reference", needs_reference=True,
-                  judged=True, judge_scorer=score_final_response_match_v2),
-    CriterionSpec("rubric_based_final_response_quality_v1", o.RubricsOptions, None,
-                  "LLM judge: rubric verdicts on the final response", judged=True, judge_scorer=score_final_response_quality),
-    CriterionSpec("rubric_based_tool_use_quality_v1", o.RubricsOptions, None,
-                  "LLM judge: rubric verdicts on tool use", judged=True, judge_scorer=score_tool_use_quality),
-    CriterionSpec("rubric_based_multi_turn_trajectory_quality_v1", o.RubricsOptions, None,
-                  "LLM judge: rubric verdicts on the whole dialogue", judged=True, judge_scorer=score_multi_turn_trajectory),
-    CriterionSpec("hallucinations_v1", o.HallucinationsOptions, None,
-                  "LLM judge: share of sentences supported by the context", judged=True, judge_scorer=score_hallucinations),
-    CriterionSpec("per_turn_user_simulator_quality_v1", o.UserSimulatorQualityOptions, None,
-                  "LLM judge: fidelity of the user simulator to the plan", judged=True,
-                  judge_scorer=score_user_simulator_quality),
-    CriterionSpec("safety_v1", o.ThresholdOptions, None, "Vertex AI safety metric (1 safe, 0 unsafe)", judged=True,
-                  judge_scorer=score_safety),
+    CriterionSpec(
+        "tool_trajectory_avg_score",
+        o.ToolTrajectoryOptions,
+        score_tool_trajectory,
+        "tool-call trajectory match (EXACT / IN_ORDER / ANY_ORDER), mean over turns",
+        needs_reference=True,
+    ),
+    CriterionSpec(
+        "response_match_score",
+        o.ThresholdOptions,
+        score_response_match,
+        "ROUGE-1 F-measure of the final response against the reference",
+        needs_reference=True,
+    ),
+    CriterionSpec(
+        "final_response_match_v2",
+        o.LlmJudgeOptions,
+        None,
+        "LLM judge: is the final response valid against the reference",
+        needs_reference=True,
+        judged=True,
+        judge_scorer=score_final_response_match_v2,
+    ),
+    CriterionSpec(
+        "rubric_based_final_response_quality_v1",
+        o.RubricsOptions,
+        None,
+        "LLM judge: rubric verdicts on the final response",
+        judged=True,
+        judge_scorer=score_final_response_quality,
+    ),
+    CriterionSpec(
+        "rubric_based_tool_use_quality_v1",
+        o.RubricsOptions,
+        None,
+        "LLM judge: rubric verdicts on tool use",
+        judged=True,
+        judge_scorer=score_tool_use_quality,
+    ),
+    CriterionSpec(
+        "rubric_based_multi_turn_trajectory_quality_v1",
+        o.RubricsOptions,
+        None,
+        "LLM judge: rubric verdicts on the whole dialogue",
+        judged=True,
+        judge_scorer=score_multi_turn_trajectory,
+    ),
+    CriterionSpec(
+        "hallucinations_v1",
+        o.HallucinationsOptions,
+        None,
+        "LLM judge: share of sentences supported by the context",
+        judged=True,
+        judge_scorer=score_hallucinations,
+    ),
+    CriterionSpec(
+        "per_turn_user_simulator_quality_v1",
+        o.UserSimulatorQualityOptions,
+        None,
+        "LLM judge: fidelity of the user simulator to the plan",
+        judged=True,
+        judge_scorer=score_user_simulator_quality,
+    ),
+    CriterionSpec(
+        "safety_v1",
+        o.ThresholdOptions,
+        None,
+        "Vertex AI safety metric (1 safe, 0 unsafe)",
+        judged=True,
+        judge_scorer=score_safety,
+    ),
     # adk-eval-gate's own, beyond ADK's (the `gate_` prefix says so): see trajectory_overlap.py.
-    CriterionSpec("gate_trajectory_precision", o.TrajectoryOverlapOptions, score_trajectory_precision,
-                  "adk-eval-gate: share of actual tool calls that were expected, mean over turns", needs_reference=True),
-    CriterionSpec("gate_trajectory_recall", o.TrajectoryOverlapOptions, score_trajectory_recall,
-                  "adk-eval-gate: share of expected tool calls that were made, mean over turns", needs_reference=True),
-    CriterionSpec("gate_trajectory_single_tool_use", o.SingleToolUseOptions, score_single_tool_use,
-                  "adk-eval-gate: whether the named tool was called, mean over turns"),
-    CriterionSpec("response_evaluation_score", CoherenceOptions, None, "Vertex AI coherence (1-5)",
-                  needs_reference=True, judged=True, judge_scorer=score_coherence),
-    CriterionSpec("multi_turn_task_success_v1", o.ThresholdOptions, None, "Vertex AI multi-turn task success",
-                  judged=True, judge_scorer=multi_turn_scorer("multi_turn_task_success_v1")),
-    CriterionSpec("multi_turn_trajectory_quality_v1", o.ThresholdOptions, None,
-                  "Vertex AI multi-turn trajectory quality", judged=True,
-                  judge_scorer=multi_turn_scorer("multi_turn_trajectory_quality_v1")),
-    CriterionSpec("multi_turn_tool_use_quality_v1", o.ThresholdOptions, None, "Vertex AI multi-turn tool use quality",
-                  judged=True, judge_scorer=multi_turn_scorer("multi_turn_tool_use_quality_v1")),
+    CriterionSpec(
+        "gate_trajectory_precision",
+        o.TrajectoryOverlapOptions,
+        score_trajectory_precision,
+        "adk-eval-gate: share of actual tool calls that were expected, mean over turns",
+        needs_reference=True,
+    ),
+    CriterionSpec(
+        "gate_trajectory_recall",
+        o.TrajectoryOverlapOptions,
+        score_trajectory_recall,
+        "adk-eval-gate: share of expected tool calls that were made, mean over turns",
+        needs_reference=True,
+    ),
+    CriterionSpec(
+        "gate_trajectory_single_tool_use",
+        o.SingleToolUseOptions,
+        score_single_tool_use,
+        "adk-eval-gate: whether the named tool was called, mean over turns",
+    ),
+    CriterionSpec(
+        "response_evaluation_score",
+        CoherenceOptions,
+        None,
+        "Vertex AI coherence (1-5)",
+        needs_reference=True,
+        judged=True,
+        judge_scorer=score_coherence,
+    ),
+    CriterionSpec(
+        "multi_turn_task_success_v1",
+        o.ThresholdOptions,
+        None,
+        "Vertex AI multi-turn task success",
+        judged=True,
+        judge_scorer=multi_turn_scorer("multi_turn_task_success_v1"),
+    ),
+    CriterionSpec(
+        "multi_turn_trajectory_quality_v1",
+        o.ThresholdOptions,
+        None,
+        "Vertex AI multi-turn trajectory quality",
+        judged=True,
+        judge_scorer=multi_turn_scorer("multi_turn_trajectory_quality_v1"),
+    ),
+    CriterionSpec(
+        "multi_turn_tool_use_quality_v1",
+        o.ThresholdOptions,
+        None,
+        "Vertex AI multi-turn tool use quality",
+        judged=True,
+        judge_scorer=multi_turn_scorer("multi_turn_tool_use_quality_v1"),
+    ),
 )
 
 REGISTRY: dict[str, CriterionSpec] = {spec.name: spec for spec in _SPECS}
@@ -82,8 +171,13 @@ DEFAULT_CRITERIA: dict[str, Any] = {"tool_trajectory_avg_score": 1.0, "response_
 def _custom_spec(name: str, path: str | None) -> CriterionSpec:
     if path:
         return custom_spec(name, path)
-    return CriterionSpec(name, o.ThresholdOptions, None, "custom metric (code_config)",
-                         unavailable_reason="the custom metric's code_config names no function")
+    return CriterionSpec(
+        name,
+        o.ThresholdOptions,
+        None,
+        "custom metric (code_config)",
+        unavailable_reason="the custom metric's code_config names no function",
+    )
 
 
 def resolve_criteria(
@@ -100,22 +194,32 @@ def resolve_criteria(
         return InputError(file, format_loc(at), problem, fix, line=lines(at) if lines else None)
 
     if not isinstance(raw, Mapping):
-        raise fail(loc, f"expected a mapping of criterion names, got {type(raw).__name__}",
-                         "write e.g. {tool_trajectory_avg_score: 1.0}")
+        raise fail(
+            loc,
+            f"expected a mapping of criterion names, got {type(raw).__name__}",
+            "write e.g. {tool_trajectory_avg_score: 1.0}",
+        )
     if not raw:
-        raise fail(loc, "no criteria configured",
-                         "name at least one, e.g. tool_trajectory_avg_score: 1.0 (or drop the key for ADK's defaults)")
+        raise fail(
+            loc,
+            "no criteria configured",
+            "name at least one, e.g. tool_trajectory_avg_score: 1.0 (or drop the key for ADK's defaults)",
+        )
     # ADK looks a name up in custom_metrics first: a custom metric may even shadow a built-in one.
-    custom: dict[str, str | None] = (dict(custom_metrics) if isinstance(custom_metrics, Mapping)
-                                     else dict.fromkeys(custom_metrics))
+    custom: dict[str, str | None] = (
+        dict(custom_metrics) if isinstance(custom_metrics, Mapping) else dict.fromkeys(custom_metrics)
+    )
     resolved: list[ConfiguredCriterion] = []
     for name, value in raw.items():
         if not isinstance(name, str):
             raise fail(loc, f"criterion name {name!r} is not a string", "use a metric name")
         where = (*loc, name)
         if name in INFORMATIONAL:
-            raise fail(where, "is an informational metric that takes no threshold",
-                             "remove it from criteria (ADK reports it on its own)")
+            raise fail(
+                where,
+                "is an informational metric that takes no threshold",
+                "remove it from criteria (ADK reports it on its own)",
+            )
         spec = _custom_spec(name, custom[name]) if name in custom else REGISTRY.get(name)
         if spec is None:
             guess = did_you_mean(name, [*REGISTRY, *custom])

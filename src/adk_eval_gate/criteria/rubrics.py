@@ -78,7 +78,9 @@ def parse(text: str | None) -> list[Verdict]:
     return verdicts
 
 
-def effective_rubrics(criterion: Sequence[Rubric], case: EvalCase, expected: Invocation | None, rubric_type: str) -> list[Rubric]:
+def effective_rubrics(
+    criterion: Sequence[Rubric], case: EvalCase, expected: Invocation | None, rubric_type: str
+) -> list[Rubric]:
     invocation = list(case.rubrics or []) + list((expected.rubrics if expected else None) or [])
     chosen: dict[str, Rubric] = {}
     for rubric in [*criterion, *(r for r in invocation if r.type == rubric_type)]:
@@ -102,8 +104,14 @@ def _case_has_rubrics(case: EvalCase, rubric_type: str) -> bool:
     return any(r.type == rubric_type for r in [*(case.rubrics or []), *invocation_rubrics])
 
 
-def check_rubrics(criteria: Sequence[ConfiguredCriterion], eval_set: EvalSet, eval_set_file: str, criteria_file: str | None,
-                  loc: tuple[str | int, ...] = ("criteria",), lines: LineLookup | None = None) -> None:
+def check_rubrics(
+    criteria: Sequence[ConfiguredCriterion],
+    eval_set: EvalSet,
+    eval_set_file: str,
+    criteria_file: str | None,
+    loc: tuple[str | int, ...] = ("criteria",),
+    lines: LineLookup | None = None,
+) -> None:
     """Exit 2 for a rubric criterion that no case of this eval set could be judged by."""
     for criterion in criteria:
         rubric_type = RUBRIC_TYPES.get(criterion.name)
@@ -112,11 +120,15 @@ def check_rubrics(criteria: Sequence[ConfiguredCriterion], eval_set: EvalSet, ev
         if any(_case_has_rubrics(case, rubric_type) for case in eval_set.eval_cases):
             continue
         where = (*loc, criterion.name, "rubrics")
-        raise InputError(criteria_file or eval_set_file, format_loc(where),
-                         f"no rubrics: neither the criterion nor any case of {eval_set_file} has rubrics of type {rubric_type}, "
-                         "so ADK raises 'Rubrics are required.' on every case",
-                         f"add `rubrics: [{{rubric_id: ..., rubric_content: {{text_property: ...}}}}]` to the criterion, or "
-                         f"rubrics with `type: {rubric_type}` to the cases", line=lines(where) if lines else None)
+        raise InputError(
+            criteria_file or eval_set_file,
+            format_loc(where),
+            f"no rubrics: neither the criterion nor any case of {eval_set_file} has rubrics of type {rubric_type}, "
+            "so ADK raises 'Rubrics are required.' on every case",
+            f"add `rubrics: [{{rubric_id: ..., rubric_content: {{text_property: ...}}}}]` to the criterion, or "
+            f"rubrics with `type: {rubric_type}` to the cases",
+            line=lines(where) if lines else None,
+        )
 
 
 def map_verdicts(verdicts: list[Verdict], rubrics: list[Rubric]) -> list[tuple[str, float | None, str]]:
@@ -139,7 +151,9 @@ def majority(samples: list[list[tuple[str, float | None, str]]]) -> list[tuple[s
             (none if item[1] is None else positive if item[1] == 1.0 else negative).append(item)
     out = []
     for none, positive, negative in grouped.values():
-        out.append(none[0] if not positive and not negative else positive[0] if len(positive) > len(negative) else negative[0])
+        out.append(
+            none[0] if not positive and not negative else positive[0] if len(positive) > len(negative) else negative[0]
+        )
     return out
 
 
@@ -148,8 +162,16 @@ def mean_score(items: list[tuple[str, float | None, str]]) -> float | None:
     return statistics.mean(scores) if scores else None
 
 
-async def score_with_rubrics(data: ScoringInput, options: RubricsOptions, judge: Judge, *, name: str, version: str,
-                             rubric_type: str, render: Callable[[Judge, Invocation, list[Rubric]], str]) -> MetricOutcome:
+async def score_with_rubrics(
+    data: ScoringInput,
+    options: RubricsOptions,
+    judge: Judge,
+    *,
+    name: str,
+    version: str,
+    rubric_type: str,
+    render: Callable[[Judge, Invocation, list[Rubric]], str],
+) -> MetricOutcome:
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     expected = list(data.expected) if data.expected is not None else [None] * len(data.actual)
@@ -160,11 +182,17 @@ async def score_with_rubrics(data: ScoringInput, options: RubricsOptions, judge:
     judge_options = options.judge_model_options
 
     async def one(prompt: str) -> tuple[list, InvocationScore]:
-        samples = await gather_all(*(judge.generate(name, judge_options.judge_model, prompt, judge_options.judge_model_config,
-                                                    i, version) for i in range(judge_options.num_samples)))
+        samples = await gather_all(
+            *(
+                judge.generate(name, judge_options.judge_model, prompt, judge_options.judge_model_config, i, version)
+                for i in range(judge_options.num_samples)
+            )
+        )
         voted = majority([map_verdicts(parse(text), mapping_rubrics) for text in samples])
         score = mean_score(voted)
-        detail = "; ".join(f"{rid}: {'yes' if s == 1.0 else 'no' if s is not None else '?'}" for rid, s, _ in voted) or None
+        detail = (
+            "; ".join(f"{rid}: {'yes' if s == 1.0 else 'no' if s is not None else '?'}" for rid, s, _ in voted) or None
+        )
         return voted, InvocationScore(score, status_for(score, options.threshold), detail)
 
     results = await gather_all(*(one(p) for p in prompts))
@@ -172,7 +200,9 @@ async def score_with_rubrics(data: ScoringInput, options: RubricsOptions, judge:
     overall = mean_score(flattened)
     per_invocation = [score for _, score in results]
     if overall is None:
-        raise UnparseableReply("no judge reply had a rubric verdict (ID / Property / Rationale / Verdict) for a known rubric")
+        raise UnparseableReply(
+            "no judge reply had a rubric verdict (ID / Property / Rationale / Verdict) for a known rubric"
+        )
     return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)
 
 
@@ -183,27 +213,49 @@ def rubric_lines(rubrics: list[Rubric]) -> str:
 def render_final_response(include_intermediate: bool) -> Callable[[Judge, Invocation, list[Rubric]], str]:
     def render(judge: Judge, invocation: Invocation, rubrics: list[Rubric]) -> str:
         instructions, tools = developer_instructions(invocation)
-        return judge.render("rubric_based_final_response_quality_v1.j2",
-            developer_instructions=instructions, tool_declarations=tools, user_input=content_text(invocation.user_content),
-            response_steps=tool_steps(invocation), final_response=response_text(invocation, include_intermediate),
-            rubrics=rubric_lines(rubrics))
+        return judge.render(
+            "rubric_based_final_response_quality_v1.j2",
+            developer_instructions=instructions,
+            tool_declarations=tools,
+            user_input=content_text(invocation.user_content),
+            response_steps=tool_steps(invocation),
+            final_response=response_text(invocation, include_intermediate),
+            rubrics=rubric_lines(rubrics),
+        )
 
     return render
 
 
 def render_tool_use(judge: Judge, invocation: Invocation, rubrics: list[Rubric]) -> str:
     _, tools = developer_instructions(invocation)
-    return judge.render("rubric_based_tool_use_quality_v1.j2",
-        tool_declarations=tools, user_input=content_text(invocation.user_content), tool_usage=tool_steps(invocation),
-        rubrics=rubric_lines(rubrics))
+    return judge.render(
+        "rubric_based_tool_use_quality_v1.j2",
+        tool_declarations=tools,
+        user_input=content_text(invocation.user_content),
+        tool_usage=tool_steps(invocation),
+        rubrics=rubric_lines(rubrics),
+    )
 
 
 async def score_final_response_quality(data: ScoringInput, options: RubricsOptions, judge: Judge) -> MetricOutcome:
-    return await score_with_rubrics(data, options, judge, name="rubric_based_final_response_quality_v1", version="1",
-                                    rubric_type="FINAL_RESPONSE_QUALITY",
-                                    render=render_final_response(options.include_intermediate_responses_in_final))
+    return await score_with_rubrics(
+        data,
+        options,
+        judge,
+        name="rubric_based_final_response_quality_v1",
+        version="1",
+        rubric_type="FINAL_RESPONSE_QUALITY",
+        render=render_final_response(options.include_intermediate_responses_in_final),
+    )
 
 
 async def score_tool_use_quality(data: ScoringInput, options: RubricsOptions, judge: Judge) -> MetricOutcome:
-    return await score_with_rubrics(data, options, judge, name="rubric_based_tool_use_quality_v1", version="1",
-                                    rubric_type="TOOL_USE_QUALITY", render=render_tool_use)
+    return await score_with_rubrics(
+        data,
+        options,
+        judge,
+        name="rubric_based_tool_use_quality_v1",
+        version="1",
+        rubric_type="TOOL_USE_QUALITY",
+        render=render_tool_use,
+    )

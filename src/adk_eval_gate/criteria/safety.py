@@ -74,12 +74,21 @@ async def score_safety(data: ScoringInput, options: ThresholdOptions, judge: Jud
         return MetricOutcome.not_evaluated("no actual invocations")
     if reason := missing_project():
         return MetricOutcome.not_evaluated(reason, len(data.actual), Cause.NO_CREDENTIALS)
-    return await score_single_turns(data, options.threshold, judge, name=NAME, version=VERSION,
-                                    credentials=missing_project)
+    return await score_single_turns(
+        data, options.threshold, judge, name=NAME, version=VERSION, credentials=missing_project
+    )
 
 
-async def score_single_turns(data: ScoringInput, threshold: float, judge: Judge, *, name: str, version: str,
-                             credentials: Callable[[], str | None], spec: dict[str, Any] | None = None) -> MetricOutcome:
+async def score_single_turns(
+    data: ScoringInput,
+    threshold: float,
+    judge: Judge,
+    *,
+    name: str,
+    version: str,
+    credentials: Callable[[], str | None],
+    spec: dict[str, Any] | None = None,
+) -> MetricOutcome:
     """One evaluation-service request per invocation (safety_v1, coherence), the case score the mean of the
     scored ones, as the SDK and ADK compute them; no score at all is an error, never a quiet pass."""
     vertex = VertexEvaluation(judge.llm.settings.timeout)
@@ -90,7 +99,10 @@ async def score_single_turns(data: ScoringInput, threshold: float, judge: Judge,
         instance = instance_for(actual, reference)
         key = cache_key(purpose=name, version=version, **metric, instance=instance)
         answer = await judge.llm.cached_call(
-            name, SERVICE, key, lambda: vertex.evaluate(name, instance, spec),
+            name,
+            SERVICE,
+            key,
+            lambda: vertex.evaluate(name, instance, spec),
             credentials=credentials,
         )
         score = answer_score(answer)

@@ -29,7 +29,9 @@ def same_call(actual: Call, expected: Call, ignore_args: bool) -> bool:
 
 
 def exact_match(actual: Sequence[Call], expected: Sequence[Call], ignore_args: bool = False) -> bool:
-    return len(actual) == len(expected) and all(same_call(a, e, ignore_args) for a, e in zip(actual, expected, strict=True))
+    return len(actual) == len(expected) and all(
+        same_call(a, e, ignore_args) for a, e in zip(actual, expected, strict=True)
+    )
 
 
 def in_order_match(actual: Sequence[Call], expected: Sequence[Call], ignore_args: bool = False) -> bool:
@@ -71,7 +73,9 @@ def score_tool_trajectory(data: ScoringInput, options: ToolTrajectoryOptions) ->
     match = MATCHERS[options.match_type]
     per_invocation = []
     for actual, expected in zip(data.actual, data.expected, strict=True):
-        matched = match(tool_calls(actual.intermediate_data), tool_calls(expected.intermediate_data), options.ignore_args)
+        matched = match(
+            tool_calls(actual.intermediate_data), tool_calls(expected.intermediate_data), options.ignore_args
+        )
         score = 1.0 if matched else 0.0
         per_invocation.append(InvocationScore(score, status_for(score, options.threshold)))
     overall = running_mean([item.score for item in per_invocation])

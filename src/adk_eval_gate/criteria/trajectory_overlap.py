@@ -56,8 +56,9 @@ def recall(actual: Sequence[Call], expected: Sequence[Call], ignore_args: bool =
     return matched_calls(actual, expected, ignore_args) / len(expected)
 
 
-def _per_turn(data: ScoringInput, threshold: float,
-              score_turn: Callable[[Invocation, Invocation | None], float]) -> MetricOutcome:
+def _per_turn(
+    data: ScoringInput, threshold: float, score_turn: Callable[[Invocation, Invocation | None], float]
+) -> MetricOutcome:
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     expected: Sequence[Invocation | None] = data.expected if data.expected is not None else [None] * len(data.actual)
@@ -73,8 +74,13 @@ def _overlap_scorer(measure: Callable[[Sequence[Call], Sequence[Call], bool], fl
     def score(data: ScoringInput, options: TrajectoryOverlapOptions) -> MetricOutcome:
         if data.expected is None:
             raise NotEvaluable("needs expected invocations (a reference conversation)")
-        return _per_turn(data, options.threshold, lambda actual, reference: measure(
-            tool_calls(actual.intermediate_data), tool_calls(reference.intermediate_data), options.ignore_args))
+        return _per_turn(
+            data,
+            options.threshold,
+            lambda actual, reference: measure(
+                tool_calls(actual.intermediate_data), tool_calls(reference.intermediate_data), options.ignore_args
+            ),
+        )
 
     return score
 
@@ -84,5 +90,10 @@ score_trajectory_recall = _overlap_scorer(recall)
 
 
 def score_single_tool_use(data: ScoringInput, options: SingleToolUseOptions) -> MetricOutcome:
-    return _per_turn(data, options.threshold, lambda actual, _reference: float(
-        any(call.name == options.tool_name for call in tool_calls(actual.intermediate_data))))
+    return _per_turn(
+        data,
+        options.threshold,
+        lambda actual, _reference: float(
+            any(call.name == options.tool_name for call in tool_calls(actual.intermediate_data))
+        ),
+    )

@@ -59,7 +59,9 @@ def history(invocations: Sequence[Invocation]) -> list[tuple[str, str]]:
     return lines
 
 
-async def score_user_simulator_quality(data: ScoringInput, options: UserSimulatorQualityOptions, judge: Judge) -> MetricOutcome:
+async def score_user_simulator_quality(
+    data: ScoringInput, options: UserSimulatorQualityOptions, judge: Judge
+) -> MetricOutcome:
     scenario: ConversationScenario | None = data.case.conversation_scenario
     if scenario is None:
         raise NotEvaluable("needs a conversation_scenario (this criterion judges the user simulator)")
@@ -74,11 +76,20 @@ async def score_user_simulator_quality(data: ScoringInput, options: UserSimulato
     judge_options = options.judge_model_options
 
     async def judged_turn(message: str, before: Sequence[Invocation]) -> InvocationScore:
-        prompt = judge.render(f"{NAME}.j2", conversation_plan=scenario.conversation_plan, history=history(before),
-                              generated_user_response=message, stop_signal=options.stop_signal, persona=persona)
-        samples = await gather_all(*(judge.generate(NAME, judge_options.judge_model, prompt,
-                                                    judge_options.judge_model_config, i, VERSION)
-                                     for i in range(judge_options.num_samples)))
+        prompt = judge.render(
+            f"{NAME}.j2",
+            conversation_plan=scenario.conversation_plan,
+            history=history(before),
+            generated_user_response=message,
+            stop_signal=options.stop_signal,
+            persona=persona,
+        )
+        samples = await gather_all(
+            *(
+                judge.generate(NAME, judge_options.judge_model, prompt, judge_options.judge_model_config, i, VERSION)
+                for i in range(judge_options.num_samples)
+            )
+        )
         score = majority([parse_label(text) for text in samples])
         return InvocationScore(score, status_for(score, options.threshold))
 
@@ -87,10 +98,13 @@ async def score_user_simulator_quality(data: ScoringInput, options: UserSimulato
         turns = [InvocationScore(None, Status.NOT_EVALUATED, "no user text")]
     else:
         score = float(content_text(first.user_content).strip() == scenario.starting_prompt.strip())
-        turns = [InvocationScore(score, status_for(score, options.threshold), None if score else "not the starting prompt")]
-    later = await gather_all(*(judged_turn(content_text(inv.user_content), data.actual[:i])
-                               for i, inv in enumerate(data.actual) if i > 0),
-                             judged_turn(options.stop_signal, data.actual))
+        turns = [
+            InvocationScore(score, status_for(score, options.threshold), None if score else "not the starting prompt")
+        ]
+    later = await gather_all(
+        *(judged_turn(content_text(inv.user_content), data.actual[:i]) for i, inv in enumerate(data.actual) if i > 0),
+        judged_turn(options.stop_signal, data.actual),
+    )
     if all(turn.score is None for turn in later):
         raise UnparseableReply('no judge reply had a readable "is_valid" label')
     *middle, stop = later

@@ -72,9 +72,7 @@ class CoherenceOptions(ThresholdOptions):
     @classmethod
     def _threshold(cls, value: Any) -> float:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0.0 <= value <= 5.0:
-            raise ValueError(
-                f"threshold {value!r} is outside ADK's coherence scale; use a number between 1 and 5"
-            )
+            raise ValueError(f"threshold {value!r} is outside ADK's coherence scale; use a number between 1 and 5")
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 1.0:
             return float(value)
         return check_threshold(value)
@@ -95,9 +93,7 @@ def _turn(index: int, invocation: Invocation) -> dict[str, Any]:
     events = [_event("user", invocation.user_content)]
     if isinstance(invocation.intermediate_data, InvocationEvents):
         events += [
-            _event(e.author, e.content)
-            for e in invocation.intermediate_data.invocation_events
-            if e.content is not None
+            _event(e.author, e.content) for e in invocation.intermediate_data.invocation_events if e.content is not None
         ]
     events.append(_event("agent", invocation.final_response))
     return {"turn_index": index, "turn_id": invocation.invocation_id, "events": events}
@@ -105,11 +101,7 @@ def _turn(index: int, invocation: Invocation) -> dict[str, Any]:
 
 def _tool(declaration: Any) -> dict[str, Any]:
     # Recorded runs hold plain dicts (camelCase or snake_case); the SDK validates them into genai Tools.
-    tool = (
-        declaration
-        if isinstance(declaration, genai_types.Tool)
-        else genai_types.Tool.model_validate(declaration)
-    )
+    tool = declaration if isinstance(declaration, genai_types.Tool) else genai_types.Tool.model_validate(declaration)
     return tool.model_dump(mode="json", exclude_none=True)
 
 
@@ -178,9 +170,7 @@ def multi_turn_scorer(metric: str):
         if value is None:
             if answer.get("error"):
                 raise LlmUnavailable(f"the evaluation service returned no score: {detail}")
-            raise UnparseableReply(
-                f"the evaluation service returned no score{f': {detail}' if detail else ''}"
-            )
+            raise UnparseableReply(f"the evaluation service returned no score{f': {detail}' if detail else ''}")
         earlier = [InvocationScore(None, Status.NOT_EVALUATED)] * (len(data.actual) - 1)
         status = status_for(value, options.threshold)
         return MetricOutcome(value, status, [*earlier, InvocationScore(value, status, detail)])
@@ -201,5 +191,12 @@ async def score_coherence(data: ScoringInput, options: ThresholdOptions, judge: 
             f"the definition of the SDK's COHERENCE metric could not be fetched: {exc}",
             transient=exc.transient,
         ) from None
-    return await score_single_turns(data, options.threshold, judge, name=COHERENCE, version=COHERENCE_VERSION,
-                                    credentials=lambda: missing_project(COHERENCE), spec=llm_metric_spec(template))
+    return await score_single_turns(
+        data,
+        options.threshold,
+        judge,
+        name=COHERENCE,
+        version=COHERENCE_VERSION,
+        credentials=lambda: missing_project(COHERENCE),
+        spec=llm_metric_spec(template),
+    )

@@ -53,10 +53,14 @@ class UserSimulatorConfig(BaseModel):
         try:
             used = jinja2.meta.find_undeclared_variables(jinja2.sandbox.SandboxedEnvironment().parse(value))
         except jinja2.TemplateSyntaxError as exc:
-            raise ValueError(f"is not a valid Jinja template (line {exc.lineno}: {exc.message}); fix its syntax") from None
+            raise ValueError(
+                f"is not a valid Jinja template (line {exc.lineno}: {exc.message}); fix its syntax"
+            ) from None
         missing = [name for name in ("stop_signal", "conversation_plan", "conversation_history") if name not in used]
         if missing:
-            raise ValueError("must use " + ", ".join(f"{{{{ {name} }}}}" for name in missing) + "; add them (ADK requires all three)")
+            raise ValueError(
+                "must use " + ", ".join(f"{{{{ {name} }}}}" for name in missing) + "; add them (ADK requires all three)"
+            )
         return value
 
 
@@ -84,18 +88,30 @@ _TOP_LEVEL = set(EvalConfigFile.model_fields) | {to_camel(name) for name in Eval
 
 def parse_eval_config(data: Any, path: Path, known_criteria: set[str]) -> EvalConfigData:
     if not isinstance(data, dict):
-        raise InputError(path, None, f"expected a JSON object, got {type(data).__name__}",
-                         'write {"criteria": {"tool_trajectory_avg_score": 1.0}}')
+        raise InputError(
+            path,
+            None,
+            f"expected a JSON object, got {type(data).__name__}",
+            'write {"criteria": {"tool_trajectory_avg_score": 1.0}}',
+        )
     for key in data:
         if key in _TOP_LEVEL:
             continue
         if key in known_criteria:
             # ADK reads such a file as `criteria={}` and fails every case; the intent is unmistakable.
-            raise InputError(path, key, "criteria must sit under a top-level `criteria` key",
-                             f'write {{"criteria": {{"{key}": ...}}}}')
+            raise InputError(
+                path,
+                key,
+                "criteria must sit under a top-level `criteria` key",
+                f'write {{"criteria": {{"{key}": ...}}}}',
+            )
         guess = did_you_mean(key, sorted(_TOP_LEVEL))
-        raise InputError(path, key, "is not an eval_config field",
-                         f"did you mean `{guess}`?" if guess else "use criteria, custom_metrics or user_simulator_config")
+        raise InputError(
+            path,
+            key,
+            "is not an eval_config field",
+            f"did you mean `{guess}`?" if guess else "use criteria, custom_metrics or user_simulator_config",
+        )
     try:
         parsed = EvalConfigFile.model_validate(data)
     except ValidationError as exc:

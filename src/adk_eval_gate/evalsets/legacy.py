@@ -1,4 +1,5 @@
-"""ADK's pre-EvalSet formats, converted with ADK's rules (`local_eval_sets_manager.convert_eval_set_to_pydantic_schema`).
+"""ADK's pre-EvalSet formats, converted with ADK's rules
+(`local_eval_sets_manager.convert_eval_set_to_pydantic_schema`).
 
 * flat turns: `[{"query", "expected_tool_use", "expected_intermediate_agent_responses", "reference"}]`,
   the whole file being one eval case (AgentEvaluator's `.test.json`);
@@ -21,7 +22,13 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.evalsets.models import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
 
-LEGACY_TURN_KEYS = {"query", "expected_tool_use", "expected_intermediate_agent_responses", "reference", "mock_tool_output"}
+LEGACY_TURN_KEYS = {
+    "query",
+    "expected_tool_use",
+    "expected_intermediate_agent_responses",
+    "reference",
+    "mock_tool_output",
+}
 
 
 def legacy_eval_set_id(path: Path) -> str:
@@ -40,7 +47,9 @@ def _require(mapping: dict[str, Any], key: str, path: Path, loc: str, fix: str) 
 
 def _convert_turn(turn: Any, path: Path, loc: str, invocation_id: str) -> Invocation:
     if not isinstance(turn, dict):
-        raise InputError(path, loc, f"expected a turn object, got {type(turn).__name__}", "use {\"query\": ..., \"reference\": ...}")
+        raise InputError(
+            path, loc, f"expected a turn object, got {type(turn).__name__}", 'use {"query": ..., "reference": ...}'
+        )
     query = _require(turn, "query", path, loc, "give the user's message as `query`")
     if not isinstance(query, str):
         raise InputError(path, f"{loc}.query", "must be a string", "quote the user's message")
@@ -49,12 +58,14 @@ def _convert_turn(turn: Any, path: Path, loc: str, invocation_id: str) -> Invoca
         raise InputError(path, f"{loc}.reference", "must be a string", "give the expected final response as text")
     uses = turn.get("expected_tool_use", [])
     if not isinstance(uses, list):
-        raise InputError(path, f"{loc}.expected_tool_use", "must be a list", "use [{\"tool_name\": ..., \"tool_input\": {...}}]")
+        raise InputError(
+            path, f"{loc}.expected_tool_use", "must be a list", 'use [{"tool_name": ..., "tool_input": {...}}]'
+        )
     calls = []
     for index, use in enumerate(uses):
         where = f"{loc}.expected_tool_use[{index}]"
         if not isinstance(use, dict):
-            raise InputError(path, where, "must be an object", "use {\"tool_name\": ..., \"tool_input\": {...}}")
+            raise InputError(path, where, "must be an object", 'use {"tool_name": ..., "tool_input": {...}}')
         name = _require(use, "tool_name", path, where, "name the tool")
         args = _require(use, "tool_input", path, where, "give the arguments (use {} for none)")
         try:
@@ -65,7 +76,7 @@ def _convert_turn(turn: Any, path: Path, loc: str, invocation_id: str) -> Invoca
     for index, item in enumerate(turn.get("expected_intermediate_agent_responses", []) or []):
         where = f"{loc}.expected_intermediate_agent_responses[{index}]"
         if not isinstance(item, dict):
-            raise InputError(path, where, "must be an object", "use {\"author\": ..., \"text\": ...}")
+            raise InputError(path, where, "must be an object", 'use {"author": ..., "text": ...}')
         author = _require(item, "author", path, where, "name the agent")
         text = _require(item, "text", path, where, "give the message text")
         responses.append((author, [genai_types.Part.from_text(text=text)]))
@@ -79,7 +90,9 @@ def _convert_turn(turn: Any, path: Path, loc: str, invocation_id: str) -> Invoca
 
 def _convert_turns(turns: Any, path: Path, loc: str, eval_id: str) -> list[Invocation]:
     if not isinstance(turns, list) or not turns:
-        raise InputError(path, loc or "<root>", "must be a non-empty list of turns", "add at least one {\"query\": ...} turn")
+        raise InputError(
+            path, loc or "<root>", "must be a non-empty list of turns", 'add at least one {"query": ...} turn'
+        )
     return [_convert_turn(turn, path, f"{loc}[{i}]", f"{eval_id}#{i + 1}") for i, turn in enumerate(turns)]
 
 
@@ -103,23 +116,31 @@ def convert_named_list(data: list[Any], path: Path) -> EvalSet:
     for index, entry in enumerate(data):
         loc = f"[{index}]"
         if not isinstance(entry, dict):
-            raise InputError(path, loc, f"expected a case object, got {type(entry).__name__}", "use {\"name\": ..., \"data\": [...]}")
+            raise InputError(
+                path, loc, f"expected a case object, got {type(entry).__name__}", 'use {"name": ..., "data": [...]}'
+            )
         name = _require(entry, "name", path, loc, "give each case a unique `name`")
         turns = _require(entry, "data", path, loc, "give the case's turns as `data`")
         if not isinstance(name, str) or not name:
             raise InputError(path, f"{loc}.name", "must be a non-empty string", "give each case a unique `name`")
         session = entry.get("initial_session") or {}
         if not isinstance(session, dict):
-            raise InputError(path, f"{loc}.initial_session", "must be an object", "use {\"app_name\", \"user_id\", \"state\"}")
+            raise InputError(
+                path, f"{loc}.initial_session", "must be an object", 'use {"app_name", "user_id", "state"}'
+            )
         session_input = None
         if session:
             try:
                 session_input = SessionInput(
-                    app_name=session.get("app_name", ""), user_id=session.get("user_id", ""), state=session.get("state", {})
+                    app_name=session.get("app_name", ""),
+                    user_id=session.get("user_id", ""),
+                    state=session.get("state", {}),
                 )
             except ValidationError as exc:
                 raise input_error_from(exc, path, prefix=[f"{loc}.initial_session"], model=SessionInput) from None
         cases.append(
-            EvalCase(eval_id=name, conversation=_convert_turns(turns, path, f"{loc}.data", name), session_input=session_input)
+            EvalCase(
+                eval_id=name, conversation=_convert_turns(turns, path, f"{loc}.data", name), session_input=session_input
+            )
         )
     return EvalSet(eval_set_id=set_id, name=set_id, eval_cases=cases)

@@ -26,11 +26,19 @@ def parse_eval_set(data: Any, path: Path) -> EvalSetFile:
     try:
         if isinstance(data, dict):
             if "eval_cases" not in data and "evalCases" in data:
-                raise InputError(path, "evalCases", "ADK reads the eval set's own keys in snake_case only",
-                                 "rename evalSetId/evalCases to eval_set_id/eval_cases")
+                raise InputError(
+                    path,
+                    "evalCases",
+                    "ADK reads the eval set's own keys in snake_case only",
+                    "rename evalSetId/evalCases to eval_set_id/eval_cases",
+                )
             if "eval_cases" not in data and "eval_set_id" not in data:
-                raise InputError(path, None, "is not an ADK eval set (no `eval_set_id` / `eval_cases`)",
-                                 "use the EvalSet schema or a legacy list of {query, reference} turns")
+                raise InputError(
+                    path,
+                    None,
+                    "is not an ADK eval set (no `eval_set_id` / `eval_cases`)",
+                    "use the EvalSet schema or a legacy list of {query, reference} turns",
+                )
             eval_set, shape = EvalSet.model_validate(data), "evalset"
         elif isinstance(data, list):
             if not data:
@@ -40,12 +48,17 @@ def parse_eval_set(data: Any, path: Path) -> EvalSetFile:
             elif legacy.is_named_list(data):
                 eval_set, shape = legacy.convert_named_list(data, path), "legacy_named"
             else:
-                raise InputError(path, "[0]", "is neither a legacy turn ({query, ...}) nor a named case ({name, data})",
-                                 "use the EvalSet schema, a list of {query, expected_tool_use, reference} turns, "
-                                 "or a list of {name, data} cases")
+                raise InputError(
+                    path,
+                    "[0]",
+                    "is neither a legacy turn ({query, ...}) nor a named case ({name, data})",
+                    "use the EvalSet schema, a list of {query, expected_tool_use, reference} turns, "
+                    "or a list of {name, data} cases",
+                )
         else:
-            raise InputError(path, None, f"expected a JSON object or list, got {type(data).__name__}",
-                             "use ADK's EvalSet schema")
+            raise InputError(
+                path, None, f"expected a JSON object or list, got {type(data).__name__}", "use ADK's EvalSet schema"
+            )
     except ValidationError as exc:
         raise input_error_from(exc, path, model=EvalSet) from None
     _check_cases(eval_set, path)
@@ -60,9 +73,12 @@ def _check_cases(eval_set: EvalSet, path: Path) -> None:
         if not case.eval_id.strip():
             raise InputError(path, f"eval_cases[{index}].eval_id", "is empty", "give every case a unique eval_id")
         if case.eval_id in seen:
-            raise InputError(path, f"eval_cases[{index}].eval_id",
-                             f"duplicate {case.eval_id!r} (also eval_cases[{seen[case.eval_id]}])",
-                             "give every case a unique eval_id")
+            raise InputError(
+                path,
+                f"eval_cases[{index}].eval_id",
+                f"duplicate {case.eval_id!r} (also eval_cases[{seen[case.eval_id]}])",
+                "give every case a unique eval_id",
+            )
         seen[case.eval_id] = index
         if case.conversation is not None and not case.conversation:
             raise InputError(path, f"eval_cases[{index}].conversation", "is empty", "add at least one invocation")

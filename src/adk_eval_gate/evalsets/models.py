@@ -114,7 +114,9 @@ class ConversationScenario(EvalModel):
     @classmethod
     def _known_persona(cls, value: UserPersona | str | None) -> UserPersona | str | None:
         if isinstance(value, str) and value not in PREBUILT_PERSONAS:
-            raise ValueError(f"unknown persona id {value!r}; use one of {', '.join(PREBUILT_PERSONAS)} or a persona object")
+            raise ValueError(
+                f"unknown persona id {value!r}; use one of {', '.join(PREBUILT_PERSONAS)} or a persona object"
+            )
         return value
 
 

@@ -22,8 +22,10 @@ def resolve_persona(scenario: ConversationScenario) -> UserPersona | None:
     if persona is None or isinstance(persona, UserPersona):
         return persona
     if importlib.util.find_spec("google.adk") is None:
-        raise PersonaUnavailable(f"the pre-built persona {persona!r} is defined by google-adk; install it with "
-                                 "pip install 'adk-eval-gate[adk]', or write the persona object inline")
+        raise PersonaUnavailable(
+            f"the pre-built persona {persona!r} is defined by google-adk; install it with "
+            "pip install 'adk-eval-gate[adk]', or write the persona object inline"
+        )
     from google.adk.evaluation.simulation.pre_built_personas import get_default_persona_registry
 
     found = get_default_persona_registry().get_persona(persona)
@@ -40,8 +42,18 @@ def fill_persona(persona: UserPersona | None, values: dict) -> UserPersona | Non
     def fill(text: str) -> str:
         return sandbox.from_string(text).render(values) if text else ""
 
-    return UserPersona(id=persona.id, description=fill(persona.description), behaviors=[
-        b.model_copy(update={"name": fill(b.name), "description": fill(b.description),
-                             "behavior_instructions": [fill(i) for i in b.behavior_instructions],
-                             "violation_rubrics": [fill(r) for r in b.violation_rubrics]})
-        for b in persona.behaviors])
+    return UserPersona(
+        id=persona.id,
+        description=fill(persona.description),
+        behaviors=[
+            b.model_copy(
+                update={
+                    "name": fill(b.name),
+                    "description": fill(b.description),
+                    "behavior_instructions": [fill(i) for i in b.behavior_instructions],
+                    "violation_rubrics": [fill(r) for r in b.violation_rubrics],
+                }
+            )
+            for b in persona.behaviors
+        ],
+    )

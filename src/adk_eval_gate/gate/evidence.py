@@ -8,12 +8,20 @@ from adk_eval_gate.baseline.models import Comparison, Row
 def regression_cases(comparison: Comparison) -> list[Row]:
     """Rows that gate themselves and, inside an eval-set or pooled regression that gates, every case that dropped
     beyond tolerance: with few runs one case alone rarely has the evidence, yet the reviewer needs to see it."""
-    sets = {(s.agent, s.eval_set_id, s.criterion) for s in comparison.summaries if s.gating and s.verdict == "regressed"}
+    sets = {
+        (s.agent, s.eval_set_id, s.criterion) for s in comparison.summaries if s.gating and s.verdict == "regressed"
+    }
     pooled = {(p.agent, p.criterion) for p in comparison.pooled if p.gating and p.verdict == "regressed"}
-    chosen = [r for r in comparison.rows
-              if (r.gating and r.verdict == "regressed")
-              or (r.verdict in ("regressed", "inconclusive") and (r.delta or 0.0) < 0
-                  and ((r.agent, r.eval_set_id, r.criterion) in sets or (r.agent, r.criterion) in pooled))]
+    chosen = [
+        r
+        for r in comparison.rows
+        if (r.gating and r.verdict == "regressed")
+        or (
+            r.verdict in ("regressed", "inconclusive")
+            and (r.delta or 0.0) < 0
+            and ((r.agent, r.eval_set_id, r.criterion) in sets or (r.agent, r.criterion) in pooled)
+        )
+    ]
     return sorted(chosen, key=lambda r: (r.verdict != "regressed", r.delta or 0.0))
 
 

@@ -24,8 +24,9 @@ def where(item: Verdicted) -> str:
     return f"{item.agent}/{item.eval_set_id}{case} {item.criterion}"
 
 
-def _verdict_failures(pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row],
-                      fail_on: set[str]) -> list[tuple[Verdicted, str]]:
+def _verdict_failures(
+    pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row], fail_on: set[str]
+) -> list[tuple[Verdicted, str]]:
     groups: list[Verdicted] = [*pooled, *summaries]
     found: list[tuple[Verdicted, str]] = []
     if "regression" in fail_on:
@@ -39,22 +40,33 @@ def _verdict_failures(pooled: list[PooledSummary], summaries: list[Summary], row
     return found
 
 
-def _status_failures(results: ResultsFile, settings: GateSettings, has_baseline: bool,
-                     baseline_error: str | None = None) -> list[str]:
+def _status_failures(
+    results: ResultsFile, settings: GateSettings, has_baseline: bool, baseline_error: str | None = None
+) -> list[str]:
     fail_on = set(settings.fail_on)
     cases = [(s, c) for s in results.eval_sets for c in s.cases]
     found: list[str] = []
     if "threshold" in fail_on:
-        found += [f"below threshold: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "failed"]
+        found += [
+            f"below threshold: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}"
+            for s, c in cases
+            if c.status == "failed"
+        ]
     if "error" in fail_on:
         if baseline_error:
             found.append(f"error: the baseline could not be loaded, so no regression could be seen: {baseline_error}")
         found += [f"error: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "error"]
         # a case the spending limit left out was not evaluated because the run could not afford it: fail closed
-        found += [f"not run: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "not_run"]
+        found += [
+            f"not run: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}" for s, c in cases if c.status == "not_run"
+        ]
     if "not_evaluated" in fail_on:
-        found += [f"not evaluated: {s.agent}/{s.eval_set_id} {c.eval_id} {name}: {m.reason}"
-                  for s, c in cases for name, m in c.metrics.items() if m.status == "not_evaluated"]
+        found += [
+            f"not evaluated: {s.agent}/{s.eval_set_id} {c.eval_id} {name}: {m.reason}"
+            for s, c in cases
+            for name, m in c.metrics.items()
+            if m.status == "not_evaluated"
+        ]
     if "no_baseline" in fail_on and not has_baseline:
         found.append("no baseline: there was no baseline to compare with")
     if settings.min_pass_rate is not None and cases:
@@ -64,7 +76,9 @@ def _status_failures(results: ResultsFile, settings: GateSettings, has_baseline:
     return found
 
 
-def _explain_non_gating(pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row], fail_on: set[str]) -> None:
+def _explain_non_gating(
+    pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row], fail_on: set[str]
+) -> None:
     for item in [*pooled, *summaries]:
         if item.verdict == "regressed" and not item.gating:
             item.reason += "; reported, not gating (gate.fail_on lacks regression)"
@@ -94,29 +108,48 @@ def _efficiency_failures(efficiency: Sequence[EfficiencyRow], fail_on: set[str])
     return found
 
 
-def decide(results: ResultsFile, pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row],
-           settings: GateSettings, *, has_baseline: bool, labels: Iterable[str] = (),
-           baseline_error: str | None = None, efficiency: Sequence[EfficiencyRow] = ()) -> GateDecision:
+def decide(
+    results: ResultsFile,
+    pooled: list[PooledSummary],
+    summaries: list[Summary],
+    rows: list[Row],
+    settings: GateSettings,
+    *,
+    has_baseline: bool,
+    labels: Iterable[str] = (),
+    baseline_error: str | None = None,
+    efficiency: Sequence[EfficiencyRow] = (),
+) -> GateDecision:
     fail_on = set(settings.fail_on)
     verdict_failures = _verdict_failures(pooled, summaries, rows, fail_on)
     for item, _ in verdict_failures:
         item.gating = True
     _explain_non_gating(pooled, summaries, rows, fail_on)
-    failures = ([line for _, line in verdict_failures] + _efficiency_failures(efficiency, fail_on)
-                + _status_failures(results, settings, has_baseline, baseline_error))
+    failures = (
+        [line for _, line in verdict_failures]
+        + _efficiency_failures(efficiency, fail_on)
+        + _status_failures(results, settings, has_baseline, baseline_error)
+    )
     if not failures:
         regressions = sum(s.verdict == "regressed" for s in [*pooled, *summaries])
         compared = sum(s.cases_compared > 0 for s in summaries)
         if not has_baseline:
             reason = "no baseline yet: every case is new; the gate's conditions hold"
         else:
-            scope = f"{compared} eval-set comparison(s)" + (f" and {len(pooled)} pooled over eval sets" if pooled else "")
+            scope = f"{compared} eval-set comparison(s)" + (
+                f" and {len(pooled)} pooled over eval sets" if pooled else ""
+            )
             reason = f"no failing condition ({', '.join(settings.fail_on) or 'none'}) in {scope}"
             if regressions:
                 reason += f"; {regressions} regression(s) reported but not gating"
         return GateDecision(verdict="pass", reason=reason, fail_on=list(settings.fail_on))
     summary = f"{len(failures)} failing condition(s); first: {failures[0]}"
     if settings.override_label and settings.override_label in set(labels):
-        return GateDecision(verdict="pass", failures=failures, overridden=True, fail_on=list(settings.fail_on),
-                            reason=f"accepted by the '{settings.override_label}' label despite {summary}")
+        return GateDecision(
+            verdict="pass",
+            failures=failures,
+            overridden=True,
+            fail_on=list(settings.fail_on),
+            reason=f"accepted by the '{settings.override_label}' label despite {summary}",
+        )
     return GateDecision(verdict="fail", reason=summary, failures=failures, fail_on=list(settings.fail_on))

@@ -25,7 +25,9 @@ MAX_WAIT = 60.0  # a CI step should not sleep longer than this on one call
 class GitHubError(Exception):
     def __init__(self, method: str, path: str, status: int | None, message: str) -> None:
         self.method, self.path, self.status = method, path, status
-        super().__init__(f"GitHub API {method} {path} failed" + (f" with HTTP {status}" if status else "") + f": {message}")
+        super().__init__(
+            f"GitHub API {method} {path} failed" + (f" with HTTP {status}" if status else "") + f": {message}"
+        )
 
     @property
     def maybe_applied(self) -> bool:
@@ -44,8 +46,12 @@ def _rate_limited(response: requests.Response) -> bool:
     if response.status_code != 403:
         return False
     body = response.text.lower()
-    return (response.headers.get("x-ratelimit-remaining") == "0" or "secondary rate limit" in body
-            or "rate limit exceeded" in body or "retry-after" in {k.lower() for k in response.headers})
+    return (
+        response.headers.get("x-ratelimit-remaining") == "0"
+        or "secondary rate limit" in body
+        or "rate limit exceeded" in body
+        or "retry-after" in {k.lower() for k in response.headers}
+    )
 
 
 def _wait_for(response: requests.Response, attempt: int, backoff: float) -> float:
@@ -74,18 +80,40 @@ def _message(response: requests.Response) -> str:
 
 
 class GitHubClient:
-    def __init__(self, api_url: str, token: str | None, *, retries: int = 4, backoff: float = 1.0, timeout: float = 30.0,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        api_url: str,
+        token: str | None,
+        *,
+        retries: int = 4,
+        backoff: float = 1.0,
+        timeout: float = 30.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.api_url = api_url.rstrip("/")
         self.retries, self.backoff, self.timeout, self._sleep = retries, backoff, timeout, sleep
         self._session = requests.Session()
-        self._session.headers.update({"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": API_VERSION,
-                                      "User-Agent": "adk-eval-gate"})
+        self._session.headers.update(
+            {
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": API_VERSION,
+                "User-Agent": "adk-eval-gate",
+            }
+        )
         if token:
             self._session.headers["Authorization"] = f"Bearer {token}"
 
-    def request(self, method: str, path: str, *, params: dict[str, Any] | None = None, json: Any = None,
-                accept: str | None = None, ok: tuple[int, ...] = (), idempotent: bool | None = None) -> requests.Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json: Any = None,
+        accept: str | None = None,
+        ok: tuple[int, ...] = (),
+        idempotent: bool | None = None,
+    ) -> requests.Response:
         """Returns the response for 2xx and for the statuses in `ok`; raises GitHubError otherwise.
 
         `idempotent` (default: every method but POST) allows a retry after a 5xx or a lost connection; rate limits
@@ -96,7 +124,9 @@ class GitHubClient:
         json = redact_json(json)  # a comment, a check run, a baseline file: nothing we post carries a secret
         for attempt in range(self.retries + 1):
             try:
-                response = self._session.request(method, url, params=params, json=json, headers=headers, timeout=self.timeout)
+                response = self._session.request(
+                    method, url, params=params, json=json, headers=headers, timeout=self.timeout
+                )
             except requests.RequestException as exc:
                 if repeatable and attempt < self.retries:
                     self._sleep(min(MAX_WAIT, self.backoff * 2**attempt))
@@ -118,8 +148,9 @@ class GitHubClient:
     def get_json(self, path: str, **kwargs: Any) -> Any:
         return self.request("GET", path, **kwargs).json()
 
-    def paginate(self, path: str, params: dict[str, Any] | None = None, *, key: str | None = None,
-                 limit: int = 5000) -> Iterator[Any]:
+    def paginate(
+        self, path: str, params: dict[str, Any] | None = None, *, key: str | None = None, limit: int = 5000
+    ) -> Iterator[Any]:
         """Every item across pages (following `Link: rel="next"`), up to `limit` items."""
         url, query = path, {"per_page": 100, **(params or {})}
         seen = 0

@@ -188,7 +188,5 @@ class ActionsContext:
     @property
     def labels(self) -> list[str]:
         return [
-            label.get("name", "")
-            for label in (self.pull_request or {}).get("labels", [])
-            if isinstance(label, dict)
+            label.get("name", "") for label in (self.pull_request or {}).get("labels", []) if isinstance(label, dict)
         ]

@@ -15,9 +15,13 @@ def current_labels(context: ActionsContext) -> tuple[list[str], str | None]:
         return payload, None
     try:
         client = GitHubClient(context.api_url, context.token)
-        names = [label.get("name", "") for label in client.paginate(f"/repos/{context.repository}/issues/{number}/labels")
-                 if isinstance(label, dict)]
+        names = [
+            label.get("name", "")
+            for label in client.paginate(f"/repos/{context.repository}/issues/{number}/labels")
+            if isinstance(label, dict)
+        ]
     except GitHubError as exc:
-        return payload, (f"the pull request's labels could not be read ({exc}); using the event's, which a re-run "
-                         "does not refresh")
+        return payload, (
+            f"the pull request's labels could not be read ({exc}); using the event's, which a re-run does not refresh"
+        )
     return [name for name in names if name], None

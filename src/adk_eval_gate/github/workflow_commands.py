@@ -31,8 +31,9 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def annotation(level: str, message: str, *, file: str | None = None, line: int | None = None,
-               title: str | None = None) -> str:
+def annotation(
+    level: str, message: str, *, file: str | None = None, line: int | None = None, title: str | None = None
+) -> str:
     """`::error file=…,line=…,title=…::message` (level: error, warning or notice)."""
     properties = [f"file={escape_property(file)}"] if file else []
     if file and line:
@@ -44,18 +45,25 @@ def annotation(level: str, message: str, *, file: str | None = None, line: int |
 
 def warn(message: str) -> None:
     text = one_line(message)
-    print(annotation("warning", text, title="adk-eval-gate") if in_actions() else f"warning: {text}", file=sys.stderr,
-          flush=True)
+    print(
+        annotation("warning", text, title="adk-eval-gate") if in_actions() else f"warning: {text}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def error(message: str) -> None:
     text = one_line(message)
-    print(annotation("error", text, title="adk-eval-gate") if in_actions() else f"error: {text}", file=sys.stderr,
-          flush=True)
+    print(
+        annotation("error", text, title="adk-eval-gate") if in_actions() else f"error: {text}",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def input_error(exc: InputError) -> None:
-    """Bad input: an annotation on the file and line inside Actions, `error: file:line: field: problem; fix` elsewhere."""
+    """Bad input: an annotation on the file and line inside Actions, `error: file:line: field: problem; fix`
+    elsewhere."""
     if not in_actions():
         print(f"error: {exc.render()}", file=sys.stderr, flush=True)
         return
@@ -63,5 +71,8 @@ def input_error(exc: InputError) -> None:
     if exc.file:
         root = repository_root(Path.cwd(), os.environ.get("GITHUB_WORKSPACE"))
         shown = relative_to_root(Path(exc.file), root) or exc.file
-    print(annotation("error", exc.render(), file=shown, line=exc.line, title="adk-eval-gate: bad input"),
-          file=sys.stderr, flush=True)
+    print(
+        annotation("error", exc.render(), file=shown, line=exc.line, title="adk-eval-gate: bad input"),
+        file=sys.stderr,
+        flush=True,
+    )

@@ -65,9 +65,7 @@ def _plan(agent_module: str, file: EvalSetFile, config: EvalConfigData, num_runs
     )
     agent = AgentPlan(0, settings.agents[0], (file.path,), None, ())
     workflow = Workflow(Path.cwd() / "AgentEvaluator", Path.cwd(), settings, (agent,), lambda loc: None)
-    criteria = tuple(
-        resolve_criteria(config.criteria, config.source, custom_metrics=config.custom_metric_paths)
-    )
+    criteria = tuple(resolve_criteria(config.criteria, config.source, custom_metrics=config.custom_metric_paths))
     eval_set = EvalSetPlan(file, criteria, config.source, config.user_simulator_config)
     return Plan(workflow, (AgentRunPlan(agent, (eval_set,)),))
 
@@ -108,9 +106,7 @@ async def _evaluate_file(
         from adk_eval_gate.results.eval_history import save_history
 
         manager, app_name = history
-        save_history(
-            manager, app_name, results.eval_sets[0], {c.eval_id: c for c in file.eval_set.eval_cases}
-        )
+        save_history(manager, app_name, results.eval_sets[0], {c.eval_id: c for c in file.eval_set.eval_cases})
     expected = {c.eval_id: list(c.conversation or []) for c in file.eval_set.eval_cases}
     rows: list[dict[str, Any]] | None = [] if output_file else None
     failures = failures_for(results.eval_sets[0], expected, agent_module, print_detailed_results, rows)
@@ -128,9 +124,7 @@ def _test_files(path_or_dir: str) -> list[str]:
             if name.endswith(TEST_FILE_SUFFIX)
         ]
         if not found:
-            raise ValueError(
-                f"No `*.test.json` eval files found in {path_or_dir}, so there is nothing to evaluate."
-            )
+            raise ValueError(f"No `*.test.json` eval files found in {path_or_dir}, so there is nothing to evaluate.")
         return found
     return [path_or_dir]
 
@@ -180,11 +174,7 @@ class AgentEvaluator:
     ) -> None:
         """Evaluates an agent on an EvalSet object (ADK's or ours) with an EvalConfig (ADK's, or its JSON)."""
         _check_results_manager(app_name, eval_set_results_manager)
-        data = (
-            eval_set.model_dump(mode="json", exclude_none=True)
-            if hasattr(eval_set, "model_dump")
-            else eval_set
-        )
+        data = eval_set.model_dump(mode="json", exclude_none=True) if hasattr(eval_set, "model_dump") else eval_set
         name = f"<eval set {data.get('eval_set_id', '?') if isinstance(data, dict) else '?'}>"
         if isinstance(data, dict) and not data.get("eval_cases"):
             raise ValueError(
@@ -222,18 +212,14 @@ class AgentEvaluator:
         if num_runs < 1:
             raise ValueError(f"`num_runs` must be at least 1, got {num_runs}.")
         _check_results_manager(app_name, eval_set_results_manager)
-        initial_session = (
-            load_json(Path(initial_session_file), "initial session file") if initial_session_file else {}
-        )
+        initial_session = load_json(Path(initial_session_file), "initial session file") if initial_session_file else {}
         for test_file in _test_files(str(eval_dataset_file_path_or_dir)):
             config = AgentEvaluator.find_config_for_test_file(test_file)
             file = _with_initial_session(load_eval_set(Path(test_file)), initial_session)
             if file.shape != "evalset":
                 for key in config.criteria:
                     if key not in LEGACY_CRITERIA:
-                        raise ValueError(
-                            f"Invalid criteria key: {key}. Expected one of {list(LEGACY_CRITERIA)}."
-                        )
+                        raise ValueError(f"Invalid criteria key: {key}. Expected one of {list(LEGACY_CRITERIA)}.")
             await _evaluate_file(
                 agent_module,
                 file,

@@ -92,12 +92,8 @@ class _Session:
 
     def case(self, item: CaseItem) -> CaseResult:
         if item.key not in self.cases:
-            pending = [
-                i.key for i in item.session.items if isinstance(i, CaseItem) and i.key not in self.cases
-            ]
-            if hasattr(
-                self.config, "workerinput"
-            ):  # a pytest-xdist worker: only loadgroup says what it will get
+            pending = [i.key for i in item.session.items if isinstance(i, CaseItem) and i.key not in self.cases]
+            if hasattr(self.config, "workerinput"):  # a pytest-xdist worker: only loadgroup says what it will get
                 same_set = self.config.getoption("dist", None) == "loadgroup"
                 keys = {k for k in pending if k[:2] == item.key[:2]} if same_set else {item.key}
             else:
@@ -121,8 +117,7 @@ class _Session:
         if self.results:
             cases = sum(r.summary.total for r in self.results)
             terminalreporter.write_line(
-                f"adk-eval-gate: {cases} case(s) in {len(self.results)} run(s) of the "
-                f"agents, {self.seconds:.1f} s"
+                f"adk-eval-gate: {cases} case(s) in {len(self.results)} run(s) of the agents, {self.seconds:.1f} s"
             )
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -148,9 +143,7 @@ class ConfigFile(pytest.File):
         """Agent and eval set as nested collectors, so node ids and `-k` name them."""
         state: _Session = self.config.pluginmanager.get_plugin(_STATE)
         items: list[pytest.Item] = []
-        xdist = self.config.pluginmanager.hasplugin(
-            "xdist"
-        )  # its marker is unknown (strict markers) without it
+        xdist = self.config.pluginmanager.hasplugin("xdist")  # its marker is unknown (strict markers) without it
         for agent in state.plan.agents:
             agent_node = _Group.from_parent(self, name=agent.name)
             for eval_set in agent.eval_sets:
@@ -184,10 +177,7 @@ class CaseItem(pytest.Item):
         case = state.case(self)
         if case.status == "passed":
             return
-        if (
-            case.status == "not_evaluated"
-            and "not_evaluated" not in state.plan.workflow.settings.gate.fail_on
-        ):
+        if case.status == "not_evaluated" and "not_evaluated" not in state.plan.workflow.settings.gate.fail_on:
             pytest.skip(f"not evaluated: {case.reason}")
         raise CaseFailed(_explain(case, state.expected.get(self.key, [])))
 

@@ -35,7 +35,9 @@ CAUSE_NO_CREDENTIALS, CAUSE_BUDGET, CAUSE_UNAVAILABLE = "no_credentials", "budge
 
 # HTTP stacks google-genai has used or may use; their connection, protocol and timeout errors are worth a retry.
 _TRANSPORTS = frozenset({"httpx", "httpx2", "httpcore", "httpcore2", "aiohttp", "h11", "h2", "anyio", "websockets"})
-_TRANSPORT_NAME = re.compile(r"Transport|Network|Timeout|Connect|Protocol|Disconnect|Pool|Read|Write|ClientOSError|Payload")
+_TRANSPORT_NAME = re.compile(
+    r"Transport|Network|Timeout|Connect|Protocol|Disconnect|Pool|Read|Write|ClientOSError|Payload"
+)
 
 
 class LlmUnavailable(Exception):
@@ -52,8 +54,10 @@ def is_transport_failure(exc: BaseException) -> bool:
     """A timeout or a connection/protocol failure of whatever HTTP package google-genai runs on."""
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError, OSError)):
         return True
-    return any(cls.__module__.partition(".")[0] in _TRANSPORTS and _TRANSPORT_NAME.search(cls.__name__)
-               for cls in type(exc).__mro__)
+    return any(
+        cls.__module__.partition(".")[0] in _TRANSPORTS and _TRANSPORT_NAME.search(cls.__name__)
+        for cls in type(exc).__mro__
+    )
 
 
 @dataclass
@@ -128,18 +132,44 @@ class LlmClient:
             return f"judge budget of {self.settings.max_tokens} tokens spent"
         return None
 
-    async def generate(self, purpose: str, model: str, prompt: str, config: dict[str, Any] | None, sample: int,
-                       version: str, *, skip_thoughts: bool = False, tally: UsageStats | None = None) -> str:
+    async def generate(
+        self,
+        purpose: str,
+        model: str,
+        prompt: str,
+        config: dict[str, Any] | None,
+        sample: int,
+        version: str,
+        *,
+        skip_thoughts: bool = False,
+        tally: UsageStats | None = None,
+    ) -> str:
         """The model's text for one sample (from the cache when it was asked before). `skip_thoughts` drops
         thought parts (the user simulator does; ADK's judges keep them). `tally` also receives the counts."""
-        key = cache_key(model=model, prompt=prompt, config=config or {}, sample=sample, purpose=purpose, version=version,
-                        skip_thoughts=skip_thoughts)
-        answer = await self.cached_call(purpose, model, key, lambda: self._generate(model, prompt, config, skip_thoughts),
-                                        tally=tally)
+        key = cache_key(
+            model=model,
+            prompt=prompt,
+            config=config or {},
+            sample=sample,
+            purpose=purpose,
+            version=version,
+            skip_thoughts=skip_thoughts,
+        )
+        answer = await self.cached_call(
+            purpose, model, key, lambda: self._generate(model, prompt, config, skip_thoughts), tally=tally
+        )
         return answer["text"]
 
-    async def cached_call(self, purpose: str, model: str, key: str, call: Callable[[], Awaitable[dict[str, Any]]], *,
-                          tally: UsageStats | None = None, credentials: Callable[[], str | None] | None = None) -> dict[str, Any]:
+    async def cached_call(
+        self,
+        purpose: str,
+        model: str,
+        key: str,
+        call: Callable[[], Awaitable[dict[str, Any]]],
+        *,
+        tally: UsageStats | None = None,
+        credentials: Callable[[], str | None] | None = None,
+    ) -> dict[str, Any]:
         """One model or evaluation-service request through the cache, the budget, the pool and the retries.
         `call` returns a JSON-able answer with `input_tokens` / `output_tokens`; `credentials` says why the
         request cannot be made (default: no google-genai credentials)."""
@@ -180,7 +210,9 @@ class LlmClient:
         self.cache.put(key, answer)
         return answer
 
-    async def _generate(self, model: str, prompt: str, config: dict[str, Any] | None, skip_thoughts: bool) -> dict[str, Any]:
+    async def _generate(
+        self, model: str, prompt: str, config: dict[str, Any] | None, skip_thoughts: bool
+    ) -> dict[str, Any]:
         from google.genai import types
 
         generation = types.GenerateContentConfig.model_validate(config or {})
@@ -190,9 +222,12 @@ class LlmClient:
         candidate = response.candidates[0] if response.candidates else None
         parts = (candidate.content.parts or []) if candidate and candidate.content else []
         usage = response.usage_metadata
-        return {"text": "\n".join(p.text for p in parts if p.text and not (skip_thoughts and p.thought)), "model": model,
-                "input_tokens": (usage.prompt_token_count or 0) if usage else 0,
-                "output_tokens": ((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0}
+        return {
+            "text": "\n".join(p.text for p in parts if p.text and not (skip_thoughts and p.thought)),
+            "model": model,
+            "input_tokens": (usage.prompt_token_count or 0) if usage else 0,
+            "output_tokens": ((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0,
+        }
 
     async def _with_retries(self, call: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
         """Anything that is neither an API error nor a transport failure is a bug (ours or the SDK's): it is not
@@ -208,16 +243,21 @@ class LlmClient:
                 retryable = exc.code in RETRYABLE
                 if not retryable or attempt == attempts:
                     status = f"HTTP {exc.code} {exc.status or ''}".strip()
-                    message = (f"judge unavailable after {attempt} attempt{'s' if attempt > 1 else ''}: {status}" if retryable
-                               else f"judge refused the request: {status}")
+                    message = (
+                        f"judge unavailable after {attempt} attempt{'s' if attempt > 1 else ''}: {status}"
+                        if retryable
+                        else f"judge refused the request: {status}"
+                    )
                     raise LlmUnavailable(message, transient=retryable) from None
                 wait = _retry_after(exc) or delay * (0.5 + random.random())
             except Exception as exc:
                 if not is_transport_failure(exc):
                     raise
                 if attempt == attempts:
-                    raise LlmUnavailable(f"judge unavailable after {attempt} attempt{'s' if attempt > 1 else ''}: "
-                                         f"{type(exc).__name__}", transient=True) from None
+                    raise LlmUnavailable(
+                        f"judge unavailable after {attempt} attempt{'s' if attempt > 1 else ''}: {type(exc).__name__}",
+                        transient=True,
+                    ) from None
                 wait = delay * (0.5 + random.random())
             await asyncio.sleep(min(wait, 60.0))
             delay *= 2

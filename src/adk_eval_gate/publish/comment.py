@@ -85,9 +85,19 @@ def _digest_of(comment: dict[str, Any]) -> str | None:
     return found.group(1) if found else None
 
 
-def publish_comment(client: GitHubClient, repository: str, pr_number: int, body: str, *, key: str, run_id: int = 0,
-                    attempt: int = 1, policy: CommentPolicy = CommentPolicy(), failing: bool = False,
-                    digest: str | None = None) -> PublishOutcome:
+def publish_comment(
+    client: GitHubClient,
+    repository: str,
+    pr_number: int,
+    body: str,
+    *,
+    key: str,
+    run_id: int = 0,
+    attempt: int = 1,
+    policy: CommentPolicy = CommentPolicy(),
+    failing: bool = False,
+    digest: str | None = None,
+) -> PublishOutcome:
     """Post or update our comment as `policy` says. `failing` is the gate's verdict; `digest` identifies the report's
     content without what changes on every run (links, timings); by default the body's own digest."""
     digest = digest or content_digest(body)
@@ -96,13 +106,17 @@ def publish_comment(client: GitHubClient, repository: str, pr_number: int, body:
         raise ValueError(f"the comment is {len(text)} characters, over GitHub's {COMMENT_LIMIT}; it was not sent")
     try:
         author = token_author(client, policy.author)
-        return _Publisher(client, f"/repos/{repository}/issues/{pr_number}/comments", repository, key, author,
-                          run_id, attempt).publish(text, digest, policy, failing)
+        return _Publisher(
+            client, f"/repos/{repository}/issues/{pr_number}/comments", repository, key, author, run_id, attempt
+        ).publish(text, digest, policy, failing)
     except GitHubError as exc:
         if exc.read_only:
-            return PublishOutcome(None, "skipped-no-permission",
-                                  "the token cannot comment on this pull request (a fork's pull request has a read-only "
-                                  "token); the report is in the step summary — see the fork-safe workflow in the README")
+            return PublishOutcome(
+                None,
+                "skipped-no-permission",
+                "the token cannot comment on this pull request (a fork's pull request has a read-only "
+                "token); the report is in the step summary — see the fork-safe workflow in the README",
+            )
         raise
 
 
@@ -117,15 +131,21 @@ class _Publisher:
     attempt: int
 
     def _is_ours(self, comment: dict[str, Any]) -> bool:
-        return ((comment.get("body") or "").startswith(marker(self.key))
-                and (comment.get("user") or {}).get("login") == self.author.login)
+        return (comment.get("body") or "").startswith(marker(self.key)) and (comment.get("user") or {}).get(
+            "login"
+        ) == self.author.login
 
     def publish(self, text: str, digest: str, policy: CommentPolicy, failing: bool) -> PublishOutcome:
-        ours = [comment for comment in self.client.paginate(self.comments_path) if self._is_ours(comment)]  # oldest first
+        ours = [
+            comment for comment in self.client.paginate(self.comments_path) if self._is_ours(comment)
+        ]  # oldest first
         newest = ours[-1] if ours else None
         if newest is not None and (newer := _newer_run(newest, self.run_id, self.attempt)):
-            return PublishOutcome(newest.get("html_url"), "skipped-newer",
-                                  f"a newer run ({newer}) already reported here; this run's comment was not posted")
+            return PublishOutcome(
+                newest.get("html_url"),
+                "skipped-newer",
+                f"a newer run ({newer}) already reported here; this run's comment was not posted",
+            )
         if newest is None and policy.when == "failing" and not failing:
             return PublishOutcome(None, "skipped-passing")
         if newest is not None and policy.when == "changed" and _digest_of(newest) == digest:
@@ -137,15 +157,18 @@ class _Publisher:
             return PublishOutcome(updated.get("html_url"), "updated")
         self._delete(ours)
         created = self._create(text)
-        return PublishOutcome(created.get("html_url"), "recreated" if ours else "created", self._author_warning(created))
+        return PublishOutcome(
+            created.get("html_url"), "recreated" if ours else "created", self._author_warning(created)
+        )
 
     def _delete(self, comments: list[dict[str, Any]]) -> None:
         for comment in comments:
             self.client.request("DELETE", f"/repos/{self.repository}/issues/comments/{comment['id']}", ok=(404,))
 
     def _update(self, comment: dict[str, Any], text: str) -> dict[str, Any]:
-        return self.client.request("PATCH", f"/repos/{self.repository}/issues/comments/{comment['id']}",
-                                   json={"body": text}).json()
+        return self.client.request(
+            "PATCH", f"/repos/{self.repository}/issues/comments/{comment['id']}", json={"body": text}
+        ).json()
 
     def _create(self, text: str) -> dict[str, Any]:
         for attempt in range(CREATE_ATTEMPTS):
@@ -156,29 +179,51 @@ class _Publisher:
                     raise
             self.client.pause(attempt)
             # GitHub may have stored the comment and lost only the reply: posting again would make a second one.
-            stored = [comment for comment in self.client.paginate(self.comments_path) if self._is_ours(comment)
-                      # an App's token we could not name: this very text (its run stamp included) is the one we sent
-                      or (self.author.assumed and comment.get("body") == text)]
+            stored = [
+                comment
+                for comment in self.client.paginate(self.comments_path)
+                if self._is_ours(comment)
+                # an App's token we could not name: this very text (its run stamp included) is the one we sent
+                or (self.author.assumed and comment.get("body") == text)
+            ]
             if stored:
                 comment = stored[-1]
-                return comment if comment.get("body") == text or _newer_run(comment, self.run_id, self.attempt) \
+                return (
+                    comment
+                    if comment.get("body") == text or _newer_run(comment, self.run_id, self.attempt)
                     else self._update(comment, text)
+                )
         raise AssertionError("unreachable")
 
     def _author_warning(self, created: dict[str, Any]) -> str | None:
         login = (created.get("user") or {}).get("login")
         if not self.author.assumed or not login or login == self.author.login:
             return None
-        return (f"this token posts as {login}, which GitHub does not disclose to an App's token: set `comment: {{author: "
-                f"{login}}}` in the config (or the comment-author input) so the next run updates this comment "
-                "instead of adding another")
+        return (
+            f"this token posts as {login}, which GitHub does not disclose to an App's token: set `comment: {{author: "
+            f"{login}}}` in the config (or the comment-author input) so the next run updates this comment "
+            "instead of adding another"
+        )
 
 
-def create_check_run(client: GitHubClient, repository: str, head_sha: str, name: str, passed: bool, title: str,
-                     summary: str, details_url: str | None = None) -> str | None:
+def create_check_run(
+    client: GitHubClient,
+    repository: str,
+    head_sha: str,
+    name: str,
+    passed: bool,
+    title: str,
+    summary: str,
+    details_url: str | None = None,
+) -> str | None:
     """A completed check run carrying the gate's conclusion and the report; returns its URL."""
-    body = {"name": name, "head_sha": head_sha, "status": "completed", "conclusion": "success" if passed else "failure",
-            "output": {"title": title[:255], "summary": summary[:COMMENT_LIMIT - 1]}}
+    body = {
+        "name": name,
+        "head_sha": head_sha,
+        "status": "completed",
+        "conclusion": "success" if passed else "failure",
+        "output": {"title": title[:255], "summary": summary[: COMMENT_LIMIT - 1]},
+    }
     if details_url:
         body["details_url"] = details_url
     # A second completed run of the same name after a lost reply is harmless: GitHub shows the newest.
@@ -187,15 +232,20 @@ def create_check_run(client: GitHubClient, repository: str, head_sha: str, name:
 
 def report_digest(comparison: Comparison, results: ResultsFile) -> str:
     """What `comment.when: changed` compares: verdicts, scores and statuses, not links, timings or ages."""
+
     def score(value: float | None) -> float | None:
         return None if value is None else round(value, 4)
 
     content = {
         "gate": [comparison.verdict, comparison.gate.reason, comparison.gate.failures, comparison.gate.overridden],
-        "summaries": [[s.agent, s.eval_set_id, s.criterion, s.verdict, score(s.baseline), score(s.current)]
-                      for s in comparison.summaries],
-        "rows": [[r.agent, r.eval_set_id, r.eval_id, r.criterion, r.verdict, score(r.baseline), score(r.current)]
-                 for r in comparison.rows],
+        "summaries": [
+            [s.agent, s.eval_set_id, s.criterion, s.verdict, score(s.baseline), score(s.current)]
+            for s in comparison.summaries
+        ],
+        "rows": [
+            [r.agent, r.eval_set_id, r.eval_id, r.criterion, r.verdict, score(r.baseline), score(r.current)]
+            for r in comparison.rows
+        ],
         "cases": [[s.agent, s.eval_set_id, c.eval_id, c.status] for s in results.eval_sets for c in s.cases],
     }
     return content_digest(json.dumps(content, sort_keys=True))

@@ -163,17 +163,17 @@ def run_publish(
         log.error(f"cannot read the pull request: {exc}; nothing was posted")
         return 1
     if pull is None:
-        log.error(f"no pull request among #{', #'.join(map(str, numbers))} is at the commit this run evaluated "
-                  f"({run['head_sha'][:12]}); nothing was posted")
+        log.error(
+            f"no pull request among #{', #'.join(map(str, numbers))} is at the commit this run evaluated "
+            f"({run['head_sha'][:12]}); nothing was posted"
+        )
         return 1
     number = int(pull["number"])
     comparison = _trusted_comparison(results, workflow, context, pull)
     if warning := _untrusted_disagreement(folder, comparison):
         log.warn(warning)
     html_url = run.get("html_url")
-    run_url = (
-        html_url if isinstance(html_url, str) and html_url.startswith(f"{context.server_url}/") else None
-    )
+    run_url = html_url if isinstance(html_url, str) and html_url.startswith(f"{context.server_url}/") else None
     markdown = render_report(
         comparison, results, {}, run_url=run_url, head_sha=run["head_sha"], template_dir=workflow.template_dir
     )
@@ -188,7 +188,9 @@ def run_publish(
         check = CheckTarget(
             workflow.settings.report.check_name, run["head_sha"], comparison.verdict == "pass", comparison.gate.reason
         )
-    comment = CommentTarget(number, key, run["id"], attempt, comment_policy(workflow), report_digest(comparison, results))
+    comment = CommentTarget(
+        number, key, run["id"], attempt, comment_policy(workflow), report_digest(comparison, results)
+    )
     outcome = deliver(
         client,
         context.repository,

@@ -43,4 +43,3 @@ def github_outputs(
     if in_actions():
         for line in annotations(results, comparison, base_dir, root):
             print(line)
-

@@ -28,12 +28,7 @@ class PublishOptions:
 
 def comment_key(explicit: str | None, workflow: Workflow, root: Path) -> str:
     """The key that keeps one comment per config: two `eval-gate.yml` in different folders get two comments."""
-    return (
-        explicit
-        or workflow.settings.comment.key
-        or relative_to_root(workflow.path, root)
-        or workflow.path.name
-    )
+    return explicit or workflow.settings.comment.key or relative_to_root(workflow.path, root) or workflow.path.name
 
 
 def comment_policy(workflow: Workflow, options: PublishOptions | None = None) -> CommentPolicy:

@@ -127,9 +127,7 @@ def missed_turns(eval_id: str, verdict: MetricVerdict) -> list[str]:
                     f"    + actual {label}:   {_short(actual) or '(none)'}",
                 ]
         score = "no score" if turn.score is None else f"score {turn.score:.4g}"
-        entries.setdefault((turn.index, score, _short(cells["prompt"]), tuple(lines)), []).append(
-            turn.run + 1
-        )
+        entries.setdefault((turn.index, score, _short(cells["prompt"]), tuple(lines)), []).append(turn.run + 1)
     out = []
     for (index, score, prompt, lines), runs in entries.items():
         which = f"run {runs[0]}" if len(runs) == 1 else f"runs {', '.join(map(str, runs))}"
@@ -149,9 +147,7 @@ def _grid(rows: list[dict[str, Any]]) -> str:
     def line(values: list[str]) -> str:
         return "| " + " | ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)) + " |"
 
-    return "\n".join(
-        [rule, line(headers), rule.replace("-", "="), *(x for r in cells for x in (line(r), rule))]
-    )
+    return "\n".join([rule, line(headers), rule.replace("-", "="), *(x for r in cells for x in (line(r), rule))])
 
 
 def _clip(text: str) -> str:
@@ -186,11 +182,7 @@ def print_details(verdict: MetricVerdict) -> None:
 
 def print_efficiency(case: CaseResult) -> None:
     """ADK prints its informational metrics too: every run's per-invocation values, pooled, and no threshold."""
-    runs = [
-        [Invocation.model_validate(i) for i in r.actual_invocations]
-        for r in case.runs
-        if r.actual_invocations
-    ]
+    runs = [[Invocation.model_validate(i) for i in r.actual_invocations] for r in case.runs if r.actual_invocations]
     for name in efficiency.NAMES:
         values = [v for run in runs for v in efficiency.run_value(name, run).per_invocation if v is not None]
         overall = statistics.mean(values) if values else None

@@ -30,7 +30,7 @@ def _clip_middle(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
 
 def render_table(results: ResultsFile) -> str:
@@ -47,34 +47,52 @@ def render_table(results: ResultsFile) -> str:
         runs = str(eval_set.num_runs)
         if eval_set.adaptive_runs is not None:
             extra = sum(c.sampling is not None and c.sampling.extra is not None for c in eval_set.cases)
-            runs = (f"adaptive {eval_set.adaptive_runs.min}–{eval_set.adaptive_runs.max}, {extra} of "
-                    f"{len(eval_set.cases)} cases undecided after the first round")
-        lines.append(f"{eval_set.agent} / {eval_set.eval_set_id}  ({eval_set.file}, criteria: {eval_set.criteria_source}, "
-                     f"runs: {runs})")
+            runs = (
+                f"adaptive {eval_set.adaptive_runs.min}–{eval_set.adaptive_runs.max}, {extra} of "
+                f"{len(eval_set.cases)} cases undecided after the first round"
+            )
+        lines.append(
+            f"{eval_set.agent} / {eval_set.eval_set_id}  ({eval_set.file}, criteria: {eval_set.criteria_source}, "
+            f"runs: {runs})"
+        )
         lines.append("  " + "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
         for row, case in zip(rows, eval_set.cases, strict=True):
             lines.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
             if case.reason and case.status != "passed":
                 lines.append(f"      ↳ {_clip(case.reason, 160)}")
-        lines.append(f"  {s.passed}/{s.total} passed, {s.failed} failed, {s.error} errors, {s.not_evaluated} not evaluated")
+        lines.append(
+            f"  {s.passed}/{s.total} passed, {s.failed} failed, {s.error} errors, {s.not_evaluated} not evaluated"
+        )
         if cost := efficiency_line(eval_set.cases):
             lines.append(f"  efficiency (informational), {cost}")
         lines.append("")
     t = results.summary
-    lines.append(f"Total: {t.passed}/{t.total} cases passed, {t.failed} failed, {t.error} errors, "
-                 f"{t.not_evaluated} not evaluated in {results.timings.duration_seconds:.2f}s")
+    lines.append(
+        f"Total: {t.passed}/{t.total} cases passed, {t.failed} failed, {t.error} errors, "
+        f"{t.not_evaluated} not evaluated in {results.timings.duration_seconds:.2f}s"
+    )
     if missing := missing_judged_line(results):
         lines.append(f"Judged: {missing}")
     if results.budget and results.budget.not_run:
-        lines.append(f"Not run: {results.budget.not_run} case(s): the spending limit run.max_cost_usd = "
-                     f"${results.budget.max_cost_usd:g} was reached (${results.budget.spent_usd:.4f} spent)")
+        lines.append(
+            f"Not run: {results.budget.not_run} case(s): the spending limit run.max_cost_usd = "
+            f"${results.budget.max_cost_usd:g} was reached (${results.budget.spent_usd:.4f} spent)"
+        )
     if spend := spend_line(results):
         lines.append(f"Spent: {spend}")
     return "\n".join(lines)
 
 
-_VERDICT_MARK = {"regressed": "REGRESSED", "improved": "improved", "unchanged": "unchanged", "inconclusive": "inconclusive",
-                 "new": "new", "removed": "removed", "not_comparable": "not comparable", "error": "ERROR"}
+_VERDICT_MARK = {
+    "regressed": "REGRESSED",
+    "improved": "improved",
+    "unchanged": "unchanged",
+    "inconclusive": "inconclusive",
+    "new": "new",
+    "removed": "removed",
+    "not_comparable": "not comparable",
+    "error": "ERROR",
+}
 
 
 def render_comparison(comparison) -> str:
@@ -91,16 +109,22 @@ def render_comparison(comparison) -> str:
     lines += [f"warning: {w}" for w in comparison.warnings]
     for p in comparison.pooled:
         values = f"{_num(p.baseline)} → {_num(p.current)}"
-        lines.append(f"  {p.agent} (all {p.eval_sets_compared} eval sets) {p.criterion}: {_VERDICT_MARK[p.verdict]} {values}  "
-                     f"{p.reason}")
+        lines.append(
+            f"  {p.agent} (all {p.eval_sets_compared} eval sets) {p.criterion}: {_VERDICT_MARK[p.verdict]} {values}  "
+            f"{p.reason}"
+        )
     for s in comparison.summaries:
         values = f"{_num(s.baseline)} → {_num(s.current)}" if s.cases_compared else ""
-        lines.append(f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_VERDICT_MARK[s.verdict]} {values}  {s.reason}".rstrip())
+        lines.append(
+            f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_VERDICT_MARK[s.verdict]} {values}  {s.reason}".rstrip()
+        )
     for e in comparison.efficiency:
         if e.verdict in ("regressed", "improved"):
             lines.append(f"  {e.agent}/{e.eval_set_id} {e.metric} per run: {_VERDICT_MARK[e.verdict]}  {e.reason}")
-    for title, chosen in (("Cases behind the regressions:", regression_cases(comparison)),
-                          ("Case drops that did not fail the gate:", non_gating_regressions(comparison))):
+    for title, chosen in (
+        ("Cases behind the regressions:", regression_cases(comparison)),
+        ("Case drops that did not fail the gate:", non_gating_regressions(comparison)),
+    ):
         if chosen:
             lines.append(title)
             lines += [f"  {r.agent}/{r.eval_set_id} {r.eval_id} {r.criterion}: {r.reason}" for r in chosen]

@@ -21,9 +21,7 @@ def efficiency_line(cases: Iterable[CaseResult]) -> str | None:
     parts = []
     for name, label in _LABELS:
         values = [
-            c.efficiency[name].score
-            for c in cases
-            if name in c.efficiency and c.efficiency[name].score is not None
+            c.efficiency[name].score for c in cases if name in c.efficiency and c.efficiency[name].score is not None
         ]
         if values:
             parts.append(label.format(statistics.mean(values)))

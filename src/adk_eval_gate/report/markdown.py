@@ -45,8 +45,10 @@ def _call_text(call: Any) -> str:
 
 def trajectory_block(expected: Sequence[Any], actual: Sequence[Any]) -> str:
     lines = []
-    divergence = next((i for i, (e, a) in enumerate(zip(expected, actual, strict=False)) if _call_text(e) != _call_text(a)),
-                      min(len(expected), len(actual)) if len(expected) != len(actual) else None)
+    divergence = next(
+        (i for i, (e, a) in enumerate(zip(expected, actual, strict=False)) if _call_text(e) != _call_text(a)),
+        min(len(expected), len(actual)) if len(expected) != len(actual) else None,
+    )
     for i in range(max(len(expected), len(actual))):
         e = _call_text(expected[i]) if i < len(expected) else "—"
         a = _call_text(actual[i]) if i < len(actual) else "—"
@@ -58,23 +60,42 @@ def trajectory_block(expected: Sequence[Any], actual: Sequence[Any]) -> str:
 def response_diff(expected: str, actual: str, limit: int = 1200) -> str | None:
     if expected == actual:
         return None
-    diff = "\n".join(difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected", "actual", lineterm="", n=1))
+    diff = "\n".join(
+        difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected", "actual", lineterm="", n=1)
+    )
     if len(diff) > limit:
         diff = diff[:limit] + "\n… (cut)"
     return code_block(diff, "diff")
 
 
-def evidence_for(row: Row, results: ResultsFile, expected_cases: dict[tuple[str, str, str], list[Invocation]]) -> Evidence:
-    case = next((c for s in results.eval_sets if (s.agent, s.eval_set_id) == (row.agent, row.eval_set_id)
-                 for c in s.cases if c.eval_id == row.eval_id), None)
+def evidence_for(
+    row: Row, results: ResultsFile, expected_cases: dict[tuple[str, str, str], list[Invocation]]
+) -> Evidence:
+    case = next(
+        (
+            c
+            for s in results.eval_sets
+            if (s.agent, s.eval_set_id) == (row.agent, row.eval_set_id)
+            for c in s.cases
+            if c.eval_id == row.eval_id
+        ),
+        None,
+    )
     expected = expected_cases.get((row.agent, row.eval_set_id, row.eval_id), [])
     trajectory = diff = None
     run = next((r for r in (case.runs if case else []) if r.actual_invocations), None)
     if run and expected:
         actual = [Invocation.model_validate(i) for i in run.actual_invocations]
-        turn = next((i for i, (e, a) in enumerate(zip(expected, actual, strict=False))
-                     if [_call_text(c) for c in tool_calls(e.intermediate_data)] != [_call_text(c) for c in tool_calls(a.intermediate_data)]
-                     or content_text(e.final_response) != content_text(a.final_response)), 0)
+        turn = next(
+            (
+                i
+                for i, (e, a) in enumerate(zip(expected, actual, strict=False))
+                if [_call_text(c) for c in tool_calls(e.intermediate_data)]
+                != [_call_text(c) for c in tool_calls(a.intermediate_data)]
+                or content_text(e.final_response) != content_text(a.final_response)
+            ),
+            0,
+        )
         if turn < len(actual) and turn < len(expected):
             e, a = expected[turn], actual[turn]
             if "trajectory" in row.criterion or "tool" in row.criterion:
@@ -87,8 +108,14 @@ def environment(template_dir: Path | None) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = [jinja2.FileSystemLoader(str(TEMPLATES))]
     if template_dir is not None:
         loaders.insert(0, jinja2.FileSystemLoader(str(template_dir)))
-    env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=False, trim_blocks=True, lstrip_blocks=True,
-                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
     env.filters["inline"] = inline
     env.filters["html_text"] = html_text
     env.filters["num"] = lambda v: "—" if v is None else f"{v:.3f}"
@@ -97,9 +124,17 @@ def environment(template_dir: Path | None) -> jinja2.Environment:
     return env
 
 
-def render_report(comparison: Comparison, results: ResultsFile, expected_cases: dict, *, run_url: str | None = None,
-                  head_sha: str | None = None, template_dir: Path | None = None, budget: int = BUDGET,
-                  full_report_hint: str = "the full report is in the workflow run's artifacts") -> str:
+def render_report(
+    comparison: Comparison,
+    results: ResultsFile,
+    expected_cases: dict,
+    *,
+    run_url: str | None = None,
+    head_sha: str | None = None,
+    template_dir: Path | None = None,
+    budget: int = BUDGET,
+    full_report_hint: str = "the full report is in the workflow run's artifacts",
+) -> str:
     env = environment(template_dir)
     template = env.get_template("comment.md.j2")
     regressions = regression_cases(comparison)
@@ -122,13 +157,25 @@ def render_report(comparison: Comparison, results: ResultsFile, expected_cases: 
     text = ""
     for level in levels:
         text = template.render(
-            c=comparison, results=results, efficiency=efficiency_line(c for s in results.eval_sets for c in s.cases),
-            regressions=regressions, not_gating=not_gating, evidence=evidence[: level["evidence"]],
-            hidden_evidence=max(0, len(evidence) - level["evidence"]), improvements=improvements if level["improvements"] else [],
-            hidden_improvements=0 if level["improvements"] else len(improvements), others=others if level["others"] else [],
-            hidden_others=0 if level["others"] else len(others), run_url=run_url, head_sha=head_sha, rows_limit=level["rows"],
-            full_report_hint=full_report_hint, truncated=level is not levels[0], spend=spend_line(results),
-            missing_judged=missing_judged_line(results))
+            c=comparison,
+            results=results,
+            efficiency=efficiency_line(c for s in results.eval_sets for c in s.cases),
+            regressions=regressions,
+            not_gating=not_gating,
+            evidence=evidence[: level["evidence"]],
+            hidden_evidence=max(0, len(evidence) - level["evidence"]),
+            improvements=improvements if level["improvements"] else [],
+            hidden_improvements=0 if level["improvements"] else len(improvements),
+            others=others if level["others"] else [],
+            hidden_others=0 if level["others"] else len(others),
+            run_url=run_url,
+            head_sha=head_sha,
+            rows_limit=level["rows"],
+            full_report_hint=full_report_hint,
+            truncated=level is not levels[0],
+            spend=spend_line(results),
+            missing_judged=missing_judged_line(results),
+        )
         if len(text) <= budget:
             return text
     cut = text[: budget - 200]

@@ -28,8 +28,10 @@ STEP_SUMMARY_LIMIT = 1024 * 1024
 def write_step_summary(path: Path, markdown: str) -> None:
     data = markdown.encode()
     if len(data) > STEP_SUMMARY_LIMIT - 1024:
-        data = data[: STEP_SUMMARY_LIMIT - 1024].decode(errors="ignore").rsplit("\n", 1)[0].encode() + \
-            b"\n\n... cut to fit the 1 MiB step summary.\n"
+        data = (
+            data[: STEP_SUMMARY_LIMIT - 1024].decode(errors="ignore").rsplit("\n", 1)[0].encode()
+            + b"\n\n... cut to fit the 1 MiB step summary.\n"
+        )
     append_text(path, data.decode(errors="ignore") + "\n")
 
 
@@ -47,9 +49,12 @@ def _shown(base_dir: Path, file: str, root: Path | None) -> str:
     return (relative_to_root(base_dir / file, root) if root else None) or file
 
 
-def junit_xml(results: ResultsFile, comparison: Comparison | None = None, base_dir: Path | None = None,
-              root: Path | None = None) -> str:
-    regressed = {(r.agent, r.eval_set_id, r.eval_id) for r in (comparison.rows if comparison else []) if r.verdict == "regressed"}
+def junit_xml(
+    results: ResultsFile, comparison: Comparison | None = None, base_dir: Path | None = None, root: Path | None = None
+) -> str:
+    regressed = {
+        (r.agent, r.eval_set_id, r.eval_id) for r in (comparison.rows if comparison else []) if r.verdict == "regressed"
+    }
     suites = ET.Element("testsuites", name="adk-eval-gate")
     totals: Counter[str] = Counter()
     total_time = 0.0
@@ -62,9 +67,18 @@ def junit_xml(results: ResultsFile, comparison: Comparison | None = None, base_d
             seconds = sum((r.duration_seconds or 0.0) for r in case.runs)
             suite_time += seconds
             counts["tests"] += 1
-            element = ET.SubElement(suite, "testcase", classname=f"{eval_set.agent}.{eval_set.eval_set_id}", name=case.eval_id,
-                                    time=f"{seconds:.3f}", file=shown)
-            scores = "; ".join(f"{n}={m.score if m.score is not None else 'n/a'} (threshold {m.threshold:g})" for n, m in case.metrics.items())
+            element = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"{eval_set.agent}.{eval_set.eval_set_id}",
+                name=case.eval_id,
+                time=f"{seconds:.3f}",
+                file=shown,
+            )
+            scores = "; ".join(
+                f"{n}={m.score if m.score is not None else 'n/a'} (threshold {m.threshold:g})"
+                for n, m in case.metrics.items()
+            )
             if case.status in ("error", "not_run"):  # a case the spending limit left out is no pass
                 counts["errors"] += 1
                 ET.SubElement(element, "error", message=case.reason or case.status).text = scores
@@ -107,8 +121,10 @@ def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: P
     pass_rate_failed = failing and any(f.startswith("pass rate") for f in gate.failures)
     regressions: dict[tuple[str, str, str], tuple[str, bool]] = {}
     behind = regression_cases(comparison) if comparison else []
-    for row, gates in [*((r, failing) for r in behind),
-                       *((r, False) for r in (non_gating_regressions(comparison) if comparison else []))]:
+    for row, gates in [
+        *((r, failing) for r in behind),
+        *((r, False) for r in (non_gating_regressions(comparison) if comparison else [])),
+    ]:
         key = (row.agent, row.eval_set_id, row.eval_id)
         if key not in regressions or (gates and not regressions[key][1]):
             regressions[key] = (f"{row.criterion}: {row.reason}", gates)
@@ -120,27 +136,42 @@ def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: P
             regression = regressions.get((eval_set.agent, eval_set.eval_set_id, case.eval_id))
             if case.status in ("error", "not_run"):  # a case the spending limit left out is no pass
                 gates = failing and "error" in fail_on
-                level, title, message = (("error" if gates else "warning"), f"{case.eval_id} {case.status}",
-                                         case.reason or case.status)
+                level, title, message = (
+                    ("error" if gates else "warning"),
+                    f"{case.eval_id} {case.status}",
+                    case.reason or case.status,
+                )
             elif regression:
-                level, title, message = ("error" if regression[1] else "warning"), f"{case.eval_id} regressed", regression[0]
+                level, title, message = (
+                    ("error" if regression[1] else "warning"),
+                    f"{case.eval_id} regressed",
+                    regression[0],
+                )
             elif case.status == "failed":
                 gates = failing and ("threshold" in fail_on or pass_rate_failed)
-                level, title, message = ("error" if gates else "notice"), f"{case.eval_id} failed", case.reason or "failed"
+                level, title, message = (
+                    ("error" if gates else "notice"),
+                    f"{case.eval_id} failed",
+                    case.reason or "failed",
+                )
             else:
                 continue
             if level != "error":
                 title += " (not gating)"
-            lines.append(annotation(level, one_line(message), file=shown, line=case_line(absolute, case.eval_id), title=title))
+            lines.append(
+                annotation(level, one_line(message), file=shown, line=case_line(absolute, case.eval_id), title=title)
+            )
     return lines
 
 
-_NOUNS = {"below threshold": ("case below threshold", "cases below threshold"),
-          "not evaluated": ("criterion not evaluated", "criteria not evaluated"),
-          "not comparable": ("row not comparable", "rows not comparable"),
-          "inconclusive": ("inconclusive comparison", "inconclusive comparisons"),
-          "no baseline": ("no baseline", "no baseline"),
-          "not run": ("case not run", "cases not run")}
+_NOUNS = {
+    "below threshold": ("case below threshold", "cases below threshold"),
+    "not evaluated": ("criterion not evaluated", "criteria not evaluated"),
+    "not comparable": ("row not comparable", "rows not comparable"),
+    "inconclusive": ("inconclusive comparison", "inconclusive comparisons"),
+    "no baseline": ("no baseline", "no baseline"),
+    "not run": ("case not run", "cases not run"),
+}
 
 
 def _counted(kind: str, n: int) -> str:
@@ -162,8 +193,9 @@ def _why(comparison: Comparison) -> str:
     return f"accepted by the override label despite {why}" if gate.overridden else why
 
 
-def verdict_lines(comparison: Comparison, results: ResultsFile, *, comment_url: str = "", baseline_note: str = "",
-                  gating: bool = True) -> list[str]:
+def verdict_lines(
+    comparison: Comparison, results: ResultsFile, *, comment_url: str = "", baseline_note: str = "", gating: bool = True
+) -> list[str]:
     """What the job log ends with: the verdict, why, the comment's link; then the cases and the baseline."""
     verdict = comparison.verdict.upper()
     first = f"adk-eval-gate: {verdict} — {_why(comparison)}"
@@ -172,9 +204,13 @@ def verdict_lines(comparison: Comparison, results: ResultsFile, *, comment_url: 
     if comment_url:
         first += f" · comment: {comment_url}"
     s = results.summary
-    second = (f"adk-eval-gate: {s.total} case(s): {s.passed} passed, {s.failed} failed, {s.error} error(s), "
-              f"{s.not_evaluated} not evaluated" + (f", {s.not_run} not run" if s.not_run else "") + " · baseline: "
-              + (f"{comparison.baseline.source}" if comparison.baseline else "none"))
+    second = (
+        f"adk-eval-gate: {s.total} case(s): {s.passed} passed, {s.failed} failed, {s.error} error(s), "
+        f"{s.not_evaluated} not evaluated"
+        + (f", {s.not_run} not run" if s.not_run else "")
+        + " · baseline: "
+        + (f"{comparison.baseline.source}" if comparison.baseline else "none")
+    )
     if baseline_note:
         second += f" · {baseline_note}"
     if results.interrupted:

@@ -7,7 +7,9 @@ from adk_eval_gate.results.models import ResultsFile
 
 
 def _tokens(count: int) -> str:
-    return f"{count / 1_000_000:.1f}M" if count >= 1_000_000 else f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+    return (
+        f"{count / 1_000_000:.1f}M" if count >= 1_000_000 else f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+    )
 
 
 def _cost(value: float | None) -> str:
@@ -25,15 +27,22 @@ def spend_line(results: ResultsFile) -> str:
     judge = results.judge
     if judge.calls or judge.cache_hits:
         asked = judge.calls + judge.cache_hits
-        parts.append(f"judge: {judge.calls} calls, {judge.cache_hits} cached ({100 * judge.cache_hits / asked:.0f}%), "
-                     f"{_tokens(judge.input_tokens + judge.output_tokens)} tokens, {_cost(judge.cost_usd)}")
+        parts.append(
+            f"judge: {judge.calls} calls, {judge.cache_hits} cached ({100 * judge.cache_hits / asked:.0f}%), "
+            f"{_tokens(judge.input_tokens + judge.output_tokens)} tokens, {_cost(judge.cost_usd)}"
+        )
     calls = sum(u.model_calls for u in results.agent_usage.values())
     tokens = sum(u.input_tokens + u.output_tokens for u in results.agent_usage.values())
     if tokens:
-        parts.append(f"agent: {calls} model calls, {_tokens(tokens)} tokens, "
-                     f"{_total_cost([u.cost_usd for u in results.agent_usage.values()])}")
+        parts.append(
+            f"agent: {calls} model calls, {_tokens(tokens)} tokens, "
+            f"{_total_cost([u.cost_usd for u in results.agent_usage.values()])}"
+        )
     simulators = [u.user_simulator for u in results.agent_usage.values() if u.user_simulator]
     if simulators:
-        parts.append(f"user simulator: {sum(s.calls for s in simulators)} calls, {sum(s.cache_hits for s in simulators)} cached, "
-                     f"{_total_cost([s.cost_usd for s in simulators])}")
+        parts.append(
+            f"user simulator: {sum(s.calls for s in simulators)} calls, {sum(s.cache_hits for s in simulators)} "
+            "cached, "
+            f"{_total_cost([s.cost_usd for s in simulators])}"
+        )
     return " · ".join(parts)

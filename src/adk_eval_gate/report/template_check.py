@@ -24,8 +24,12 @@ def check_report_templates(workflow: Workflow) -> None:
     if folder is None:
         return
     if not folder.is_dir():
-        raise InputError(workflow.path, "report.templates", f"{relative_posix(workflow.base_dir, folder)} is not a folder",
-                         "point at a folder holding comment.md.j2")
+        raise InputError(
+            workflow.path,
+            "report.templates",
+            f"{relative_posix(workflow.base_dir, folder)} is not a folder",
+            "point at a folder holding comment.md.j2",
+        )
 
     templates = environment(folder)
     for path in sorted(folder.glob("*.j2")):
@@ -35,7 +39,9 @@ def check_report_templates(workflow: Workflow) -> None:
         except InputError as exc:
             raise exc.with_file(shown) from None
         except jinja2.TemplateSyntaxError as exc:
-            raise InputError(shown, None, f"template syntax error: {exc.message}", "fix the Jinja syntax", line=exc.lineno) from None
+            raise InputError(
+                shown, None, f"template syntax error: {exc.message}", "fix the Jinja syntax", line=exc.lineno
+            ) from None
     _trial_render(workflow, folder)
 
 
@@ -43,13 +49,25 @@ def _trial_render(workflow: Workflow, folder: Path) -> None:
     """Renders the override once on an empty run: an unknown variable, filter or include fails here, not after
     every agent ran (when it would cost the report and the comment)."""
 
-    results = ResultsFile(tool=tool_info(), git=GitInfo(), config_file=workflow.path.name,
-                          timings=Timings(started_at="", finished_at="", duration_seconds=0.0, inference_seconds=0.0,
-                                          scoring_seconds=0.0), summary=Counts(), eval_sets=[])
+    results = ResultsFile(
+        tool=tool_info(),
+        git=GitInfo(),
+        config_file=workflow.path.name,
+        timings=Timings(
+            started_at="", finished_at="", duration_seconds=0.0, inference_seconds=0.0, scoring_seconds=0.0
+        ),
+        summary=Counts(),
+        eval_sets=[],
+    )
     comparison = build_comparison(results, LoadOutcome(None, []), workflow.settings.gate)
     try:
         render_report(comparison, results, {}, template_dir=folder)
     except jinja2.TemplateError as exc:
         where = f"{relative_posix(workflow.base_dir, folder)}/{getattr(exc, 'name', None) or 'comment.md.j2'}"
-        raise InputError(where, None, f"template fails to render: {' '.join(str(exc).split())[:200]}",
-                         "use only the variables and filters of the built-in comment.md.j2", line=getattr(exc, "lineno", None)) from None
+        raise InputError(
+            where,
+            None,
+            f"template fails to render: {' '.join(str(exc).split())[:200]}",
+            "use only the variables and filters of the built-in comment.md.j2",
+            line=getattr(exc, "lineno", None),
+        ) from None

@@ -48,7 +48,9 @@ def _run_metric(run: int, outcome: MetricOutcome | None) -> RunMetric | None:
         run=run,
         score=outcome.score,
         status=outcome.status.value,
-        per_invocation=[InvocationResult(score=i.score, status=i.status.value, detail=i.detail) for i in outcome.per_invocation],
+        per_invocation=[
+            InvocationResult(score=i.score, status=i.status.value, detail=i.detail) for i in outcome.per_invocation
+        ],
         reason=outcome.reason,
         cause=outcome.cause.value if outcome.cause else None,
     )
@@ -76,8 +78,15 @@ def case_result(case: EvalCase, score: CaseScore, runs: Sequence[CaseRun]) -> Ca
         )
         for r in runs
     ]
-    return CaseResult(eval_id=score.eval_id, case_hash=case_hash(case), status=score.status.value, reason=score.reason,
-                      metrics=metrics, efficiency=efficiency_results(runs), runs=records)
+    return CaseResult(
+        eval_id=score.eval_id,
+        case_hash=case_hash(case),
+        status=score.status.value,
+        reason=score.reason,
+        metrics=metrics,
+        efficiency=efficiency_results(runs),
+        runs=records,
+    )
 
 
 def efficiency_results(runs: Sequence[CaseRun]) -> dict[str, EfficiencyResult]:
@@ -89,7 +98,9 @@ def efficiency_results(runs: Sequence[CaseRun]) -> dict[str, EfficiencyResult]:
 
 
 def content_hash(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    ).hexdigest()
 
 
 def case_hash(case: EvalCase) -> str:
@@ -103,8 +114,11 @@ def case_hash(case: EvalCase) -> str:
 
 def criteria_config(criteria: Iterable[ConfiguredCriterion]) -> dict[str, CriterionConfig]:
     return {
-        c.name: CriterionConfig(threshold=c.threshold, options=c.options_json(),
-                                hash=content_hash({"name": c.name, "options": c.options_json()}))
+        c.name: CriterionConfig(
+            threshold=c.threshold,
+            options=c.options_json(),
+            hash=content_hash({"name": c.name, "options": c.options_json()}),
+        )
         for c in criteria
     }
 
@@ -122,8 +136,12 @@ def git_info(directory: Path) -> GitInfo:
     ref = os.environ.get("GITHUB_REF")
     if sha is None:
         try:
-            sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True,
-                                 timeout=10, check=True).stdout.strip() or None
+            sha = (
+                subprocess.run(
+                    ["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True, timeout=10, check=True
+                ).stdout.strip()
+                or None
+            )
         except (OSError, subprocess.SubprocessError):
             sha = None
     return GitInfo(sha=sha, ref=ref)
@@ -147,19 +165,29 @@ def read_results(path: Path, what: str = "results file") -> ResultsFile:
     """A results file may come from another job, another version or a fork: nothing in it is taken on trust."""
     data = load_json(path, what)
     if not isinstance(data, dict):
-        raise InputError(path, None, f"{what} is a JSON {type(data).__name__}, not an object",
-                         "pass a results.json written by adk-eval-gate")
+        raise InputError(
+            path,
+            None,
+            f"{what} is a JSON {type(data).__name__}, not an object",
+            "pass a results.json written by adk-eval-gate",
+        )
     if "schema_version" not in data:
         raise InputError(path, "schema_version", "is missing", "pass a results.json written by adk-eval-gate")
     if data["schema_version"] != SCHEMA_VERSION or isinstance(data["schema_version"], bool):
-        raise InputError(path, "schema_version", f"{data['schema_version']!r} is not a version this tool reads ({SCHEMA_VERSION})",
-                         "write the file with a matching adk-eval-gate, or upgrade it")
+        raise InputError(
+            path,
+            "schema_version",
+            f"{data['schema_version']!r} is not a version this tool reads ({SCHEMA_VERSION})",
+            "write the file with a matching adk-eval-gate, or upgrade it",
+        )
     try:
         results = ResultsFile.model_validate(data)
     except ValidationError as exc:
         raise input_error_from(exc, path, model=ResultsFile) from None
     except RecursionError:
-        raise InputError(path, None, f"{what} is nested too deeply", "pass a results.json written by adk-eval-gate") from None
+        raise InputError(
+            path, None, f"{what} is nested too deeply", "pass a results.json written by adk-eval-gate"
+        ) from None
     _check_results(results, path)
     return results
 

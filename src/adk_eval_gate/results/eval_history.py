@@ -73,9 +73,7 @@ def case_results(eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> list[An
                             if i < len(m.per_invocation)
                         ],
                     )
-                    for i, actual in enumerate(
-                        Invocation.model_validate(a) for a in record.actual_invocations
-                    )
+                    for i, actual in enumerate(Invocation.model_validate(a) for a in record.actual_invocations)
                 ]
             out.append(
                 EvalCaseResult(
@@ -93,12 +91,7 @@ def case_results(eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> list[An
 
 
 def _per_run(case: CaseResult, run: int) -> dict[str, RunMetric]:
-    return {
-        name: m
-        for name, metric in case.metrics.items()
-        for m in metric.runs
-        if m is not None and m.run == run
-    }
+    return {name: m for name, metric in case.metrics.items() for m in metric.runs if m is not None and m.run == run}
 
 
 def _adk_invocation(invocation: Invocation) -> Any:
@@ -122,9 +115,7 @@ def write_history(agent_folder: Path, eval_set: EvalSetResult, cases: dict[str, 
     """Saves one eval set's results where `adk web` looks for the agent folder's history."""
     from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 
-    save_history(
-        LocalEvalSetResultsManager(agents_dir=str(agent_folder.parent)), agent_folder.name, eval_set, cases
-    )
+    save_history(LocalEvalSetResultsManager(agents_dir=str(agent_folder.parent)), agent_folder.name, eval_set, cases)
 
 
 def history_folder(agent: Any, base_dir: Path) -> Path | None:

@@ -17,10 +17,19 @@ SCHEMA_VERSION = RESULTS_SCHEMA_VERSION
 StatusName = Literal["passed", "failed", "not_evaluated", "error"]
 # Why a criterion has no score (criteria.base.Cause): the first four are designed absences (`not_evaluated`), the
 # others make it an `error`.
-CauseName = Literal["no_credentials", "budget_spent", "unsupported", "not_applicable", "judge_unavailable",
-                    "unparseable_reply", "internal_error"]
-_CAUSE = "Why there is no score: no_credentials, budget_spent, unsupported, not_applicable (status not_evaluated); " \
-         "judge_unavailable, unparseable_reply, internal_error (status error)."
+CauseName = Literal[
+    "no_credentials",
+    "budget_spent",
+    "unsupported",
+    "not_applicable",
+    "judge_unavailable",
+    "unparseable_reply",
+    "internal_error",
+]
+_CAUSE = (
+    "Why there is no score: no_credentials, budget_spent, unsupported, not_applicable (status not_evaluated); "
+    "judge_unavailable, unparseable_reply, internal_error (status error)."
+)
 
 # A case the run's spending limit left out: never a pass (docs/adaptive-runs.md, "A budget per run").
 CaseStatusName = Literal["passed", "failed", "not_evaluated", "error", "not_run"]
@@ -38,7 +47,9 @@ class InvocationResult(_Model):
 
 class RunMetric(_Model):
     run: int = Field(description="0-based run index.")
-    score: float | None = Field(description="The criterion's overall score for this run, as ADK's evaluator computes it.")
+    score: float | None = Field(
+        description="The criterion's overall score for this run, as ADK's evaluator computes it."
+    )
     status: StatusName
     per_invocation: list[InvocationResult]
     reason: str | None = None
@@ -66,8 +77,9 @@ class RunUsage(_Model):
     model_calls: int = 0
     tool_calls: int = 0
     latency_seconds: float | None = None
-    cost_usd: float | None = Field(default=None, description="Agent and user simulator, from the price table; null "
-                                   "when a model used has no price.")
+    cost_usd: float | None = Field(
+        default=None, description="Agent and user simulator, from the price table; null when a model used has no price."
+    )
 
 
 class RunRecord(_Model):
@@ -107,21 +119,28 @@ class Sampling(_Model):
 
 
 class EfficiencyResult(_Model):
-    score: float | None = Field(description="The case's value, as ADK reports it: one run's mean per turn, or with "
-                                "several runs the mean of every run's per-turn values. Null when nothing reported it.")
+    score: float | None = Field(
+        description="The case's value, as ADK reports it: one run's mean per turn, or with "
+        "several runs the mean of every run's per-turn values. Null when nothing reported it."
+    )
     per_invocation: list[float | None] = Field(description="Per turn, the mean over runs.")
 
 
 class CaseResult(_Model):
     eval_id: str
-    case_hash: str = Field(default="", description="sha256 of the eval case as written (ids and timestamps aside); "
-                           "a baseline case with another hash is not comparable.")
+    case_hash: str = Field(
+        default="",
+        description="sha256 of the eval case as written (ids and timestamps aside); "
+        "a baseline case with another hash is not comparable.",
+    )
     status: CaseStatusName
     reason: str | None = Field(default=None, description="One line: why the case failed, errored or was not evaluated.")
     metrics: dict[str, MetricResult]
     efficiency: dict[str, EfficiencyResult] = Field(
-        default_factory=dict, description="ADK 2.13's informational efficiency metrics (tool_call_count_v1, "
-        "inference_call_count_v1, token_usage_v1, invocation_duration_v1): reported, never passing or failing.")
+        default_factory=dict,
+        description="ADK 2.13's informational efficiency metrics (tool_call_count_v1, "
+        "inference_call_count_v1, token_usage_v1, invocation_duration_v1): reported, never passing or failing.",
+    )
     runs: list[RunRecord]
     sampling: Sampling | None = Field(default=None, description="Set for adaptive runs (num_runs: {min, max}).")
 
@@ -129,7 +148,9 @@ class CaseResult(_Model):
 class CriterionConfig(_Model):
     threshold: float
     options: dict[str, Any]
-    hash: str = Field(default="", description="sha256 of the criterion's name and options; a change makes its rows not comparable.")
+    hash: str = Field(
+        default="", description="sha256 of the criterion's name and options; a change makes its rows not comparable."
+    )
 
 
 class Counts(_Model):
@@ -185,7 +206,9 @@ class JudgeCounts(_Model):
     failures: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    cost_usd: float | None = Field(default=0.0, description="Estimated from the price table; null when a model used has no price.")
+    cost_usd: float | None = Field(
+        default=0.0, description="Estimated from the price table; null when a model used has no price."
+    )
     unpriced_models: list[str] = Field(default_factory=list)
 
 
@@ -205,7 +228,9 @@ class AgentUsage(_Model):
     model_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    cost_usd: float | None = Field(default=0.0, description="Estimated from the price table; null when a model used has no price.")
+    cost_usd: float | None = Field(
+        default=0.0, description="Estimated from the price table; null when a model used has no price."
+    )
     unpriced_models: list[str] = Field(default_factory=list)
     by_model: dict[str, ModelTokens] = Field(default_factory=dict)
     user_simulator: JudgeCounts | None = None
@@ -215,8 +240,9 @@ class Budget(_Model):
     max_cost_usd: float
     spent_usd: float = Field(description="Estimated spend of agents, judges and user simulator.")
     not_run: int = Field(default=0, description="Cases left out because the limit was reached.")
-    unpriced_models: list[str] = Field(default_factory=list, description="Models without a price: their spend is unknown "
-                                       "and not counted.")
+    unpriced_models: list[str] = Field(
+        default_factory=list, description="Models without a price: their spend is unknown and not counted."
+    )
 
 
 class ResultsFile(_Model):
@@ -224,11 +250,19 @@ class ResultsFile(_Model):
     tool: ToolInfo
     git: GitInfo
     config_file: str
-    interrupted: bool = Field(default=False, description="True when the run stopped early; unfinished cases are listed as errors.")
-    stop_reason: str | None = Field(default=None, description="Why the run stopped early: a signal or the job time limit.")
+    interrupted: bool = Field(
+        default=False, description="True when the run stopped early; unfinished cases are listed as errors."
+    )
+    stop_reason: str | None = Field(
+        default=None, description="Why the run stopped early: a signal or the job time limit."
+    )
     budget: Budget | None = Field(default=None, description="run.max_cost_usd and what the run spent against it.")
     timings: Timings
-    judge: JudgeUsage = Field(default_factory=JudgeUsage, description="LLM judge calls, cache hits and tokens of this run.")
-    agent_usage: dict[str, AgentUsage] = Field(default_factory=dict, description="Per agent: model tokens and user-simulator calls.")
+    judge: JudgeUsage = Field(
+        default_factory=JudgeUsage, description="LLM judge calls, cache hits and tokens of this run."
+    )
+    agent_usage: dict[str, AgentUsage] = Field(
+        default_factory=dict, description="Per agent: model tokens and user-simulator calls."
+    )
     summary: Counts
     eval_sets: list[EvalSetResult]

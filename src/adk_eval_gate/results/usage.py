@@ -14,9 +14,15 @@ from adk_eval_gate.targets.base import CaseRun
 
 
 def counts(stats: UsageStats) -> JudgeCounts:
-    return JudgeCounts(calls=stats.calls, cache_hits=stats.cache_hits, failures=stats.failures,
-                       input_tokens=stats.input_tokens, output_tokens=stats.output_tokens,
-                       cost_usd=None if stats.unpriced else round(stats.cost_usd, 6), unpriced_models=sorted(stats.unpriced))
+    return JudgeCounts(
+        calls=stats.calls,
+        cache_hits=stats.cache_hits,
+        failures=stats.failures,
+        input_tokens=stats.input_tokens,
+        output_tokens=stats.output_tokens,
+        cost_usd=None if stats.unpriced else round(stats.cost_usd, 6),
+        unpriced_models=sorted(stats.unpriced),
+    )
 
 
 def judge_usage(stats: Mapping[str, UsageStats]) -> JudgeUsage:
@@ -62,8 +68,12 @@ def agent_usage(runs: Iterable[CaseRun], prices: PriceTable) -> AgentUsage:
         elif cost is not None:
             cost += price
     simulator = _simulator_stats(runs)
-    return AgentUsage(model_calls=sum(t.calls for t in by_model.values()),
-                      input_tokens=sum(t.input_tokens for t in by_model.values()),
-                      output_tokens=sum(t.output_tokens for t in by_model.values()),
-                      cost_usd=None if unpriced else round(cost or 0.0, 6), unpriced_models=sorted(unpriced),
-                      by_model=dict(sorted(by_model.items())), user_simulator=counts(simulator) if simulator else None)
+    return AgentUsage(
+        model_calls=sum(t.calls for t in by_model.values()),
+        input_tokens=sum(t.input_tokens for t in by_model.values()),
+        output_tokens=sum(t.output_tokens for t in by_model.values()),
+        cost_usd=None if unpriced else round(cost or 0.0, 6),
+        unpriced_models=sorted(unpriced),
+        by_model=dict(sorted(by_model.items())),
+        user_simulator=counts(simulator) if simulator else None,
+    )

@@ -51,9 +51,7 @@ class Decider:
     def _base_set(self, agent: str, eval_set_id: str) -> EvalSetResult | None:
         if self.baseline is None:
             return None
-        return next(
-            (s for s in self.baseline.eval_sets if (s.agent, s.eval_set_id) == (agent, eval_set_id)), None
-        )
+        return next((s for s in self.baseline.eval_sets if (s.agent, s.eval_set_id) == (agent, eval_set_id)), None)
 
     def decide(
         self,
@@ -67,13 +65,9 @@ class Decider:
         base_set = self._base_set(agent, eval_set_id)
         base = next((c for c in base_set.cases if c.eval_id == first.eval_id), None) if base_set else None
         if base is None:
-            return Sampling(
-                first_round_runs=first_round_runs, decided="not in the baseline: nothing to compare with"
-            )
+            return Sampling(first_round_runs=first_round_runs, decided="not in the baseline: nothing to compare with")
         if base.case_hash and first.case_hash and base.case_hash != first.case_hash:
-            return Sampling(
-                first_round_runs=first_round_runs, decided="edited since the baseline: not comparable"
-            )
+            return Sampling(first_round_runs=first_round_runs, decided="edited since the baseline: not comparable")
         if base.status in ("error", "not_run"):
             why = "errored" if base.status == "error" else "did not run it"
             return Sampling(first_round_runs=first_round_runs, decided=f"the baseline {why}: not comparable")
@@ -82,11 +76,7 @@ class Decider:
             base_metric = base.metrics.get(name)
             base_config, config = base_set.criteria.get(name), criteria.get(name)
             if base_metric is None or (
-                base_config
-                and config
-                and base_config.hash
-                and config.hash
-                and base_config.hash != config.hash
+                base_config and config and base_config.hash and config.hash and base_config.hash != config.hash
             ):
                 continue
             selection, _ = baseline_halves(base_metric)
@@ -107,9 +97,7 @@ class Decider:
         open_criteria = [name for name, look in looks.items() if look.undecided]
         if not looks:
             why = "no criterion could be compared" if first.status != "error" else "the first round errored"
-            return Sampling(
-                first_round_runs=first_round_runs, decided=f"{why}: extra runs would not be compared"
-            )
+            return Sampling(first_round_runs=first_round_runs, decided=f"{why}: extra runs would not be compared")
         if not open_criteria:
             return Sampling(
                 first_round_runs=first_round_runs,

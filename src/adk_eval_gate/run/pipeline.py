@@ -48,8 +48,13 @@ def _now() -> str:
 def runner_settings(plan: Plan) -> RunnerSettings:
     run = plan.workflow.settings.run
     workers = None if run.workers == "auto" else run.workers
-    return RunnerSettings(concurrency=run.concurrency, timeout=run.timeout, retries=run.retries,
-                          job_timeout=run.job_timeout, workers=workers)
+    return RunnerSettings(
+        concurrency=run.concurrency,
+        timeout=run.timeout,
+        retries=run.retries,
+        job_timeout=run.job_timeout,
+        workers=workers,
+    )
 
 
 def worker_count(settings: RunnerSettings, jobs: int) -> int:
@@ -78,8 +83,9 @@ def _stop_on_signals(stop: asyncio.Event):
             loop.remove_signal_handler(sig)
 
 
-def _case(case: EvalCase, runs: list[CaseRun], criteria, judged: dict | None, sampling: Sampling | None,
-          prices: PriceTable) -> CaseResult:
+def _case(
+    case: EvalCase, runs: list[CaseRun], criteria, judged: dict | None, sampling: Sampling | None, prices: PriceTable
+) -> CaseResult:
     result = case_result(case, score_case(case, runs, criteria, judged), runs)
     for record, run in zip(result.runs, runs, strict=True):
         record.usage = run_usage(run, prices)
@@ -90,11 +96,25 @@ def _case(case: EvalCase, runs: list[CaseRun], criteria, judged: dict | None, sa
     return result
 
 
-def _eval_set_result(plan: Plan, agent: AgentRunPlan, eval_set: EvalSetPlan, target: Target,
-                     runs: dict[str, list[CaseRun]], judged: dict, sampling: dict, prices: PriceTable) -> EvalSetResult:
+def _eval_set_result(
+    plan: Plan,
+    agent: AgentRunPlan,
+    eval_set: EvalSetPlan,
+    target: Target,
+    runs: dict[str, list[CaseRun]],
+    judged: dict,
+    sampling: dict,
+    prices: PriceTable,
+) -> EvalSetResult:
     cases = [
-        _case(case, runs[case.eval_id], eval_set.criteria, judged.get((agent.name, eval_set.eval_set_id, case.eval_id)),
-              sampling.get((agent.name, eval_set.eval_set_id, case.eval_id)), prices)
+        _case(
+            case,
+            runs[case.eval_id],
+            eval_set.criteria,
+            judged.get((agent.name, eval_set.eval_set_id, case.eval_id)),
+            sampling.get((agent.name, eval_set.eval_set_id, case.eval_id)),
+            prices,
+        )
         for case in eval_set.file.eval_set.eval_cases
     ]
     num_runs = agent.num_runs
@@ -141,9 +161,18 @@ class _Rounds:
         return grouped
 
 
-async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings: RunnerSettings, quiet: bool,
-                    started: list[Target], *, allow_workers: bool = True, limit: SpendingLimit | None = None,
-                    round_number: int = 1) -> tuple[list[CaseRun], str | None]:
+async def _dispatch(
+    plan: Plan,
+    targets: list[Target],
+    jobs: list[Job],
+    settings: RunnerSettings,
+    quiet: bool,
+    started: list[Target],
+    *,
+    allow_workers: bool = True,
+    limit: SpendingLimit | None = None,
+    round_number: int = 1,
+) -> tuple[list[CaseRun], str | None]:
     """In-process agents with many jobs go to forked worker processes (one pool per agent, started first, while
     this process has no threads); every other job shares one in-process pool. Targets started here stay started
     for later rounds (`started`); the caller closes them. A spending limit is checked in this process, so with
@@ -153,8 +182,14 @@ async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings
     for target in targets:
         indices = [i for i, job in enumerate(jobs) if job.target is target]
         preload = getattr(target, "preload", None)
-        if (allow_workers and limit is None and preload is not None and indices
-                and all(target is not t for t in started) and worker_count(settings, len(indices)) > 1):
+        if (
+            allow_workers
+            and limit is None
+            and preload is not None
+            and indices
+            and all(target is not t for t in started)
+            and worker_count(settings, len(indices)) > 1
+        ):
             preload()
             pooled.append((target, indices))
         else:
@@ -175,8 +210,11 @@ async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings
         for target, indices in pooled:
             group_jobs = [jobs[i] for i in indices]
             workers = worker_count(settings, len(indices))
-            groups.append(run_group(run_jobs_in_workers(target, group_jobs, settings, workers,
-                                                        quiet=quiet, stop_event=stop), indices))
+            groups.append(
+                run_group(
+                    run_jobs_in_workers(target, group_jobs, settings, workers, quiet=quiet, stop_event=stop), indices
+                )
+            )
         local_targets = {id(jobs[i].target): jobs[i].target for i in local}
 
         async def run_local():
@@ -186,10 +224,18 @@ async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings
                     started.append(target)
             admit = None
             if limit is not None:
+
                 def admit(job: Job) -> str | None:
                     return limit.admit((id(job.target), job.eval_set_id, job.case.eval_id, round_number))
-            return await run_jobs([jobs[i] for i in local], settings, quiet=quiet, stop=stop, admit=admit,
-                                  finished=limit.record_run if limit is not None else None)
+
+            return await run_jobs(
+                [jobs[i] for i in local],
+                settings,
+                quiet=quiet,
+                stop=stop,
+                admit=admit,
+                finished=limit.record_run if limit is not None else None,
+            )
 
         if local:
             groups.append(run_group(run_local(), local))
@@ -206,12 +252,21 @@ def first_round_runs(agent: AgentRunPlan, decider: Decider | None) -> int:
     return runs
 
 
-async def _judge_round(plan: Plan, judge: Judge, jobs: list[Job], runs: list[CaseRun], names: dict[int, str],
-                       criteria: dict[tuple[int, str], tuple], quiet: bool) -> dict:
+async def _judge_round(
+    plan: Plan,
+    judge: Judge,
+    jobs: list[Job],
+    runs: list[CaseRun],
+    names: dict[int, str],
+    criteria: dict[tuple[int, str], tuple],
+    quiet: bool,
+) -> dict:
     judge_jobs = [
         JudgeJob((names[id(job.target)], job.eval_set_id, job.case.eval_id), job.case, run, criterion)
-        for job, run in zip(jobs, runs, strict=True) if run.ok
-        for criterion in criteria[(id(job.target), job.eval_set_id)] if criterion.spec.judge_scorer is not None
+        for job, run in zip(jobs, runs, strict=True)
+        if run.ok
+        for criterion in criteria[(id(job.target), job.eval_set_id)]
+        if criterion.spec.judge_scorer is not None
     ]
     if not judge_jobs:
         return {}
@@ -231,7 +286,9 @@ def _round_two(plan: Plan, targets: list[Target], rounds: _Rounds, decider: Deci
             for case in eval_set.file.eval_set.eval_cases:
                 case_runs = by_case[id(target)][eval_set.eval_set_id][case.eval_id]
                 key = (agent.name, eval_set.eval_set_id, case.eval_id)
-                first = case_result(case, score_case(case, case_runs, eval_set.criteria, rounds.judged.get(key)), case_runs)
+                first = case_result(
+                    case, score_case(case, case_runs, eval_set.criteria, rounds.judged.get(key)), case_runs
+                )
                 sampling = decider.decide(agent.name, eval_set.eval_set_id, criteria, first, runs.min, runs.max)
                 rounds.sampling[key] = sampling
                 if sampling.extra is not None:
@@ -239,22 +296,34 @@ def _round_two(plan: Plan, targets: list[Target], rounds: _Rounds, decider: Deci
     return extra
 
 
-async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSettings | None = None,
-                         decider: Decider | None = None, targets: list[Target] | None = None) -> ResultsFile:
+async def run_plan_async(
+    plan: Plan,
+    *,
+    quiet: bool = False,
+    settings: RunnerSettings | None = None,
+    decider: Decider | None = None,
+    targets: list[Target] | None = None,
+) -> ResultsFile:
     """`decider` (built from the baseline) lets adaptive agents spend extra runs only where they are needed.
     `targets`, one per agent of the plan, replace the ones its config describes (AgentEvaluator's agent is a
     Python module, not a config entry)."""
     started_at, start = _now(), time.perf_counter()
     settings = settings or runner_settings(plan)
     if targets is None:
-        targets = [build_target(agent.agent, plan.workflow.base_dir, simulation_settings(plan, agent))
-                   for agent in plan.agents]
-    judge = Judge(LlmClient(llm_settings(plan), LlmCache(_cache_dir(plan))), environment(plan.workflow.judge_template_dir))
+        targets = [
+            build_target(agent.agent, plan.workflow.base_dir, simulation_settings(plan, agent)) for agent in plan.agents
+        ]
+    judge = Judge(
+        LlmClient(llm_settings(plan), LlmCache(_cache_dir(plan))), environment(plan.workflow.judge_template_dir)
+    )
     max_cost = plan.workflow.settings.run.max_cost_usd
     limit = SpendingLimit(max_cost, judge.llm.settings.prices) if max_cost is not None else None
     names = {id(target): agent.name for agent, target in zip(plan.agents, targets, strict=True)}
-    criteria = {(id(target), s.eval_set_id): s.criteria for agent, target in zip(plan.agents, targets, strict=True)
-                for s in agent.eval_sets}
+    criteria = {
+        (id(target), s.eval_set_id): s.criteria
+        for agent, target in zip(plan.agents, targets, strict=True)
+        for s in agent.eval_sets
+    }
     first_jobs = [
         Job(target, eval_set.eval_set_id, case, run)
         for agent, target in zip(plan.agents, targets, strict=True)
@@ -270,8 +339,17 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
         while round_jobs:
             round_start = time.perf_counter()
             # later rounds run in this process: forking once threads exist (the judges' clients) is unsafe
-            runs, stopped = await _dispatch(plan, targets, round_jobs, settings, quiet, started,
-                                            allow_workers=round_number == 1, limit=limit, round_number=round_number)
+            runs, stopped = await _dispatch(
+                plan,
+                targets,
+                round_jobs,
+                settings,
+                quiet,
+                started,
+                allow_workers=round_number == 1,
+                limit=limit,
+                round_number=round_number,
+            )
             inference_seconds += time.perf_counter() - round_start
             if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
                 round_jobs, runs = _drop_cut_extra_runs(round_jobs, runs, rounds.sampling, names)
@@ -289,8 +367,16 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
     scoring_start = time.perf_counter()
     by_target = rounds.by_case()
     eval_set_results = [
-        _eval_set_result(plan, agent, eval_set, target, by_target[id(target)][eval_set.eval_set_id], rounds.judged,
-                         rounds.sampling, judge.llm.settings.prices)
+        _eval_set_result(
+            plan,
+            agent,
+            eval_set,
+            target,
+            by_target[id(target)][eval_set.eval_set_id],
+            rounds.judged,
+            rounds.sampling,
+            judge.llm.settings.prices,
+        )
         for agent, target in zip(plan.agents, targets, strict=True)
         for eval_set in agent.eval_sets
     ]
@@ -312,9 +398,13 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
             scoring_seconds=round(finished - scoring_start, 6),
         ),
         judge=judge_usage(judge.llm.stats),
-        agent_usage={agent.name: agent_usage((run for sets in by_target[id(target)].values() for runs in sets.values()
-                                               for run in runs), judge.llm.settings.prices)
-                     for agent, target in zip(plan.agents, targets, strict=True)},
+        agent_usage={
+            agent.name: agent_usage(
+                (run for sets in by_target[id(target)].values() for runs in sets.values() for run in runs),
+                judge.llm.settings.prices,
+            )
+            for agent, target in zip(plan.agents, targets, strict=True)
+        },
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
     )
@@ -329,16 +419,21 @@ def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult]) -> No
         if folder is None:
             continue
         for eval_set in agent.eval_sets:
-            result = next(r for r in eval_set_results if r.agent == agent.name and r.eval_set_id == eval_set.eval_set_id)
+            result = next(
+                r for r in eval_set_results if r.agent == agent.name and r.eval_set_id == eval_set.eval_set_id
+            )
             try:
                 write_history(folder, result, {c.eval_id: c for c in eval_set.file.eval_set.eval_cases})
             except Exception as exc:  # a read-only checkout, an id ADK refuses as a file name, ...
-                print(f"warning: ADK eval history for {agent.name}/{eval_set.eval_set_id} not written: {exc}",
-                      file=sys.stderr)
+                print(
+                    f"warning: ADK eval history for {agent.name}/{eval_set.eval_set_id} not written: {exc}",
+                    file=sys.stderr,
+                )
 
 
-def _drop_cut_extra_runs(jobs: list[Job], runs: list[CaseRun], sampling: dict[tuple[str, str, str], Sampling],
-                         names: dict[int, str]) -> tuple[list[Job], list[CaseRun]]:
+def _drop_cut_extra_runs(
+    jobs: list[Job], runs: list[CaseRun], sampling: dict[tuple[str, str, str], Sampling], names: dict[int, str]
+) -> tuple[list[Job], list[CaseRun]]:
     kept_jobs, kept_runs = [], []
     for job, run in zip(jobs, runs, strict=True):
         if run.error is not None and run.error.startswith(NOT_RUN_PREFIX):
@@ -371,13 +466,23 @@ def llm_settings(plan: Plan) -> LlmSettings:
     """One model-client configuration for the judges and the user simulator: the workflow's `judge:` section."""
     section = plan.workflow.settings.judge
     prices = PriceTable.with_overrides({model: Price(p.input, p.output) for model, p in section.prices.items()})
-    return LlmSettings(concurrency=section.concurrency, timeout=section.timeout, retries=section.retries,
-                       max_calls=section.max_calls, max_tokens=section.max_tokens, base_url=section.base_url, prices=prices)
+    return LlmSettings(
+        concurrency=section.concurrency,
+        timeout=section.timeout,
+        retries=section.retries,
+        max_calls=section.max_calls,
+        max_tokens=section.max_tokens,
+        base_url=section.base_url,
+        prices=prices,
+    )
 
 
 def simulation_settings(plan: Plan, agent: AgentRunPlan) -> SimulationSettings:
-    return SimulationSettings(configs={s.eval_set_id: s.user_simulator_config for s in agent.eval_sets},
-                              llm=llm_settings(plan), cache_dir=_cache_dir(plan))
+    return SimulationSettings(
+        configs={s.eval_set_id: s.user_simulator_config for s in agent.eval_sets},
+        llm=llm_settings(plan),
+        cache_dir=_cache_dir(plan),
+    )
 
 
 def run_plan(plan: Plan, *, quiet: bool = False, decider: Decider | None = None) -> ResultsFile:

@@ -93,16 +93,25 @@ def _check_judge_templates(workflow: Workflow) -> None:
     if folder is None:
         return
     if not folder.is_dir():
-        raise InputError(workflow.path, "judge.templates", f"{folder} is not a folder", "point at a folder of <criterion>.j2 files")
+        raise InputError(
+            workflow.path, "judge.templates", f"{folder} is not a folder", "point at a folder of <criterion>.j2 files"
+        )
     known = sorted(p.name for p in BUILT_IN.glob("*.j2"))
     templates = environment(folder)
     for path in sorted(folder.glob("*.j2")):
         if path.name not in known:
-            raise InputError(path, None, "is not a judge template, so it would never be used", f"name it after one of {', '.join(known)}")
+            raise InputError(
+                path,
+                None,
+                "is not a judge template, so it would never be used",
+                f"name it after one of {', '.join(known)}",
+            )
         try:
             templates.parse(read_text(path, "judge template"))
         except jinja2.TemplateSyntaxError as exc:
-            raise InputError(path, None, f"template syntax error: {exc.message}", "fix the Jinja syntax", line=exc.lineno) from None
+            raise InputError(
+                path, None, f"template syntax error: {exc.message}", "fix the Jinja syntax", line=exc.lineno
+            ) from None
 
 
 def _shown_errors(workflow: Workflow, error: InputError) -> InputError:
@@ -117,10 +126,13 @@ def _check_target_fits(agent: AgentPlan, loaded: EvalSetFile, workflow: Workflow
         return
     for index, case in enumerate(loaded.eval_set.eval_cases):
         if case.conversation is None:
-            raise InputError(relative_posix(workflow.base_dir, loaded.path), f"eval_cases[{index}].conversation_scenario",
-                             f"case {case.eval_id!r} is a scenario, which the command target cannot run "
-                             f"(agent {agent.name!r}: its protocol sends every user turn up front)",
-                             "run scenario cases with the adk or http target, or give the case a conversation")
+            raise InputError(
+                relative_posix(workflow.base_dir, loaded.path),
+                f"eval_cases[{index}].conversation_scenario",
+                f"case {case.eval_id!r} is a scenario, which the command target cannot run "
+                f"(agent {agent.name!r}: its protocol sends every user turn up front)",
+                "run scenario cases with the adk or http target, or give the case a conversation",
+            )
 
 
 def build_plan(config_path: str | Path) -> Plan:
@@ -167,16 +179,32 @@ def _build(workflow: Workflow, checks: Sequence[Callable[[Workflow], None]]) -> 
             _check_target_fits(agent, loaded, workflow)
             set_id = loaded.eval_set.eval_set_id
             if set_id in seen:
-                raise InputError(path, "eval_set_id", f"{set_id!r} is also the id of {relative_posix(workflow.base_dir, seen[set_id])}",
-                                 "give each eval set of an agent a unique eval_set_id (legacy files take the file name)")
+                raise InputError(
+                    path,
+                    "eval_set_id",
+                    f"{set_id!r} is also the id of {relative_posix(workflow.base_dir, seen[set_id])}",
+                    "give each eval set of an agent a unique eval_set_id (legacy files take the file name)",
+                )
             seen[set_id] = path
             config, criteria = _criteria_for(workflow, agent, path)
             if config.source == "inline":
-                check_rubrics(criteria, loaded.eval_set, str(path), str(workflow.path), ("agents", agent.index, "criteria"),
-                              workflow.lines)
+                check_rubrics(
+                    criteria,
+                    loaded.eval_set,
+                    str(path),
+                    str(workflow.path),
+                    ("agents", agent.index, "criteria"),
+                    workflow.lines,
+                )
             else:
-                check_rubrics(criteria, loaded.eval_set, str(path), None if config.source == "default" else config.source)
-            source = config.source if config.source in ("inline", "default") else relative_posix(workflow.base_dir, Path(config.source))
+                check_rubrics(
+                    criteria, loaded.eval_set, str(path), None if config.source == "default" else config.source
+                )
+            source = (
+                config.source
+                if config.source in ("inline", "default")
+                else relative_posix(workflow.base_dir, Path(config.source))
+            )
             plans.append(EvalSetPlan(loaded, criteria, source, config.user_simulator_config))
         agents.append(AgentRunPlan(agent, tuple(plans)))
     return Plan(workflow, tuple(agents))

@@ -30,8 +30,12 @@ def _parse_selector(text: str, plan: Plan) -> tuple[str, list[str] | None]:
     set_part, _, case_part = text.partition(":")
     cases = [c.strip() for c in case_part.split(",") if c.strip()]
     if not cases:
-        raise InputError(None, "--cases", f"{text!r} names no case after the colon",
-                         "write eval_set_id_or_file:case1,case2 (or drop the colon for the whole set)")
+        raise InputError(
+            None,
+            "--cases",
+            f"{text!r} names no case after the colon",
+            "write eval_set_id_or_file:case1,case2 (or drop the colon for the whole set)",
+        )
     return set_part, cases
 
 
@@ -45,8 +49,12 @@ def select_cases(plan: Plan, selectors: list[str]) -> Plan:
         if not sets:
             known = sorted({s.eval_set_id for a in plan.agents for s in a.eval_sets})
             guess = did_you_mean(set_part, known)
-            raise InputError(None, "--cases", f"no eval set {set_part!r} in {plan.workflow.path.name}",
-                             f"did you mean {guess!r}?" if guess else f"use an eval set id or file: {', '.join(known)}")
+            raise InputError(
+                None,
+                "--cases",
+                f"no eval set {set_part!r} in {plan.workflow.path.name}",
+                f"did you mean {guess!r}?" if guess else f"use an eval set id or file: {', '.join(known)}",
+            )
         for agent, eval_set in sets:
             key = (agent.name, eval_set.eval_set_id)
             if cases is None:
@@ -57,12 +65,20 @@ def select_cases(plan: Plan, selectors: list[str]) -> Plan:
                 hits = {i for i in ids if fnmatchcase(i, pattern)}
                 if not hits:
                     guess = did_you_mean(pattern, ids)
-                    raise InputError(eval_set.file.path, "--cases", f"no case {pattern!r} in eval set {eval_set.eval_set_id!r}",
-                                     f"did you mean {guess!r}?" if guess else f"use one of: {', '.join(ids[:20])}")
+                    raise InputError(
+                        eval_set.file.path,
+                        "--cases",
+                        f"no case {pattern!r} in eval set {eval_set.eval_set_id!r}",
+                        f"did you mean {guess!r}?" if guess else f"use one of: {', '.join(ids[:20])}",
+                    )
                 if chosen.get(key, set()) is not None:
                     chosen[key] = chosen.get(key, set()) | hits
-    return keep_cases(plan, lambda agent, set_id, eval_id: (agent, set_id) in chosen
-                      and (chosen[(agent, set_id)] is None or eval_id in chosen[(agent, set_id)]))
+    return keep_cases(
+        plan,
+        lambda agent, set_id, eval_id: (
+            (agent, set_id) in chosen and (chosen[(agent, set_id)] is None or eval_id in chosen[(agent, set_id)])
+        ),
+    )
 
 
 def keep_cases(plan: Plan, wanted: Callable[[str, str, str], bool]) -> Plan:
@@ -71,7 +87,9 @@ def keep_cases(plan: Plan, wanted: Callable[[str, str, str], bool]) -> Plan:
     for agent in plan.agents:
         sets = []
         for eval_set in agent.eval_sets:
-            cases = [c for c in eval_set.file.eval_set.eval_cases if wanted(agent.name, eval_set.eval_set_id, c.eval_id)]
+            cases = [
+                c for c in eval_set.file.eval_set.eval_cases if wanted(agent.name, eval_set.eval_set_id, c.eval_id)
+            ]
             if not cases:
                 continue
             file = replace(eval_set.file, eval_set=eval_set.file.eval_set.model_copy(update={"eval_cases": cases}))

@@ -19,8 +19,17 @@ def run_setup(commands: list[str], cwd: Path, pass_env: list[str] | None = None)
     env = child_env(pass_env or [])
     for command in commands:
         print(f"::group::setup: {command}", flush=True)
-        with subprocess.Popen(command, shell=True, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, text=True, errors="replace") as process:
+        with subprocess.Popen(
+            command,
+            shell=True,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+        ) as process:
             assert process.stdout is not None
             for line in process.stdout:
                 sys.stdout.write(line)
@@ -28,4 +37,6 @@ def run_setup(commands: list[str], cwd: Path, pass_env: list[str] | None = None)
         sys.stdout.flush()
         print("::endgroup::", flush=True)
         if returncode != 0:
-            raise InputError(None, "setup", f"`{shlex.quote(command)}` exited with status {returncode}", "fix the setup command")
+            raise InputError(
+                None, "setup", f"`{shlex.quote(command)}` exited with status {returncode}", "fix the setup command"
+            )

@@ -39,11 +39,16 @@ def shard_plan(plan: Plan, index: int, total: int) -> Plan:
     for agent in plan.agents:
         sets = []
         for eval_set in agent.eval_sets:
-            cases = [c for c in eval_set.file.eval_set.eval_cases
-                     if shard_of(agent.name, eval_set.eval_set_id, c.eval_id, total) == index]
+            cases = [
+                c
+                for c in eval_set.file.eval_set.eval_cases
+                if shard_of(agent.name, eval_set.eval_set_id, c.eval_id, total) == index
+            ]
             if cases:
                 file = replace(eval_set.file, eval_set=eval_set.file.eval_set.model_copy(update={"eval_cases": cases}))
-                sets.append(EvalSetPlan(file, eval_set.criteria, eval_set.criteria_source, eval_set.user_simulator_config))
+                sets.append(
+                    EvalSetPlan(file, eval_set.criteria, eval_set.criteria_source, eval_set.user_simulator_config)
+                )
         if sets:
             agents.append(AgentRunPlan(agent.agent, tuple(sets)))
     return Plan(plan.workflow, tuple(agents))
@@ -71,8 +76,12 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
             key = (eval_set.agent, eval_set.eval_set_id)
             for case in eval_set.cases:
                 if (*key, case.eval_id) in owner:
-                    raise InputError(name, "merge", f"case {case.eval_id!r} of {key[0]}/{key[1]} is also in "
-                                     f"{owner[(*key, case.eval_id)]}", "give each shard a different --shard i/n")
+                    raise InputError(
+                        name,
+                        "merge",
+                        f"case {case.eval_id!r} of {key[0]}/{key[1]} is also in {owner[(*key, case.eval_id)]}",
+                        "give each shard a different --shard i/n",
+                    )
                 owner[(*key, case.eval_id)] = name
             if key not in by_set:
                 by_set[key] = eval_set.model_copy(deep=True)
@@ -80,17 +89,25 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
                 continue
             target = by_set[key]
             if target.criteria != eval_set.criteria:
-                raise InputError(name, "merge", f"its criteria of {key[0]}/{key[1]} differ from {parts[0][0]}'s",
-                                 "merge results of the same config and commit")
+                raise InputError(
+                    name,
+                    "merge",
+                    f"its criteria of {key[0]}/{key[1]} differ from {parts[0][0]}'s",
+                    "merge results of the same config and commit",
+                )
             target.cases.extend(c.model_copy(deep=True) for c in eval_set.cases)
     for eval_set in merged.eval_sets:
         eval_set.summary = count(c.status for c in eval_set.cases)
     merged.summary = count(c.status for s in merged.eval_sets for c in s.cases)
     budgets = [part.budget for _, part in parts if part.budget is not None]
     if budgets:  # each shard had the limit to itself: the merged run shows what they spent together
-        merged.budget = budgets[0].model_copy(update={
-            "spent_usd": round(sum(b.spent_usd for b in budgets), 6), "not_run": sum(b.not_run for b in budgets),
-            "unpriced_models": sorted({m for b in budgets for m in b.unpriced_models})})
+        merged.budget = budgets[0].model_copy(
+            update={
+                "spent_usd": round(sum(b.spent_usd for b in budgets), 6),
+                "not_run": sum(b.not_run for b in budgets),
+                "unpriced_models": sorted({m for b in budgets for m in b.unpriced_models}),
+            }
+        )
     return merged
 
 
@@ -111,7 +128,9 @@ def check_shard_matches(part: ResultsFile, name: str, plan: Plan) -> None:
             if case.eval_id not in hashes:
                 raise InputError(name, "eval_sets", f"case {case.eval_id!r} is not in {key[0]}/{key[1]}", fix)
             if case.case_hash and case.case_hash != hashes[case.eval_id]:
-                raise InputError(name, "eval_sets", f"case {case.eval_id!r} of {key[0]}/{key[1]} differs from the eval set's", fix)
+                raise InputError(
+                    name, "eval_sets", f"case {case.eval_id!r} of {key[0]}/{key[1]} differs from the eval set's", fix
+                )
 
 
 def why_not_a_baseline(results: ResultsFile, plan: Plan) -> str | None:
@@ -120,12 +139,16 @@ def why_not_a_baseline(results: ResultsFile, plan: Plan) -> str | None:
     if results.interrupted:
         return f"the run stopped early ({results.stop_reason or 'interrupted'})"
     ran = {(s.agent, s.eval_set_id, c.eval_id) for s in results.eval_sets for c in s.cases}
-    suite = {(a.name, s.eval_set_id, c.eval_id) for a in plan.agents for s in a.eval_sets for c in s.file.eval_set.eval_cases}
+    suite = {
+        (a.name, s.eval_set_id, c.eval_id) for a in plan.agents for s in a.eval_sets for c in s.file.eval_set.eval_cases
+    }
     missing = sorted(suite - ran)
     if missing:
         agent, set_id, eval_id = missing[0]
-        return (f"it covers {len(suite) - len(missing)} of the suite's {len(suite)} cases (missing "
-                f"{agent}/{set_id}:{eval_id}): a --cases run or a subset of the shards is not a baseline")
+        return (
+            f"it covers {len(suite) - len(missing)} of the suite's {len(suite)} cases (missing "
+            f"{agent}/{set_id}:{eval_id}): a --cases run or a subset of the shards is not a baseline"
+        )
     return None
 
 
@@ -135,13 +158,19 @@ def _summed(a: Any, b: Any) -> Any:
     if a is None or b is None:
         return a if b is None else b if a is None else None
     if isinstance(a, BaseModel):
-        return type(a).model_validate({
-            name: None if name.endswith("cost_usd") and None in (getattr(a, name), getattr(b, name))
-            else _summed(getattr(a, name), getattr(b, name))
-            for name in type(a).model_fields})
+        return type(a).model_validate(
+            {
+                name: None
+                if name.endswith("cost_usd") and None in (getattr(a, name), getattr(b, name))
+                else _summed(getattr(a, name), getattr(b, name))
+                for name in type(a).model_fields
+            }
+        )
     if isinstance(a, dict):
-        return {key: _summed(a.get(key), b.get(key)) if key in a and key in b else a.get(key, b.get(key))
-                for key in {**a, **b}}
+        return {
+            key: _summed(a.get(key), b.get(key)) if key in a and key in b else a.get(key, b.get(key))
+            for key in {**a, **b}
+        }
     if isinstance(a, list):
         return sorted(set(a) | set(b))
     if isinstance(a, bool):

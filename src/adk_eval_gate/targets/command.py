@@ -81,8 +81,10 @@ async def _exited(process: asyncio.subprocess.Process) -> int:
 
 
 def _over_limit(limit: int) -> str:
-    return (f"stdout passed the output limit of {limit // (1024 * 1024)} MiB ({MAX_TURN_BYTES // (1024 * 1024)} MiB "
-            "per turn); the command was stopped")
+    return (
+        f"stdout passed the output limit of {limit // (1024 * 1024)} MiB ({MAX_TURN_BYTES // (1024 * 1024)} MiB "
+        "per turn); the command was stopped"
+    )
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:
@@ -99,7 +101,10 @@ def request_for(eval_set_id: str, case: EvalCase, run: int) -> dict[str, Any]:
         "run": run,
         "session_input": case.session_input.model_dump(mode="json") if case.session_input else None,
         "turns": [
-            {"invocation_id": inv.invocation_id, "user_content": inv.user_content.model_dump(mode="json", exclude_none=True)}
+            {
+                "invocation_id": inv.invocation_id,
+                "user_content": inv.user_content.model_dump(mode="json", exclude_none=True),
+            }
             for inv in case.conversation
         ],
     }
@@ -116,7 +121,9 @@ def _turn_invocation(turn: Any, expected: Invocation, index: int) -> Invocation:
     calls = turn.get("tool_calls") or []
     return Invocation(
         user_content=expected.user_content,
-        final_response=genai_types.Content(role="model", parts=[genai_types.Part(text=response)]) if response is not None else None,
+        final_response=genai_types.Content(role="model", parts=[genai_types.Part(text=response)])
+        if response is not None
+        else None,
         intermediate_data=IntermediateData(tool_uses=[genai_types.FunctionCall.model_validate(c) for c in calls]),
     )
 
@@ -131,7 +138,10 @@ def parse_response(data: Any, case: EvalCase) -> tuple[Invocation, ...]:
         if "invocations" in data:
             return tuple(Invocation.model_validate(item) for item in data["invocations"])
         if "turns" in data and isinstance(data["turns"], list):
-            return tuple(_turn_invocation(t, e, i) for i, (t, e) in enumerate(zip(data["turns"], case.conversation, strict=False)))
+            return tuple(
+                _turn_invocation(t, e, i)
+                for i, (t, e) in enumerate(zip(data["turns"], case.conversation, strict=False))
+            )
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -158,23 +168,33 @@ class CommandTarget:
 
     async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
         if case.conversation is None:
-            raise TargetError("conversation_scenario cases need the adk or http target: the command protocol sends every user turn up front")
+            raise TargetError(
+                "conversation_scenario cases need the adk or http target: the command protocol sends every user turn "
+                "up front"
+            )
         payload = json.dumps(request_for(eval_set_id, case, run)).encode("utf-8", "replace")
         env = child_env(self._settings.pass_env, self._settings.env)
         limit = MAX_TURN_BYTES * max(1, len(case.conversation))
         try:
             # Its own session: on timeout or when done, the whole group goes, children included.
             process = await asyncio.create_subprocess_exec(
-                *self._argv, cwd=self._cwd, env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                *self._argv,
+                cwd=self._cwd,
+                env=env,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
             )
         except (OSError, ValueError) as exc:
             raise TargetError(f"cannot start {self._argv[0]}: {getattr(exc, 'strerror', None) or exc}") from None
         started = time.monotonic()
         stdout, stderr = bytearray(), bytearray()
-        readers = [asyncio.ensure_future(_feed(process, payload)),
-                   asyncio.ensure_future(_read_capped(process.stdout, stdout, limit)),
-                   asyncio.ensure_future(_read_tail(process.stderr, stderr))]
+        readers = [
+            asyncio.ensure_future(_feed(process, payload)),
+            asyncio.ensure_future(_read_capped(process.stdout, stdout, limit)),
+            asyncio.ensure_future(_read_tail(process.stderr, stderr)),
+        ]
         try:
             exited = asyncio.ensure_future(_exited(process))
             readers.append(exited)
@@ -198,7 +218,9 @@ class CommandTarget:
                 transport.close()
         if process.returncode != 0:
             tail = next((line for line in reversed(stderr.decode(errors="replace").splitlines()) if line.strip()), "")
-            raise TargetError(f"command exited with status {process.returncode}" + (f": {tail.strip()[:300]}" if tail else ""))
+            raise TargetError(
+                f"command exited with status {process.returncode}" + (f": {tail.strip()[:300]}" if tail else "")
+            )
         try:
             data = scrub_data(json.loads(bytes(stdout).decode("utf-8")))
         except (UnicodeDecodeError, ValueError, RecursionError):

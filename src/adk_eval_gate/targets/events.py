@@ -93,7 +93,9 @@ def events_to_invocation(
                 final_has_text = final_response is not None and any(p.text for p in _parts(final_response))
                 if not final_has_text or any(p.text for p in parts):
                     final_response, final_index = content, index
-            if grounding is not None or any(p.function_call or p.function_response or p.text or p.inline_data for p in parts):
+            if grounding is not None or any(
+                p.function_call or p.function_response or p.text or p.inline_data for p in parts
+            ):
                 kept.append((index, event, content))
         elif grounding is not None:
             kept.append((index, event, content))

@@ -30,7 +30,9 @@ TRANSIENT_STATUS = {408, 429, 502, 503, 504}
 class HttpTarget:
     kind = "http"
 
-    def __init__(self, settings: HttpSettings, max_workers: int = 64, simulation: SimulationSettings | None = None) -> None:
+    def __init__(
+        self, settings: HttpSettings, max_workers: int = 64, simulation: SimulationSettings | None = None
+    ) -> None:
         self._settings = settings
         self._users = Users(simulation)
         self._base = settings.url.rstrip("/")
@@ -44,8 +46,12 @@ class HttpTarget:
         for header, variable in headers_from_env.items():
             value = os.environ.get(variable)
             if value is None:
-                raise InputError(None, f"target.headers_from_env.{header}", f"environment variable {variable} is not set",
-                                 f"export {variable} (e.g. from a repository secret)")
+                raise InputError(
+                    None,
+                    f"target.headers_from_env.{header}",
+                    f"environment variable {variable} is not set",
+                    f"export {variable} (e.g. from a repository secret)",
+                )
             headers[header] = value
         return headers
 
@@ -100,16 +106,25 @@ class HttpTarget:
         try:
             while (message := await user.next_message(history)) is not None:
                 started = time.monotonic()
-                events = await self._request("POST", "/run", {
-                    "app_name": app, "user_id": user_id, "session_id": session_id, "streaming": False,
-                    "new_message": message.model_dump(mode="json", exclude_none=True),
-                })
+                events = await self._request(
+                    "POST",
+                    "/run",
+                    {
+                        "app_name": app,
+                        "user_id": user_id,
+                        "session_id": session_id,
+                        "streaming": False,
+                        "new_message": message.model_dump(mode="json", exclude_none=True),
+                    },
+                )
                 if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
                     raise TargetError("POST /run did not return a list of events")
                 history += [("user", message), *((e.get("author") or "", content_of(e)) for e in events)]
-                invocations.append(events_to_invocation(
-                    events, message, creation_timestamp=time.time(),
-                    duration=round(time.monotonic() - started, 3)))
+                invocations.append(
+                    events_to_invocation(
+                        events, message, creation_timestamp=time.time(), duration=round(time.monotonic() - started, 3)
+                    )
+                )
         finally:
             with contextlib.suppress(TargetError):  # cleanup only; the server may not keep sessions at all
                 await self._request("DELETE", f"/apps/{app}/users/{user_id}/sessions/{session_id}")

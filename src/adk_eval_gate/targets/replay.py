@@ -83,7 +83,9 @@ def validate_recorded_invocation(data: Any, path: Path, loc: list[str | int]) ->
 def _delete(payload: Any, loc: tuple) -> None:
     target = payload
     for part in loc[:-1]:
-        if (isinstance(target, dict) and part in target) or (isinstance(target, list) and isinstance(part, int) and part < len(target)):
+        if (isinstance(target, dict) and part in target) or (
+            isinstance(target, list) and isinstance(part, int) and part < len(target)
+        ):
             target = target[part]
         else:
             return  # union branch names appear in loc; the key lives one level down
@@ -94,8 +96,12 @@ def _delete(payload: Any, loc: tuple) -> None:
 def _expect(value: Any, kind: type | tuple[type, ...], path: Path, loc: list[str | int], what: str) -> Any:
     """Actuals come from other tools and other versions: a field of the wrong type is a one-line error."""
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise InputError(path, format_loc(loc) or None, f"is {type(value).__name__}, expected {what}",
-                         "point at an ADK eval history, an evalset of actuals or an adk-eval-gate results file")
+        raise InputError(
+            path,
+            format_loc(loc) or None,
+            f"is {type(value).__name__}, expected {what}",
+            "point at an ADK eval history, an evalset of actuals or an adk-eval-gate results file",
+        )
     return value
 
 
@@ -107,26 +113,41 @@ def _load_history(data: dict[str, Any], path: Path, index: ActualsIndex) -> None
     for i, case in enumerate(cases):
         _expect(case, dict, path, ["eval_case_results", i], "an object")
         eval_id = _expect(_get(case, "eval_id", ""), str, path, ["eval_case_results", i, "eval_id"], "a string")
-        rows = _expect(_get(case, "eval_metric_result_per_invocation") or [], list, path,
-                       ["eval_case_results", i, "eval_metric_result_per_invocation"], "a list")
+        rows = _expect(
+            _get(case, "eval_metric_result_per_invocation") or [],
+            list,
+            path,
+            ["eval_case_results", i, "eval_metric_result_per_invocation"],
+            "a list",
+        )
         if not rows:
             status = _get(case, "final_eval_status")
-            error = "inference failed when this result was recorded" if status == FAILED_STATUS else "no invocations recorded"
+            error = (
+                "inference failed when this result was recorded"
+                if status == FAILED_STATUS
+                else "no invocations recorded"
+            )
             index.add(set_id, eval_id, Recording(None, error, str(path)))
             continue
         invocations = []
         for j, row in enumerate(rows):
             loc: list[str | int] = ["eval_case_results", i, "eval_metric_result_per_invocation", j]
             _expect(row, dict, path, loc, "an object")
-            invocations.append(validate_recorded_invocation(_get(row, "actual_invocation"), path, [*loc, "actual_invocation"]))
+            invocations.append(
+                validate_recorded_invocation(_get(row, "actual_invocation"), path, [*loc, "actual_invocation"])
+            )
         index.add(set_id, eval_id, Recording(tuple(invocations), None, str(path)))
 
 
 def _load_results_file(data: dict[str, Any], path: Path, index: ActualsIndex) -> None:
     version = data.get("schema_version")
     if version != SCHEMA_VERSION or isinstance(version, bool):
-        raise InputError(path, "schema_version", f"{version!r} is not a results schema this version reads ({SCHEMA_VERSION})",
-                         "record the actuals with a matching adk-eval-gate, or upgrade it")
+        raise InputError(
+            path,
+            "schema_version",
+            f"{version!r} is not a results schema this version reads ({SCHEMA_VERSION})",
+            "record the actuals with a matching adk-eval-gate, or upgrade it",
+        )
     for s, eval_set in enumerate(_expect(data.get("eval_sets") or [], list, path, ["eval_sets"], "a list")):
         _expect(eval_set, dict, path, ["eval_sets", s], "an object")
         set_id = _expect(eval_set.get("eval_set_id"), str, path, ["eval_sets", s, "eval_set_id"], "a string")
@@ -144,8 +165,10 @@ def _load_results_file(data: dict[str, Any], path: Path, index: ActualsIndex) ->
                     index.add(set_id, eval_id, Recording(None, error or "no invocations recorded", str(path)))
                     continue
                 loc: list[str | int] = [*where, "runs", r, "actual_invocations"]
-                invocations = tuple(validate_recorded_invocation(inv, path, [*loc, k])
-                                    for k, inv in enumerate(_expect(recorded, list, path, loc, "a list")))
+                invocations = tuple(
+                    validate_recorded_invocation(inv, path, [*loc, k])
+                    for k, inv in enumerate(_expect(recorded, list, path, loc, "a list"))
+                )
                 index.add(set_id, eval_id, Recording(invocations, None, str(path)))
 
 
@@ -182,10 +205,16 @@ def _expand(paths: tuple[Path, ...]) -> list[Path]:
             try:
                 found = walk_glob(path / "**" / f"*{HISTORY_SUFFIX}")
             except GlobTooWide as exc:
-                raise InputError(path, "actuals", f"the directory {exc}", "point at the folder of eval history files") from None
+                raise InputError(
+                    path, "actuals", f"the directory {exc}", "point at the folder of eval history files"
+                ) from None
             if not found:
-                raise InputError(path, "actuals", f"directory has no *{HISTORY_SUFFIX} files",
-                                 "run `adk eval` first or point at the results files")
+                raise InputError(
+                    path,
+                    "actuals",
+                    f"directory has no *{HISTORY_SUFFIX} files",
+                    "run `adk eval` first or point at the results files",
+                )
             # Newest first: run 0 of the gate is the latest `adk eval` of the set.
             files.extend(sorted(found, key=_history_time, reverse=True))
         else:

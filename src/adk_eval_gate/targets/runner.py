@@ -41,7 +41,9 @@ class RunnerSettings:
 class Progress:
     """One line per ~10% of jobs or every 15 s, whichever comes first; silent when quiet."""
 
-    def __init__(self, total: int, quiet: bool, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, total: int, quiet: bool, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic
+    ):
         self.total, self.quiet, self.stream, self.clock = total, quiet, stream or sys.stderr, clock
         self.done = self.failed = 0
         self.start = self.last_print = clock()
@@ -57,8 +59,12 @@ class Progress:
             self.last_print = now
             elapsed = now - self.start
             eta = elapsed / self.done * (self.total - self.done)
-            print(f"[adk-eval-gate] {self.done}/{self.total} runs done, {self.failed} errored, "
-                  f"{elapsed:.1f}s elapsed, ETA {eta:.0f}s", file=self.stream, flush=True)
+            print(
+                f"[adk-eval-gate] {self.done}/{self.total} runs done, {self.failed} errored, "
+                f"{elapsed:.1f}s elapsed, ETA {eta:.0f}s",
+                file=self.stream,
+                flush=True,
+            )
 
 
 async def attempt(job: Job, settings: RunnerSettings) -> CaseRun:
@@ -85,8 +91,13 @@ async def attempt(job: Job, settings: RunnerSettings) -> CaseRun:
 
 
 async def run_jobs(
-    jobs: Sequence[Job], settings: RunnerSettings, *, quiet: bool = False, stop: asyncio.Event | None = None,
-    admit: Callable[[Job], str | None] | None = None, finished: Callable[[CaseRun], None] | None = None,
+    jobs: Sequence[Job],
+    settings: RunnerSettings,
+    *,
+    quiet: bool = False,
+    stop: asyncio.Event | None = None,
+    admit: Callable[[Job], str | None] | None = None,
+    finished: Callable[[CaseRun], None] | None = None,
 ) -> tuple[list[CaseRun], str | None]:
     """Returns one CaseRun per job, in job order, and why the job stopped early (None if it finished).
     `admit`, asked as each job is about to start, may refuse it with a reason (a spending limit); `finished`
@@ -113,7 +124,11 @@ async def run_jobs(
     done, _ = await asyncio.wait(waiters, timeout=settings.job_timeout, return_when=asyncio.FIRST_COMPLETED)
     stopped: str | None = None
     if waiters[0] not in done:
-        stopped = "interrupted" if stop is not None and stop.is_set() else f"job time limit of {settings.job_timeout:g}s reached"
+        stopped = (
+            "interrupted"
+            if stop is not None and stop.is_set()
+            else f"job time limit of {settings.job_timeout:g}s reached"
+        )
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -33,8 +33,12 @@ STOP_SIGNAL = "</finished>"
 PURPOSE = "user_simulator"
 VERSION = "1"
 DEFAULT_MODEL_CONFIGURATION: dict[str, Any] = {"thinking_config": {"include_thoughts": True, "thinking_budget": 10240}}
-_TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
-                                undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True)
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+    undefined=jinja2.StrictUndefined,
+    autoescape=False,
+    keep_trailing_newline=True,
+)
 
 
 @dataclass(frozen=True)
@@ -84,17 +88,26 @@ class UserSimulator:
             raise TargetError(str(exc)) from None
 
     def _prompt(self, history: str) -> str:
-        values: dict[str, Any] = {"stop_signal": STOP_SIGNAL, "conversation_plan": self._scenario.conversation_plan,
-                                  "conversation_history": history}
+        values: dict[str, Any] = {
+            "stop_signal": STOP_SIGNAL,
+            "conversation_plan": self._scenario.conversation_plan,
+            "conversation_history": history,
+        }
         if self._persona is not None:
             values["persona"] = self._persona
         if self._custom:
             sandbox = jinja2.sandbox.SandboxedEnvironment()
-            sandbox.filters["render_string_filter"] = lambda text: sandbox.from_string(text).render(values) if text else ""
+            sandbox.filters["render_string_filter"] = lambda text: (
+                sandbox.from_string(text).render(values) if text else ""
+            )
             return sandbox.from_string(self._custom).render(values)
-        return _TEMPLATES.get_template("user_simulator.j2").render({**values, "persona": fill_persona(self._persona, values)})
+        return _TEMPLATES.get_template("user_simulator.j2").render(
+            {**values, "persona": fill_persona(self._persona, values)}
+        )
 
-    async def next_message(self, events: Sequence[tuple[str, genai_types.Content | None]]) -> genai_types.Content | None:
+    async def next_message(
+        self, events: Sequence[tuple[str, genai_types.Content | None]]
+    ) -> genai_types.Content | None:
         """The next user message, or None when the conversation is over."""
         if 0 <= self._limit <= self._count:
             return None
@@ -103,8 +116,16 @@ class UserSimulator:
             return genai_types.Content(role="user", parts=[genai_types.Part(text=self._scenario.starting_prompt)])
         prompt = self._prompt(history_text(events, self._include_calls))
         try:
-            text = await self._llm.generate(PURPOSE, self._model, prompt, self._model_configuration, self._run, VERSION,
-                                            skip_thoughts=True, tally=self.usage)
+            text = await self._llm.generate(
+                PURPOSE,
+                self._model,
+                prompt,
+                self._model_configuration,
+                self._run,
+                VERSION,
+                skip_thoughts=True,
+                tally=self.usage,
+            )
         except LlmUnavailable as exc:
             raise (TransientTargetError if exc.transient else TargetError)(f"user simulator: {exc}") from None
         self._count += 1
@@ -123,7 +144,9 @@ class ScriptedUser:
     def __init__(self, turns: Sequence[genai_types.Content]) -> None:
         self._turns = iter(turns)
 
-    async def next_message(self, events: Sequence[tuple[str, genai_types.Content | None]]) -> genai_types.Content | None:
+    async def next_message(
+        self, events: Sequence[tuple[str, genai_types.Content | None]]
+    ) -> genai_types.Content | None:
         return next(self._turns, None)
 
 

@@ -3,7 +3,8 @@
 An ADK agent run in process costs a few milliseconds of CPU per model call inside ADK itself; one event loop on
 one core then caps throughput long before the model's latency does. Worker processes — forked once the parent
 has imported google-adk and the agent, so they start in milliseconds, or spawned when this process already runs
-threads — pull jobs from one shared queue and run them with the same runner logic (timeouts, retries, isolation). Results stream back for live progress; on a stop
+threads — pull jobs from one shared queue and run them with the same runner logic (timeouts, retries, isolation).
+Results stream back for live progress; on a stop
 request the workers cancel what is in flight and the parent reports the rest as not run.
 
 Every case already runs in its own session, so splitting cases across processes changes no score; an agent
@@ -38,8 +39,12 @@ def fork_available() -> bool:
 
 def _encode(run: CaseRun) -> dict[str, Any]:
     return {
-        "eval_set_id": run.eval_set_id, "eval_id": run.eval_id, "run": run.run, "error": run.error,
-        "duration": run.duration_seconds, "simulator_usage": run.simulator_usage,
+        "eval_set_id": run.eval_set_id,
+        "eval_id": run.eval_id,
+        "run": run.run,
+        "error": run.error,
+        "duration": run.duration_seconds,
+        "simulator_usage": run.simulator_usage,
         "invocations": [dump_invocation(i) for i in run.invocations] if run.invocations is not None else None,
     }
 
@@ -47,13 +52,19 @@ def _encode(run: CaseRun) -> dict[str, Any]:
 def _decode(data: dict[str, Any]) -> CaseRun:
     invocations = data["invocations"]
     return CaseRun(
-        data["eval_set_id"], data["eval_id"], data["run"],
+        data["eval_set_id"],
+        data["eval_id"],
+        data["run"],
         tuple(Invocation.model_validate(i) for i in invocations) if invocations is not None else None,
-        data["error"], data["duration"], data["simulator_usage"],
+        data["error"],
+        data["duration"],
+        data["simulator_usage"],
     )
 
 
-async def _serve(target: Target, jobs: Any, results: Any, stop: Any, concurrency: int, settings: RunnerSettings) -> None:
+async def _serve(
+    target: Target, jobs: Any, results: Any, stop: Any, concurrency: int, settings: RunnerSettings
+) -> None:
     await target.start()
     loop = asyncio.get_running_loop()
     local: asyncio.Queue = asyncio.Queue(maxsize=concurrency)
@@ -103,8 +114,13 @@ def _worker_main(target, jobs, results, stop, concurrency, settings) -> None:
 
 
 async def run_jobs_in_workers(
-    target: Target, jobs: Sequence[Job], settings: RunnerSettings, workers: int,
-    *, quiet: bool = False, stop_event: asyncio.Event | None = None,
+    target: Target,
+    jobs: Sequence[Job],
+    settings: RunnerSettings,
+    workers: int,
+    *,
+    quiet: bool = False,
+    stop_event: asyncio.Event | None = None,
 ) -> tuple[list[CaseRun], str | None]:
     """Like `runner.run_jobs`, over `workers` processes sharing `settings.concurrency`. `target` is not started
     here: each worker starts its own copy."""
@@ -113,9 +129,12 @@ async def run_jobs_in_workers(
     context = multiprocessing.get_context("fork" if fork_available() else "spawn")
     job_queue, result_queue, stop = context.Queue(), context.Queue(), context.Event()
     per_worker = max(1, -(-settings.concurrency // workers))
-    processes = [context.Process(target=_worker_main, daemon=True,
-                                 args=(target, job_queue, result_queue, stop, per_worker, settings))
-                 for _ in range(workers)]
+    processes = [
+        context.Process(
+            target=_worker_main, daemon=True, args=(target, job_queue, result_queue, stop, per_worker, settings)
+        )
+        for _ in range(workers)
+    ]
     for process in processes:  # fork before this process starts any thread (the queues' feeders included)
         process.start()
     for index, job in enumerate(jobs):

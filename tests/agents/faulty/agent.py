@@ -32,7 +32,9 @@ class FaultyLlm(BaseLlm):
     def supported_models(cls) -> list[str]:
         return [r"scripted-faulty"]
 
-    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False) -> AsyncGenerator[LlmResponse, None]:
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
         last = llm_request.contents[-1]
         result = next((p.function_response for p in last.parts or [] if p.function_response), None)
         if result is not None:
@@ -49,10 +51,15 @@ class FaultyLlm(BaseLlm):
             key = prompt + os.environ.get("FLAKY_KEY", "")
             FLAKY_FAILURES[key] = FLAKY_FAILURES.get(key, 0) + 1
             if FLAKY_FAILURES[key] == 1:
-                raise errors.ServerError(503, {"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}})
+                raise errors.ServerError(
+                    503, {"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}}
+                )
         if "name" in prompt:
-            yield LlmResponse(content=types.Content(role="model", parts=[
-                types.Part(function_call=types.FunctionCall(name="get_name", args={}))]))
+            yield LlmResponse(
+                content=types.Content(
+                    role="model", parts=[types.Part(function_call=types.FunctionCall(name="get_name", args={}))]
+                )
+            )
             return
         yield _text(f"echo: {prompt}")
 

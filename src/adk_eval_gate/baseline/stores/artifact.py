@@ -2,7 +2,8 @@
 
 The workflow uploads the results file with actions/upload-artifact (`if: always()`) on pushes to the default
 branch; a pull request downloads the artifact of the run at its merge-base when there is one, else of the newest
-run. A run's conclusion does not matter (only results that stopped early, `interrupted`, are passed over): a push whose comparison failed (an accepted regression) still produced
+run. A run's conclusion does not matter (only results that stopped early, `interrupted`, are passed over): a push
+whose comparison failed (an accepted regression) still produced
 the results of that commit, and skipping it would leave the baseline behind for good.
 """
 
@@ -30,8 +31,11 @@ class ArtifactStore:
         self.repo = context.repository
 
     def _runs(self, branch: str) -> list[dict]:
-        path = (f"/repos/{self.repo}/actions/workflows/{self.settings.workflow}/runs" if self.settings.workflow
-                else f"/repos/{self.repo}/actions/runs")
+        path = (
+            f"/repos/{self.repo}/actions/workflows/{self.settings.workflow}/runs"
+            if self.settings.workflow
+            else f"/repos/{self.repo}/actions/runs"
+        )
         data = self.client.get_json(path, params={"branch": branch, "event": "push", "per_page": 50})
         return list(data.get("workflow_runs", []))
 
@@ -56,11 +60,19 @@ class ArtifactStore:
     def load(self) -> LoadOutcome:
         branch = self.context.base_branch
         if not self.repo or not branch:
-            return LoadOutcome(None, ["the artifact store needs GITHUB_REPOSITORY and a base branch: no baseline loaded"])
+            return LoadOutcome(
+                None, ["the artifact store needs GITHUB_REPOSITORY and a base branch: no baseline loaded"]
+            )
         try:
             runs = self._runs(branch)
             wanted = merge_base_candidates(self.context, self.workflow.base_dir)
-            ordered = sorted(runs, key=lambda r: (r.get("head_sha") not in wanted, wanted.index(r["head_sha"]) if r.get("head_sha") in wanted else 0))
+            ordered = sorted(
+                runs,
+                key=lambda r: (
+                    r.get("head_sha") not in wanted,
+                    wanted.index(r["head_sha"]) if r.get("head_sha") in wanted else 0,
+                ),
+            )
             cut_short: list[str] = []
             for run in ordered[:RUNS_TO_SEARCH]:
                 results = self._results_in(run)
@@ -72,17 +84,30 @@ class ArtifactStore:
                 exact = run.get("head_sha") in wanted
                 identity = identity_of(results, f"artifact {self.settings.name} of run {run['id']}", exact_base=exact)
                 identity.sha = identity.sha or run.get("head_sha")
-                warnings = [] if exact else [f"no baseline run at this pull request's merge-base; using run {run['id']} "
-                                             f"({(run.get('head_sha') or '?')[:12]}, {identity.age_days or 0:.1f} days old)"]
+                warnings = (
+                    []
+                    if exact
+                    else [
+                        f"no baseline run at this pull request's merge-base; using run {run['id']} "
+                        f"({(run.get('head_sha') or '?')[:12]}, {identity.age_days or 0:.1f} days old)"
+                    ]
+                )
                 if cut_short:
                     warnings.append(f"skipped the results of run(s) {', '.join(cut_short)}: they stopped early")
                 return LoadOutcome(LoadedBaseline(results, identity), warnings)
         except GitHubError as exc:
             hint = " (does the workflow grant `actions: read`?)" if exc.read_only else ""
             return LoadOutcome(None, [f"baseline unavailable: {exc}{hint}"], error=f"{exc}{hint}")
-        return LoadOutcome(None, [f"no push run on {branch} has an artifact named {self.settings.name!r} yet "
-                                  "(upload it with `if: always()` so that a failing run still leaves one)"])
+        return LoadOutcome(
+            None,
+            [
+                f"no push run on {branch} has an artifact named {self.settings.name!r} yet "
+                "(upload it with `if: always()` so that a failing run still leaves one)"
+            ],
+        )
 
     def save(self, results: ResultsFile) -> str:
-        return (f"nothing to do here: upload the results file as the artifact {self.settings.name!r} with "
-                "actions/upload-artifact in the workflow that runs on the default branch")
+        return (
+            f"nothing to do here: upload the results file as the artifact {self.settings.name!r} with "
+            "actions/upload-artifact in the workflow that runs on the default branch"
+        )

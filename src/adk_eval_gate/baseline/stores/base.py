@@ -58,9 +58,14 @@ def age_days(created_at: str | None, now: datetime | None = None) -> float | Non
 
 
 def identity_of(results: ResultsFile, source: str, *, exact_base: bool = True) -> BaselineIdentity:
-    return BaselineIdentity(source=source, sha=results.git.sha, created_at=results.timings.finished_at,
-                            age_days=age_days(results.timings.finished_at), tool_version=results.tool.version,
-                            exact_base=exact_base)
+    return BaselineIdentity(
+        source=source,
+        sha=results.git.sha,
+        created_at=results.timings.finished_at,
+        age_days=age_days(results.timings.finished_at),
+        tool_version=results.tool.version,
+        exact_base=exact_base,
+    )
 
 
 def merge_base_candidates(context: ActionsContext, directory: Path) -> list[str]:
@@ -69,7 +74,9 @@ def merge_base_candidates(context: ActionsContext, directory: Path) -> list[str]
     if context.base_branch:
         for ref in (f"origin/{context.base_branch}", context.base_branch):
             try:
-                done = subprocess.run(["git", "merge-base", "HEAD", ref], cwd=directory, capture_output=True, text=True, timeout=20)
+                done = subprocess.run(
+                    ["git", "merge-base", "HEAD", ref], cwd=directory, capture_output=True, text=True, timeout=20
+                )
             except (OSError, subprocess.SubprocessError):
                 break
             if done.returncode == 0 and done.stdout.strip():

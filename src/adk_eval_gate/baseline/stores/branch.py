@@ -39,8 +39,9 @@ class BranchStore:
         return f"{self.settings.directory.strip('/')}/{name}"
 
     def _get(self, path: str) -> tuple[bytes, str] | None:
-        response = self.client.request("GET", f"/repos/{self.repo}/contents/{quote(path)}",
-                                       params={"ref": self.settings.branch}, ok=(404,))
+        response = self.client.request(
+            "GET", f"/repos/{self.repo}/contents/{quote(path)}", params={"ref": self.settings.branch}, ok=(404,)
+        )
         if response.status_code == 404:
             return None
         data = response.json()
@@ -56,7 +57,9 @@ class BranchStore:
         try:
             return ResultsFile.model_validate_json(found[0])
         except ValidationError:
-            raise GitHubError("GET", path, None, "the stored baseline is not a results file this version can read") from None
+            raise GitHubError(
+                "GET", path, None, "the stored baseline is not a results file this version can read"
+            ) from None
 
     def load(self) -> LoadOutcome:
         if not self.repo:
@@ -69,7 +72,9 @@ class BranchStore:
                     return LoadOutcome(LoadedBaseline(results, identity_of(results, f"branch {branch}: {sha[:12]}")))
             pointer = self._get(self._path("latest.json"))
             if pointer is None:
-                return LoadOutcome(None, [f"no baseline on branch {branch} yet: it is written on pushes to the default branch"])
+                return LoadOutcome(
+                    None, [f"no baseline on branch {branch} yet: it is written on pushes to the default branch"]
+                )
             latest = json.loads(pointer[0])
             results = self._read_results(latest["path"])
             if results is None:
@@ -79,7 +84,8 @@ class BranchStore:
         except (ValueError, KeyError):
             return LoadOutcome(None, [f"branch {branch}: latest.json is not a valid pointer"])
         identity = identity_of(results, f"branch {branch}: latest ({(results.git.sha or '?')[:12]})", exact_base=False)
-        warning = f"no baseline for this pull request's merge-base; using the newest, from {(results.git.sha or 'an unknown commit')[:12]}"
+        newest = (results.git.sha or "an unknown commit")[:12]
+        warning = f"no baseline for this pull request's merge-base; using the newest, from {newest}"
         if identity.age_days is not None:
             warning += f", {identity.age_days:.1f} days old"
         return LoadOutcome(LoadedBaseline(results, identity), [warning])
@@ -87,7 +93,11 @@ class BranchStore:
     def _put(self, path: str, text: str, message: str) -> None:
         for attempt in range(2):
             existing = self._get(path)
-            body = {"message": message, "content": base64.b64encode(redact(text).encode()).decode(), "branch": self.settings.branch}
+            body = {
+                "message": message,
+                "content": base64.b64encode(redact(text).encode()).decode(),
+                "branch": self.settings.branch,
+            }
             if existing is not None:
                 body["sha"] = existing[1]
             response = self.client.request("PUT", f"/repos/{self.repo}/contents/{quote(path)}", json=body, ok=(409,))
@@ -97,14 +107,21 @@ class BranchStore:
                 raise GitHubError("PUT", path, 409, "the file changed under us twice")
 
     def _ensure_branch(self) -> None:
-        response = self.client.request("GET", f"/repos/{self.repo}/git/ref/heads/{quote(self.settings.branch)}", ok=(404,))
+        response = self.client.request(
+            "GET", f"/repos/{self.repo}/git/ref/heads/{quote(self.settings.branch)}", ok=(404,)
+        )
         if response.status_code == 404:
             base = self.context.sha
             if not base:
                 raise GitHubError("POST", "git/refs", None, "GITHUB_SHA is needed to create the data branch")
             # A retry after a lost reply finds the branch made: 422 "Reference already exists" is success here.
-            self.client.request("POST", f"/repos/{self.repo}/git/refs", json={"ref": f"refs/heads/{self.settings.branch}", "sha": base},
-                                ok=(422,), idempotent=True)
+            self.client.request(
+                "POST",
+                f"/repos/{self.repo}/git/refs",
+                json={"ref": f"refs/heads/{self.settings.branch}", "sha": base},
+                ok=(422,),
+                idempotent=True,
+            )
 
     def save(self, results: ResultsFile) -> str:
         if not self.repo:
@@ -116,5 +133,9 @@ class BranchStore:
         path = self._path(f"{sha}.json")
         self._put(path, slim(results).model_dump_json() + "\n", f"adk-eval-gate baseline for {sha[:12]}")
         pointer = {"sha": sha, "path": path, "updated_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-        self._put(self._path("latest.json"), json.dumps(pointer, indent=2) + "\n", f"adk-eval-gate: latest baseline is {sha[:12]}")
+        self._put(
+            self._path("latest.json"),
+            json.dumps(pointer, indent=2) + "\n",
+            f"adk-eval-gate: latest baseline is {sha[:12]}",
+        )
         return f"branch {self.settings.branch}: {path}"

@@ -20,7 +20,9 @@ class FileStore:
 
     def load(self) -> LoadOutcome:
         if not self.path.exists():
-            return LoadOutcome(None, [f"no baseline at {self.label} yet: run `adk-eval-gate baseline update` and commit it"])
+            return LoadOutcome(
+                None, [f"no baseline at {self.label} yet: run `adk-eval-gate baseline update` and commit it"]
+            )
         results = read_results(self.path)
         return LoadOutcome(LoadedBaseline(results, identity_of(results, self.label)))
 

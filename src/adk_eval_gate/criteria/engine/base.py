@@ -73,18 +73,14 @@ class MetricOutcome:
     cause: Cause | None = None  # set exactly when there is no score
 
     @classmethod
-    def not_evaluated(
-        cls, reason: str, invocations: int = 0, cause: Cause = Cause.NOT_APPLICABLE
-    ) -> MetricOutcome:
+    def not_evaluated(cls, reason: str, invocations: int = 0, cause: Cause = Cause.NOT_APPLICABLE) -> MetricOutcome:
         placeholders = [InvocationScore(None, Status.NOT_EVALUATED)] * invocations
         return cls(None, Status.NOT_EVALUATED, placeholders, reason, cause)
 
     @classmethod
     def error(cls, reason: str, cause: Cause, invocations: int = 0) -> MetricOutcome:
         """No per-turn score survives: a partly judged criterion must never be compared as if it were whole."""
-        return cls(
-            None, Status.ERROR, [InvocationScore(None, Status.ERROR, reason)] * invocations, reason, cause
-        )
+        return cls(None, Status.ERROR, [InvocationScore(None, Status.ERROR, reason)] * invocations, reason, cause)
 
     @classmethod
     def missing(cls, reason: str, cause: Cause, invocations: int = 0) -> MetricOutcome:

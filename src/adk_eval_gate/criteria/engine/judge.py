@@ -24,8 +24,9 @@ class Judge:
     def available(self) -> bool:
         return self.llm.available
 
-    async def generate(self, criterion: str, model: str, prompt: str, config: dict[str, Any] | None, sample: int,
-                       version: str) -> str:
+    async def generate(
+        self, criterion: str, model: str, prompt: str, config: dict[str, Any] | None, sample: int, version: str
+    ) -> str:
         return await self.llm.generate(criterion, model, prompt, config, sample, version)
 
     def render(self, template: str, **values: Any) -> str:

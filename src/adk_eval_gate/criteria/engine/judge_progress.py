@@ -34,9 +34,7 @@ class JudgeProgress:
     def update(self) -> None:
         self.done += 1
         now = self.clock()
-        if self.quiet or not (
-            self.done == self.total or self.done % self.step == 0 or now - self.last_print >= 15
-        ):
+        if self.quiet or not (self.done == self.total or self.done % self.step == 0 or now - self.last_print >= 15):
             return
         self.last_print = now
         total = UsageStats()

@@ -45,12 +45,14 @@ async def _one(job: JudgeJob, client: Judge) -> MetricOutcome:
     except UnparseableReply as exc:
         return MetricOutcome.error(str(exc), Cause.UNPARSEABLE_REPLY, count)
     except Exception as exc:  # e.g. a credentials library refusing: one criterion of one case, never the run
-        return MetricOutcome.error(f"{job.criterion.name} could not be judged: {one_line(exc)}",
-                                   Cause.INTERNAL_ERROR, count)
+        return MetricOutcome.error(
+            f"{job.criterion.name} could not be judged: {one_line(exc)}", Cause.INTERNAL_ERROR, count
+        )
 
 
-async def judge_all(jobs: Sequence[JudgeJob], client: Judge,
-                    progress: JudgeProgress | None = None) -> dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]]:
+async def judge_all(
+    jobs: Sequence[JudgeJob], client: Judge, progress: JudgeProgress | None = None
+) -> dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]]:
     async def tracked(job: JudgeJob) -> MetricOutcome:
         outcome = await _one(job, client)
         if progress is not None:

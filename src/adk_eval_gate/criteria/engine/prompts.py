@@ -23,8 +23,12 @@ def environment(override: Path | None = None) -> jinja2.Environment:
     """The judges' templates; a file of the same name in `override` (the workflow's `judge.templates`) wins, so a
     team can reword one criterion's prompt and keep the rest. Its output must keep the labels ADK's parsers read."""
     search = [str(override), str(BUILT_IN)] if override else [str(BUILT_IN)]
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(search), undefined=jinja2.StrictUndefined,
-                             autoescape=False, keep_trailing_newline=True)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(search),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+    )
     # A JSON string keeps untrusted text inside its quotes (newlines and quotes escaped) yet readable: unlike
     # `tojson`, no HTML-safety escapes such as \u003e for ">".
     env.filters["quoted"] = lambda value: json.dumps(value, ensure_ascii=False)
@@ -65,7 +69,14 @@ def developer_instructions(invocation: Invocation) -> tuple[str, str]:
 
 def tool_steps(invocation: Invocation) -> str:
     responses = {r.id: r for r in tool_responses(invocation.intermediate_data)}
-    steps = [{"step": i, "tool_call": c.model_dump(mode="json", exclude_none=True),
-              "tool_response": responses[c.id].model_dump(mode="json", exclude_none=True) if c.id in responses else "None"}
-             for i, c in enumerate(tool_calls(invocation.intermediate_data))]
+    steps = [
+        {
+            "step": i,
+            "tool_call": c.model_dump(mode="json", exclude_none=True),
+            "tool_response": responses[c.id].model_dump(mode="json", exclude_none=True)
+            if c.id in responses
+            else "None",
+        }
+        for i, c in enumerate(tool_calls(invocation.intermediate_data))
+    ]
     return json.dumps({"tool_calls_and_response": steps}, indent=2) if steps else "No intermediate steps were taken."

@@ -73,8 +73,12 @@ def scoring_input(criterion: ConfiguredCriterion, case: EvalCase, run: CaseRun) 
     return ScoringInput(case, actual, expected)
 
 
-def evaluate_run(criterion: ConfiguredCriterion, case: EvalCase, run: CaseRun,
-                 judged: Mapping[tuple[int, str], MetricOutcome] | None = None) -> MetricOutcome:
+def evaluate_run(
+    criterion: ConfiguredCriterion,
+    case: EvalCase,
+    run: CaseRun,
+    judged: Mapping[tuple[int, str], MetricOutcome] | None = None,
+) -> MetricOutcome:
     spec = criterion.spec
     count = len(run.invocations or ())
     if judged is not None and (run.run, criterion.name) in judged:
@@ -86,10 +90,14 @@ def evaluate_run(criterion: ConfiguredCriterion, case: EvalCase, run: CaseRun,
     except NotEvaluable as exc:
         return MetricOutcome.not_evaluated(str(exc), count)
     except Exception as exc:  # a bug scoring one case must neither crash the run nor pass as a quiet gap
-        return MetricOutcome.error(f"{criterion.name} could not be scored: {one_line(exc)}", Cause.INTERNAL_ERROR, count)
+        return MetricOutcome.error(
+            f"{criterion.name} could not be scored: {one_line(exc)}", Cause.INTERNAL_ERROR, count
+        )
 
 
-def _pooled(criterion: ConfiguredCriterion, outcomes: Sequence[MetricOutcome | None]) -> tuple[float | None, str | None, Cause | None]:
+def _pooled(
+    criterion: ConfiguredCriterion, outcomes: Sequence[MetricOutcome | None]
+) -> tuple[float | None, str | None, Cause | None]:
     scored = [o for o in outcomes if o is not None]
     if not scored:
         return None, "no run produced invocations", None
@@ -110,8 +118,9 @@ def _errored(criterion: ConfiguredCriterion, outcomes: Sequence[MetricOutcome | 
         return None
     run, first = errors[0]
     where = f"run {run + 1} of {len(outcomes)}: " if len(outcomes) > 1 else ""
-    return CriterionResult(criterion.name, criterion.threshold, None, Status.ERROR, list(outcomes),
-                           f"{where}{first.reason}", first.cause)
+    return CriterionResult(
+        criterion.name, criterion.threshold, None, Status.ERROR, list(outcomes), f"{where}{first.reason}", first.cause
+    )
 
 
 def case_status(results: Sequence[CriterionResult]) -> Status:
@@ -124,8 +133,12 @@ def case_status(results: Sequence[CriterionResult]) -> Status:
     return status
 
 
-def score_case(case: EvalCase, runs: Sequence[CaseRun], criteria: Sequence[ConfiguredCriterion],
-               judged: Mapping[tuple[int, str], MetricOutcome] | None = None) -> CaseScore:
+def score_case(
+    case: EvalCase,
+    runs: Sequence[CaseRun],
+    criteria: Sequence[ConfiguredCriterion],
+    judged: Mapping[tuple[int, str], MetricOutcome] | None = None,
+) -> CaseScore:
     """`judged` holds the LLM-judged outcomes, computed beforehand for every run (criteria/judging.py)."""
     results = []
     for criterion in criteria:

@@ -37,13 +37,7 @@ def missing_project(metric: str, env: dict[str, str] | None = None) -> str | Non
     project, location = env.get("GOOGLE_CLOUD_PROJECT"), env.get("GOOGLE_CLOUD_LOCATION")
     if project and location:
         return None
-    missing = (
-        "GOOGLE_CLOUD_LOCATION"
-        if project
-        else "GOOGLE_CLOUD_PROJECT"
-        if location
-        else "a Google Cloud project"
-    )
+    missing = "GOOGLE_CLOUD_LOCATION" if project else "GOOGLE_CLOUD_PROJECT" if location else "a Google Cloud project"
     return (
         f"{metric} runs on the Vertex AI evaluation service and needs {missing}: set GOOGLE_CLOUD_PROJECT and "
         "GOOGLE_CLOUD_LOCATION (with Application Default Credentials), or GOOGLE_API_KEY for Vertex AI express mode"
@@ -119,12 +113,7 @@ def _verdict(raw: dict[str, Any]) -> dict[str, Any]:
 def answer_score(answer: dict[str, Any]) -> float | None:
     """The score ADK would see: none when the result carries an error, is missing, is not a number or is NaN."""
     score = answer.get("score")
-    if (
-        answer.get("error")
-        or not isinstance(score, (int, float))
-        or isinstance(score, bool)
-        or math.isnan(score)
-    ):
+    if answer.get("error") or not isinstance(score, (int, float)) or isinstance(score, bool) or math.isnan(score):
         return None
     return float(score)
 
@@ -135,9 +124,7 @@ def answer_detail(answer: dict[str, Any]) -> str | None:
     verdicts = answer.get("verdicts") or []
     if verdicts:
         met = sum(1 for v in verdicts if v["met"])
-        listed = "; ".join(
-            f"{'met' if v['met'] else 'NOT met'}: {v['rubric'] or '(unnamed rubric)'}" for v in verdicts
-        )
+        listed = "; ".join(f"{'met' if v['met'] else 'NOT met'}: {v['rubric'] or '(unnamed rubric)'}" for v in verdicts)
         parts.append(f"{met} of {len(verdicts)} rubrics met ({listed})")
     text = " — ".join(p for p in parts if p)
     return text or None
@@ -242,9 +229,7 @@ def _parse_template(uri: str, text: str, extension: str) -> dict[str, Any]:
         data.get("judge_model_sampling_count"),
     )
     if not isinstance(template, str) or not template.strip():
-        raise LlmUnavailable(
-            f"{uri} is not an LLM metric definition: its prompt_template is missing or empty"
-        )
+        raise LlmUnavailable(f"{uri} is not an LLM metric definition: its prompt_template is missing or empty")
     if not name:
         raise LlmUnavailable(f"{uri} is not an LLM metric definition: its name is missing or empty")
     if count is not None and (not isinstance(count, int) or not 1 <= count <= 32):
