@@ -36,7 +36,9 @@ demo: $(STAMP)
 	$(BIN)/adk-eval-gate compare --config examples/hello_world/eval-gate.yml --results out/results.json --output out/comparison.json
 
 test: $(STAMP) $(ACTIONLINT)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench tools
+	$(BIN)/ruff format --check src tests bench tools
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q
 
 ## Dependency legs: the scoring and judge tests on (a) the newest release of every runtime dependency without
@@ -74,8 +76,9 @@ lint-ci: $(STAMP) $(ACTIONLINT)
 	$(BIN)/hadolint Dockerfile Dockerfile.base
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench tools
+	$(BIN)/ruff format --check src tests bench tools
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python bench/scoring.py
