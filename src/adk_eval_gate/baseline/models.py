@@ -31,10 +31,10 @@ class BaselineIdentity(_Model):
     )
 
 
-class Row(_Model):
+class _Verdicted(_Model):
+    """What every compared row carries, whatever it groups: one case, one eval set, or an agent's eval sets pooled."""
+
     agent: str
-    eval_set_id: str
-    eval_id: str
     criterion: str
     baseline: float | None
     current: float | None
@@ -44,57 +44,47 @@ class Row(_Model):
     p_value: float | None = Field(
         default=None,
         description="One-sided p-value in the verdict's direction, "
+        "adjusted (Holm) over the pooled and eval-set verdicts that gate.",
+    )
+    gating: bool = Field(default=False, description="This verdict is one of the conditions that failed the gate.")
+
+
+class Row(_Verdicted):
+    """One case × criterion."""
+
+    eval_set_id: str
+    eval_id: str
+    p_value: float | None = Field(
+        default=None,
+        description="One-sided p-value in the verdict's direction, "
         "adjusted for the run's many case rows (Benjamini-Hochberg, level gate.case_fdr).",
     )
     baseline_samples: int = 0
     current_samples: int = 0
-    gating: bool = Field(default=False, description="This row's verdict is one of the conditions that failed the gate.")
 
 
-class Summary(_Model):
-    agent: str
-    eval_set_id: str
-    criterion: str
-    baseline: float | None = Field(description="Mean case score over the cases compared.")
-    current: float | None
-    delta: float | None
-    verdict: Verdict
-    reason: str
-    p_value: float | None = Field(
-        default=None,
-        description="One-sided p-value in the verdict's direction, "
-        "adjusted (Holm) over the pooled and eval-set verdicts that gate.",
-    )
+class _GroupSummary(_Verdicted):
     baseline_pass_rate: float | None = None
     current_pass_rate: float | None = None
     cases_compared: int = 0
+
+
+class Summary(_GroupSummary):
+    """One agent × eval set × criterion."""
+
+    eval_set_id: str
+    baseline: float | None = Field(description="Mean case score over the cases compared.")
     cases_new: int = 0
     cases_removed: int = 0
     cases_not_comparable: int = 0
-    gating: bool = Field(default=False, description="This verdict is one of the conditions that failed the gate.")
 
 
-class PooledSummary(_Model):
+class PooledSummary(_GroupSummary):
     """One agent × criterion over all its eval sets, stratified by case: with many small eval sets, the evidence
     no single eval set has. Present only for agents whose criterion was compared in two or more eval sets."""
 
-    agent: str
-    criterion: str
     baseline: float | None = Field(description="Mean case score over every case compared, in every eval set.")
-    current: float | None
-    delta: float | None
-    verdict: Verdict
-    reason: str
-    p_value: float | None = Field(
-        default=None,
-        description="One-sided p-value in the verdict's direction, "
-        "adjusted (Holm) over the pooled and eval-set verdicts that gate.",
-    )
-    baseline_pass_rate: float | None = None
-    current_pass_rate: float | None = None
     eval_sets_compared: int = 0
-    cases_compared: int = 0
-    gating: bool = Field(default=False, description="This verdict is one of the conditions that failed the gate.")
 
 
 EfficiencyMetric = Literal["cost", "latency", "tokens", "tool_calls"]

@@ -20,7 +20,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-class ReplayTarget(_Strict):
+class ReplayTargetSettings(_Strict):
     """Score actual invocations produced elsewhere: an evalset-shaped file of actuals, ADK eval history
     (`*.evalset_result.json`, or a directory of them), or an adk-eval-gate results file."""
 
@@ -33,7 +33,7 @@ class ReplayTarget(_Strict):
         return [value] if isinstance(value, str) else value
 
 
-class AdkTarget(_Strict):
+class AdkTargetSettings(_Strict):
     """Run an ADK agent in process: an agent folder (as `adk eval` takes it) or `module:attribute`."""
 
     kind: Literal["adk"]
@@ -45,7 +45,7 @@ class AdkTarget(_Strict):
     )
 
 
-class HttpTarget(_Strict):
+class HttpTargetSettings(_Strict):
     """An agent served by `adk api_server` (or Cloud Run): one session per case, one `/run` call per turn."""
 
     kind: Literal["http"]
@@ -57,7 +57,7 @@ class HttpTarget(_Strict):
     read_timeout: float = Field(default=600.0, gt=0)
 
 
-class CommandTarget(_Strict):
+class CommandTargetSettings(_Strict):
     """Any executable speaking the JSON protocol in the README: one request per case on stdin, events,
     invocations or plain turns on stdout."""
 
@@ -77,7 +77,10 @@ class CommandTarget(_Strict):
         return check_pass_env(names)
 
 
-TargetSettings = Annotated[ReplayTarget | AdkTarget | HttpTarget | CommandTarget, Field(discriminator="kind")]
+TargetSettings = Annotated[
+    ReplayTargetSettings | AdkTargetSettings | HttpTargetSettings | CommandTargetSettings,
+    Field(discriminator="kind"),
+]
 
 
 class RunSection(_Strict):

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from adk_eval_gate.core.keys import CaseKey
+
 if TYPE_CHECKING:
     from adk_eval_gate.results.models import CaseResult, ResultsFile
     from adk_eval_gate.run.plan import Plan
@@ -64,9 +66,9 @@ class _Session:
         self.collected = False
         self.results: list[ResultsFile] = []
         self.seconds = 0.0
-        self.cases: dict[tuple[str, str, str], CaseResult] = {}
+        self.cases: dict[CaseKey, CaseResult] = {}
         self.expected = {
-            (a.name, s.eval_set_id, c.eval_id): list(c.conversation or [])
+            CaseKey(a.name, s.eval_set_id, c.eval_id): list(c.conversation or [])
             for a in plan.agents
             for s in a.eval_sets
             for c in s.file.eval_set.eval_cases
@@ -101,7 +103,7 @@ class _Session:
             self._run(keys)
         return self.cases[item.key]
 
-    def _run(self, keys: set[tuple[str, str, str]]) -> None:
+    def _run(self, keys: set[CaseKey]) -> None:
         from adk_eval_gate.run.pipeline import run_plan
         from adk_eval_gate.run.selection import keep_cases
 
@@ -150,7 +152,7 @@ class ConfigFile(pytest.File):
                 set_node = _Group.from_parent(agent_node, name=eval_set.eval_set_id)
                 for case in eval_set.file.eval_set.eval_cases:
                     item = CaseItem.from_parent(
-                        set_node, name=case.eval_id, key=(agent.name, eval_set.eval_set_id, case.eval_id)
+                        set_node, name=case.eval_id, key=CaseKey(agent.name, eval_set.eval_set_id, case.eval_id)
                     )
                     if xdist:  # `pytest -n auto --dist loadgroup` keeps an eval set on one worker
                         item.add_marker(pytest.mark.xdist_group(f"{agent.name}/{eval_set.eval_set_id}"))
@@ -168,7 +170,7 @@ class CaseFailed(AssertionError):
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, key: tuple[str, str, str], **kwargs: Any) -> None:
+    def __init__(self, *, key: CaseKey, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key = key
 

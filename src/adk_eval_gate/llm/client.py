@@ -21,7 +21,7 @@ import os
 import random
 import re
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +70,14 @@ class UsageStats:
     cost_usd: float = 0.0
     # Models called without a price in the table: their cost is unknown, and the report says so.
     unpriced: set[str] = field(default_factory=set)
+
+    @classmethod
+    def total(cls, items: Iterable[UsageStats]) -> UsageStats:
+        """The one place usage is summed: judges per criterion, simulators per run, a whole run."""
+        summed = cls()
+        for item in items:
+            summed.add(item)
+        return summed
 
     def add(self, other: UsageStats) -> None:
         self.calls += other.calls

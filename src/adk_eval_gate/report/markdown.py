@@ -18,6 +18,7 @@ from typing import Any
 import jinja2
 
 from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.report.efficiency_line import efficiency_line
@@ -68,9 +69,7 @@ def response_diff(expected: str, actual: str, limit: int = 1200) -> str | None:
     return code_block(diff, "diff")
 
 
-def evidence_for(
-    row: Row, results: ResultsFile, expected_cases: dict[tuple[str, str, str], list[Invocation]]
-) -> Evidence:
+def evidence_for(row: Row, results: ResultsFile, expected_cases: dict[CaseKey, list[Invocation]]) -> Evidence:
     case = next(
         (
             c

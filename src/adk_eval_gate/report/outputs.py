@@ -17,6 +17,7 @@ from pathlib import Path
 
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.core.files import append_text
+from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import relative_to_root
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.github.workflow_commands import annotation, one_line
@@ -119,7 +120,7 @@ def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: P
     failing = comparison is not None and comparison.verdict == "fail"
     fail_on = set(gate.fail_on) if gate else set()
     pass_rate_failed = failing and any(f.startswith("pass rate") for f in gate.failures)
-    regressions: dict[tuple[str, str, str], tuple[str, bool]] = {}
+    regressions: dict[CaseKey, tuple[str, bool]] = {}
     behind = regression_cases(comparison) if comparison else []
     for row, gates in [
         *((r, failing) for r in behind),

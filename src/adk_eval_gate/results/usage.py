@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from adk_eval_gate.evalsets.models import InvocationEvents
+from adk_eval_gate.evalsets.models import InvocationEvents, tool_calls
 from adk_eval_gate.llm.client import UsageStats
 from adk_eval_gate.llm.prices import PriceTable
-from adk_eval_gate.results.models import AgentUsage, JudgeCounts, JudgeUsage, ModelTokens
+from adk_eval_gate.results.models import AgentUsage, JudgeCounts, JudgeUsage, ModelTokens, RunUsage
 from adk_eval_gate.targets.base import CaseRun
 
 
@@ -26,9 +26,7 @@ def counts(stats: UsageStats) -> JudgeCounts:
 
 
 def judge_usage(stats: Mapping[str, UsageStats]) -> JudgeUsage:
-    total = UsageStats()
-    for item in stats.values():
-        total.add(item)
+    total = UsageStats.total(stats.values())
     return JudgeUsage(**counts(total).model_dump(), by_criterion={name: counts(s) for name, s in sorted(stats.items())})
 
 
@@ -36,10 +34,7 @@ def _simulator_stats(runs: Iterable[CaseRun]) -> UsageStats | None:
     used = [run.simulator_usage for run in runs if run.simulator_usage is not None]
     if not used:
         return None
-    total = UsageStats()
-    for usage in used:
-        total.add(usage)
-    return total
+    return UsageStats.total(used)
 
 
 def agent_usage(runs: Iterable[CaseRun], prices: PriceTable) -> AgentUsage:
@@ -76,4 +71,31 @@ def agent_usage(runs: Iterable[CaseRun], prices: PriceTable) -> AgentUsage:
         unpriced_models=sorted(unpriced),
         by_model=dict(sorted(by_model.items())),
         user_simulator=counts(simulator) if simulator else None,
+    )
+
+
+# One run's usage, recorded in the results file (`RunRecord.usage`) so the baseline keeps every sample.
+def run_cost(run: CaseRun, prices: PriceTable) -> tuple[float, list[str]]:
+    """Agent and user-simulator spend of one run, and the models it used that have no price."""
+    usage = agent_usage([run], prices)
+    unpriced = list(usage.unpriced_models)
+    cost = usage.cost_usd or 0.0
+    if run.simulator_usage is not None:
+        cost += run.simulator_usage.cost_usd
+        unpriced += sorted(run.simulator_usage.unpriced)
+    return cost, unpriced
+
+
+def run_usage(run: CaseRun, prices: PriceTable) -> RunUsage | None:
+    if not run.ok:
+        return None
+    usage = agent_usage([run], prices)
+    cost, unpriced = run_cost(run, prices)
+    return RunUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        model_calls=usage.model_calls,
+        tool_calls=sum(len(tool_calls(i.intermediate_data)) for i in run.invocations or ()),
+        latency_seconds=round(run.duration_seconds, 6),
+        cost_usd=None if unpriced else round(cost, 8),
     )

@@ -19,9 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from adk_eval_gate.config.models import AdaptiveRuns
+from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.criteria.engine.judge import Judge
-from adk_eval_gate.criteria.engine.judge_progress import JudgeProgress
-from adk_eval_gate.criteria.engine.judging import JudgeJob, judge_all
+from adk_eval_gate.criteria.engine.judging import JudgeJob, JudgeProgress, judge_all
 from adk_eval_gate.criteria.engine.prompts import environment
 from adk_eval_gate.criteria.engine.scoring import score_case
 from adk_eval_gate.evalsets.models import EvalCase
@@ -30,8 +30,7 @@ from adk_eval_gate.llm.client import LlmClient, LlmSettings, UsageStats
 from adk_eval_gate.llm.prices import Price, PriceTable
 from adk_eval_gate.results.build import case_result, count, criteria_config, git_info, tool_info
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, ResultsFile, RunRange, Sampling, Timings
-from adk_eval_gate.results.run_usage import run_usage
-from adk_eval_gate.results.usage import agent_usage, judge_usage
+from adk_eval_gate.results.usage import agent_usage, judge_usage, run_usage
 from adk_eval_gate.run.adaptive import Decider
 from adk_eval_gate.run.budget import NOT_RUN_PREFIX, SpendingLimit
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
@@ -111,8 +110,8 @@ def _eval_set_result(
             case,
             runs[case.eval_id],
             eval_set.criteria,
-            judged.get((agent.name, eval_set.eval_set_id, case.eval_id)),
-            sampling.get((agent.name, eval_set.eval_set_id, case.eval_id)),
+            judged.get(CaseKey(agent.name, eval_set.eval_set_id, case.eval_id)),
+            sampling.get(CaseKey(agent.name, eval_set.eval_set_id, case.eval_id)),
             prices,
         )
         for case in eval_set.file.eval_set.eval_cases
@@ -141,7 +140,7 @@ class _Rounds:
     jobs: list[Job] = field(default_factory=list)
     runs: list[CaseRun] = field(default_factory=list)
     judged: dict = field(default_factory=dict)
-    sampling: dict[tuple[str, str, str], Sampling] = field(default_factory=dict)
+    sampling: dict[CaseKey, Sampling] = field(default_factory=dict)
     stopped: str | None = None
 
     def add(self, jobs: list[Job], runs: list[CaseRun], judged: dict) -> None:
@@ -285,7 +284,7 @@ def _round_two(plan: Plan, targets: list[Target], rounds: _Rounds, decider: Deci
             criteria = criteria_config(eval_set.criteria)
             for case in eval_set.file.eval_set.eval_cases:
                 case_runs = by_case[id(target)][eval_set.eval_set_id][case.eval_id]
-                key = (agent.name, eval_set.eval_set_id, case.eval_id)
+                key = CaseKey(agent.name, eval_set.eval_set_id, case.eval_id)
                 first = case_result(
                     case, score_case(case, case_runs, eval_set.criteria, rounds.judged.get(key)), case_runs
                 )
@@ -432,7 +431,7 @@ def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult]) -> No
 
 
 def _drop_cut_extra_runs(
-    jobs: list[Job], runs: list[CaseRun], sampling: dict[tuple[str, str, str], Sampling], names: dict[int, str]
+    jobs: list[Job], runs: list[CaseRun], sampling: dict[CaseKey, Sampling], names: dict[int, str]
 ) -> tuple[list[Job], list[CaseRun]]:
     kept_jobs, kept_runs = [], []
     for job, run in zip(jobs, runs, strict=True):
@@ -449,10 +448,7 @@ def _drop_cut_extra_runs(
 
 
 def _judge_total(judge: Judge) -> UsageStats:
-    total = UsageStats()
-    for stats in judge.llm.stats.values():
-        total.add(stats)
-    return total
+    return UsageStats.total(judge.llm.stats.values())
 
 
 def _cache_dir(plan: Plan) -> Path | None:

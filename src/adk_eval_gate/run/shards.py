@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.results.build import case_hash, count
 from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
@@ -63,7 +64,7 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
             check_shard_matches(part, name, plan)
     merged = parts[0][1].model_copy(deep=True)
     by_set = {(s.agent, s.eval_set_id): s for s in merged.eval_sets}
-    owner = {(s.agent, s.eval_set_id, c.eval_id): parts[0][0] for s in merged.eval_sets for c in s.cases}
+    owner = {CaseKey(s.agent, s.eval_set_id, c.eval_id): parts[0][0] for s in merged.eval_sets for c in s.cases}
     for name, part in parts[1:]:
         merged.interrupted = merged.interrupted or part.interrupted
         merged.stop_reason = merged.stop_reason or part.stop_reason
@@ -138,9 +139,12 @@ def why_not_a_baseline(results: ResultsFile, plan: Plan) -> str | None:
     missing from it would pass as `new` however badly it regressed."""
     if results.interrupted:
         return f"the run stopped early ({results.stop_reason or 'interrupted'})"
-    ran = {(s.agent, s.eval_set_id, c.eval_id) for s in results.eval_sets for c in s.cases}
+    ran = {CaseKey(s.agent, s.eval_set_id, c.eval_id) for s in results.eval_sets for c in s.cases}
     suite = {
-        (a.name, s.eval_set_id, c.eval_id) for a in plan.agents for s in a.eval_sets for c in s.file.eval_set.eval_cases
+        CaseKey(a.name, s.eval_set_id, c.eval_id)
+        for a in plan.agents
+        for s in a.eval_sets
+        for c in s.file.eval_set.eval_cases
     }
     missing = sorted(suite - ran)
     if missing:
@@ -182,7 +186,7 @@ def _summed(a: Any, b: Any) -> Any:
 
 def only_cases_of(baseline: ResultsFile, current: ResultsFile) -> ResultsFile:
     """The baseline cut to the cases a `--cases` run chose: the rest were not run, not removed."""
-    chosen = {(s.agent, s.eval_set_id, c.eval_id) for s in current.eval_sets for c in s.cases}
+    chosen = {CaseKey(s.agent, s.eval_set_id, c.eval_id) for s in current.eval_sets for c in s.cases}
     cut = baseline.model_copy(deep=True)
     for eval_set in cut.eval_sets:
         eval_set.cases = [c for c in eval_set.cases if (eval_set.agent, eval_set.eval_set_id, c.eval_id) in chosen]

@@ -31,7 +31,7 @@ from typing import Any
 from google.genai import types as genai_types
 from pydantic import ValidationError
 
-from adk_eval_gate.config.models import CommandTarget as CommandSettings
+from adk_eval_gate.config.models import CommandTargetSettings as CommandSettings
 from adk_eval_gate.core.files import scrub_data
 from adk_eval_gate.core.redaction import child_env
 from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation

@@ -17,7 +17,7 @@ from typing import Any
 
 import requests
 
-from adk_eval_gate.config.models import HttpTarget as HttpSettings
+from adk_eval_gate.config.models import HttpTargetSettings as HttpSettings
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError

@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from adk_eval_gate.core.progress import ProgressLine
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.targets.base import CaseRun, Target, TransientTargetError, one_line
 
@@ -39,32 +39,21 @@ class RunnerSettings:
 
 
 class Progress:
-    """One line per ~10% of jobs or every 15 s, whichever comes first; silent when quiet."""
+    """Inference progress: runs done and errored so far."""
 
     def __init__(
         self, total: int, quiet: bool, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic
-    ):
-        self.total, self.quiet, self.stream, self.clock = total, quiet, stream or sys.stderr, clock
-        self.done = self.failed = 0
-        self.start = self.last_print = clock()
-        self.step = max(1, total // 10)
+    ) -> None:
+        self.line = ProgressLine(total, quiet, stream, clock)
+        self.failed = 0
+
+    @property
+    def done(self) -> int:
+        return self.line.done
 
     def update(self, run: CaseRun) -> None:
-        self.done += 1
         self.failed += 0 if run.ok else 1
-        now = self.clock()
-        if self.quiet:
-            return
-        if self.done == self.total or self.done % self.step == 0 or now - self.last_print >= 15:
-            self.last_print = now
-            elapsed = now - self.start
-            eta = elapsed / self.done * (self.total - self.done)
-            print(
-                f"[adk-eval-gate] {self.done}/{self.total} runs done, {self.failed} errored, "
-                f"{elapsed:.1f}s elapsed, ETA {eta:.0f}s",
-                file=self.stream,
-                flush=True,
-            )
+        self.line.advance(lambda: f"{self.line.done}/{self.line.total} runs done, {self.failed} errored")
 
 
 async def attempt(job: Job, settings: RunnerSettings) -> CaseRun:

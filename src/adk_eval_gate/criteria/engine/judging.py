@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TextIO
 
+from adk_eval_gate.core.keys import CaseKey
+from adk_eval_gate.core.progress import ProgressLine
 from adk_eval_gate.criteria.engine.base import (
     Cause,
     ConfiguredCriterion,
@@ -14,16 +18,15 @@ from adk_eval_gate.criteria.engine.base import (
     UnparseableReply,
 )
 from adk_eval_gate.criteria.engine.judge import Judge
-from adk_eval_gate.criteria.engine.judge_progress import JudgeProgress
 from adk_eval_gate.criteria.engine.scoring import scoring_input
 from adk_eval_gate.evalsets.models import EvalCase
-from adk_eval_gate.llm.client import LlmUnavailable
+from adk_eval_gate.llm.client import LlmUnavailable, UsageStats
 from adk_eval_gate.targets.base import CaseRun, one_line
 
 
 @dataclass(frozen=True)
 class JudgeJob:
-    key: tuple[str, str, str]  # (agent, eval_set_id, eval_id)
+    key: CaseKey  # (agent, eval_set_id, eval_id)
     case: EvalCase
     run: CaseRun
     criterion: ConfiguredCriterion
@@ -52,7 +55,7 @@ async def _one(job: JudgeJob, client: Judge) -> MetricOutcome:
 
 async def judge_all(
     jobs: Sequence[JudgeJob], client: Judge, progress: JudgeProgress | None = None
-) -> dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]]:
+) -> dict[CaseKey, dict[tuple[int, str], MetricOutcome]]:
     async def tracked(job: JudgeJob) -> MetricOutcome:
         outcome = await _one(job, client)
         if progress is not None:
@@ -60,7 +63,30 @@ async def judge_all(
         return outcome
 
     outcomes = await asyncio.gather(*(tracked(job) for job in jobs))
-    by_case: dict[tuple[str, str, str], dict[tuple[int, str], MetricOutcome]] = {}
+    by_case: dict[CaseKey, dict[tuple[int, str], MetricOutcome]] = {}
     for job, outcome in zip(jobs, outcomes, strict=True):
         by_case.setdefault(job.key, {})[(job.run.run, job.criterion.name)] = outcome
     return by_case
+
+
+class JudgeProgress:
+    def __init__(
+        self,
+        total: int,
+        stats: Mapping[str, UsageStats],
+        quiet: bool,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.stats = stats
+        self.line = ProgressLine(total, quiet, stream, clock)
+
+    def update(self) -> None:
+        self.line.advance(self._describe)
+
+    def _describe(self) -> str:
+        total = UsageStats.total(self.stats.values())
+        return (
+            f"judging: {self.line.done}/{self.line.total} scored, {total.calls} model calls "
+            f"({total.cache_hits} cached, {total.failures} failed)"
+        )
