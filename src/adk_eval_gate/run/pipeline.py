@@ -8,247 +8,30 @@ saying so, and `interrupted` is set in the results.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import sys
 import time
-from collections import defaultdict
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 
-from adk_eval_gate.config.models import AdaptiveRuns
-from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, JudgeProgress, judge_all
 from adk_eval_gate.criteria.engine.prompts import environment
-from adk_eval_gate.criteria.engine.scoring import score_case
-from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.llm.cache import LlmCache
-from adk_eval_gate.llm.client import LlmClient, LlmSettings, UsageStats
-from adk_eval_gate.llm.prices import Price, PriceTable
-from adk_eval_gate.results.build import case_result, count, criteria_config, git_info, tool_info
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, ResultsFile, RunRange, Sampling, Timings
-from adk_eval_gate.results.usage import agent_usage, judge_usage, run_usage
+from adk_eval_gate.llm.client import LlmClient, UsageStats
+from adk_eval_gate.results.build import count, git_info, tool_info
+from adk_eval_gate.results.models import ResultsFile, Timings
+from adk_eval_gate.results.usage import agent_usage, judge_usage
 from adk_eval_gate.run.adaptive import Decider
-from adk_eval_gate.run.budget import NOT_RUN_PREFIX, SpendingLimit
-from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
+from adk_eval_gate.run.assemble import eval_set_result, write_eval_history
+from adk_eval_gate.run.budget import SpendingLimit
+from adk_eval_gate.run.dispatch import dispatch
+from adk_eval_gate.run.plan import Plan
+from adk_eval_gate.run.rounds import Rounds, drop_cut_extra_runs, first_round_runs, round_two
+from adk_eval_gate.run.settings import cache_dir, llm_settings, runner_settings, simulation_settings
 from adk_eval_gate.targets import CaseRun, Target, build_target
-from adk_eval_gate.targets.runner import Job, RunnerSettings, run_jobs
-from adk_eval_gate.targets.simulation import SimulationSettings
-from adk_eval_gate.targets.workers import run_jobs_in_workers
+from adk_eval_gate.targets.runner import Job, RunnerSettings
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def runner_settings(plan: Plan) -> RunnerSettings:
-    run = plan.workflow.settings.run
-    workers = None if run.workers == "auto" else run.workers
-    return RunnerSettings(
-        concurrency=run.concurrency,
-        timeout=run.timeout,
-        retries=run.retries,
-        job_timeout=run.job_timeout,
-        workers=workers,
-    )
-
-
-def worker_count(settings: RunnerSettings, jobs: int) -> int:
-    """Worker processes pay off once there are more jobs than concurrency slots: then ADK's own CPU per model
-    call, not the model's latency, bounds one event loop."""
-    if settings.workers is not None:
-        return settings.workers
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return min(cores, 8) if jobs > settings.concurrency else 1
-
-
-@contextmanager
-def _stop_on_signals(stop: asyncio.Event):
-    loop = asyncio.get_running_loop()
-    installed = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, stop.set)
-            installed.append(sig)
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
-            pass
-    try:
-        yield
-    finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
-
-
-def _case(
-    case: EvalCase, runs: list[CaseRun], criteria, judged: dict | None, sampling: Sampling | None, prices: PriceTable
-) -> CaseResult:
-    result = case_result(case, score_case(case, runs, criteria, judged), runs)
-    for record, run in zip(result.runs, runs, strict=True):
-        record.usage = run_usage(run, prices)
-    result.sampling = sampling
-    refused = [run for run in runs if run.error is not None and run.error.startswith(NOT_RUN_PREFIX)]
-    if refused and len(refused) == len(runs):
-        result.status, result.reason = "not_run", refused[0].error
-    return result
-
-
-def _eval_set_result(
-    plan: Plan,
-    agent: AgentRunPlan,
-    eval_set: EvalSetPlan,
-    target: Target,
-    runs: dict[str, list[CaseRun]],
-    judged: dict,
-    sampling: dict,
-    prices: PriceTable,
-) -> EvalSetResult:
-    cases = [
-        _case(
-            case,
-            runs[case.eval_id],
-            eval_set.criteria,
-            judged.get(CaseKey(agent.name, eval_set.eval_set_id, case.eval_id)),
-            sampling.get(CaseKey(agent.name, eval_set.eval_set_id, case.eval_id)),
-            prices,
-        )
-        for case in eval_set.file.eval_set.eval_cases
-    ]
-    num_runs = agent.num_runs
-    adaptive = RunRange(min=num_runs.min, max=num_runs.max) if isinstance(num_runs, AdaptiveRuns) else None
-    return EvalSetResult(
-        agent=agent.name,
-        eval_set_id=eval_set.eval_set_id,
-        file=plan.relative(eval_set.file.path),
-        shape=eval_set.file.shape,
-        criteria_source=eval_set.criteria_source,
-        criteria=criteria_config(eval_set.criteria),
-        num_runs=num_runs.max if adaptive else num_runs,
-        adaptive_runs=adaptive if any(c.sampling for c in cases) else None,
-        target=target.kind,
-        summary=count(c.status for c in cases),
-        cases=cases,
-    )
-
-
-@dataclass
-class _Rounds:
-    """What every round so far produced, and what the run decided about each case's runs."""
-
-    jobs: list[Job] = field(default_factory=list)
-    runs: list[CaseRun] = field(default_factory=list)
-    judged: dict = field(default_factory=dict)
-    sampling: dict[CaseKey, Sampling] = field(default_factory=dict)
-    stopped: str | None = None
-
-    def add(self, jobs: list[Job], runs: list[CaseRun], judged: dict) -> None:
-        self.jobs += jobs
-        self.runs += runs
-        for key, outcomes in judged.items():
-            self.judged.setdefault(key, {}).update(outcomes)
-
-    def by_case(self) -> dict[int, dict[str, dict[str, list[CaseRun]]]]:
-        grouped: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-        for job, run in zip(self.jobs, self.runs, strict=True):
-            grouped[id(job.target)][job.eval_set_id][job.case.eval_id].append(run)
-        for sets in grouped.values():
-            for cases in sets.values():
-                for runs in cases.values():
-                    runs.sort(key=lambda r: r.run)
-        return grouped
-
-
-async def _dispatch(
-    plan: Plan,
-    targets: list[Target],
-    jobs: list[Job],
-    settings: RunnerSettings,
-    quiet: bool,
-    started: list[Target],
-    *,
-    allow_workers: bool = True,
-    limit: SpendingLimit | None = None,
-    round_number: int = 1,
-) -> tuple[list[CaseRun], str | None]:
-    """In-process agents with many jobs go to forked worker processes (one pool per agent, started first, while
-    this process has no threads); every other job shares one in-process pool. Targets started here stay started
-    for later rounds (`started`); the caller closes them. A spending limit is checked in this process, so with
-    one every job runs here."""
-    pooled: list[tuple[Target, list[int]]] = []
-    local: list[int] = []
-    for target in targets:
-        indices = [i for i, job in enumerate(jobs) if job.target is target]
-        preload = getattr(target, "preload", None)
-        if (
-            allow_workers
-            and limit is None
-            and preload is not None
-            and indices
-            and all(target is not t for t in started)
-            and worker_count(settings, len(indices)) > 1
-        ):
-            preload()
-            pooled.append((target, indices))
-        else:
-            local.extend(indices)
-    results: list[CaseRun | None] = [None] * len(jobs)
-    reasons: list[str] = []
-    stop = asyncio.Event()
-
-    async def run_group(coroutine, indices: list[int]) -> None:
-        group_runs, reason = await coroutine
-        for index, run in zip(indices, group_runs, strict=True):
-            results[index] = run
-        if reason:
-            reasons.append(reason)
-
-    with _stop_on_signals(stop):
-        groups = []
-        for target, indices in pooled:
-            group_jobs = [jobs[i] for i in indices]
-            workers = worker_count(settings, len(indices))
-            groups.append(
-                run_group(
-                    run_jobs_in_workers(target, group_jobs, settings, workers, quiet=quiet, stop_event=stop), indices
-                )
-            )
-        local_targets = {id(jobs[i].target): jobs[i].target for i in local}
-
-        async def run_local():
-            for target in local_targets.values():
-                if all(target is not t for t in started):
-                    await target.start()
-                    started.append(target)
-            admit = None
-            if limit is not None:
-
-                def admit(job: Job) -> str | None:
-                    return limit.admit((id(job.target), job.eval_set_id, job.case.eval_id, round_number))
-
-            return await run_jobs(
-                [jobs[i] for i in local],
-                settings,
-                quiet=quiet,
-                stop=stop,
-                admit=admit,
-                finished=limit.record_run if limit is not None else None,
-            )
-
-        if local:
-            groups.append(run_group(run_local(), local))
-        await asyncio.gather(*groups)
-    return [r for r in results if r is not None], (reasons[0] if reasons else None)
-
-
-def first_round_runs(agent: AgentRunPlan, decider: Decider | None) -> int:
-    """Runs every case gets at once. Adaptive agents: `min` when a decider will look at them, else `max` (a push
-    run builds the baseline every pull request is compared with: it gets every run)."""
-    runs = agent.num_runs
-    if isinstance(runs, AdaptiveRuns):
-        return runs.min if decider is not None else runs.max
-    return runs
 
 
 async def _judge_round(
@@ -272,29 +55,6 @@ async def _judge_round(
     return await judge_all(judge_jobs, judge, JudgeProgress(len(judge_jobs), judge.llm.stats, quiet))
 
 
-def _round_two(plan: Plan, targets: list[Target], rounds: _Rounds, decider: Decider) -> list[Job]:
-    """Scores the first round of every adaptive agent and asks the decider which cases need more runs."""
-    by_case = rounds.by_case()
-    extra: list[Job] = []
-    for agent, target in zip(plan.agents, targets, strict=True):
-        runs = agent.num_runs
-        if not isinstance(runs, AdaptiveRuns):
-            continue
-        for eval_set in agent.eval_sets:
-            criteria = criteria_config(eval_set.criteria)
-            for case in eval_set.file.eval_set.eval_cases:
-                case_runs = by_case[id(target)][eval_set.eval_set_id][case.eval_id]
-                key = CaseKey(agent.name, eval_set.eval_set_id, case.eval_id)
-                first = case_result(
-                    case, score_case(case, case_runs, eval_set.criteria, rounds.judged.get(key)), case_runs
-                )
-                sampling = decider.decide(agent.name, eval_set.eval_set_id, criteria, first, runs.min, runs.max)
-                rounds.sampling[key] = sampling
-                if sampling.extra is not None:
-                    extra += [Job(target, eval_set.eval_set_id, case, run) for run in sampling.extra.runs]
-    return extra
-
-
 async def run_plan_async(
     plan: Plan,
     *,
@@ -313,7 +73,7 @@ async def run_plan_async(
             build_target(agent.agent, plan.workflow.base_dir, simulation_settings(plan, agent)) for agent in plan.agents
         ]
     judge = Judge(
-        LlmClient(llm_settings(plan), LlmCache(_cache_dir(plan))), environment(plan.workflow.judge_template_dir)
+        LlmClient(llm_settings(plan), LlmCache(cache_dir(plan))), environment(plan.workflow.judge_template_dir)
     )
     max_cost = plan.workflow.settings.run.max_cost_usd
     limit = SpendingLimit(max_cost, judge.llm.settings.prices) if max_cost is not None else None
@@ -330,7 +90,7 @@ async def run_plan_async(
         for case in eval_set.file.eval_set.eval_cases
         for run in range(first_round_runs(agent, decider))
     ]
-    rounds = _Rounds()
+    rounds = Rounds()
     started: list[Target] = []
     inference_seconds = 0.0
     try:
@@ -338,7 +98,7 @@ async def run_plan_async(
         while round_jobs:
             round_start = time.perf_counter()
             # later rounds run in this process: forking once threads exist (the judges' clients) is unsafe
-            runs, stopped = await _dispatch(
+            runs, stopped = await dispatch(
                 plan,
                 targets,
                 round_jobs,
@@ -351,7 +111,7 @@ async def run_plan_async(
             )
             inference_seconds += time.perf_counter() - round_start
             if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
-                round_jobs, runs = _drop_cut_extra_runs(round_jobs, runs, rounds.sampling, names)
+                round_jobs, runs = drop_cut_extra_runs(round_jobs, runs, rounds.sampling, names)
             judged = await _judge_round(plan, judge, round_jobs, runs, names, criteria, quiet)
             if limit is not None:
                 limit.record_judges(_judge_total(judge))
@@ -359,14 +119,14 @@ async def run_plan_async(
             rounds.stopped = rounds.stopped or stopped
             if stopped is not None or decider is None or rounds.sampling:
                 break
-            round_jobs, round_number = _round_two(plan, targets, rounds, decider), 2
+            round_jobs, round_number = round_two(plan, targets, rounds, decider), 2
     finally:
         for target in started:
             await target.aclose()
     scoring_start = time.perf_counter()
     by_target = rounds.by_case()
     eval_set_results = [
-        _eval_set_result(
+        eval_set_result(
             plan,
             agent,
             eval_set,
@@ -379,7 +139,7 @@ async def run_plan_async(
         for agent, target in zip(plan.agents, targets, strict=True)
         for eval_set in agent.eval_sets
     ]
-    _write_eval_history(plan, eval_set_results)
+    write_eval_history(plan, eval_set_results)
     finished = time.perf_counter()
     not_run = sum(c.status == "not_run" for s in eval_set_results for c in s.cases)
     return ResultsFile(
@@ -409,76 +169,8 @@ async def run_plan_async(
     )
 
 
-def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult]) -> None:
-    """ADK eval history for `adk web`; a history that cannot be written is a warning, never a lost run."""
-    from adk_eval_gate.results.eval_history import history_folder, write_history
-
-    for agent in plan.agents:
-        folder = history_folder(agent.agent, plan.workflow.base_dir)
-        if folder is None:
-            continue
-        for eval_set in agent.eval_sets:
-            result = next(
-                r for r in eval_set_results if r.agent == agent.name and r.eval_set_id == eval_set.eval_set_id
-            )
-            try:
-                write_history(folder, result, {c.eval_id: c for c in eval_set.file.eval_set.eval_cases})
-            except Exception as exc:  # a read-only checkout, an id ADK refuses as a file name, ...
-                print(
-                    f"warning: ADK eval history for {agent.name}/{eval_set.eval_set_id} not written: {exc}",
-                    file=sys.stderr,
-                )
-
-
-def _drop_cut_extra_runs(
-    jobs: list[Job], runs: list[CaseRun], sampling: dict[CaseKey, Sampling], names: dict[int, str]
-) -> tuple[list[Job], list[CaseRun]]:
-    kept_jobs, kept_runs = [], []
-    for job, run in zip(jobs, runs, strict=True):
-        if run.error is not None and run.error.startswith(NOT_RUN_PREFIX):
-            extra = sampling[(names[id(job.target)], job.eval_set_id, job.case.eval_id)].extra
-            if extra is not None and job.run in extra.runs:
-                extra.runs.remove(job.run)
-                if "; cut: " not in extra.reason:
-                    extra.reason += f"; cut: {run.error}"
-            continue
-        kept_jobs.append(job)
-        kept_runs.append(run)
-    return kept_jobs, kept_runs
-
-
 def _judge_total(judge: Judge) -> UsageStats:
     return UsageStats.total(judge.llm.stats.values())
-
-
-def _cache_dir(plan: Plan) -> Path | None:
-    value = plan.workflow.settings.judge.cache
-    if not value:
-        return None
-    return Path(value) if Path(value).is_absolute() else plan.workflow.base_dir / value
-
-
-def llm_settings(plan: Plan) -> LlmSettings:
-    """One model-client configuration for the judges and the user simulator: the workflow's `judge:` section."""
-    section = plan.workflow.settings.judge
-    prices = PriceTable.with_overrides({model: Price(p.input, p.output) for model, p in section.prices.items()})
-    return LlmSettings(
-        concurrency=section.concurrency,
-        timeout=section.timeout,
-        retries=section.retries,
-        max_calls=section.max_calls,
-        max_tokens=section.max_tokens,
-        base_url=section.base_url,
-        prices=prices,
-    )
-
-
-def simulation_settings(plan: Plan, agent: AgentRunPlan) -> SimulationSettings:
-    return SimulationSettings(
-        configs={s.eval_set_id: s.user_simulator_config for s in agent.eval_sets},
-        llm=llm_settings(plan),
-        cache_dir=_cache_dir(plan),
-    )
 
 
 def run_plan(plan: Plan, *, quiet: bool = False, decider: Decider | None = None) -> ResultsFile:

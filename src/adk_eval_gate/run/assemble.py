@@ -1,0 +1,90 @@
+"""The results of a run, assembled from its rounds: each case scored over all its runs, each eval set
+summarised; and the same results as ADK eval history, for `adk web`."""
+
+from __future__ import annotations
+
+import sys
+
+from adk_eval_gate.config.models import AdaptiveRuns
+from adk_eval_gate.core.keys import CaseKey
+from adk_eval_gate.criteria.engine.scoring import score_case
+from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.llm.prices import PriceTable
+from adk_eval_gate.results.build import case_result, count, criteria_config
+from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunRange, Sampling
+from adk_eval_gate.results.usage import run_usage
+from adk_eval_gate.run.budget import NOT_RUN_PREFIX
+from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
+from adk_eval_gate.targets import CaseRun, Target
+
+
+def _case(
+    case: EvalCase, runs: list[CaseRun], criteria, judged: dict | None, sampling: Sampling | None, prices: PriceTable
+) -> CaseResult:
+    result = case_result(case, score_case(case, runs, criteria, judged), runs)
+    for record, run in zip(result.runs, runs, strict=True):
+        record.usage = run_usage(run, prices)
+    result.sampling = sampling
+    refused = [run for run in runs if run.error is not None and run.error.startswith(NOT_RUN_PREFIX)]
+    if refused and len(refused) == len(runs):
+        result.status, result.reason = "not_run", refused[0].error
+    return result
+
+
+def eval_set_result(
+    plan: Plan,
+    agent: AgentRunPlan,
+    eval_set: EvalSetPlan,
+    target: Target,
+    runs: dict[str, list[CaseRun]],
+    judged: dict,
+    sampling: dict,
+    prices: PriceTable,
+) -> EvalSetResult:
+    cases = [
+        _case(
+            case,
+            runs[case.eval_id],
+            eval_set.criteria,
+            judged.get(CaseKey(agent.name, eval_set.eval_set_id, case.eval_id)),
+            sampling.get(CaseKey(agent.name, eval_set.eval_set_id, case.eval_id)),
+            prices,
+        )
+        for case in eval_set.file.eval_set.eval_cases
+    ]
+    num_runs = agent.num_runs
+    adaptive = RunRange(min=num_runs.min, max=num_runs.max) if isinstance(num_runs, AdaptiveRuns) else None
+    return EvalSetResult(
+        agent=agent.name,
+        eval_set_id=eval_set.eval_set_id,
+        file=plan.relative(eval_set.file.path),
+        shape=eval_set.file.shape,
+        criteria_source=eval_set.criteria_source,
+        criteria=criteria_config(eval_set.criteria),
+        num_runs=num_runs.max if adaptive else num_runs,
+        adaptive_runs=adaptive if any(c.sampling for c in cases) else None,
+        target=target.kind,
+        summary=count(c.status for c in cases),
+        cases=cases,
+    )
+
+
+def write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult]) -> None:
+    """ADK eval history for `adk web`; a history that cannot be written is a warning, never a lost run."""
+    from adk_eval_gate.results.eval_history import history_folder, write_history
+
+    for agent in plan.agents:
+        folder = history_folder(agent.agent, plan.workflow.base_dir)
+        if folder is None:
+            continue
+        for eval_set in agent.eval_sets:
+            result = next(
+                r for r in eval_set_results if r.agent == agent.name and r.eval_set_id == eval_set.eval_set_id
+            )
+            try:
+                write_history(folder, result, {c.eval_id: c for c in eval_set.file.eval_set.eval_cases})
+            except Exception as exc:  # a read-only checkout, an id ADK refuses as a file name, ...
+                print(
+                    f"warning: ADK eval history for {agent.name}/{eval_set.eval_set_id} not written: {exc}",
+                    file=sys.stderr,
+                )
