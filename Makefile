@@ -45,8 +45,8 @@ test: $(STAMP) $(ACTIONLINT)
 ## google-adk (what a plain `pip install adk-eval-gate` gets), (b) the lowest versions pyproject allows, (c) the
 ## google-adk pin. Each builds its own venv under .deps/ and tests the installed package, not src/.
 DEPS := .deps
-DEPS_TESTS := tests/test_scoring.py tests/test_judges.py tests/test_judge_failures.py tests/test_rubric_judges.py \
-	tests/test_hallucinations.py tests/test_conversation_judges.py tests/test_safety.py tests/test_models.py tests/test_replay.py
+DEPS_TESTS := tests/unit/criteria/test_scoring.py tests/unit/criteria/test_judges.py tests/unit/criteria/test_judge_failures.py tests/unit/criteria/test_rubric_judges.py \
+	tests/unit/criteria/test_hallucinations.py tests/unit/criteria/test_conversation_judges.py tests/unit/criteria/test_safety.py tests/unit/evalsets/test_models.py tests/unit/targets/test_replay.py
 DEPS_TOOLS := pytest hypothesis jsonschema
 
 test-deps-newest:

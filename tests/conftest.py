@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import AGENTS, ROOT
+
 EXAMPLE = ROOT / "examples" / "hello_world"
 
 
@@ -57,7 +58,7 @@ def write(tmp_path: Path):
     return _write
 
 
-FAULTY_AGENT = ROOT / "tests" / "agents" / "faulty"
+FAULTY_AGENT = AGENTS / "faulty"
 
 
 def free_port() -> int:

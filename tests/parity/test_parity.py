@@ -15,9 +15,9 @@ from adk_eval_gate.criteria.engine.rouge_tokenizer import tokenize_text
 from adk_eval_gate.criteria.response_match import rouge1_f, score_response_match
 from adk_eval_gate.criteria.tool_trajectory import score_tool_trajectory
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from tests.parity.generators import WORDS, conversation_pair, text
 
 from .adk_oracle import ADK_TOKENIZER, adk_rouge, adk_trajectory
-from .generators import WORDS, conversation_pair, text
 
 MATCH_TYPES = ["EXACT", "IN_ORDER", "ANY_ORDER"]
 TOLERANCE = 1e-9

@@ -1,0 +1,122 @@
+"""The workflows users copy: the quick start compares the second pull request with the default branch's results,
+and every example cancels stale runs, keeps the judge cache, reacts to labels and uploads whatever the verdict."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.support.paths import ROOT
+
+EXAMPLES = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
+QUICK_START = ROOT / "examples" / "workflows" / "eval-gate-pr.yml"
+PR_TYPES = ["opened", "synchronize", "reopened", "labeled", "unlabeled"]
+
+
+def load(path: Path) -> dict:
+    workflow = yaml.safe_load(path.read_text())
+    workflow["on"] = workflow.pop(True)  # pyyaml reads the key `on` as a boolean
+    return workflow
+
+
+def steps(workflow: dict) -> list[dict]:
+    return [step for job in workflow["jobs"].values() for step in job.get("steps", [])]
+
+
+def test_the_quick_start_uploads_the_baseline_on_push_and_compares_pull_requests():
+    workflow = load(QUICK_START)
+    assert workflow["on"]["pull_request"]["types"] == PR_TYPES
+    assert workflow["on"]["push"]["branches"] == ["main"]
+    assert workflow["permissions"] == {"contents": "read", "pull-requests": "write", "actions": "read"}
+    all_steps = steps(workflow)
+    (checkout,) = [s for s in all_steps if s.get("uses", "").startswith("actions/checkout@")]
+    assert checkout["with"]["fetch-depth"] == 0
+    (gate,) = [s for s in all_steps if "/adk-eval-gate@" in s.get("uses", "")]
+    uploads = [s for s in all_steps if s.get("uses", "").startswith("actions/upload-artifact@")]
+    (results,) = [s for s in uploads if s["with"]["name"] == "adk-eval-gate-results"]
+    # The name and file the artifact store reads by default, uploaded even when the gate fails.
+    assert results["with"]["path"] == "adk-eval-gate-out/results.json" and results["if"] == "always()"
+    assert all_steps.index(results) > all_steps.index(gate)
+
+
+def test_the_readme_quick_start_is_the_example_verbatim():
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL)
+    assert QUICK_START.read_text() in blocks
+    first_lines = readme.splitlines()[:5]
+    assert any(line.startswith("make demo") for line in first_lines) and any(
+        line.startswith("make test") for line in first_lines
+    )
+    for doc in re.findall(r"\]\((docs/[\w.-]+\.md)", readme):
+        assert (ROOT / doc).is_file(), doc
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_every_example_cancels_stale_runs_caches_the_judge_and_always_uploads(path):
+    workflow = load(path)
+    assert "permissions" in workflow
+    concurrency = workflow["concurrency"]
+    assert concurrency["group"] and "cancel-in-progress" in concurrency
+    if "pull_request" in workflow["on"]:
+        assert workflow["on"]["pull_request"]["types"] == PR_TYPES
+    for step in steps(workflow):
+        if step.get("uses", "").startswith("actions/upload-artifact@"):
+            assert step.get("if") == "always()", step
+    if not any(
+        "adk-eval-gate" in s.get("uses", "") + s.get("run", "") and "ci" in s.get("run", "ci").split()
+        for s in steps(workflow)
+    ):
+        return  # publish-only workflows judge nothing
+    restores = [s for s in steps(workflow) if s.get("uses", "").startswith("actions/cache/restore@")]
+    assert restores, "the judge cache is restored"
+    for restore in restores:
+        assert restore["with"]["path"] == ".adk-eval-gate/cache"
+        assert (
+            restore["with"]["key"].startswith("adk-eval-gate-judge-")
+            and "${{ github.run_id }}" in restore["with"]["key"]
+        )
+        assert restore["with"]["restore-keys"].startswith("adk-eval-gate-judge-")
+    for save in [s for s in steps(workflow) if s.get("uses", "").startswith("actions/cache/save@")]:
+        assert save["if"] == "always()" and save["with"]["path"] == ".adk-eval-gate/cache"
+
+
+def test_the_readme_quick_start_config_validates(tmp_path):
+    """The config a user copies, beside an agent folder and eval files where it says they are."""
+    readme = (ROOT / "README.md").read_text()
+    (config,) = [block for block in re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL) if block.startswith("agents:")]
+    example = ROOT / "examples" / "hello_world"
+    shutil.copytree(example / "hello_world", tmp_path / "my_agent", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(example / "evals", tmp_path / "tests" / "eval")
+    (tmp_path / "eval-gate.yml").write_text(config)
+    done = subprocess.run(
+        [sys.executable, "-m", "adk_eval_gate.commands.main", "validate", "--config", str(tmp_path / "eval-gate.yml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_fork_publish_example_judges_with_the_base_branchs_config():
+    """docs/trust.md: the trusted side checks out the base branch (never the fork's head) and passes --config."""
+    workflow = load(ROOT / "examples" / "workflows" / "eval-gate-fork-publish.yml")
+    all_steps = steps(workflow)
+    (checkout,) = [s for s in all_steps if s.get("uses", "").startswith("actions/checkout@")]
+    assert "ref" not in checkout.get("with", {}), "a workflow_run checkout without ref is the default branch"
+    (publish,) = [s for s in all_steps if "adk-eval-gate publish" in s.get("run", "")]
+    assert "--config" in publish["run"].split()
+    assert all_steps.index(checkout) < all_steps.index(publish)
+    assert workflow["permissions"]["contents"] == "read"
+
+
+def test_the_readme_links_every_doc():
+    """Every page under docs/ is one hop from the README."""
+    readme = (ROOT / "README.md").read_text()
+    linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)", readme))
+    assert {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} <= linked

@@ -1,0 +1,198 @@
+"""The runner: bounded concurrency, transient-only retries, timeouts, the job time limit, signals, workers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.run.pipeline import run_plan
+from adk_eval_gate.run.plan import build_plan
+from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
+from adk_eval_gate.targets.runner import Job, Progress, RunnerSettings, run_jobs
+from tests.unit.targets.test_target_adk import faulty_suite
+
+
+class ScriptedTarget:
+    """A test double for the Target protocol: each case id names its behaviour."""
+
+    kind = "scripted"
+
+    def __init__(self) -> None:
+        self.in_flight = self.peak = 0
+        self.calls: dict[str, int] = {}
+
+    async def start(self) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+    async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:
+        self.calls[case.eval_id] = self.calls.get(case.eval_id, 0) + 1
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            await asyncio.sleep(0.02)
+            if case.eval_id.startswith("transient") and self.calls[case.eval_id] < 3:
+                raise TransientTargetError("HTTP 503")
+            if case.eval_id.startswith("fatal"):
+                raise TargetError("HTTP 400: bad request")
+            if case.eval_id.startswith("slow"):
+                await asyncio.sleep(30)
+            return CaseRun(eval_set_id, case.eval_id, run, ())
+        finally:
+            self.in_flight -= 1
+
+
+def jobs_for(target, *ids: str) -> list[Job]:
+    return [
+        Job(
+            target,
+            "s",
+            EvalCase.model_validate({"eval_id": i, "conversation": [{"user_content": {"parts": [{"text": "x"}]}}]}),
+            0,
+        )
+        for i in ids
+    ]
+
+
+def test_concurrency_is_bounded_and_order_is_kept():
+    target = ScriptedTarget()
+    runs, stopped = asyncio.run(
+        run_jobs(jobs_for(target, *(f"c{i}" for i in range(40))), RunnerSettings(concurrency=5), quiet=True)
+    )
+    assert target.peak == 5 and stopped is None
+    assert [r.eval_id for r in runs] == [f"c{i}" for i in range(40)]
+
+
+def test_only_transient_errors_are_retried():
+    target = ScriptedTarget()
+    settings = RunnerSettings(retries=2, backoff=0.01)
+    runs, _ = asyncio.run(run_jobs(jobs_for(target, "transient-a", "fatal-b"), settings, quiet=True))
+    assert runs[0].ok and target.calls["transient-a"] == 3
+    assert runs[1].error == "HTTP 400: bad request" and target.calls["fatal-b"] == 1
+
+
+def test_job_time_limit_keeps_finished_runs():
+    target = ScriptedTarget()
+    settings = RunnerSettings(job_timeout=0.5, concurrency=4)
+    runs, stopped = asyncio.run(run_jobs(jobs_for(target, "a", "slow-b", "c", "slow-d"), settings, quiet=True))
+    assert stopped == "job time limit of 0.5s reached"
+    assert [r.ok for r in runs] == [True, False, True, False]
+    assert runs[1].error == "not run: job time limit of 0.5s reached"
+
+
+def test_progress_lines_fit_ci_logs(capsys):
+    class Clock:
+        now = 100.0
+
+    progress = Progress(4, quiet=False, clock=lambda: Clock.now)
+    for i in range(4):
+        Clock.now += 1
+        progress.update(CaseRun("s", f"c{i}", 0, () if i != 2 else None, None if i != 2 else "boom"))
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[-1] == "[adk-eval-gate] 4/4 runs done, 1 errored, 4.0s elapsed, ETA 0s"
+    assert lines[0].startswith("[adk-eval-gate] 1/4 runs done, 0 errored, 1.0s elapsed, ETA 3s")
+
+
+def test_sigterm_writes_finished_results_and_says_what_did_not_run(tmp_path):
+    prompts = {f"ok{i}": "hello" for i in range(3)} | {f"stuck{i}": "please hang" for i in range(3)}
+    config = faulty_suite(tmp_path, prompts, run="run: {timeout: 300, workers: 1}\n")
+    out = tmp_path / "results.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "adk_eval_gate", "run", "--config", str(config), "--output", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
+    # Wait for the event, not for a guess at how long it takes: the progress line saying the three quick cases
+    # finished (the hung ones wait for a 300 s timeout).
+    seen = []
+    while not any("3/6 runs done" in line for line in seen):
+        line = process.stderr.readline()
+        assert line, f"the run ended before the quick cases finished: {''.join(seen)}"
+        seen.append(line)
+    assert process.poll() is None
+    process.send_signal(signal.SIGTERM)
+    _, rest = process.communicate(timeout=60)
+    stderr = "".join(seen) + rest
+    assert process.returncode == 1, stderr
+    data = json.loads(out.read_text())
+    assert data["interrupted"] is True and data["stop_reason"] == "interrupted"
+    statuses = {c["eval_id"]: (c["status"], c["reason"]) for c in data["eval_sets"][0]["cases"]}
+    assert all(statuses[f"ok{i}"][0] == "passed" for i in range(3))
+    assert all(statuses[f"stuck{i}"] == ("error", "not run: interrupted") for i in range(3))
+    assert "stopped early (interrupted)" in stderr
+
+
+def _scores(results):
+    return {
+        c.eval_id: (c.status, {n: m.score for n, m in c.metrics.items()}) for s in results.eval_sets for c in s.cases
+    }
+
+
+def test_worker_processes_give_the_same_results(example):
+    config = example / "eval-gate.yml"
+    single = run_plan(build_plan(config), quiet=True)
+    config.write_text(config.read_text().replace("retries: 2 ", "retries: 2\n  workers: 2 "))
+    assert "workers: 2" in config.read_text()
+    pooled = run_plan(build_plan(config), quiet=True)
+    assert _scores(pooled) == _scores(single)
+
+    def answers(results):
+        return [[inv["final_response"] for inv in c.runs[0].actual_invocations] for c in results.eval_sets[0].cases]
+
+    assert answers(pooled) == answers(single)
+
+
+def test_worker_failures_are_isolated(tmp_path):
+    prompts = {"ok": "hello", "boom": "please crash", "stuck": "please hang", "ok2": "bye"}
+    config = faulty_suite(tmp_path, prompts, run="run: {timeout: 2, retries: 0, workers: 2}\n")
+    got = {c.eval_id: (c.status, c.reason) for c in run_plan(build_plan(config), quiet=True).eval_sets[0].cases}
+    assert got == {
+        "ok": ("passed", None),
+        "ok2": ("passed", None),
+        "boom": ("error", "RuntimeError: model exploded"),
+        "stuck": ("error", "timed out after 2s"),
+    }
+
+
+def test_a_worker_that_dies_is_reported_and_the_rest_is_kept(tmp_path):
+    prompts = {f"ok{i}": "hello" for i in range(6)} | {"dies": "die now"}
+    config = faulty_suite(tmp_path, prompts, run="run: {workers: 2, concurrency: 2}\n")
+    results = run_plan(build_plan(config), quiet=True)
+    got = {c.eval_id: (c.status, c.reason) for c in results.eval_sets[0].cases}
+    assert got["dies"][0] == "error" and "worker process died (exit code 3)" in got["dies"][1]
+    assert results.interrupted is True
+    assert sum(1 for s, _ in got.values() if s == "passed") >= 3  # the surviving worker kept going
+
+
+def test_a_dying_agent_never_takes_the_gate_down_even_when_fork_is_unsafe(tmp_path):
+    """With threads running, fork is unsafe: workers are spawned instead, never run inside this process."""
+    import threading
+
+    from adk_eval_gate.targets.workers import fork_available
+
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait, daemon=True)
+    thread.start()
+    try:
+        assert not fork_available()
+        prompts = {"ok1": "hello", "ok2": "hello", "dies": "die now"}
+        config = faulty_suite(tmp_path, prompts, run="run: {workers: 2, concurrency: 2}\n")
+        got = {c.eval_id: c.status for c in run_plan(build_plan(config), quiet=True).eval_sets[0].cases}
+        assert got["dies"] == "error"  # and this test process is still alive to say so
+    finally:
+        release.set()
+
+
+def test_progress_is_printed_for_real_runs(example, capsys):
+    from adk_eval_gate.commands.main import main
+
+    main(["run", "--config", str(example / "eval-gate.yml"), "--output", str(Path(example) / "r.json")])
+    assert "[adk-eval-gate] 6/6 runs done, 0 errored" in capsys.readouterr().err
