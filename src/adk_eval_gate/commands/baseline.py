@@ -25,11 +25,12 @@ def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.baseline.stores import build_store, describe_baseline
     from adk_eval_gate.commands.loading import load_config, plan_of
     from adk_eval_gate.core.errors import InputError
+    from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.results.build import read_results
     from adk_eval_gate.run.shards import why_not_a_baseline
 
     workflow = load_config(args.config)
-    store = build_store(workflow)
+    store = build_store(workflow, ActionsContext.from_env())
     if args.action == "update":
         if not args.results:
             raise InputError(None, "--results", "is required for `baseline update`", "pass the results file to bless")

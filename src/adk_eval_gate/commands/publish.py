@@ -28,6 +28,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.publish.fork import run_publish
 
-    return run_publish(args.dir, args.config, args.comment_key, output_dir=args.output_dir)
+    context = ActionsContext.from_env()
+    return run_publish(args.dir, args.config, args.comment_key, context=context, output_dir=args.output_dir)

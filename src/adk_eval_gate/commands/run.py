@@ -44,6 +44,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.commands.loading import load_plan
     from adk_eval_gate.gate.exit_codes import exit_code_for
+    from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.adk_details import print_case_details
     from adk_eval_gate.report.console import render_table
     from adk_eval_gate.results.build import write_results
@@ -54,7 +55,8 @@ def handle(args: argparse.Namespace) -> int:
     plan = load_plan(args.config)
     if args.cases:
         plan = select_cases(plan, args.cases)
-    decider = None if args.all_runs else decider_for(plan, Path(args.baseline) if args.baseline else None)
+    baseline = Path(args.baseline) if args.baseline else None
+    decider = None if args.all_runs else decider_for(plan, baseline, ActionsContext.from_env)
     results = run_plan(plan, quiet=args.quiet, decider=decider)
     write_results(results, Path(args.output))
     if results.interrupted:

@@ -147,10 +147,10 @@ def run_publish(
     directory: str,
     config: str,
     comment_key_option: str | None = None,
-    context: ActionsContext | None = None,
+    *,
+    context: ActionsContext,
     output_dir: str = "adk-eval-gate-published",
 ) -> int:
-    context = context or ActionsContext.from_env()
     folder = Path(directory)
     workflow = load_workflow(config)
     run = _workflow_run(context)

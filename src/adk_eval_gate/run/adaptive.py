@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,8 +121,9 @@ class Decider:
         return Sampling(first_round_runs=first_round_runs, extra=extra)
 
 
-def decider_for(plan: Plan, baseline_path: Path | None) -> Decider | None:
-    """Adaptive runs decide against a baseline: the given results file, else the config's store."""
+def decider_for(plan: Plan, baseline_path: Path | None, context: Callable[[], ActionsContext]) -> Decider | None:
+    """Adaptive runs decide against a baseline: the given results file, else the config's store (`context` reads
+    the Actions environment, only when a store needs it)."""
     if not has_adaptive_runs(plan):
         return None
     if baseline_path is not None:
@@ -135,7 +137,7 @@ def decider_for(plan: Plan, baseline_path: Path | None) -> Decider | None:
         return Decider(read_results(baseline_path))
     if plan.workflow.settings.baseline.store == "none":
         return Decider(None)
-    outcome = build_store(plan.workflow, ActionsContext.from_env()).load()
+    outcome = build_store(plan.workflow, context()).load()
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return Decider(outcome.baseline.results if outcome.baseline else None)

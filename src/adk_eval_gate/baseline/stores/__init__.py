@@ -40,14 +40,15 @@ __all__ = [
 ]
 
 
-def build_store(workflow: Workflow, context: ActionsContext | None = None) -> BaselineStore:
+def build_store(workflow: Workflow, context: ActionsContext) -> BaselineStore:
+    """The store the config names; the branch and artifact stores reach GitHub through `context`."""
     settings = workflow.settings.baseline
     if settings.store == "file":
         return FileStore(settings, workflow)
     if settings.store == "branch":
-        return BranchStore(settings, workflow, context or ActionsContext.from_env())
+        return BranchStore(settings, workflow, context)
     if settings.store == "artifact":
-        return ArtifactStore(settings, workflow, context or ActionsContext.from_env())
+        return ArtifactStore(settings, workflow, context)
     return NoStore()
 
 
