@@ -13,6 +13,11 @@ COMPARISON_SCHEMA_VERSION = 1
 
 Verdict = Literal["regressed", "improved", "unchanged", "inconclusive", "new", "removed", "not_comparable", "error"]
 
+# Adaptive runs estimate a change from part of the samples (docs/adaptive-runs.md); baseline and current are then
+# the means of those same samples, so that current − baseline is always the delta shown beside them.
+ESTIMATE = ("Which samples baseline, current and delta are means of: null for every sample; with adaptive runs "
+            "\"first round vs whole baseline\" or \"extra runs vs baseline test half\".")
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -43,6 +48,7 @@ class Row(_Model):
     baseline_samples: int = 0
     current_samples: int = 0
     gating: bool = Field(default=False, description="This row's verdict is one of the conditions that failed the gate.")
+    estimate: str | None = Field(default=None, description=ESTIMATE)
 
 
 class Summary(_Model):
@@ -63,6 +69,7 @@ class Summary(_Model):
     cases_removed: int = 0
     cases_not_comparable: int = 0
     gating: bool = Field(default=False, description="This verdict is one of the conditions that failed the gate.")
+    estimate: str | None = Field(default=None, description=ESTIMATE)
 
 
 class PooledSummary(_Model):
@@ -83,6 +90,7 @@ class PooledSummary(_Model):
     eval_sets_compared: int = 0
     cases_compared: int = 0
     gating: bool = Field(default=False, description="This verdict is one of the conditions that failed the gate.")
+    estimate: str | None = Field(default=None, description=ESTIMATE)
 
 
 EfficiencyMetric = Literal["cost", "latency", "tokens", "tool_calls"]
