@@ -36,6 +36,7 @@ from .log import error, in_actions, relative_to_root, repository_root, warn
 from .pipeline import run_plan
 from .plan import Plan, build_plan, select_cases
 from .redaction import child_env
+from .report.html import artifacts_url, summary_note, write_report_html
 from .report.markdown import render_report
 from .report.outputs import annotations, junit_xml, verdict_lines, write_outputs, write_step_summary
 from .results.build import write_results
@@ -149,9 +150,11 @@ def finish(options: CiOptions, plan: Plan, results: ResultsFile, context: Action
     run_url = (f"{context.server_url}/{context.repository}/actions/runs/{context.run_id}"
                if context.repository and context.run_id else None)
     head_sha = ((context.pull_request or {}).get("head") or {}).get("sha") or context.sha or results.git.sha
-    markdown = render_report(comparison, results, _expected_cases(plan), run_url=run_url, head_sha=head_sha,
-                             template_dir=plan.workflow.template_dir)
+    expected = _expected_cases(plan)
+    markdown = render_report(comparison, results, expected, run_url=run_url, head_sha=head_sha,
+                             template_dir=plan.workflow.template_dir, report_url=artifacts_url(run_url))
     write_text_atomic(out / "report.md", markdown)
+    write_report_html(out, results, comparison, expected, run_url=run_url, report_url=artifacts_url(run_url))
     key = comment_key(options, plan, root)
     if mode == "pull_request":
         # What the trusted `publish` step of the fork-safe workflow needs; data only, checked again there.
@@ -222,7 +225,7 @@ def _github_outputs(results: ResultsFile, comparison: Comparison, base_dir: Path
                     comment_url: str) -> None:
     summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_path:
-        write_step_summary(Path(summary_path), markdown)
+        write_step_summary(Path(summary_path), markdown + summary_note(out / "report.html"))
     output_path = os.environ.get("GITHUB_OUTPUT")
     if output_path:
         write_outputs(Path(output_path), {
@@ -234,6 +237,7 @@ def _github_outputs(results: ResultsFile, comparison: Comparison, base_dir: Path
             "results-path": str(out / "results.json"),
             "comparison-path": str(out / "comparison.json"),
             "report-path": str(out / "report.md"),
+            "html-report-path": str(out / "report.html"),
             "junit-path": str(out / "junit.xml"),
             "comment-url": comment_url,
         })

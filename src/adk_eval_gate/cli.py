@@ -1,4 +1,4 @@
-"""Command line: `validate`, `run`, `compare`, `baseline`, `ci`, `merge`, `publish`, `init`, `schema`.
+"""Command line: `validate`, `run`, `compare`, `baseline`, `ci`, `merge`, `publish`, `init`, `schema`, `view`.
 Exit codes: 0 pass, 1 failed, 2 bad input."""
 
 from __future__ import annotations
@@ -272,6 +272,12 @@ def _init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _view(args: argparse.Namespace) -> int:
+    from .view import view
+
+    return view(args.path, config=args.config, open_browser=not args.no_open)
+
+
 def _schema(args: argparse.Namespace) -> int:
     from .schemas import json_schema_text
 
@@ -371,13 +377,19 @@ def build_parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help="print the JSON Schema of a file format")
     schema.add_argument("kind", choices=["results", "comparison"])
     schema.set_defaults(handler=_schema)
+
+    view = commands.add_parser("view", help="open a run's report.html in a browser (rendered from results.json if missing)")
+    view.add_argument("path", nargs="?", help="an output folder (default adk-eval-gate-out), a results.json or a report.html")
+    view.add_argument("--config", help="the workflow YAML: re-render with each unchanged case's expected turns")
+    view.add_argument("--no-open", action="store_true", help="only print the page's path and file:// URL")
+    view.set_defaults(handler=_view)
     return parser
 
 
 # Files each command writes, checked before any work so a bad path neither costs a run nor leaves files behind.
 _OUTPUT_FILES = {"run": ("output",), "compare": ("output",)}
 _OUTPUT_DIRS = {"ci": "output_dir", "merge": "output_dir"}
-_DIR_FILES = ("results.json", "comparison.json", "junit.xml", "report.md", "pull-request.json")
+_DIR_FILES = ("results.json", "comparison.json", "junit.xml", "report.md", "report.html", "pull-request.json")
 _GITHUB_FILES = {"ci": ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"), "merge": ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"),
                  "publish": ("GITHUB_STEP_SUMMARY",)}
 

@@ -33,6 +33,7 @@ from .gate import exit_code_for_decision
 from .github.client import GitHubClient, GitHubError
 from .github.comment import CommentPolicy, create_check_run, publish_comment, report_digest
 from .github.context import ActionsContext, WorkflowRunEvent
+from .report.html import artifacts_url, summary_note, write_report_html
 from .report.markdown import render_report
 from .report.outputs import write_step_summary
 from .results.build import read_results
@@ -173,12 +174,20 @@ def run_publish(
     run_url = (
         html_url if isinstance(html_url, str) and html_url.startswith(f"{context.server_url}/") else None
     )
+    # The page this comment links is the one this trusted run renders and uploads, never the fork's own.
+    own_run = (
+        f"{context.server_url}/{context.repository}/actions/runs/{context.run_id}"
+        if context.repository and context.run_id
+        else None
+    )
     markdown = render_report(
-        comparison, results, {}, run_url=run_url, head_sha=run["head_sha"], template_dir=workflow.template_dir
+        comparison, results, {}, run_url=run_url, head_sha=run["head_sha"], template_dir=workflow.template_dir,
+        report_url=artifacts_url(own_run),
     )
     out = Path(output_dir)  # not inside the artifact's folder, whose layout the fork chose
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
     write_text_atomic(out / "report.md", markdown)
+    write_report_html(out, results, comparison, run_url=run_url, report_url=artifacts_url(own_run))
     # Keyed as `ci` keys it, so a fork's comment and a same-repository one are one; every setting from the trusted side.
     section = workflow.settings.comment
     key = (comment_key or section.key or log.relative_to_root(workflow.path, log.repository_root(workflow.base_dir))
@@ -206,7 +215,7 @@ def run_publish(
         except GitHubError as exc:
             log.warn(f"the check run was not created: {exc}")
     if os.environ.get("GITHUB_STEP_SUMMARY"):
-        write_step_summary(Path(os.environ["GITHUB_STEP_SUMMARY"]), markdown)
+        write_step_summary(Path(os.environ["GITHUB_STEP_SUMMARY"]), markdown + summary_note(out / "report.html"))
     print(
         json.dumps(
             {

@@ -99,7 +99,8 @@ def environment(template_dir: Path | None) -> jinja2.Environment:
 
 def render_report(comparison: Comparison, results: ResultsFile, expected_cases: dict, *, run_url: str | None = None,
                   head_sha: str | None = None, template_dir: Path | None = None, budget: int = BUDGET,
-                  full_report_hint: str = "the full report is in the workflow run's artifacts") -> str:
+                  full_report_hint: str = "the full report, report.html, is in the workflow run's artifacts",
+                  report_url: str | None = None) -> str:
     env = environment(template_dir)
     template = env.get_template("comment.md.j2")
     regressions = regression_cases(comparison)
@@ -128,7 +129,7 @@ def render_report(comparison: Comparison, results: ResultsFile, expected_cases: 
             hidden_improvements=0 if level["improvements"] else len(improvements), others=others if level["others"] else [],
             hidden_others=0 if level["others"] else len(others), run_url=run_url, head_sha=head_sha, rows_limit=level["rows"],
             full_report_hint=full_report_hint, truncated=level is not levels[0], spend=spend_line(results),
-            missing_judged=missing_judged_line(results))
+            missing_judged=missing_judged_line(results), report_url=report_url)
         if len(text) <= budget:
             return text
     cut = text[: budget - 200]
