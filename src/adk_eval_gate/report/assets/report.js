@@ -86,20 +86,37 @@ function statusBadge(status) {
   return el("span", {"class": "badge s-" + status}, STATUS_LABELS[status] || status);
 }
 
+// The gate's own failure lines first (one per failing condition), then each statistical verdict behind them in
+// words: what changed, by how much, and how surprising that would be by chance.
 function renderBanner(data) {
   var v = data.verdict;
   var title = v.state === "pass" ? "✓ Gate passed" : v.state === "fail" ? "✗ Gate failed" : "Results (not compared)";
   if (v.overridden) title += " (accepted by the override label)";
   if (v.no_baseline && v.state !== "none") title += " — no baseline, nothing was compared";
-  var why = data.verdicts.filter(function (r) { return r.gating; }).map(function (r) {
-    return el("li", null, el("strong", null, r.agent + " / " + (r.eval_set_id === null ? "all eval sets" : r.eval_set_id) +
-      " · " + r.criterion), ": ", VERDICT_LABELS[r.verdict] || r.verdict, " — ", changeWords(r) + ". ", pWords(r));
+  var gating = data.verdicts.filter(function (r) { return r.gating; }).map(function (r) {
+    return [r.agent + " / " + (r.eval_set_id === null ? "all eval sets" : r.eval_set_id) + " · " + r.criterion, r];
   });
-  var failures = why.length ? [] : v.failures.map(function (f) { return el("li", null, f); });
+  data.cases.forEach(function (c) {
+    Object.keys(c.compared).forEach(function (n) {
+      var r = c.compared[n];
+      if (r.gating && r.delta !== null) gating.push([c.key + " · " + n, r]);
+    });
+  });
   return el("header", {"class": "banner banner-" + v.state, id: "verdict", "data-verdict": v.state},
     el("h1", null, title), el("p", {"class": "reason"}, v.reason),
-    why.length || failures.length ? el("ul", {"class": "why"}, why, failures) : null,
+    v.failures.length > 1 ? el("ul", {"class": "why"}, capped(v.failures, 10).map(function (f) {
+      return el("li", null, f);
+    })) : null,
+    gating.length ? el("ul", {"class": "why evidence-list"}, capped(gating, 10).map(function (g) {
+      if (typeof g === "string") return el("li", null, g);
+      return el("li", null, el("strong", null, g[0]), ": " + (VERDICT_LABELS[g[1].verdict] || g[1].verdict) + " — " +
+        changeWords(g[1]) + ". " + pWords(g[1]));
+    })) : null,
     v.warnings.map(function (w) { return el("p", {"class": "warning"}, "⚠ " + w); }));
+}
+
+function capped(items, n) {
+  return items.length > n ? items.slice(0, n).concat(["… and " + (items.length - n) + " more, in the tables below"]) : items;
 }
 
 function renderFacts(data) {
