@@ -15,6 +15,7 @@ import pytest
 
 from adk_eval_gate.cli import main
 from adk_eval_gate.report.html import DATA_ID, embed_json, embedded_data, render_html, report_data
+from adk_eval_gate.report.html_cases import expand_case
 from adk_eval_gate.report.markdown import render_report
 
 from .hostile import assert_bad_input
@@ -48,9 +49,8 @@ def test_the_policy_allows_exactly_the_page_own_script_and_style():
     )  # agent text only inside the escaped JSON
     data = embedded_data(page)
     assert {c["eval_id"] for c in data["cases"]} >= {HOSTILE_ID}
-    assert any(
-        HOSTILE_TEXT in t["response"] for c in data["cases"] for r in c["runs"] for t in r["turns"] or []
-    )
+    cases = [expand_case(c, data["texts"]) for c in data["cases"]]
+    assert any(HOSTILE_TEXT in t["response"] for c in cases for r in c["runs"] for t in r["turns"] or [])
 
 
 def test_the_data_has_the_documented_shape_and_tags():
@@ -72,8 +72,10 @@ def test_the_data_has_the_documented_shape_and_tags():
         "efficiency",
         "eval_sets",
         "cases",
+        "texts",
         "history",
     }
+    assert len(data["texts"]) == len(set(data["texts"]))  # each text once
     tags = {c["eval_id"]: c["tags"] for c in data["cases"]}
     assert tags["regressed_case"] == ["regressed", "failed", "changed"]
     assert tags["flaky_case"] == ["failed", "flaky"] and tags["passing_case"] == []
@@ -107,7 +109,9 @@ def test_ci_writes_the_page_beside_report_md_and_says_where(example, tmp_path, m
     assert [c["key"] for c in data["cases"]] == [
         f"{s['agent']}/{s['eval_set_id']}/{c['eval_id']}" for s in results["eval_sets"] for c in s["cases"]
     ]
-    wrong = next(c for c in data["cases"] if c["eval_id"] == "roll_12_wrong_golden")
+    wrong = expand_case(
+        next(c for c in data["cases"] if c["eval_id"] == "roll_12_wrong_golden"), data["texts"]
+    )
     assert wrong["expected"][0]["tools"] == [{"name": "roll_die", "args": {"sides": 10}}]
     assert wrong["runs"][0]["turns"][0]["tools"] == [{"name": "roll_die", "args": {"sides": 12}}]
     assert f"`{page.as_posix()}`" in summary.read_text() and "adk-eval-gate view" in summary.read_text()
@@ -187,4 +191,7 @@ def test_a_case_without_runs_still_renders():
     current = results_file({("a", "s"): [Case("only", {TRAJECTORY: [[1.0]]})]})
     current.eval_sets[0].cases[0].runs[0].actual_invocations = [{"not": "an invocation"}]
     data = report_data(current)
-    assert data["cases"][0]["runs"][0]["turns"][0]["response"].startswith("(this turn could not be read")
+    (case,) = data["cases"]
+    assert expand_case(case, data["texts"])["runs"][0]["turns"][0]["response"].startswith(
+        "(this turn could not be read"
+    )

@@ -28,17 +28,23 @@ The embedded data, version 1 (every field always present; null where there is no
      "cases": [{"key": "agent/eval set/case", "agent", "eval_set_id", "eval_id", "status", "reason",
                 "tags": ["regressed", "failed", "flaky", "changed", "error", "not_run"] (those that apply),
                 "metrics": {criterion: {"score", "threshold", "status", "reason", "cause",
-                            "runs": [null | {"run", "score", "status", "reason", "turns": [[score, status, detail]]}]}},
-                "compared": {criterion: {"baseline", "current", "delta", "estimate", "verdict", "reason",
-                             "p_value", "gating"}},
+                            "runs": [null (the agent errored) | [score, status code, [[turn score, status code,
+                                     votes?]], reason?]]}},
+                "compared": {criterion: {"baseline", "current", "delta", "estimate", "verdict", "reason" (a
+                             text), "p_value", "gating"}},
                 "expected": [turn] | null,
-                "runs": [{"run", "error", "duration_seconds", "usage": results.RunUsage as JSON | null,
-                          "turns": [turn] | null}],
+                "runs": [[run, error, duration_seconds, usage | null, [turn] | null]],
                 "sampling": results.Sampling as JSON | null}],
+     "texts": [str],
      "history": [{"sha": str, "date": str, "criteria": {"agent/eval set/criterion": mean case score}}] | null}
 
-    turn = {"user": str, "response": str, "tools": [{"name": str, "args": JSON value}]}
+    turn = [user, response, [[tool name, args JSON], ...]]
+    usage = [input_tokens, output_tokens, model_calls, tool_calls, latency_seconds, cost_usd]
 
+User texts, responses, votes (a judge's detail per turn), per-run reasons and the compared rows' reasons are
+indexes into "texts", where each distinct text is stored once; a "?" item is left out when empty. Status codes:
+p passed, f failed, n not_evaluated, e error. html_cases.expand_case gives a case its named fields back, as the
+page's script does.
 Texts longer than html_cases.TEXT_LIMIT characters are cut (the cut says so); results.json keeps them whole.
 """
 
@@ -56,7 +62,7 @@ from typing import Any
 from ..baseline.models import Comparison, Row
 from ..evalsets.models import Invocation
 from ..results.models import EvalSetResult, ResultsFile
-from .html_cases import case_data
+from .html_cases import Texts, case_data
 from .spend import spend_line
 
 DATA_VERSION = 1
@@ -204,10 +210,11 @@ def report_data(
         rows.setdefault((row.agent, row.eval_set_id, row.eval_id), {})[row.criterion] = row
     expected_cases = expected_cases or {}
     cases = []
+    texts = Texts()
     for eval_set in results.eval_sets:
         for case in eval_set.cases:
             key = (eval_set.agent, eval_set.eval_set_id, case.eval_id)
-            cases.append(case_data(eval_set, case, rows.get(key, {}), expected_cases.get(key)))
+            cases.append(case_data(eval_set, case, rows.get(key, {}), expected_cases.get(key), texts))
     base = comparison.baseline if comparison else None
     verdict = _verdict(comparison)
     sha = (results.git.sha or "")[:12]
@@ -254,6 +261,7 @@ def report_data(
             for s in results.eval_sets
         ],
         "cases": cases,
+        "texts": texts.values(),
         "history": _history(history),
     }
 

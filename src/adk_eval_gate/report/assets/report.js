@@ -71,7 +71,7 @@ function pWords(r) {
   var head = "p = " + pfmt(p) + ": ";
   if (r.verdict === "unchanged") return head + "the change is within the tolerance, so it does not count whatever p says";
   var dir = r.delta < 0 ? "a drop" : r.delta > 0 ? "a rise" : "a change";
-  var odds = p >= 0.5 ? "at least half the time" : "about 1 time in " + oneIn(p);
+  var odds = p >= 0.5 ? "at least half the time" : p < 1e-6 ? "less than 1 time in a million" : "about 1 time in " + oneIn(p);
   var tail = r.verdict === "inconclusive" ? " — too often to rule out noise" :
     r.verdict === "regressed" || r.verdict === "improved" ? " — rare enough to call it real" : "";
   return head + "if nothing had changed, " + dir + " at least this large would turn up " + odds + tail;
@@ -86,8 +86,8 @@ function statusBadge(status) {
   return el("span", {"class": "badge s-" + status}, STATUS_LABELS[status] || status);
 }
 
-// The gate's own failure lines first (one per failing condition), then each statistical verdict behind them in
-// words: what changed, by how much, and how surprising that would be by chance.
+// Why, in words: each statistical verdict that failed the gate (what changed, by how much, how surprising that
+// would be by chance), then the gate's other failing conditions (errors, cases not run, …) as it words them.
 function renderBanner(data) {
   var v = data.verdict;
   var title = v.state === "pass" ? "✓ Gate passed" : v.state === "fail" ? "✗ Gate failed" : "Results (not compared)";
@@ -102,15 +102,16 @@ function renderBanner(data) {
       if (r.gating && r.delta !== null) gating.push([c.key + " · " + n, r]);
     });
   });
+  var others = v.failures.filter(function (f) { return !/^(regression|case regression|inconclusive): /.test(f); });
   return el("header", {"class": "banner banner-" + v.state, id: "verdict", "data-verdict": v.state},
     el("h1", null, title), el("p", {"class": "reason"}, v.reason),
-    v.failures.length > 1 ? el("ul", {"class": "why"}, capped(v.failures, 10).map(function (f) {
-      return el("li", null, f);
-    })) : null,
-    gating.length ? el("ul", {"class": "why evidence-list"}, capped(gating, 10).map(function (g) {
+    gating.length ? el("ul", {"class": "why evidence-list"}, capped(gating, 8).map(function (g) {
       if (typeof g === "string") return el("li", null, g);
       return el("li", null, el("strong", null, g[0]), ": " + (VERDICT_LABELS[g[1].verdict] || g[1].verdict) + " — " +
         changeWords(g[1]) + ". " + pWords(g[1]));
+    })) : null,
+    others.length && v.failures.length > 1 ? el("ul", {"class": "why failures"}, capped(others, 8).map(function (f) {
+      return el("li", null, f);
     })) : null,
     v.warnings.map(function (w) { return el("p", {"class": "warning"}, "⚠ " + w); }));
 }
@@ -341,8 +342,32 @@ function applyFilter(state) {
   state.empty.hidden = shown > 0;
 }
 
+// The data's compact form (report/html.py) back to named fields, texts resolved, as html_cases.expand_case does.
+var CODES = {p: "passed", f: "failed", n: "not_evaluated", e: "error"};
+var USAGE = ["input_tokens", "output_tokens", "model_calls", "tool_calls", "latency_seconds", "cost_usd"];
+function expandCase(c, texts) {
+  function text(i) { return i === null || i === undefined ? null : texts[i]; }
+  function turn(t) {
+    return {user: text(t[0]) || "", response: text(t[1]) || "", tools: t[2].map(function (k) { return {name: k[0], args: k[1]}; })};
+  }
+  Object.keys(c.metrics).forEach(function (n) {
+    c.metrics[n].runs = c.metrics[n].runs.map(function (r) {
+      return r === null ? null : {score: r[0], status: CODES[r[1]], reason: text(r[3]),
+        turns: r[2].map(function (t) { return [t[0], CODES[t[1]], text(t[2])]; })};
+    });
+  });
+  Object.keys(c.compared).forEach(function (n) { c.compared[n].reason = text(c.compared[n].reason); });
+  if (c.expected) c.expected = c.expected.map(turn);
+  c.runs = c.runs.map(function (r) {
+    var usage = null;
+    if (r[3]) { usage = {}; USAGE.forEach(function (k, i) { usage[k] = r[3][i]; }); }
+    return {run: r[0], error: r[1], duration_seconds: r[2], usage: usage, turns: r[4] ? r[4].map(turn) : null};
+  });
+}
+
 function main() {
   var data = JSON.parse(document.getElementById("adk-eval-gate-data").textContent);
+  data.cases.forEach(function (c) { expandCase(c, data.texts); });
   var app = document.getElementById("app");
   var state = {filter: "all", search: ""};
   append(app, [renderBanner(data), renderFacts(data), renderVerdicts(data), renderEfficiency(data),
