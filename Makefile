@@ -85,6 +85,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/inference.py
 	$(BIN)/python bench/gate_calibration.py
 	$(BIN)/python bench/judges.py
+	$(BIN)/python bench/html_report.py
 
 ## Regenerate the results JSON Schema from the pydantic models.
 schema: $(STAMP)

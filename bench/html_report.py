@@ -50,10 +50,38 @@ CRITERIA = {
     "response_match_score": 0.8,
     "rubric_based_final_response_quality_v1": 0.7,
 }
-WORDS = (
-    "the order was shipped to your address and should arrive tomorrow please check the tracking number "
-    "I found three flights to Paris on Friday the cheapest leaves at nine your balance is"
-).split()
+# Responses average about 185 characters, as the final responses of the ADK teams' published eval sets do
+# (28 of them: median 73, mean 182, 90th percentile 444).
+WORDS = [
+    "the",
+    "order",
+    "was",
+    "shipped",
+    "to",
+    "your",
+    "address",
+    "and",
+    "should",
+    "arrive",
+    "tomorrow",
+    "please",
+    "check",
+    "tracking",
+    "number",
+    "I",
+    "found",
+    "three",
+    "flights",
+    "Paris",
+    "on",
+    "Friday",
+    "cheapest",
+    "leaves",
+    "at",
+    "nine",
+    "balance",
+    "is",
+]
 FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -75,7 +103,7 @@ def turn(rng: random.Random, user: str, sides: int) -> dict:
     return {
         "invocation_id": "i",
         "user_content": {"role": "user", "parts": [{"text": user}]},
-        "final_response": {"role": "model", "parts": [{"text": text(rng, rng.randint(20, 45))}]},
+        "final_response": {"role": "model", "parts": [{"text": text(rng, rng.randint(19, 43))}]},
         "intermediate_data": {
             "tool_uses": [{"name": "lookup_order", "args": {"order_id": f"A{sides}", "verbose": True}}],
             "intermediate_responses": [],
