@@ -31,6 +31,17 @@ def test_embedded_json_cannot_close_its_script_and_round_trips():
     assert json.loads(embed_json({"x": float("nan"), "y": [float("inf")]})) == {"x": None, "y": [None]}
 
 
+def test_a_secret_with_markup_characters_is_masked_in_the_page(monkeypatch):
+    secret = 's3cr3t<&>"value'
+    monkeypatch.setenv("MY_API_KEY", secret)
+    current = results_file(
+        {("a", "s"): [Case("c", {TRAJECTORY: [[1.0]]}, responses=[f"the key is {secret}"])]}
+    )
+    page = render_html(current)
+    data = embedded_data(page)
+    assert secret not in json.dumps(data, ensure_ascii=False) and "***" in data["texts"][1]
+
+
 def test_the_policy_allows_exactly_the_page_own_script_and_style():
     current, baseline = suite()
     page = render_html(current, compared(current, baseline))

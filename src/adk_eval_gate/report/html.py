@@ -61,6 +61,7 @@ from typing import Any
 
 from ..baseline.models import Comparison, Row
 from ..evalsets.models import Invocation
+from ..redaction import redact
 from ..results.models import EvalSetResult, ResultsFile
 from .html_cases import Texts, case_data
 from .spend import spend_line
@@ -91,7 +92,9 @@ def embed_json(data: Any) -> str:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:
         text = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.translate(_ESCAPE_TABLE)
+    # Secrets are masked here, while they still read as the JSON-escaped forms redaction knows: after the
+    # escaping below a secret holding <, > or & would no longer match when the file is written.
+    return redact(text).translate(_ESCAPE_TABLE)
 
 
 def _mean_case_score(eval_set: EvalSetResult, name: str) -> float | None:
