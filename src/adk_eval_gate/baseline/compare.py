@@ -42,6 +42,23 @@ def samples(metric: MetricResult) -> list[float]:
     return values
 
 
+# The estimates of adaptive runs (models.ESTIMATE): the table's baseline → current are the means the delta is from.
+FIRST_ROUND = "first round vs whole baseline"
+EXTRA_ROUND = "extra runs vs baseline test half"
+
+
+def first_round_means(staged: Sequence[StagedPair]) -> tuple[float, float] | None:
+    """(baseline, current) means over the cases whose first-round delta exists, so that their difference is
+    the group's delta (the mean of those cases' first-round deltas)."""
+    cases = [p for p in staged if p.first and p.baseline]
+    if not cases:
+        return None
+    return (
+        statistics.fmean(statistics.fmean(p.baseline) for p in cases),
+        statistics.fmean(statistics.fmean(p.first) for p in cases),
+    )
+
+
 def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
@@ -232,6 +249,12 @@ def _case_row(
             base_values, *baseline_halves(base_metric), *current_rounds(cur_metric, sampling.first_round_runs)
         )
         row.delta = staged.case_delta()
+        if staged.extra and staged.test:
+            row.baseline, row.current = statistics.fmean(staged.test), statistics.fmean(staged.extra)
+            row.estimate = EXTRA_ROUND
+        elif staged.first:
+            row.baseline, row.current = statistics.fmean(staged.baseline), statistics.fmean(staged.first)
+            row.estimate = FIRST_ROUND
         return row, _case_test(staged), (base_values, cur_values), staged
     return row, permutation_test(base_values, cur_values), (base_values, cur_values), None
 
@@ -254,6 +277,9 @@ def _pooled_row(agent: str, name: str, per_set: list[Strata]) -> tuple[PooledSum
         baseline_pass_rate=statistics.fmean(x for s in per_set for x in s.passed_baseline),
         current_pass_rate=statistics.fmean(x for s in per_set for x in s.passed_current),
     )
+    if len(staged) == len(pairs) and (means := first_round_means(staged)):
+        row.baseline, row.current = means
+        row.estimate = FIRST_ROUND
     return row, test
 
 
@@ -339,6 +365,9 @@ def compare(
                 summary.current_pass_rate = statistics.fmean(found.passed_current)
                 test = group_test(found)
                 summary.delta = test.delta if test else None
+                if found.staged is not None and (means := first_round_means(found.staged)):
+                    summary.baseline, summary.current = means
+                    summary.estimate = FIRST_ROUND
                 set_pending.append(_Pending(summary, test, tolerance, group))
             elif base_set is None or name not in base_set.criteria:
                 summary.verdict, summary.reason = "new", "no baseline for this eval set and criterion yet"

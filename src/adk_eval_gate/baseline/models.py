@@ -13,6 +13,13 @@ COMPARISON_SCHEMA_VERSION = 1
 
 Verdict = Literal["regressed", "improved", "unchanged", "inconclusive", "new", "removed", "not_comparable", "error"]
 
+# Adaptive runs estimate a change from part of the samples (docs/adaptive-runs.md); baseline and current are then
+# the means of those same samples, so that current − baseline is always the delta shown beside them.
+ESTIMATE = (
+    "Which samples baseline, current and delta are means of: null for every sample; with adaptive runs "
+    '"first round vs whole baseline" or "extra runs vs baseline test half".'
+)
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -47,6 +54,7 @@ class _Verdicted(_Model):
         "adjusted (Holm) over the pooled and eval-set verdicts that gate.",
     )
     gating: bool = Field(default=False, description="This verdict is one of the conditions that failed the gate.")
+    estimate: str | None = Field(default=None, description=ESTIMATE)
 
 
 class Row(_Verdicted):

@@ -12,7 +12,7 @@ from adk_eval_gate.core.files import check_output_dir, check_output_file, has_su
 
 _OUTPUT_FILES = {"run": ("output",), "compare": ("output",)}
 _OUTPUT_DIRS = {"ci": "output_dir", "merge": "output_dir"}
-DIR_FILES = ("results.json", "comparison.json", "junit.xml", "report.md", "pull-request.json")
+DIR_FILES = ("results.json", "comparison.json", "junit.xml", "report.md", "report.html", "pull-request.json")
 _GITHUB_FILES = {
     "ci": ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"),
     "merge": ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"),

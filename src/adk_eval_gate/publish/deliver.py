@@ -47,9 +47,11 @@ def deliver(
     check: CheckTarget | None,
     run_url: str | None,
     step_summary: str | None,
+    summary_note: str = "",
     comment_required: bool = False,
 ) -> Delivered:
-    """`comment_required`: a command whose whole job is the comment (`publish`) fails when it cannot post."""
+    """`summary_note` follows the report in the step summary only (where the HTML report is). `comment_required`:
+    a command whose whole job is the comment (`publish`) fails when it cannot post."""
     delivered = Delivered()
     if comment is not None:
         try:
@@ -81,5 +83,5 @@ def deliver(
         except GitHubError as exc:
             delivered.notes.append(f"the check run was not created: {exc}")
     if step_summary:
-        write_step_summary(Path(step_summary), markdown)
+        write_step_summary(Path(step_summary), markdown + summary_note)
     return delivered

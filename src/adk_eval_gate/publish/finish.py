@@ -19,6 +19,7 @@ from adk_eval_gate.publish.comment import report_digest
 from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, deliver
 from adk_eval_gate.publish.outputs import github_outputs
 from adk_eval_gate.publish.settings import PublishOptions, comment_key, comment_policy
+from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.outputs import junit_xml, verdict_lines
 from adk_eval_gate.results.build import write_results
@@ -74,15 +75,19 @@ def finish(
 
     run_url = context.run_url
     head_sha = context.head_sha or results.git.sha
+    expected = plan.expected_cases()
+    report_url = artifacts_url(run_url)
     markdown = render_report(
         comparison,
         results,
-        plan.expected_cases(),
+        expected,
         run_url=run_url,
         head_sha=head_sha,
         template_dir=workflow.template_dir,
+        report_url=report_url,
     )
     write_text_atomic(out / "report.md", markdown)
+    write_report_html(out, results, comparison, expected, run_url=run_url, report_url=report_url)
     key = comment_key(options.comment_key, workflow, root)
     if mode == "pull_request":
         # What the trusted `publish` step of the fork-safe workflow needs; data only, checked again there.
@@ -118,6 +123,7 @@ def finish(
         check=check,
         run_url=run_url,
         step_summary=context.step_summary,
+        summary_note=summary_note(out / "report.html"),
     )
     notes += delivered.notes
     github_outputs(results, comparison, context, workflow.base_dir, root, out, delivered.comment_url)

@@ -35,6 +35,7 @@ from adk_eval_gate.github.context import ActionsContext, WorkflowRunEvent
 from adk_eval_gate.publish.comment import report_digest
 from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, deliver
 from adk_eval_gate.publish.settings import comment_key, comment_policy
+from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.models import ResultsFile
@@ -174,12 +175,21 @@ def run_publish(
         log.warn(warning)
     html_url = run.get("html_url")
     run_url = html_url if isinstance(html_url, str) and html_url.startswith(f"{context.server_url}/") else None
+    # The page this comment links is the one this trusted run renders and uploads, never the fork's own.
+    own_run = context.run_url
     markdown = render_report(
-        comparison, results, {}, run_url=run_url, head_sha=run["head_sha"], template_dir=workflow.template_dir
+        comparison,
+        results,
+        {},
+        run_url=run_url,
+        head_sha=run["head_sha"],
+        template_dir=workflow.template_dir,
+        report_url=artifacts_url(own_run),
     )
     out = Path(output_dir)  # not inside the artifact's folder, whose layout the fork chose
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
     write_text_atomic(out / "report.md", markdown)
+    write_report_html(out, results, comparison, run_url=run_url, report_url=artifacts_url(own_run))
     # Keyed as `ci` keys it, so a fork's comment and a same-repository one are one; every setting from the trusted side.
     key = comment_key(comment_key_option, workflow, repository_root(workflow.base_dir, context.workspace))
     attempt = run.get("run_attempt") if isinstance(run.get("run_attempt"), int) else 1
@@ -200,6 +210,7 @@ def run_publish(
         check=check,
         run_url=run_url,
         step_summary=context.step_summary,
+        summary_note=summary_note(out / "report.html"),
         comment_required=True,
     )
     for note in outcome.notes:

@@ -36,6 +36,7 @@ def github_outputs(
                 "results-path": str(out / "results.json"),
                 "comparison-path": str(out / "comparison.json"),
                 "report-path": str(out / "report.md"),
+                "html-report-path": str(out / "report.html"),
                 "junit-path": str(out / "junit.xml"),
                 "comment-url": comment_url,
             },

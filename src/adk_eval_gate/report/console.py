@@ -108,13 +108,13 @@ def render_comparison(comparison) -> str:
         lines.append("Baseline: none")
     lines += [f"warning: {w}" for w in comparison.warnings]
     for p in comparison.pooled:
-        values = f"{_num(p.baseline)} → {_num(p.current)}"
+        values = f"{_num(p.baseline)} → {_num(p.current)}{_estimate(p)}"
         lines.append(
             f"  {p.agent} (all {p.eval_sets_compared} eval sets) {p.criterion}: {_VERDICT_MARK[p.verdict]} {values}  "
             f"{p.reason}"
         )
     for s in comparison.summaries:
-        values = f"{_num(s.baseline)} → {_num(s.current)}" if s.cases_compared else ""
+        values = f"{_num(s.baseline)} → {_num(s.current)}{_estimate(s)}" if s.cases_compared else ""
         lines.append(
             f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_VERDICT_MARK[s.verdict]} {values}  {s.reason}".rstrip()
         )
@@ -131,6 +131,11 @@ def render_comparison(comparison) -> str:
     for failure in gate.failures[1:6]:
         lines.append(f"  also: {failure}")
     return "\n".join(lines)
+
+
+def _estimate(row) -> str:
+    """Adaptive runs' means are of the samples the change is estimated from: say which."""
+    return f" ({row.estimate})" if row.estimate else ""
 
 
 def _num(value) -> str:

@@ -132,7 +132,8 @@ def render_report(
     head_sha: str | None = None,
     template_dir: Path | None = None,
     budget: int = BUDGET,
-    full_report_hint: str = "the full report is in the workflow run's artifacts",
+    full_report_hint: str = "the full report, report.html, is in the workflow run's artifacts",
+    report_url: str | None = None,
 ) -> str:
     env = environment(template_dir)
     template = env.get_template("comment.md.j2")
@@ -174,6 +175,7 @@ def render_report(
             truncated=level is not levels[0],
             spend=spend_line(results),
             missing_judged=missing_judged_line(results),
+            report_url=report_url,
         )
         if len(text) <= budget:
             return text

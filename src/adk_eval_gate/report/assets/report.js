@@ -1,0 +1,387 @@
+// The report page: verdict and why, the verdicts with their evidence, eval sets with trends, then every case
+// (filters, drill-down in case.js). Every node is built with createElement/textContent: the data is agent text
+// and must never be parsed as markup. Numbers are formatted here, once, so a sentence and its table agree.
+
+var SVG_NS = "http://www.w3.org/2000/svg";
+var VERDICT_LABELS = {
+  regressed: "▼ regressed", improved: "▲ improved", unchanged: "unchanged", inconclusive: "? inconclusive",
+  new: "new", removed: "removed", not_comparable: "not comparable", error: "⚠ error"
+};
+var STATUS_LABELS = {passed: "passed", failed: "failed", not_evaluated: "not evaluated", error: "error",
+  not_run: "not run"};
+var FILTERS = [["all", "All"], ["regressed", "Regressed"], ["failed", "Failed"], ["flaky", "Flaky"],
+  ["changed", "Changed"], ["error", "Errors"], ["not_run", "Not run"]];
+
+function el(tag, attrs) {
+  var node = document.createElement(tag);
+  setAttrs(node, attrs);
+  for (var i = 2; i < arguments.length; i++) append(node, arguments[i]);
+  return node;
+}
+
+function setAttrs(node, attrs) {
+  if (!attrs) return;
+  Object.keys(attrs).forEach(function (name) {
+    if (attrs[name] !== null && attrs[name] !== undefined && attrs[name] !== false) node.setAttribute(name, String(attrs[name]));
+  });
+}
+
+function append(node, child) {
+  if (child === null || child === undefined || child === false) return;
+  if (Array.isArray(child)) { child.forEach(function (c) { append(node, c); }); return; }
+  node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+}
+
+function svg(tag, attrs) {
+  var node = document.createElementNS(SVG_NS, tag);
+  setAttrs(node, attrs);
+  return node;
+}
+
+function fmt(v) { return v === null || v === undefined ? "—" : v.toFixed(3); }
+function signed(v) {
+  if (v === null || v === undefined) return "—";
+  var text = Math.abs(v).toFixed(3);
+  return (v < 0 && text !== "0.000" ? "−" : "+") + text;
+}
+function pct(v) { return v === null || v === undefined ? "—" : Math.round(v * 100) + "%"; }
+function pfmt(p) { return p >= 0.001 ? p.toPrecision(2).replace(/\.?0+$/, "") : p.toExponential(1); }
+function oneIn(p) {
+  var n = 1 / p;
+  if (n < 10) return n.toFixed(1).replace(/\.0$/, "");
+  var digits = Math.pow(10, Math.floor(Math.log10(n)) - 1);
+  return (Math.round(n / digits) * digits).toLocaleString("en-US");
+}
+
+// The change a verdict is about, in words; `estimate` names the samples when they are not all of them.
+function changeWords(r) {
+  if (r.delta === null || r.delta === undefined) return "";
+  var est = r.estimate ? " (" + r.estimate + ")" : "";
+  if (signed(r.delta).slice(1) === "0.000") return "did not move: " + fmt(r.baseline) + " → " + fmt(r.current) + est;
+  return (r.delta < 0 ? "fell by " : "rose by ") + fmt(Math.abs(r.delta)) + ", from " + fmt(r.baseline) + " to " +
+    fmt(r.current) + est;
+}
+
+function pWords(r) {
+  var p = r.p_value;
+  if (p === null || p === undefined) {
+    return ["regressed", "improved", "unchanged", "inconclusive"].indexOf(r.verdict) >= 0 && r.delta !== null ?
+      "no test: with one sample a side a change cannot be told from noise" : "";
+  }
+  var head = "p = " + pfmt(p) + ": ";
+  if (r.verdict === "unchanged") return head + "the change is within the tolerance, so it does not count whatever p says";
+  var dir = r.delta < 0 ? "a drop" : r.delta > 0 ? "a rise" : "a change";
+  var odds = p >= 0.5 ? "at least half the time" : p < 1e-6 ? "less than 1 time in a million" : "about 1 time in " + oneIn(p);
+  var tail = r.verdict === "inconclusive" ? " — too often to rule out noise" :
+    r.verdict === "regressed" || r.verdict === "improved" ? " — rare enough to call it real" : "";
+  return head + "if nothing had changed, " + dir + " at least this large would turn up " + odds + tail;
+}
+
+function verdictBadge(verdict, gating) {
+  return el("span", {"class": "badge v-" + verdict, title: gating ? "fails the gate" : null},
+    VERDICT_LABELS[verdict] || verdict, gating ? " · gating" : null);
+}
+
+function statusBadge(status) {
+  return el("span", {"class": "badge s-" + status}, STATUS_LABELS[status] || status);
+}
+
+// Why, in words: each statistical verdict that failed the gate (what changed, by how much, how surprising that
+// would be by chance), then the gate's other failing conditions (errors, cases not run, …) as it words them.
+function renderBanner(data) {
+  var v = data.verdict;
+  var title = v.state === "pass" ? "✓ Gate passed" : v.state === "fail" ? "✗ Gate failed" : "Results (not compared)";
+  if (v.overridden) title += " (accepted by the override label)";
+  if (v.no_baseline && v.state !== "none") title += " — no baseline, nothing was compared";
+  var gating = data.verdicts.filter(function (r) { return r.gating; }).map(function (r) {
+    return [r.agent + " / " + (r.eval_set_id === null ? "all eval sets" : r.eval_set_id) + " · " + r.criterion, r];
+  });
+  data.cases.forEach(function (c) {
+    Object.keys(c.compared).forEach(function (n) {
+      var r = c.compared[n];
+      if (r.gating && r.delta !== null) gating.push([c.key + " · " + n, r]);
+    });
+  });
+  var others = v.failures.filter(function (f) { return !/^(regression|case regression|inconclusive): /.test(f); });
+  return el("header", {"class": "banner banner-" + v.state, id: "verdict", "data-verdict": v.state},
+    el("h1", null, title), el("p", {"class": "reason"}, v.reason),
+    gating.length ? el("ul", {"class": "why evidence-list"}, capped(gating, 8).map(function (g) {
+      if (typeof g === "string") return el("li", null, g);
+      return el("li", null, el("strong", null, g[0]), ": " + (VERDICT_LABELS[g[1].verdict] || g[1].verdict) + " — " +
+        changeWords(g[1]) + ". " + pWords(g[1]));
+    })) : null,
+    others.length && v.failures.length > 1 ? el("ul", {"class": "why failures"}, capped(others, 8).map(function (f) {
+      return el("li", null, f);
+    })) : null,
+    v.warnings.map(function (w) { return el("p", {"class": "warning"}, "⚠ " + w); }));
+}
+
+function capped(items, n) {
+  return items.length > n ? items.slice(0, n).concat(["… and " + (items.length - n) + " more, in the tables below"]) : items;
+}
+
+function renderFacts(data) {
+  var run = data.run, c = data.counts, b = data.baseline;
+  var facts = [
+    ["Commit", (run.sha || "unknown").slice(0, 12) + (run.ref ? " (" + run.ref + ")" : "")],
+    ["Baseline", b ? b.source + " · commit " + (b.sha || "unknown").slice(0, 12) +
+      (b.age_days !== null ? " · " + b.age_days.toFixed(1) + " days old" : "") : "none"],
+    ["Cases", c.total + " · " + c.passed + " passed · " + c.failed + " failed · " + c.error + " errors · " +
+      c.not_evaluated + " not evaluated · " + c.not_run + " not run"],
+    ["Duration", run.duration_seconds.toFixed(1) + " s" + (run.interrupted ? " (stopped early: " + run.stop_reason + ")" : "")]
+  ];
+  if (run.spend) facts.push(["Spend", run.spend]);
+  if (data.budget) facts.push(["Budget", "$" + data.budget.spent_usd.toFixed(4) + " of $" + data.budget.max_cost_usd]);
+  var links = [];
+  if (run.run_url) links.push(el("a", {href: run.run_url, rel: "noopener noreferrer"}, "workflow run"));
+  if (run.report_url) links.push(" · ", el("a", {href: run.report_url, rel: "noopener noreferrer"}, "artifacts"));
+  if (links.length) facts.push(["Links", links]);
+  return el("dl", {"class": "facts"}, facts.map(function (f) {
+    return el("div", null, el("dt", null, f[0]), el("dd", null, f[1]));
+  }));
+}
+
+function section(id, title, body) {
+  return el("section", {id: id}, el("h2", null, title), body);
+}
+
+function renderVerdicts(data) {
+  if (!data.verdicts.length) return null;
+  var rows = data.verdicts.map(function (r) {
+    var scope = r.scope === "pooled" ? r.agent + " / all " + r.eval_sets_compared + " eval sets" : r.agent + " / " + r.eval_set_id;
+    return el("tr", {"data-verdict-key": r.key, "class": r.gating ? "gating" : null},
+      el("td", null, r.scope === "pooled" ? el("strong", null, scope) : scope), el("td", null, r.criterion),
+      el("td", {"class": "num"}, r.cases_compared ? fmt(r.baseline) + " → " + fmt(r.current) : "—",
+        r.estimate ? el("div", {"class": "estimate"}, r.estimate) : null),
+      el("td", {"class": "num"}, signed(r.delta)),
+      el("td", {"class": "num"}, r.cases_compared ? pct(r.baseline_pass_rate) + " → " + pct(r.current_pass_rate) : "—"),
+      el("td", null, verdictBadge(r.verdict, r.gating)),
+      el("td", {"class": "evidence"}, el("div", null, changeWords(r)), el("div", {"class": "p"}, pWords(r)),
+        el("div", {"class": "muted"}, r.reason)));
+  });
+  return section("verdicts", "Verdicts against the baseline", el("table", {"class": "grid"},
+    el("thead", null, el("tr", null, ["Agent / eval set", "Criterion", "Baseline → current", "Change",
+      "Pass rate", "Verdict", "Evidence"].map(function (h) { return el("th", null, h); }))),
+    el("tbody", null, rows)));
+}
+
+function renderEfficiency(data) {
+  if (!data.efficiency.length) return null;
+  var rows = data.efficiency.map(function (e) {
+    return el("tr", null, el("td", null, e.agent + " / " + e.eval_set_id), el("td", null, e.metric.replace("_", " ")),
+      el("td", {"class": "num"}, e.baseline.toPrecision(4) + " → " + e.current.toPrecision(4)),
+      el("td", {"class": "num"}, (e.change >= 0 ? "+" : "−") + Math.abs(Math.round(e.change * 100)) + "%"),
+      el("td", null, verdictBadge(e.verdict, e.gating)),
+      el("td", {"class": "evidence"}, pWords({p_value: e.p_value, delta: e.change, verdict: e.verdict}),
+        el("div", {"class": "muted"}, e.reason)));
+  });
+  return section("efficiency", "Efficiency per run", el("table", {"class": "grid"},
+    el("thead", null, el("tr", null, ["Agent / eval set", "Usage", "Baseline → current", "Change", "Verdict",
+      "Evidence"].map(function (h) { return el("th", null, h); }))), el("tbody", null, rows)));
+}
+
+// One record per earlier run, oldest first; this run is appended when the history does not hold it yet.
+function sparkline(history, key, current, sha) {
+  var points = history.filter(function (h) { return typeof h.criteria[key] === "number"; })
+    .map(function (h) { return {label: h.sha.slice(0, 12) + " " + h.date, value: h.criteria[key]}; });
+  var last = history.length ? history[history.length - 1] : null;
+  if (current !== null && !(last && sha && last.sha === sha)) points.push({label: "this run", value: current});
+  if (points.length < 2) return null;
+  var w = 120, h = 28, pad = 3;
+  var values = points.map(function (p) { return p.value; });
+  var lo = Math.min.apply(null, values), hi = Math.max.apply(null, values);
+  var span = hi - lo || 1;
+  var xy = points.map(function (p, i) {
+    return [pad + i * (w - 2 * pad) / (points.length - 1), h - pad - (p.value - (hi - lo ? lo : lo - 0.5)) * (h - 2 * pad) / span];
+  });
+  var node = svg("svg", {"class": "spark", width: w, height: h, viewBox: "0 0 " + w + " " + h, role: "img",
+    "data-spark": key, "aria-label": "trend of " + key});
+  var title = svg("title");
+  title.textContent = points.map(function (p) { return p.label + ": " + fmt(p.value); }).join("\n");
+  node.appendChild(title);
+  node.appendChild(svg("polyline", {points: xy.map(function (p) { return p[0].toFixed(1) + "," + p[1].toFixed(1); }).join(" "),
+    fill: "none", stroke: "currentColor", "stroke-width": 1.5}));
+  var end = xy[xy.length - 1];
+  node.appendChild(svg("circle", {cx: end[0].toFixed(1), cy: end[1].toFixed(1), r: 2.5, fill: "currentColor"}));
+  return el("span", {"class": "trend"}, node, el("span", {"class": "muted"}, " " + points.length + " runs, " +
+    fmt(lo) + "–" + fmt(hi)));
+}
+
+function renderEvalSets(data) {
+  var rows = [];
+  data.eval_sets.forEach(function (s) {
+    Object.keys(s.criteria).forEach(function (name, i) {
+      var key = s.key + "/" + name;
+      rows.push(el("tr", {"data-eval-set": s.key, "data-criterion": name},
+        i === 0 ? el("td", {rowspan: Object.keys(s.criteria).length}, s.agent + " / " + s.eval_set_id,
+          el("div", {"class": "muted"}, s.file + " · " + s.target + " · " + (s.adaptive_runs ? "runs " +
+            s.adaptive_runs.min + "–" + s.adaptive_runs.max : s.num_runs + " run" + (s.num_runs > 1 ? "s" : "")) +
+            " · " + s.counts.passed + "/" + s.counts.total + " passed")) : null,
+        el("td", null, name), el("td", {"class": "num"}, fmt(s.means[name])), el("td", {"class": "num"}, "≥ " + s.criteria[name]),
+        data.history ? el("td", null, sparkline(data.history, key, s.means[name], data.run.sha)) : null));
+    });
+  });
+  var head = ["Agent / eval set", "Criterion", "Mean case score", "Threshold"];
+  if (data.history) head.push("Trend (mean case score per run)");
+  return section("eval-sets", "Eval sets", el("table", {"class": "grid"},
+    el("thead", null, el("tr", null, head.map(function (h) { return el("th", null, h); }))), el("tbody", null, rows)));
+}
+
+var RANK = ["regressed", "error", "not_run", "failed", "flaky", "changed"];
+function rank(c) {
+  for (var i = 0; i < RANK.length; i++) if (c.tags.indexOf(RANK[i]) >= 0) return i;
+  return RANK.length;
+}
+
+function renderCases(data, state) {
+  var criteria = [];
+  data.cases.forEach(function (c) {
+    Object.keys(c.metrics).forEach(function (n) { if (criteria.indexOf(n) < 0) criteria.push(n); });
+  });
+  state.columns = 5 + criteria.length;
+  var order = data.cases.map(function (c, i) { return [rank(c), i]; })
+    .sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+  var body = el("tbody");
+  order.forEach(function (o) { body.appendChild(caseRow(data.cases[o[1]], criteria, state)); });
+  state.body = body;
+  var counts = {};
+  FILTERS.forEach(function (f) {
+    counts[f[0]] = f[0] === "all" ? data.cases.length :
+      data.cases.filter(function (c) { return c.tags.indexOf(f[0]) >= 0; }).length;
+  });
+  var buttons = FILTERS.map(function (f) {
+    var button = el("button", {type: "button", "data-filter": f[0], "aria-pressed": f[0] === "all" ? "true" : "false"},
+      f[1] + " ", el("span", {"class": "count"}, counts[f[0]]));
+    button.addEventListener("click", function () { state.filter = f[0]; applyFilter(state); });
+    return button;
+  });
+  var search = el("input", {type: "search", placeholder: "Filter by case id…", "aria-label": "filter by case id"});
+  search.addEventListener("input", function () { state.search = search.value.toLowerCase(); applyFilter(state); });
+  state.buttons = buttons;
+  state.empty = el("p", {"class": "muted", id: "no-cases", hidden: "hidden"}, "No case matches this filter.");
+  var head = ["Case", "Status"].concat(criteria, ["Runs", "Tokens", "Cost"]);
+  return section("cases", "Cases", [el("div", {"class": "filters", role: "toolbar"}, buttons, search),
+    el("table", {"class": "grid cases", id: "case-table"}, el("thead", null, el("tr", null,
+      head.map(function (h) { return el("th", null, h); }))), body), state.empty]);
+}
+
+function runOutcome(c, i) {
+  var run = c.runs[i];
+  if (run && run.error) return "error";
+  var statuses = Object.keys(c.metrics).map(function (n) { var r = c.metrics[n].runs[i]; return r ? r.status : "error"; });
+  if (statuses.indexOf("failed") >= 0) return "failed";
+  if (statuses.indexOf("error") >= 0) return "error";
+  return statuses.indexOf("passed") >= 0 ? "passed" : "not_evaluated";
+}
+
+function usageTotals(c) {
+  var tokens = 0, cost = 0, costKnown = c.runs.length > 0;
+  c.runs.forEach(function (r) {
+    if (!r.usage) { costKnown = false; return; }
+    tokens += r.usage.input_tokens + r.usage.output_tokens;
+    if (r.usage.cost_usd === null) costKnown = false; else cost += r.usage.cost_usd;
+  });
+  return {tokens: tokens, cost: costKnown ? cost : null};
+}
+
+function caseRow(c, criteria, state) {
+  var cells = criteria.map(function (n) {
+    var m = c.metrics[n], cmp = c.compared[n];
+    if (!m) return el("td", {"class": "num muted"}, "—");
+    return el("td", {"class": "num s-" + m.status, "data-criterion": n, title: m.reason || null}, fmt(m.score),
+      cmp && cmp.verdict !== "unchanged" ? el("div", null, verdictBadge(cmp.verdict, cmp.gating)) : null);
+  });
+  var runs = el("td", {"class": "runs"}, c.runs.map(function (r, i) {
+    var outcome = runOutcome(c, i);
+    return el("span", {"class": "dot s-" + outcome, title: "run " + (r.run + 1) + ": " + (STATUS_LABELS[outcome] || outcome)});
+  }));
+  var usage = usageTotals(c);
+  var toggle = el("button", {type: "button", "class": "toggle", "aria-expanded": "false"}, "▸");
+  var row = el("tr", {"class": "case", "data-case": c.key, "data-tags": c.tags.join(" ")},
+    el("td", {"class": "case-id"}, toggle, " ", el("span", {"class": "id"}, c.eval_id),
+      el("div", {"class": "muted"}, c.agent + " / " + c.eval_set_id)),
+    el("td", null, statusBadge(c.status)), cells, runs,
+    el("td", {"class": "num"}, usage.tokens ? usage.tokens.toLocaleString("en-US") : "—"),
+    el("td", {"class": "num"}, usage.cost === null ? "—" : "$" + usage.cost.toFixed(4)));
+  row.addEventListener("click", function (event) {
+    if (event.target.closest("a, input")) return;
+    toggleDetail(row, c, state);
+  });
+  return row;
+}
+
+function toggleDetail(row, c, state) {
+  var toggle = row.querySelector(".toggle");
+  var next = row.nextSibling;
+  if (next && next.classList.contains("detail")) {
+    next.hidden = !next.hidden;
+  } else {
+    next = el("tr", {"class": "detail", "data-detail-for": c.key}, el("td", {colspan: state.columns}, renderDetail(c)));
+    row.parentNode.insertBefore(next, row.nextSibling);
+  }
+  toggle.textContent = next.hidden ? "▸" : "▾";
+  toggle.setAttribute("aria-expanded", next.hidden ? "false" : "true");
+  row.classList.toggle("open", !next.hidden);
+}
+
+function applyFilter(state) {
+  var shown = 0;
+  Array.prototype.forEach.call(state.body.children, function (row) {
+    if (!row.classList.contains("case")) return;
+    var tags = row.getAttribute("data-tags").split(" ");
+    var visible = (state.filter === "all" || tags.indexOf(state.filter) >= 0) &&
+      (!state.search || row.getAttribute("data-case").toLowerCase().indexOf(state.search) >= 0);
+    row.hidden = !visible;
+    var next = row.nextSibling;
+    if (next && next.classList.contains("detail")) next.hidden = !visible || !row.classList.contains("open");
+    if (visible) shown++;
+  });
+  state.buttons.forEach(function (b) {
+    b.setAttribute("aria-pressed", b.getAttribute("data-filter") === state.filter ? "true" : "false");
+  });
+  state.empty.hidden = shown > 0;
+}
+
+// The data's compact form (report/html.py) back to named fields, texts resolved, as html_cases.expand_case does.
+var CODES = {p: "passed", f: "failed", n: "not_evaluated", e: "error"};
+var USAGE = ["input_tokens", "output_tokens", "model_calls", "tool_calls", "latency_seconds", "cost_usd"];
+function expandCase(c, texts) {
+  function text(i) { return i === null || i === undefined ? null : texts[i]; }
+  function turn(t) {
+    return {user: text(t[0]) || "", response: text(t[1]) || "", tools: t[2].map(function (k) { return {name: k[0], args: k[1]}; })};
+  }
+  Object.keys(c.metrics).forEach(function (n) {
+    c.metrics[n].runs = c.metrics[n].runs.map(function (r) {
+      return r === null ? null : {score: r[0], status: CODES[r[1]], reason: text(r[3]),
+        turns: r[2].map(function (t) { return [t[0], CODES[t[1]], text(t[2])]; })};
+    });
+  });
+  Object.keys(c.compared).forEach(function (n) { c.compared[n].reason = text(c.compared[n].reason); });
+  if (c.expected) c.expected = c.expected.map(turn);
+  c.runs = c.runs.map(function (r) {
+    var usage = null;
+    if (r[3]) { usage = {}; USAGE.forEach(function (k, i) { usage[k] = r[3][i]; }); }
+    return {run: r[0], error: r[1], duration_seconds: r[2], usage: usage, turns: r[4] ? r[4].map(turn) : null};
+  });
+}
+
+function main() {
+  var data = JSON.parse(document.getElementById("adk-eval-gate-data").textContent);
+  data.cases.forEach(function (c) { expandCase(c, data.texts); });
+  var app = document.getElementById("app");
+  var state = {filter: "all", search: ""};
+  append(app, [renderBanner(data), renderFacts(data), renderVerdicts(data), renderEfficiency(data),
+    renderEvalSets(data), renderCases(data, state),
+    el("footer", null, "adk-eval-gate " + data.run.tool_version + " · scores follow " + data.run.adk_semantics +
+      " · " + data.run.started_at + " · results.json and comparison.json hold every number on this page")]);
+  window.adkEvalGateRenderedAt = performance.now();
+  document.documentElement.setAttribute("data-state", "ready");
+}
+
+try {
+  main();
+} catch (error) {
+  document.documentElement.setAttribute("data-state", "error");
+  document.getElementById("app").appendChild(el("p", {"class": "warning"}, "The report could not be shown: " + error));
+  throw error;
+}

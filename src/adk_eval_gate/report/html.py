@@ -1,0 +1,353 @@
+"""report.html: one self-contained page per run (docs/report-html.md).
+
+The page is a fixed script and style sheet (report/assets/) plus the run's data, embedded as JSON in
+`<script type="application/json" id="adk-eval-gate-data">`. Nothing is fetched: a Content-Security-Policy of
+`default-src 'none'` with the hashes of the page's own script and style is what lets it open from a downloaded
+artifact over file://, offline, and what keeps any markup that slipped into the data from running. The script
+builds the page with createElement/textContent only, and numbers are formatted there from raw values, so a
+number and the sentence beside it are always the same number.
+
+The embedded data, version 1 (every field always present; null where there is nothing):
+
+    {"version": 1, "title": str,
+     "verdict": {"state": "pass"|"fail"|"none", "reason": str, "failures": [str], "overridden": bool,
+                 "no_baseline": bool, "warnings": [str], "fail_on": [str]},
+     "run": {"sha", "ref", "config_file", "tool_version", "adk_semantics", "started_at", "finished_at",
+             "duration_seconds", "interrupted", "stop_reason", "spend": str, "run_url", "report_url"},
+     "baseline": {"source", "sha", "created_at", "age_days", "tool_version", "exact_base"} | null,
+     "counts": {"total", "passed", "failed", "not_evaluated", "error", "not_run"},
+     "budget": {"max_cost_usd", "spent_usd", "not_run"} | null,
+     "verdicts": [{"scope": "pooled"|"eval_set", "key": "agent/eval set/criterion" ("agent/*/criterion" when
+                   pooled), "agent", "eval_set_id" (null when pooled), "criterion", "baseline", "current", "delta",
+                   "estimate", "verdict", "reason", "p_value", "baseline_pass_rate", "current_pass_rate",
+                   "cases_compared", "eval_sets_compared", "gating"}],
+     "efficiency": [comparison.EfficiencyRow as JSON],
+     "eval_sets": [{"key": "agent/eval set", "agent", "eval_set_id", "file", "target", "num_runs",
+                    "adaptive_runs": {"min", "max"} | null, "criteria": {name: threshold}, "counts",
+                    "means": {name: mean case score | null}}],
+     "cases": [{"key": "agent/eval set/case", "agent", "eval_set_id", "eval_id", "status", "reason",
+                "tags": ["regressed", "failed", "flaky", "changed", "error", "not_run"] (those that apply),
+                "metrics": {criterion: {"score", "threshold", "status", "reason", "cause",
+                            "runs": [null (the agent errored) | [score, status code, [[turn score, status code,
+                                     votes?]], reason?]]}},
+                "compared": {criterion: {"baseline", "current", "delta", "estimate", "verdict", "reason" (a
+                             text), "p_value", "gating"}},
+                "expected": [turn] | null,
+                "runs": [[run, error, duration_seconds, usage | null, [turn] | null]],
+                "sampling": results.Sampling as JSON | null}],
+     "texts": [str],
+     "history": [{"sha": str, "date": str, "criteria": {"agent/eval set/criterion": mean case score}}] | null}
+
+    turn = [user, response, [[tool name, args JSON], ...]]
+    usage = [input_tokens, output_tokens, model_calls, tool_calls, latency_seconds, cost_usd]
+
+User texts, responses, votes (a judge's detail per turn), per-run reasons and the compared rows' reasons are
+indexes into "texts", where each distinct text is stored once; a "?" item is left out when empty. Status codes:
+p passed, f failed, n not_evaluated, e error. html_cases.expand_case gives a case its named fields back, as the
+page's script does.
+Texts longer than html_cases.TEXT_LIMIT characters are cut (the cut says so); results.json keeps them whole.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import statistics
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.core.redaction import redact
+from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.report.html_cases import Texts, case_data
+from adk_eval_gate.report.spend import spend_line
+from adk_eval_gate.results.models import EvalSetResult, ResultsFile
+
+DATA_VERSION = 1
+ASSETS = Path(__file__).parent / "assets"
+DATA_ID = "adk-eval-gate-data"
+
+# Inside <script>, only `</script` (and `<!--`) can end the element early; escaping every <, > and & makes that
+# impossible whatever the text, and U+2028/9 are escaped for readers that still treat them as line ends.
+_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_ESCAPE_TABLE = str.maketrans(_JSON_ESCAPES)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and (value != value or abs(value) == float("inf")):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def embed_json(data: Any) -> str:
+    """JSON that is safe between <script> tags and parses back to `data` (JSON.parse has no NaN: null)."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    # Secrets are masked here, while they still read as the JSON-escaped forms redaction knows: after the
+    # escaping below a secret holding <, > or & would no longer match when the file is written.
+    return redact(text).translate(_ESCAPE_TABLE)
+
+
+def _mean_case_score(eval_set: EvalSetResult, name: str) -> float | None:
+    scores = [c.metrics[name].score for c in eval_set.cases if name in c.metrics and c.metrics[name].score is not None]
+    return statistics.fmean(scores) if scores else None
+
+
+def _verdicts(comparison: Comparison) -> list[dict[str, Any]]:
+    rows = []
+    for p in comparison.pooled:
+        rows.append(
+            {
+                "scope": "pooled",
+                "key": f"{p.agent}/*/{p.criterion}",
+                "agent": p.agent,
+                "eval_set_id": None,
+                "criterion": p.criterion,
+                "cases_compared": p.cases_compared,
+                "eval_sets_compared": p.eval_sets_compared,
+                **_numbers(p),
+            }
+        )
+    for s in comparison.summaries:
+        rows.append(
+            {
+                "scope": "eval_set",
+                "key": f"{s.agent}/{s.eval_set_id}/{s.criterion}",
+                "agent": s.agent,
+                "eval_set_id": s.eval_set_id,
+                "criterion": s.criterion,
+                "cases_compared": s.cases_compared,
+                "eval_sets_compared": None,
+                **_numbers(s),
+            }
+        )
+    return rows
+
+
+def _numbers(row: Any) -> dict[str, Any]:
+    return {
+        name: getattr(row, name)
+        for name in (
+            "baseline",
+            "current",
+            "delta",
+            "estimate",
+            "verdict",
+            "reason",
+            "p_value",
+            "baseline_pass_rate",
+            "current_pass_rate",
+            "gating",
+        )
+    }
+
+
+def _verdict(comparison: Comparison | None) -> dict[str, Any]:
+    if comparison is None:
+        return {
+            "state": "none",
+            "reason": "no comparison with a baseline was made for these results",
+            "failures": [],
+            "overridden": False,
+            "no_baseline": True,
+            "warnings": [],
+            "fail_on": [],
+        }
+    gate = comparison.gate
+    return {
+        "state": comparison.verdict,
+        "reason": gate.reason,
+        "failures": gate.failures,
+        "overridden": gate.overridden,
+        "no_baseline": comparison.baseline is None,
+        "warnings": comparison.warnings,
+        "fail_on": gate.fail_on,
+    }
+
+
+def _history(records: Iterable[Mapping[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """Only well-formed records, oldest first: the history comes from elsewhere and must not break the page."""
+    if records is None:
+        return None
+    kept = []
+    for record in records:
+        if not isinstance(record, Mapping) or not isinstance(record.get("criteria"), Mapping):
+            continue
+        means = {
+            str(k): float(v)
+            for k, v in record["criteria"].items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")
+        }
+        kept.append({"sha": str(record.get("sha") or ""), "date": str(record.get("date") or ""), "criteria": means})
+    kept.sort(key=lambda r: r["date"])
+    return kept or None
+
+
+def report_data(
+    results: ResultsFile,
+    comparison: Comparison | None = None,
+    expected_cases: Mapping[tuple[str, str, str], list[Invocation]] | None = None,
+    history: Iterable[Mapping[str, Any]] | None = None,
+    *,
+    run_url: str | None = None,
+    report_url: str | None = None,
+) -> dict[str, Any]:
+    """The page's data (the shape in this module's docstring)."""
+    rows: dict[tuple[str, str, str], dict[str, Row]] = {}
+    for row in comparison.rows if comparison else []:
+        rows.setdefault((row.agent, row.eval_set_id, row.eval_id), {})[row.criterion] = row
+    expected_cases = expected_cases or {}
+    cases = []
+    texts = Texts()
+    for eval_set in results.eval_sets:
+        for case in eval_set.cases:
+            key = (eval_set.agent, eval_set.eval_set_id, case.eval_id)
+            cases.append(case_data(eval_set, case, rows.get(key, {}), expected_cases.get(key), texts))
+    base = comparison.baseline if comparison else None
+    verdict = _verdict(comparison)
+    sha = (results.git.sha or "")[:12]
+    return {
+        "version": DATA_VERSION,
+        "title": f"adk-eval-gate {verdict['state'] if verdict['state'] != 'none' else 'results'}"
+        + (f" · {sha}" if sha else ""),
+        "verdict": verdict,
+        "run": {
+            "sha": results.git.sha,
+            "ref": results.git.ref,
+            "config_file": results.config_file,
+            "tool_version": results.tool.version,
+            "adk_semantics": results.tool.adk_semantics,
+            "started_at": results.timings.started_at,
+            "finished_at": results.timings.finished_at,
+            "duration_seconds": results.timings.duration_seconds,
+            "interrupted": results.interrupted,
+            "stop_reason": results.stop_reason,
+            "spend": spend_line(results),
+            "run_url": run_url,
+            "report_url": report_url,
+        },
+        "baseline": base.model_dump(mode="json") if base else None,
+        "counts": results.summary.model_dump(mode="json"),
+        "budget": results.budget.model_dump(mode="json", include={"max_cost_usd", "spent_usd", "not_run"})
+        if results.budget
+        else None,
+        "verdicts": _verdicts(comparison) if comparison else [],
+        "efficiency": [e.model_dump(mode="json") for e in comparison.efficiency] if comparison else [],
+        "eval_sets": [
+            {
+                "key": f"{s.agent}/{s.eval_set_id}",
+                "agent": s.agent,
+                "eval_set_id": s.eval_set_id,
+                "file": s.file,
+                "target": s.target,
+                "num_runs": s.num_runs,
+                "adaptive_runs": s.adaptive_runs.model_dump() if s.adaptive_runs else None,
+                "criteria": {name: c.threshold for name, c in s.criteria.items()},
+                "counts": s.summary.model_dump(),
+                "means": {name: _mean_case_score(s, name) for name in s.criteria},
+            }
+            for s in results.eval_sets
+        ],
+        "cases": cases,
+        "texts": texts.values(),
+        "history": _history(history),
+    }
+
+
+def embedded_data(page: str) -> dict[str, Any]:
+    """The data a rendered page embeds (for scripts and tests that read a page back)."""
+    opening = f'<script type="application/json" id="{DATA_ID}">'
+    start = page.index(opening) + len(opening)
+    return json.loads(page[start : page.index("</script>", start)])
+
+
+def _asset(name: str) -> str:
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
+def page_script() -> str:
+    """Both script files in one function scope: nothing they define leaks onto `window`."""
+    return '(function () {\n"use strict";\n' + _asset("case.js") + "\n" + _asset("report.js") + "\n})();\n"
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def render_page(data: Mapping[str, Any]) -> str:
+    """The whole page: shell, style, data and script in one file."""
+    script, style = page_script(), _asset("report.css")
+    # The favicon is an empty data: URL, so the browser asks the network for nothing, not even /favicon.ico.
+    csp = (
+        f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="referrer" content="no-referrer">\n<link rel="icon" href="data:,">\n'
+        f"<title>{html.escape(str(data.get('title', 'adk-eval-gate')))}</title>\n"
+        f"<style>{style}</style>\n</head>\n<body>\n"
+        "<noscript>This report needs JavaScript; the same data is in results.json and comparison.json.</noscript>\n"
+        '<main id="app" aria-live="polite"></main>\n'
+        f'<script type="application/json" id="{DATA_ID}">{embed_json(data)}</script>\n'
+        f"<script>{script}</script>\n</body>\n</html>\n"
+    )
+
+
+def render_html(
+    results: ResultsFile,
+    comparison: Comparison | None = None,
+    expected_cases: Mapping[tuple[str, str, str], list[Invocation]] | None = None,
+    history: Iterable[Mapping[str, Any]] | None = None,
+    *,
+    run_url: str | None = None,
+    report_url: str | None = None,
+) -> str:
+    return render_page(
+        report_data(results, comparison, expected_cases, history, run_url=run_url, report_url=report_url)
+    )
+
+
+def write_report_html(
+    folder: Path,
+    results: ResultsFile,
+    comparison: Comparison | None = None,
+    expected_cases: Mapping[tuple[str, str, str], list[Invocation]] | None = None,
+    history: Iterable[Mapping[str, Any]] | None = None,
+    *,
+    run_url: str | None = None,
+    report_url: str | None = None,
+) -> Path:
+    from adk_eval_gate.core.files import write_text_atomic
+
+    path = folder / "report.html"
+    page = render_html(results, comparison, expected_cases, history, run_url=run_url, report_url=report_url)
+    write_text_atomic(path, page)
+    return path
+
+
+def artifacts_url(run_url: str | None) -> str | None:
+    """Where a run's artifacts are listed: its page's #artifacts. Only ever built from the runner's own
+    GITHUB_SERVER_URL / GITHUB_REPOSITORY / GITHUB_RUN_ID (or the API's run URL checked against the server),
+    never from anything a pull request wrote."""
+    return f"{run_url}#artifacts" if run_url else None
+
+
+def summary_note(path: Path) -> str:
+    """The step summary's pointer to the page (the comment links the run's artifacts instead)."""
+    return (
+        f"\n📄 **Full report**: `{path.as_posix()}`, in this run's artifacts (the example workflows upload the "
+        f"output folder as `adk-eval-gate-report`): download and open it in a browser, or run "
+        f"`adk-eval-gate view {path.parent.as_posix()}`.\n"
+    )

@@ -1,0 +1,188 @@
+"""The cases of report.html: each case's scores, comparison rows, tags for the filters, and the turns of every
+run and of the eval set, reduced to what the page shows (user text, response, tool calls).
+
+The heavy, repeated parts (a case's runs, per-run scores, turns) are arrays rather than objects, and every agent
+text is stored once in the page's `texts` list and referred to by index: a thousand cases of five runs then fit
+the page's size budget (bench/html_report.py). `expand_case` (and the page's script) turns a case back into
+named fields."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from adk_eval_gate.baseline.models import Row
+from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
+from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric, RunUsage
+
+TEXT_LIMIT = 4000
+STATUS_CODES = {"passed": "p", "failed": "f", "not_evaluated": "n", "error": "e"}
+USAGE_FIELDS = ("input_tokens", "output_tokens", "model_calls", "tool_calls", "latency_seconds", "cost_usd")
+
+
+class Texts:
+    """Each distinct text once: runs of a steady agent repeat their answers, and every run repeats the user's."""
+
+    def __init__(self) -> None:
+        self._index: dict[str, int] = {}
+
+    def ref(self, text: str | None) -> int | None:
+        if text is None:
+            return None
+        return self._index.setdefault(text, len(self._index))
+
+    def values(self) -> list[str]:
+        return list(self._index)
+
+
+def _clip(text: str) -> str:
+    if len(text) <= TEXT_LIMIT:
+        return text
+    return f"{text[:TEXT_LIMIT]}\n… ({len(text) - TEXT_LIMIT} more characters in results.json)"
+
+
+def _turn(invocation: Invocation, texts: Texts) -> list[Any]:
+    """[user text, response text, [[tool name, args], …]], texts by reference."""
+    return [
+        texts.ref(_clip(content_text(invocation.user_content))),
+        texts.ref(_clip(content_text(invocation.final_response))),
+        [[call.name or "", call.args] for call in tool_calls(invocation.intermediate_data)],
+    ]
+
+
+def _turns(raw: Iterable[Mapping[str, Any]] | None, texts: Texts) -> list[list[Any]] | None:
+    if raw is None:
+        return None
+    turns = []
+    for item in raw:
+        try:
+            turns.append(_turn(Invocation.model_validate(item), texts))
+        except ValueError:  # a recording this version cannot read: the page still shows everything else
+            turns.append([texts.ref(""), texts.ref("(this turn could not be read; see results.json)"), []])
+    return turns
+
+
+def _metric_run(run: RunMetric | None, texts: Texts) -> list[Any] | None:
+    """[score, status code, [[turn score, status code(, votes text)], …](, reason text)]."""
+    if run is None:
+        return None
+    turns = [
+        [i.score, STATUS_CODES[i.status]] + ([texts.ref(i.detail)] if i.detail else []) for i in run.per_invocation
+    ]
+    return [run.score, STATUS_CODES[run.status], turns] + ([texts.ref(run.reason)] if run.reason else [])
+
+
+def _usage(usage: RunUsage | None) -> list[Any] | None:
+    return None if usage is None else [getattr(usage, name) for name in USAGE_FIELDS]
+
+
+def _tags(case: CaseResult, compared: Mapping[str, Row]) -> list[str]:
+    tags = []
+    if any(r.verdict == "regressed" for r in compared.values()):
+        tags.append("regressed")
+    if case.status == "failed":
+        tags.append("failed")
+    outcomes = {run.status for m in case.metrics.values() for run in m.runs if run is not None}
+    if len(case.runs) > 1 and {"passed", "failed"} <= outcomes:
+        tags.append("flaky")  # the same case passed in one run and failed in another
+    if any(
+        r.verdict in ("regressed", "improved", "inconclusive", "new", "not_comparable") or (r.delta or 0.0) != 0.0
+        for r in compared.values()
+    ):
+        tags.append("changed")
+    if case.status == "error":
+        tags.append("error")
+    if case.status == "not_run":
+        tags.append("not_run")
+    return tags
+
+
+def case_data(
+    eval_set: EvalSetResult,
+    case: CaseResult,
+    compared: Mapping[str, Row],
+    expected: list[Invocation] | None,
+    texts: Texts,
+) -> dict[str, Any]:
+    metrics = {
+        name: {
+            "score": m.score,
+            "threshold": m.threshold,
+            "status": m.status,
+            "reason": m.reason,
+            "cause": m.cause,
+            "runs": [_metric_run(r, texts) for r in m.runs],
+        }
+        for name, m in case.metrics.items()
+    }
+    return {
+        "key": f"{eval_set.agent}/{eval_set.eval_set_id}/{case.eval_id}",
+        "agent": eval_set.agent,
+        "eval_set_id": eval_set.eval_set_id,
+        "eval_id": case.eval_id,
+        "status": case.status,
+        "reason": case.reason,
+        "tags": _tags(case, compared),
+        "metrics": metrics,
+        "compared": {
+            name: {
+                "baseline": r.baseline,
+                "current": r.current,
+                "delta": r.delta,
+                "estimate": r.estimate,
+                "verdict": r.verdict,
+                "reason": texts.ref(r.reason),  # the same few sentences over and over: stored once
+                "p_value": r.p_value,
+                "gating": r.gating,
+            }
+            for name, r in compared.items()
+        },
+        "expected": None if expected is None else [_turn(i, texts) for i in expected],
+        "runs": [
+            [r.run, r.error, r.duration_seconds, _usage(r.usage), _turns(r.actual_invocations, texts)]
+            for r in case.runs
+        ],
+        "sampling": case.sampling.model_dump(mode="json") if case.sampling else None,
+    }
+
+
+def expand_case(case: Mapping[str, Any], texts: list[str]) -> dict[str, Any]:
+    """A case of the page's data with named fields, as the page's script expands it."""
+    words = {code: status for status, code in STATUS_CODES.items()}
+
+    def text(ref: int | None) -> str | None:
+        return None if ref is None else texts[ref]
+
+    def turn(item: list[Any]) -> dict[str, Any]:
+        return {
+            "user": text(item[0]),
+            "response": text(item[1]),
+            "tools": [{"name": name, "args": args} for name, args in item[2]],
+        }
+
+    def metric_run(run: list[Any] | None) -> dict[str, Any] | None:
+        if run is None:
+            return None
+        return {
+            "score": run[0],
+            "status": words[run[1]],
+            "reason": text(run[3]) if len(run) > 3 else None,
+            "turns": [[t[0], words[t[1]], text(t[2]) if len(t) > 2 else None] for t in run[2]],
+        }
+
+    return {
+        **case,
+        "compared": {n: {**r, "reason": text(r["reason"])} for n, r in case["compared"].items()},
+        "metrics": {n: {**m, "runs": [metric_run(r) for r in m["runs"]]} for n, m in case["metrics"].items()},
+        "expected": None if case["expected"] is None else [turn(t) for t in case["expected"]],
+        "runs": [
+            {
+                "run": r[0],
+                "error": r[1],
+                "duration_seconds": r[2],
+                "usage": None if r[3] is None else dict(zip(USAGE_FIELDS, r[3], strict=True)),
+                "turns": None if r[4] is None else [turn(t) for t in r[4]],
+            }
+            for r in case["runs"]
+        ],
+    }
