@@ -32,10 +32,11 @@ import random
 import statistics
 import time
 
-from adk_eval_gate.baseline.compare import Strata, decide_gating, group_test
+from adk_eval_gate.baseline.compare import decide_gating
 from adk_eval_gate.baseline.models import PooledSummary, Summary
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stats import stratified_test
+from adk_eval_gate.baseline.strata import Strata, group_test
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.run.adaptive import undecided
 

@@ -24,39 +24,19 @@ from adk_eval_gate.baseline.stages import StagedPair, baseline_halves, current_r
 from adk_eval_gate.baseline.stats import (
     TestResult,
     benjamini_hochberg,
-    combine_stages,
     holm,
     permutation_test,
-    stratified_test,
 )
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
-
-
-def samples(metric: MetricResult) -> list[float]:
-    """Every per-invocation score of every run: all the evidence there is."""
-    values = [
-        item.score for run in metric.runs if run is not None for item in run.per_invocation if item.score is not None
-    ]
-    if not values and metric.score is not None:
-        values = [metric.score]
-    return values
-
-
-# The estimates of adaptive runs (models.ESTIMATE): the table's baseline → current are the means the delta is from.
-FIRST_ROUND = "first round vs whole baseline"
-EXTRA_ROUND = "extra runs vs baseline test half"
-
-
-def first_round_means(staged: Sequence[StagedPair]) -> tuple[float, float] | None:
-    """(baseline, current) means over the cases whose first-round delta exists, so that their difference is
-    the group's delta (the mean of those cases' first-round deltas)."""
-    cases = [p for p in staged if p.first and p.baseline]
-    if not cases:
-        return None
-    return (
-        statistics.fmean(statistics.fmean(p.baseline) for p in cases),
-        statistics.fmean(statistics.fmean(p.first) for p in cases),
-    )
+from adk_eval_gate.baseline.strata import (
+    EXTRA_ROUND,
+    FIRST_ROUND,
+    Strata,
+    case_test,
+    first_round_means,
+    group_test,
+    samples,
+)
+from adk_eval_gate.results.models import CaseResult, EvalSetResult, ResultsFile
 
 
 def _fmt(value: float | None) -> str:
@@ -69,36 +49,6 @@ class _Pending:
     test: TestResult | None
     tolerance: float
     group: tuple[str, str]  # (agent, criterion): where an inconclusive row's evidence is pooled
-
-
-@dataclass
-class Strata:
-    """The compared cases of one agent × eval set × criterion, kept for the pooled verdict."""
-
-    pairs: list[tuple[list[float], list[float]]]
-    passed_baseline: list[bool]
-    passed_current: list[bool]
-    staged: list[StagedPair] | None = None  # set when the current runs were adaptive
-
-
-def _stage_test(pairs: list[tuple[list[float], list[float]]]) -> TestResult | None:
-    return stratified_test([(b, c) for b, c in pairs if b and c]) if any(b and c for b, c in pairs) else None
-
-
-def group_test(strata: Strata) -> TestResult | None:
-    """The stratified test over the cases of one group; for adaptive runs, the two-stage one."""
-    if strata.staged is None:
-        return stratified_test(strata.pairs)
-    first = _stage_test([(p.selection, p.first) for p in strata.staged])
-    extra = _stage_test([(p.test, p.extra) for p in strata.staged])
-    deltas = [d for d in (p.first_delta() for p in strata.staged) if d is not None]
-    return combine_stages(first, extra, statistics.fmean(deltas) if deltas else 0.0)
-
-
-def _case_test(staged: StagedPair) -> TestResult | None:
-    first = permutation_test(staged.selection, staged.first) if staged.selection and staged.first else None
-    extra = permutation_test(staged.test, staged.extra) if staged.test and staged.extra else None
-    return combine_stages(first, extra, staged.case_delta() or 0.0)
 
 
 def verdict_for(
@@ -255,7 +205,7 @@ def _case_row(
         elif staged.first:
             row.baseline, row.current = statistics.fmean(staged.baseline), statistics.fmean(staged.first)
             row.estimate = FIRST_ROUND
-        return row, _case_test(staged), (base_values, cur_values), staged
+        return row, case_test(staged), (base_values, cur_values), staged
     return row, permutation_test(base_values, cur_values), (base_values, cur_values), None
 
 

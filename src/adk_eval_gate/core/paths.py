@@ -47,3 +47,9 @@ def relative_posix(base: Path, path: Path) -> str:
         return path.resolve().relative_to(base).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def file_from_root(base_dir: Path, file: str, root: Path | None) -> str:
+    """A results file's eval-set path (relative to the config) as the repository names it; as given when it lies
+    outside the repository."""
+    return (relative_to_root(base_dir / file, root) if root else None) or file

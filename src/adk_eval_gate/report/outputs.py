@@ -18,7 +18,7 @@ from pathlib import Path
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.keys import CaseKey
-from adk_eval_gate.core.paths import relative_to_root
+from adk_eval_gate.core.paths import file_from_root
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.github.workflow_commands import annotation, one_line
 from adk_eval_gate.results.models import ResultsFile
@@ -45,11 +45,6 @@ def write_outputs(path: Path, values: dict[str, str]) -> None:
     append_text(path, "".join(blocks))
 
 
-def _shown(base_dir: Path, file: str, root: Path | None) -> str:
-    """An eval set's path relative to the repository root (as given in the results when it lies outside)."""
-    return (relative_to_root(base_dir / file, root) if root else None) or file
-
-
 def junit_xml(
     results: ResultsFile, comparison: Comparison | None = None, base_dir: Path | None = None, root: Path | None = None
 ) -> str:
@@ -60,7 +55,7 @@ def junit_xml(
     totals: Counter[str] = Counter()
     total_time = 0.0
     for eval_set in results.eval_sets:
-        shown = _shown(base_dir or Path("."), eval_set.file, root if base_dir else None)
+        shown = file_from_root(base_dir or Path("."), eval_set.file, root if base_dir else None)
         suite = ET.SubElement(suites, "testsuite", name=f"{eval_set.agent}/{eval_set.eval_set_id}", file=shown)
         counts: Counter[str] = Counter()
         suite_time = 0.0
@@ -132,7 +127,7 @@ def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: P
     lines = []
     for eval_set in results.eval_sets:
         absolute = (base_dir / eval_set.file).resolve()
-        shown = _shown(base_dir, eval_set.file, root)
+        shown = file_from_root(base_dir, eval_set.file, root)
         for case in eval_set.cases:
             regression = regressions.get((eval_set.agent, eval_set.eval_set_id, case.eval_id))
             if case.status in ("error", "not_run"):  # a case the spending limit left out is no pass

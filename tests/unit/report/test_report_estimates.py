@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_eval_gate.baseline.compare import EXTRA_ROUND, FIRST_ROUND
+from adk_eval_gate.baseline.strata import EXTRA_ROUND, FIRST_ROUND
 from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.markdown import render_report
 from tests.support.report_data import TRAJECTORY, Case, compared, results_file

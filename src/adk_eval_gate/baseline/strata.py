@@ -1,0 +1,69 @@
+"""The evidence one comparison weighs: every sample of a metric, the compared cases of a group (its strata), and
+the tests run on them, two-staged when the current runs were adaptive."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from adk_eval_gate.baseline.stages import StagedPair
+from adk_eval_gate.baseline.stats import TestResult, combine_stages, permutation_test, stratified_test
+from adk_eval_gate.results.models import MetricResult
+
+
+def samples(metric: MetricResult) -> list[float]:
+    """Every per-invocation score of every run: all the evidence there is."""
+    values = [
+        item.score for run in metric.runs if run is not None for item in run.per_invocation if item.score is not None
+    ]
+    if not values and metric.score is not None:
+        values = [metric.score]
+    return values
+
+
+# The estimates of adaptive runs (models.ESTIMATE): the table's baseline → current are the means the delta is from.
+FIRST_ROUND = "first round vs whole baseline"
+EXTRA_ROUND = "extra runs vs baseline test half"
+
+
+def first_round_means(staged: Sequence[StagedPair]) -> tuple[float, float] | None:
+    """(baseline, current) means over the cases whose first-round delta exists, so that their difference is
+    the group's delta (the mean of those cases' first-round deltas)."""
+    cases = [p for p in staged if p.first and p.baseline]
+    if not cases:
+        return None
+    return (
+        statistics.fmean(statistics.fmean(p.baseline) for p in cases),
+        statistics.fmean(statistics.fmean(p.first) for p in cases),
+    )
+
+
+@dataclass
+class Strata:
+    """The compared cases of one agent × eval set × criterion, kept for the pooled verdict."""
+
+    pairs: list[tuple[list[float], list[float]]]
+    passed_baseline: list[bool]
+    passed_current: list[bool]
+    staged: list[StagedPair] | None = None  # set when the current runs were adaptive
+
+
+def _stage_test(pairs: list[tuple[list[float], list[float]]]) -> TestResult | None:
+    return stratified_test([(b, c) for b, c in pairs if b and c]) if any(b and c for b, c in pairs) else None
+
+
+def group_test(strata: Strata) -> TestResult | None:
+    """The stratified test over the cases of one group; for adaptive runs, the two-stage one."""
+    if strata.staged is None:
+        return stratified_test(strata.pairs)
+    first = _stage_test([(p.selection, p.first) for p in strata.staged])
+    extra = _stage_test([(p.test, p.extra) for p in strata.staged])
+    deltas = [d for d in (p.first_delta() for p in strata.staged) if d is not None]
+    return combine_stages(first, extra, statistics.fmean(deltas) if deltas else 0.0)
+
+
+def case_test(staged: StagedPair) -> TestResult | None:
+    first = permutation_test(staged.selection, staged.first) if staged.selection and staged.first else None
+    extra = permutation_test(staged.test, staged.extra) if staged.test and staged.extra else None
+    return combine_stages(first, extra, staged.case_delta() or 0.0)
