@@ -134,7 +134,9 @@ def render_report(
     template_dir: Path | None = None,
     budget: int = BUDGET,
     full_report_hint: str = "the full report is in the workflow run's artifacts",
+    note: str | None = None,
 ) -> str:
+    """`note`: one line under the verdict (who asked for this run and how), escaped like agent text."""
     env = environment(template_dir)
     template = env.get_template("comment.md.j2")
     regressions = regression_cases(comparison)
@@ -175,6 +177,7 @@ def render_report(
             truncated=level is not levels[0],
             spend=spend_line(results),
             missing_judged=missing_judged_line(results),
+            note=note,
         )
         if len(text) <= budget:
             return text

@@ -19,6 +19,7 @@ from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.paths import relative_to_root
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
+from adk_eval_gate.gate.policy import accepted_by
 from adk_eval_gate.github.workflow_commands import annotation, one_line
 from adk_eval_gate.results.models import ResultsFile
 
@@ -190,7 +191,9 @@ def _why(comparison: Comparison) -> str:
     first = gate.failures[0].split(":", 1)[-1].strip() if gate.failures else ""
     first = first if len(first) <= 160 else first[:159] + "…"
     why = f"{counted} ({first})" if first else counted
-    return f"accepted by the override label despite {why}" if gate.overridden else why
+    if not gate.overridden:
+        return why
+    return f"{accepted_by(gate.override) if gate.override else 'accepted by the override label'} despite {why}"
 
 
 def verdict_lines(
