@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from adk_eval_gate.baseline.models import Comparison, Override
+from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, build_store
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.core.files import write_text_atomic
@@ -23,8 +23,7 @@ from adk_eval_gate.publish.comment import report_digest
 from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, deliver
 from adk_eval_gate.publish.outputs import github_outputs
 from adk_eval_gate.publish.settings import PublishOptions, comment_key, comment_policy
-from adk_eval_gate.publish.status import PullRequestRun, read_sticky
-from adk_eval_gate.publish.sticky import StickyData
+from adk_eval_gate.publish.status import PullRequestRun, acceptance_for, read_sticky, reported_data
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.outputs import junit_xml, verdict_lines
 from adk_eval_gate.results.build import write_results
@@ -83,7 +82,7 @@ def finish(
     if mode == "pull_request":
         conversation = conversation or _conversation(context, options, workflow, key)
         notes += conversation.warnings
-    acceptance = _acceptance(conversation, head_sha) if mode == "pull_request" else None
+    acceptance = acceptance_for(conversation, head_sha) if mode == "pull_request" else None
     comparison = build_comparison(
         results, outcome, gate, [*labels, *options.labels], max_age_days=max_age, acceptance=acceptance
     )
@@ -123,7 +122,7 @@ def finish(
             attempt=context.attempt,
             policy=comment_policy(workflow, options),
             digest=report_digest(comparison, results),
-            data=_sticky_data(conversation, head_sha),
+            data=reported_data(conversation, head_sha),
             author=conversation.sticky.author if conversation and conversation.sticky else None,
             known=conversation.sticky.ours if conversation and conversation.sticky else None,
         )
@@ -166,28 +165,11 @@ def _conversation(context: ActionsContext, options: PublishOptions, workflow: Wo
         return run
     try:
         author = options.comment_author or workflow.settings.comment.author
-        run.sticky = read_sticky(GitHubClient(context.api_url, context.token), context, key, author)
+        client = GitHubClient(context.api_url, context.token)
+        run.sticky = read_sticky(client, context.repository, int(context.pull_request["number"]), key, author)
     except GitHubError as exc:
         run.warnings.append(f"the pull request comment could not be read, so no /eval accept could count: {exc}")
     return run
-
-
-def _acceptance(conversation: PullRequestRun | None, head_sha: str | None) -> Override | None:
-    """An `/eval accept` for exactly this commit: the one this run was asked for, or one our comment kept."""
-    if conversation is None or not head_sha:
-        return None
-    found = conversation.acceptance if conversation.acceptance and conversation.acceptance.sha == head_sha else None
-    if found is None and conversation.sticky is not None:
-        found = conversation.sticky.data.accepted(head_sha)
-    if found is None:
-        return None
-    return Override(kind="comment", by=found.login, at=found.at, reason=found.reason, sha=found.sha, url=found.url)
-
-
-def _sticky_data(conversation: PullRequestRun | None, head_sha: str | None) -> StickyData:
-    kept = conversation.sticky.data if conversation and conversation.sticky else StickyData()
-    acceptances = kept.with_acceptance(conversation.acceptance) if conversation and conversation.acceptance else None
-    return StickyData(state="done", result_sha=head_sha, acceptances=acceptances or kept.acceptances)
 
 
 def _name_who_labelled(context: ActionsContext, comparison: Comparison) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from adk_eval_gate.baseline.models import Override
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.publish.comment import (
@@ -59,10 +60,29 @@ def pull_number(context: ActionsContext) -> int | None:
     return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 
-def read_sticky(client: GitHubClient, context: ActionsContext, key: str, author_login: str | None) -> Sticky:
+def read_sticky(client: GitHubClient, repository: str, number: int, key: str, author_login: str | None) -> Sticky:
     author = token_author(client, author_login)
-    ours = find_ours(client, context.repository or "", pull_number(context) or 0, key, author)
+    ours = find_ours(client, repository, number, key, author)
     return Sticky(author, ours, read_data(ours[-1].get("body")) if ours else StickyData())
+
+
+def acceptance_for(run: PullRequestRun | None, head_sha: str | None) -> Override | None:
+    """An `/eval accept` for exactly this commit: the one this run was asked for, or one our comment kept."""
+    if run is None or not head_sha:
+        return None
+    found = run.acceptance if run.acceptance and run.acceptance.sha == head_sha else None
+    if found is None and run.sticky is not None:
+        found = run.sticky.data.accepted(head_sha)
+    if found is None:
+        return None
+    return Override(kind="comment", by=found.login, at=found.at, reason=found.reason, sha=found.sha, url=found.url)
+
+
+def reported_data(run: PullRequestRun | None, head_sha: str | None) -> StickyData:
+    """What our comment keeps once the run has reported: the result's commit and every acceptance, a new one too."""
+    kept = run.sticky.data if run and run.sticky else StickyData()
+    acceptances = kept.with_acceptance(run.acceptance) if run and run.acceptance else kept.acceptances
+    return StickyData(state="done", result_sha=head_sha, acceptances=acceptances)
 
 
 def announce(
@@ -95,7 +115,7 @@ def start_pull_request_run(
     run = PullRequestRun()
     client = GitHubClient(context.api_url, context.token)
     try:
-        run.sticky = read_sticky(client, context, key, author_login)
+        run.sticky = read_sticky(client, context.repository or "", pull_number(context) or 0, key, author_login)
         if progress:
             announce(client, context, key, run.sticky, head_sha)
     except GitHubError as exc:

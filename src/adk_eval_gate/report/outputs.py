@@ -193,7 +193,11 @@ def _why(comparison: Comparison) -> str:
     why = f"{counted} ({first})" if first else counted
     if not gate.overridden:
         return why
-    return f"{accepted_by(gate.override) if gate.override else 'accepted by the override label'} despite {why}"
+    override = gate.override
+    if override is not None and override.kind == "comment":
+        return f"{accepted_by(override)} despite {why}"
+    who = f" (added by @{override.by} at {override.at})" if override and override.by else ""
+    return f"accepted by the override label{who} despite {why}"
 
 
 def verdict_lines(
