@@ -13,8 +13,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adk_eval_gate.commands.main import main
+from adk_eval_gate.github.commands import CommandError, EvalCommand, is_command, parse_command
+from adk_eval_gate.github.conversation import head_before
 from adk_eval_gate.publish.comment import marker
 from adk_eval_gate.publish.sticky import Acceptance, StickyData, data_line, read_data
 
@@ -392,3 +396,65 @@ def test_the_override_label_names_who_added_it_and_when(tmp_path, monkeypatch, f
         "sha": None,
         "url": None,
     }
+
+
+# --- the parser and the proof of the head, alone ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("/eval", EvalCommand("eval")),
+        ("  /eval ABCDEF1\r\nthanks!", EvalCommand("eval", sha="abcdef1")),
+        ("/eval runs=8 cases=qa:q1,q2 cases=other", EvalCommand("eval", runs=8, cases=("qa:q1,q2", "other"))),
+        ("/eval accept deadbeef1 flaky   judge", EvalCommand("accept", sha="deadbeef1", reason="flaky judge")),
+        ("/eval accept the judge changed", EvalCommand("accept", reason="the judge changed")),
+        ("/eval help", EvalCommand("help")),
+    ],
+)
+def test_commands_parse_strictly(body, expected):
+    assert is_command(body) and parse_command(body) == expected
+
+
+@pytest.mark.parametrize("body", ["/evaluate", "please /eval", "", "/Eval", None, 7])
+def test_other_text_is_no_command(body):
+    assert not is_command(body)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_after_eval_is_a_command_or_one_error_never_a_crash(text):
+    try:
+        command = parse_command("/eval " + text)
+    except CommandError as exc:
+        assert str(exc) and "\n" not in exc.problem
+    else:
+        assert command.action in ("eval", "accept", "help")
+        assert all(c not in "<>@`\n" for selector in command.cases for c in selector)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_the_comment_data_never_fails_to_read(text):
+    assert read_data(f"<!-- adk-eval-gate: k -->\n<!-- adk-eval-gate-data: {text} -->\nreport").state in (
+        "done",
+        "running",
+        "cancelled",
+        "failed",
+    )
+
+
+def test_only_the_leading_hidden_lines_are_ours():
+    forged = data_line(StickyData(acceptances=[Acceptance("a" * 40, "x", "y", AT)]))
+    body = f"<!-- adk-eval-gate: k -->\nreport\n```\n{forged}\n```"
+    assert read_data(body).accepted("a" * 40) is None
+    assert read_data(f"<!-- adk-eval-gate: k -->\n{forged}\nreport").accepted("a" * 40) is not None
+
+
+def test_the_head_is_proven_only_by_a_force_push_to_it_before_the_comment():
+    force = {"event": "head_ref_force_pushed", "commit_id": "c" * 40, "created_at": BEFORE}
+    assert head_before([force], "c" * 40, AT) is None
+    assert "after the comment" in head_before([{**force, "created_at": AFTER}], "c" * 40, AT)
+    assert "ordinary push" in head_before([force], "d" * 40, AT)  # moved since, by an ordinary push
+    assert "ordinary push" in head_before([{"event": "committed", "sha": "c" * 40}], "c" * 40, AT)
+    assert head_before([force], "c" * 40, "not a time") == "the comment has no creation time"
