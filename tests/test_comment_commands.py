@@ -293,7 +293,7 @@ def test_the_comment_says_which_commit_is_being_evaluated_and_keeps_the_previous
     visible = status.split("\n", 4)[4]
     assert visible.startswith(f"## ⏳ adk-eval-gate is evaluating commit `{second[:12]}`")
     assert "[workflow run](https://github.com/o/r/actions/runs/402)" in status
-    assert f"<details><summary>Previous result, for commit `{first[:12]}` (not this commit)</summary>" in status
+    assert f"<details><summary>Previous result, for commit {first[:12]} (not this commit)</summary>" in status
     assert created.split("\n", 4)[4].strip() in status  # the previous result, whole, collapsed
     assert read_data(status).state == "running" and read_data(status).evaluating == second
     assert "⏳" not in result and f"commit {second[:12]}" in result and read_data(result).result_sha == second
@@ -324,7 +324,7 @@ def test_a_crashed_run_and_a_cancelled_run_leave_the_status_saying_so(tmp_path, 
     assert main(["status", "--state", "failed", "--config", str(config)]) == 0
     failed = ours(fake)[0]["body"]
     assert f"the evaluation of commit `{second[:12]}` failed" in failed and read_data(failed).state == "failed"
-    assert f"Previous result, for commit `{first[:12]}`" in failed
+    assert f"Previous result, for commit {first[:12]} " in failed
     # the next attempt is cancelled: its own status step says so; the earlier attempt's step no longer may
     monkeypatch.setenv("GITHUB_RUN_ATTEMPT", "2")
     assert run_pull_request(monkeypatch, fake, tmp_path, config, second, 602) == 2
@@ -336,7 +336,7 @@ def test_a_crashed_run_and_a_cancelled_run_leave_the_status_saying_so(tmp_path, 
     assert main(["status", "--state", "cancelled", "--config", str(config)]) == 0
     cancelled = ours(fake)[0]["body"]
     assert "was cancelled before it reported" in cancelled and "(attempt 2)" in cancelled
-    assert f"Previous result, for commit `{first[:12]}`" in cancelled  # still the last result, not a status
+    assert f"Previous result, for commit {first[:12]} " in cancelled  # still the last result, not a status
 
 
 def test_a_status_step_after_a_run_that_reported_leaves_the_comment_alone(tmp_path, monkeypatch, fake):

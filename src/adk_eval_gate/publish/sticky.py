@@ -120,7 +120,7 @@ def status_text(data: StickyData, previous: str, attempt: int) -> str:
         return f"{headline}\n\nThere is no earlier result on this pull request.\n"
     if len(previous) > BUDGET - 2000:
         previous = "The previous result was too long to keep here; it is in the previous run's summary."
-    of = f"commit `{data.result_sha[:12]}`" if data.result_sha else "an earlier commit"
+    of = f"commit {data.result_sha[:12]}" if data.result_sha else "an earlier commit"  # raw HTML: no code spans
     return (
         f"{headline}\n\n<details><summary>Previous result, for {of} (not this commit)</summary>\n\n"
         f"{_PREVIOUS}\n{previous}\n{_PREVIOUS_END}\n\n</details>\n"
