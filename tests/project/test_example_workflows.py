@@ -37,7 +37,7 @@ def test_the_quick_start_uploads_the_baseline_on_push_and_compares_pull_requests
     all_steps = steps(workflow)
     (checkout,) = [s for s in all_steps if s.get("uses", "").startswith("actions/checkout@")]
     assert checkout["with"]["fetch-depth"] == 0
-    (gate,) = [s for s in all_steps if "/adk-eval-gate@" in s.get("uses", "")]
+    (gate,) = [s for s in all_steps if "/adk-eval-gate@" in s.get("uses", "") and "status" not in s["with"]]
     uploads = [s for s in all_steps if s.get("uses", "").startswith("actions/upload-artifact@")]
     (results,) = [s for s in uploads if s["with"]["name"] == "adk-eval-gate-results"]
     # The name and file the artifact store reads by default, uploaded even when the gate fails.
@@ -120,3 +120,34 @@ def test_the_readme_links_every_doc():
     readme = (ROOT / "README.md").read_text()
     linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)", readme))
     assert {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} <= linked
+
+
+def status_steps(workflow: dict) -> dict[str, str]:
+    """The Action's `status` steps, by their `if:`."""
+    return {s["if"]: s["with"]["status"] for s in steps(workflow) if "status" in s.get("with", {})}
+
+
+@pytest.mark.parametrize("name", ["eval-gate-pr.yml", "eval-gate-comment.yml"])
+def test_a_run_that_stops_without_reporting_marks_the_live_status(name):
+    workflow = load(ROOT / "examples" / "workflows" / name)
+    assert status_steps(workflow) == {"cancelled()": "cancelled", "failure()": "failed"}
+    all_steps = steps(workflow)
+    (gate,) = [s for s in all_steps if s.get("id") == "gate"]
+    assert all(all_steps.index(s) > all_steps.index(gate) for s in all_steps if "status" in s.get("with", {}))
+
+
+def test_the_comment_workflow_runs_only_the_commented_pull_requests_head_and_never_stores_a_baseline():
+    """docs/comment-commands.md: /eval comments only, the head checked out without the token, a status per commit."""
+    workflow = load(ROOT / "examples" / "workflows" / "eval-gate-comment.yml")
+    assert workflow["on"] == {"issue_comment": {"types": ["created"]}}
+    assert workflow["permissions"]["statuses"] == "write" and workflow["permissions"]["contents"] == "read"
+    (job,) = workflow["jobs"].values()
+    assert (
+        "github.event.issue.pull_request" in job["if"] and "startsWith(github.event.comment.body, '/eval')" in job["if"]
+    )
+    (checkout,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+    assert checkout["with"]["ref"] == "refs/pull/${{ github.event.issue.number }}/head"
+    assert checkout["with"]["persist-credentials"] is False
+    uploads = [s["with"]["name"] for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert "adk-eval-gate-results" not in uploads
+    assert workflow["concurrency"]["cancel-in-progress"] is False

@@ -10,6 +10,12 @@ Identities follow GitHub: each token belongs to a user (a personal access token)
 (GITHUB_TOKEN is `github-actions[bot]`'s; another App's token is `<slug>[bot]`'s). A comment's author is the
 token's owner, `GET /user` answers only a user's token (403 for an installation token), and only a comment's
 author may edit or delete it.
+
+A pull request is a conversation too: people have a permission on the repository (`collaborators/{username}/
+permission`, with GitHub's legacy mapping maintain → write, triage → read), comments get reactions, commits get
+statuses, and the issue's timeline records what the server saw with the server's time (a force-push, a label
+added) beside what it cannot time (an ordinary push shows only as `committed` events, dated by the committer).
+Every body a comment had is kept in `comment_history`, so a test can read the comment's edits in order.
 """
 
 from __future__ import annotations
@@ -166,6 +172,11 @@ class State:
     schema_errors: list[str] = field(default_factory=list)
     identities: dict[str, Identity] = field(default_factory=lambda: dict(IDENTITIES))
     labels: dict[int, list[str]] = field(default_factory=dict)  # issue number → label names (as GitHub has them now)
+    permissions: dict[str, str] = field(default_factory=dict)  # login → role; anyone else reads (a public repository)
+    reactions: list[dict[str, Any]] = field(default_factory=list)
+    statuses: list[dict[str, Any]] = field(default_factory=list)
+    timeline: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # issue number → events, oldest first
+    comment_history: dict[int, list[str]] = field(default_factory=dict)  # comment id → every body it had, in order
 
     def identity(self, token: str) -> Identity:
         return self.identities.get(token, WORKFLOW_TOKEN)
@@ -294,7 +305,13 @@ class FakeGitHub:
                 "_links": {"git": url, "html": url, "self": url},
             }
 
-        def make_comment(number: int, text: str, base: str, user: dict[str, Any] | None = None) -> dict[str, Any]:
+        def make_comment(
+            number: int,
+            text: str,
+            base: str,
+            user: dict[str, Any] | None = None,
+            created_at: str = "2026-11-22T10:00:00Z",
+        ) -> dict[str, Any]:
             """A comment as `user` (default: the workflow's GITHUB_TOKEN) would post it."""
             state.next_comment_id += 1
             comment = {
@@ -306,10 +323,11 @@ class FakeGitHub:
                 "issue_url": f"{base}/repos/o/r/issues/{number}",
                 "author_association": "NONE",
                 "user": user or USER,
-                "created_at": "2026-11-22T10:00:00Z",
-                "updated_at": "2026-11-22T10:00:00Z",
+                "created_at": created_at,
+                "updated_at": created_at,
             }
             state.comments.setdefault(number, []).append(comment)
+            state.comment_history[comment["id"]] = [text]
             return comment
 
         self.make_comment = make_comment
@@ -403,7 +421,75 @@ class FakeGitHub:
                 if method == "PATCH":
                     comment["body"] = body["body"]
                     comment["updated_at"] = "2026-11-22T12:00:00Z"
+                    state.comment_history.setdefault(comment["id"], []).append(body["body"])
                 return 200, comment, None
+            if template == "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions":
+                comment = next((c for cs in state.comments.values() for c in cs if c["id"] == int(groups[2])), None)
+                if comment is None:
+                    return 404, {"message": "Not Found"}, None
+                login = identity.user["login"]
+                existing = next(
+                    (
+                        r
+                        for r in state.reactions
+                        if r["_comment"] == comment["id"]
+                        and r["content"] == body["content"]
+                        and r["user"]["login"] == login
+                    ),
+                    None,
+                )
+                if existing is not None:  # GitHub answers 200 with the reaction that is already there
+                    return 200, {k: v for k, v in existing.items() if not k.startswith("_")}, None
+                reaction = {
+                    "id": len(state.reactions) + 1,
+                    "node_id": f"R{len(state.reactions) + 1}",
+                    "user": identity.user,
+                    "content": body["content"],
+                    "created_at": "2026-11-22T10:00:01Z",
+                    "_comment": comment["id"],
+                }
+                state.reactions.append(reaction)
+                return 201, {k: v for k, v in reaction.items() if not k.startswith("_")}, None
+            if template == "/repos/{owner}/{repo}/collaborators/{username}/permission":
+                login = unquote(groups[2])
+                role = state.permissions.get(login, "read")
+                collaborator = {**user(login), "role_name": role}
+                # GitHub's legacy `permission` maps the maintain role to write and triage to read
+                legacy = {"maintain": "write", "triage": "read"}.get(role, role)
+                return 200, {"permission": legacy, "role_name": role, "user": collaborator}, None
+            if template == "/repos/{owner}/{repo}/statuses/{sha}":
+                status = {
+                    "id": len(state.statuses) + 1,
+                    "node_id": f"S{len(state.statuses) + 1}",
+                    "url": f"{base}/repos/o/r/statuses/{groups[2]}",
+                    "avatar_url": None,
+                    "state": body["state"],
+                    "description": body.get("description", ""),
+                    "target_url": body.get("target_url", ""),
+                    "context": body.get("context", "default"),
+                    "created_at": "2026-11-22T10:00:02Z",
+                    "updated_at": "2026-11-22T10:00:02Z",
+                    "creator": identity.user,
+                    "_sha": groups[2],
+                }
+                state.statuses.append(status)
+                return 201, {k: v for k, v in status.items() if not k.startswith("_")}, None
+            if template in (
+                "/repos/{owner}/{repo}/issues/{issue_number}/timeline",
+                "/repos/{owner}/{repo}/issues/{issue_number}/events",
+            ):
+                events = state.timeline.get(int(groups[2]), [])
+                if template.endswith("/events"):  # the events API has no commits and no comments
+                    events = [e for e in events if "actor" in e]
+                per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
+                chunk = events[(page - 1) * per_page : page * per_page]
+                headers = {}
+                if page * per_page < len(events):
+                    kind = template.rsplit("/", 1)[1]
+                    headers["Link"] = (
+                        f'<{base}/repos/o/r/issues/{groups[2]}/{kind}?per_page={per_page}&page={page + 1}>; rel="next"'
+                    )
+                return 200, chunk, headers
             if template == "/repos/{owner}/{repo}/check-runs" and method == "POST":
                 run = {
                     **minimal(SPEC["components"]["schemas"]["check-run"]),
@@ -587,11 +673,77 @@ class FakeGitHub:
         """Who `token` belongs to: a user's token (`installation=False`) or an App's (`<slug>[bot]`, type Bot)."""
         self.state.identities[token] = Identity(user(login, kind, 10_000 + len(self.state.identities)), installation)
 
-    def add_pull(self, number: int, head_sha: str) -> None:
+    def add_pull(
+        self, number: int, head_sha: str, *, base_sha: str = "b" * 40, base_ref: str = "main", state: str = "open"
+    ) -> None:
         pull = minimal(SPEC["components"]["schemas"]["pull-request"])
         pull["number"] = number
-        pull["head"] = {**pull["head"], "sha": head_sha}
+        pull["state"] = state
+        pull["head"] = {**pull["head"], "sha": head_sha, "ref": "feature"}
+        pull["base"] = {**pull["base"], "sha": base_sha, "ref": base_ref}
         self.state.pulls[number] = pull
+
+    def comment_as(self, number: int, text: str, login: str, *, kind: str = "User", created_at: str) -> dict[str, Any]:
+        """A comment someone wrote on the pull request; GitHub stamps it with the server's time."""
+        return self.make_comment(number, text, self.url, user(login, kind, 20_000 + len(login)), created_at)
+
+    def _event(self, number: int, event: str, actor: str, at: str, **extra: Any) -> dict[str, Any]:
+        events = self.state.timeline.setdefault(number, [])
+        record = {
+            "id": 5000 + len(events),
+            "node_id": f"E{len(events)}",
+            "url": f"{self.url}/repos/o/r/issues/events/{5000 + len(events)}",
+            "actor": user(actor, "User", 30_000 + len(actor)),
+            "event": event,
+            "commit_id": None,
+            "commit_url": None,
+            "created_at": at,  # the server's time
+            "performed_via_github_app": None,
+            **extra,
+        }
+        events.append(record)
+        return record
+
+    def push(self, number: int, sha: str, *, force_at: str | None = None, commit_date: str = "2026-11-01T00:00:00Z"):
+        """The pull request's head moves to `sha`. An ordinary push shows in the timeline only as a `committed`
+        event dated by the committer (anything they like); a force-push is a `head_ref_force_pushed` event at
+        `force_at`, the server's time."""
+        self.state.pulls[number]["head"]["sha"] = sha
+        if force_at is not None:
+            self._event(number, "head_ref_force_pushed", "pusher", force_at, commit_id=sha)
+            return
+        person = {"name": "Pusher", "email": "p@example.com", "date": commit_date}
+        url = f"{self.url}/repos/o/r/git/commits/{sha}"
+        self.state.timeline.setdefault(number, []).append(
+            {
+                "event": "committed",
+                "sha": sha,
+                "node_id": f"C{sha[:8]}",
+                "url": url,
+                "html_url": f"https://github.com/o/r/commit/{sha}",
+                "author": person,
+                "committer": person,
+                "tree": {"sha": "f" * 40, "url": url},
+                "message": "a commit",
+                "parents": [],
+                "verification": {
+                    "verified": False,
+                    "reason": "unsigned",
+                    "signature": None,
+                    "payload": None,
+                    "verified_at": None,
+                },
+            }
+        )
+
+    def add_label(self, number: int, name: str, actor: str, at: str) -> None:
+        """`actor` adds the label at `at` (the server's time): the labels now, and a `labeled` event."""
+        self.state.labels.setdefault(number, []).append(name)
+        self._event(number, "labeled", actor, at, label={"name": name, "color": "ededed"})
+
+    def history(self, comment_id: int) -> list[str]:
+        """Every body the comment had, oldest first (GitHub keeps an edit history too)."""
+        return list(self.state.comment_history.get(comment_id, []))
 
     def file(self, branch: str, path: str) -> Any:
         data = self.state.files.get((branch, path))

@@ -115,11 +115,26 @@ class EfficiencyRow(_Model):
     gating: bool = False
 
 
+class Override(_Model):
+    """Who turned a failing gate into a pass, and how: the override label, or `/eval accept` bound to one commit."""
+
+    kind: Literal["label", "comment"]
+    by: str | None = Field(default=None, description="The login that added the label or wrote `/eval accept`.")
+    at: str | None = Field(default=None, description="When, as GitHub's server recorded it.")
+    label: str | None = None
+    reason: str | None = Field(default=None, description="The reason given with `/eval accept`.")
+    sha: str | None = Field(default=None, description="The only commit an acceptance applies to.")
+    url: str | None = Field(default=None, description="The `/eval accept` comment.")
+
+
 class GateDecision(_Model):
     verdict: Literal["pass", "fail"]
     reason: str
     failures: list[str] = Field(default_factory=list, description="One line per condition that failed the gate.")
-    overridden: bool = Field(default=False, description="The override label turned a failing gate into a pass.")
+    overridden: bool = Field(
+        default=False, description="The override label or an `/eval accept` turned a failing gate into a pass."
+    )
+    override: Override | None = None
     fail_on: list[str] = Field(default_factory=list)
 
 

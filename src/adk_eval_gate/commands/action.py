@@ -75,6 +75,13 @@ def main() -> int:
     token = _input("github-token")
     if token:
         os.environ.setdefault("GITHUB_TOKEN", token)
+    if _input("status"):
+        # an `if: cancelled()` / `if: failure()` step: mark the live status, run nothing
+        argv = ["status", "--state", _input("status"), "--config", _input("config", "eval-gate.yml")]
+        argv += [
+            arg for name in ("comment-key", "comment-author") if _input(name) for arg in (f"--{name}", _input(name))
+        ]
+        return _in_working_directory(argv)
     argv = [
         "ci",
         "--config",
@@ -89,6 +96,10 @@ def main() -> int:
             argv += [f"--{name}", _input(name)]
     for label in filter(None, (part.strip() for part in _input("labels").split(","))):
         argv += ["--label", label]
+    return _in_working_directory(argv)
+
+
+def _in_working_directory(argv: list[str]) -> int:
     working_directory = _input("working-directory")
     if working_directory:
         try:

@@ -3,6 +3,8 @@
 * pull_request: run → compare with the baseline → report → one sticky comment → gate (exit code);
 * push to the default branch: run → compare with the previous baseline → store these results as the new one; the
   job passes unless `gate.on_push: fail` (it fails only when the baseline could not be stored);
+* an `/eval` comment on a pull request (issue_comment): from someone with write access, about the head as it was
+  when they wrote it, the pull request's run (docs/comment-commands.md); anyone else's gets a reply, nothing runs;
 * anywhere else (a laptop, workflow_dispatch): run → compare → the same markdown on stdout and the same files,
   nothing posted.
 """
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from adk_eval_gate.config.loader import Workflow
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.publish.settings import PublishOptions
+    from adk_eval_gate.publish.status import PullRequestRun
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -50,16 +53,24 @@ def run_ci(options: PublishOptions, context: ActionsContext | None = None, workf
     from adk_eval_gate.commands.loading import load_config, plan_of
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.publish.finish import finish, mode_of
-    from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs
+    from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs, with_more_runs
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
     from adk_eval_gate.run.setup import run_setup
     from adk_eval_gate.run.shards import shard_plan
 
     context = context or ActionsContext.from_env()
-    plan = plan_of(workflow or load_config(options.config))
+    workflow = workflow or load_config(options.config)
+    # Before any of the pull request's code is imported (custom metrics, setup, agents): who asked, for which commit.
+    started = _start(options, context, workflow)
+    if isinstance(started, int):
+        return started
+    context, conversation, more_runs = started
+    plan = plan_of(workflow)
     if options.cases:
         plan = select_cases(plan, options.cases)
+    if more_runs:
+        plan = with_more_runs(plan, more_runs)
     if options.shard is not None:
         plan = shard_plan(plan, *options.shard)
     settings = plan.workflow.settings
@@ -73,4 +84,39 @@ def run_ci(options: PublishOptions, context: ActionsContext | None = None, workf
         outcome = build_store(plan.workflow, context).load()
     decider = Decider(outcome.baseline.results if outcome.baseline else None) if outcome else None
     results = run_plan(plan, quiet=options.quiet, decider=decider)
-    return finish(options, plan, results, context, outcome)
+    if conversation is not None and context.head_sha:
+        results.git.sha = context.head_sha  # an issue_comment run's GITHUB_SHA is the default branch's
+    return finish(options, plan, results, context, outcome, conversation)
+
+
+def _start(
+    options: PublishOptions, context: ActionsContext, workflow: Workflow
+) -> int | tuple[ActionsContext, PullRequestRun | None, int | None]:
+    """An `/eval` comment becomes its pull request's run (or an exit code when nothing is to run); a pull request's
+    run reads our comment and shows that it started."""
+    from adk_eval_gate.core.paths import repository_root
+    from adk_eval_gate.publish.conversation import prepare_comment_run
+    from adk_eval_gate.publish.finish import mode_of
+    from adk_eval_gate.publish.settings import comment_key
+    from adk_eval_gate.publish.status import PullRequestRun, start_pull_request_run
+
+    author = options.comment_author or workflow.settings.comment.author
+    root = repository_root(workflow.base_dir, context.workspace)
+    more_runs, command = None, None
+    if mode_of(context) == "comment":
+        asked = prepare_comment_run(context, root, author)
+        if isinstance(asked, int):
+            return asked
+        context, command, more_runs = asked.context, asked, asked.command.runs
+        options.cases = [*options.cases, *asked.command.cases]
+    if mode_of(context) != "pull_request" or options.shard is not None:  # a shard: `merge` reports, and reads then
+        return context, None, more_runs
+    conversation = PullRequestRun()
+    if options.post_comment and context.token:
+        key = comment_key(options.comment_key, workflow, root)
+        progress = workflow.settings.comment.progress
+        conversation = start_pull_request_run(context, key, author, context.head_sha or "", progress=progress)
+    if command is not None:
+        conversation.acceptance, conversation.note = command.acceptance, command.note
+        conversation.commit_status, conversation.partial = True, command.command.partial
+    return context, conversation, more_runs

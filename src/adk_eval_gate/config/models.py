@@ -348,6 +348,11 @@ class CommentSection(_Strict):
         description="the login the token posts as, when GitHub "
         "cannot say: another App's installation token (`<app-slug>[bot]`)",
     )
+    progress: bool = Field(
+        default=True,
+        description="when a pull request's run starts, edit our comment to say which commit is being evaluated "
+        "(one request; a pull request without our comment gets none)",
+    )
 
 
 class Settings(_Strict):

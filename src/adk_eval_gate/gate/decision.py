@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from adk_eval_gate.baseline.compare import compare
 from adk_eval_gate.baseline.efficiency_compare import compare_efficiency
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.models import Comparison, Override
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.policy import decide
@@ -20,6 +20,7 @@ def build_comparison(
     labels: Iterable[str] = (),
     *,
     max_age_days: float | None = None,
+    acceptance: Override | None = None,
 ) -> Comparison:
     baseline = outcome.baseline
     warnings = list(outcome.warnings)
@@ -43,6 +44,7 @@ def build_comparison(
         labels=labels,
         baseline_error=outcome.error,
         efficiency=efficiency,
+        acceptance=acceptance,
     )
     efficiency.sort(key=lambda e: (e.verdict != "regressed", not e.gating, e.verdict != "improved", -abs(e.change)))
     return Comparison(

@@ -1,5 +1,5 @@
-"""The gate's decision: which verdicts and statuses fail the check, and the override label that can accept a
-failing gate with a visible note.
+"""The gate's decision: which verdicts and statuses fail the check, and what can accept a failing gate with a
+visible note: an `/eval accept` bound to the commit judged (checked by the caller), else the override label.
 
 Every verdict that fails the gate is marked `gating`; a regression that is reported but does not gate says why
 in its reason, so the comment never shows a regression the headline does not account for.
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from adk_eval_gate.baseline.efficiency_compare import CONDITIONS
-from adk_eval_gate.baseline.models import EfficiencyRow, GateDecision, PooledSummary, Row, Summary
+from adk_eval_gate.baseline.models import EfficiencyRow, GateDecision, Override, PooledSummary, Row, Summary
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.results.models import ResultsFile
 
@@ -119,7 +119,9 @@ def decide(
     labels: Iterable[str] = (),
     baseline_error: str | None = None,
     efficiency: Sequence[EfficiencyRow] = (),
+    acceptance: Override | None = None,
 ) -> GateDecision:
+    """`acceptance`: an `/eval accept` for the commit these results are of (the caller matched the commit)."""
     fail_on = set(settings.fail_on)
     verdict_failures = _verdict_failures(pooled, summaries, rows, fail_on)
     for item, _ in verdict_failures:
@@ -144,12 +146,41 @@ def decide(
                 reason += f"; {regressions} regression(s) reported but not gating"
         return GateDecision(verdict="pass", reason=reason, fail_on=list(settings.fail_on))
     summary = f"{len(failures)} failing condition(s); first: {failures[0]}"
-    if settings.override_label and settings.override_label in set(labels):
+    if acceptance is not None:
         return GateDecision(
             verdict="pass",
             failures=failures,
             overridden=True,
+            override=acceptance,
             fail_on=list(settings.fail_on),
-            reason=f"accepted by the '{settings.override_label}' label despite {summary}",
+            reason=f"{accepted_by(acceptance)} despite {summary}",
+        )
+    if settings.override_label and settings.override_label in set(labels):
+        label = Override(kind="label", label=settings.override_label)
+        return GateDecision(
+            verdict="pass",
+            failures=failures,
+            overridden=True,
+            override=label,
+            fail_on=list(settings.fail_on),
+            reason=f"{accepted_by(label)} despite {summary}",
         )
     return GateDecision(verdict="fail", reason=summary, failures=failures, fail_on=list(settings.fail_on))
+
+
+def accepted_by(override: Override) -> str:
+    """`accepted by @login for commit abc: reason`, or the label, with who added it and when once that is known."""
+    if override.kind == "comment":
+        return f"accepted by @{override.by} for commit {(override.sha or '')[:12]}: {override.reason}"
+    who = f" (added by @{override.by} at {override.at})" if override.by and override.at else ""
+    return f"accepted by the '{override.label}' label{who}"
+
+
+def name_who_labelled(decision: GateDecision, login: str, at: str) -> None:
+    """The label's override, completed with who added the label and when (the issue's timeline says)."""
+    override = decision.override
+    if override is None or override.kind != "label" or not decision.failures:
+        return
+    plain = accepted_by(override)
+    override.by, override.at = login, at
+    decision.reason = decision.reason.replace(plain, accepted_by(override), 1)

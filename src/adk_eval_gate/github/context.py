@@ -65,12 +65,38 @@ class WorkflowRunEvent(_Payload):
     repository: _Repository
 
 
+class _User(_Payload):
+    login: _Name
+    type: _Name  # User, Bot or Organization: a bot's comment is never a command
+
+
+class _IssueComment(_Payload):
+    id: Annotated[StrictInt, Field(gt=0)]
+    body: str
+    user: _User
+    created_at: _Name  # the server's time: what a comment command is checked against
+
+
+class _Issue(_Payload):
+    number: Annotated[StrictInt, Field(gt=0)]
+    pull_request: dict[str, Any] | None = None  # set when the issue is a pull request
+
+
+class IssueCommentEvent(_Payload):
+    """A comment on an issue or a pull request. It carries no head commit: the pull request is read from the API."""
+
+    issue: _Issue
+    comment: _IssueComment
+    repository: _Repository
+
+
 # What each event must carry for the gate to act on it; other events (workflow_dispatch, schedule) run locally.
 EVENT_MODELS: dict[str, type[_Payload]] = {
     "pull_request": PullRequestEvent,
     "pull_request_target": PullRequestEvent,
     "push": PushEvent,
     "workflow_run": WorkflowRunEvent,
+    "issue_comment": IssueCommentEvent,
 }
 
 

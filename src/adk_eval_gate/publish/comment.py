@@ -6,9 +6,10 @@ owner is `GET /user` for a user's token; an installation token (the workflow's G
 403 there, so it is the configured `comment.author`, else the workflow's bot, `github-actions[bot]`.
 
 Hidden markers also record the run that wrote the comment (an older run, by run id and attempt, never overwrites
-a newer one's) and a digest of the report's content (so `when: changed` can leave an unchanged report alone). A
-create whose reply was lost may have been stored: before posting again we look again. A body over GitHub's limit
-is never sent.
+a newer one's), a digest of the report's content (so `when: changed` can leave an unchanged report alone) and the
+data later runs need (publish/sticky.py); they are read from the comment's leading lines only, never from the report
+below them. A create whose reply was lost may have been stored: before posting again we look again. A body over
+GitHub's limit is never sent.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.publish.sticky import StickyData, data_line, header, read_data
 from adk_eval_gate.report.markdown import COMMENT_LIMIT
 from adk_eval_gate.results.models import ResultsFile
 
@@ -73,15 +75,30 @@ def token_author(client: GitHubClient, configured: str | None = None) -> Author:
     return Author(WORKFLOW_BOT, assumed=True)
 
 
+def compose(key: str, run_id: int, attempt: int, digest: str, data: StickyData | None, visible: str) -> str:
+    """Our comment's full text: the hidden header, then what people see."""
+    lines = [marker(key), stamp(run_id, attempt), f"<!-- adk-eval-gate-digest: {digest} -->"]
+    if data is not None:
+        lines.append(data_line(data))
+    text = "\n".join([*lines, visible])
+    if len(text) > COMMENT_LIMIT:
+        raise ValueError(f"the comment is {len(text)} characters, over GitHub's {COMMENT_LIMIT}; it was not sent")
+    return text
+
+
+def _header_text(comment: dict[str, Any]) -> str:
+    return "\n".join(header(comment.get("body")))
+
+
 def _newer_run(comment: dict[str, Any], run_id: int, attempt: int) -> str | None:
-    found = _RUN.search(comment.get("body") or "")
+    found = _RUN.search(_header_text(comment))
     if found and (int(found.group(1)), int(found.group(2))) > (run_id, attempt):
         return found.group(1)
     return None
 
 
 def _digest_of(comment: dict[str, Any]) -> str | None:
-    found = _DIGEST.search(comment.get("body") or "")
+    found = _DIGEST.search(_header_text(comment))
     return found.group(1) if found else None
 
 
@@ -97,18 +114,21 @@ def publish_comment(
     policy: CommentPolicy = CommentPolicy(),
     failing: bool = False,
     digest: str | None = None,
+    data: StickyData | None = None,
+    author: Author | None = None,
+    known: list[dict[str, Any]] | None = None,
 ) -> PublishOutcome:
     """Post or update our comment as `policy` says. `failing` is the gate's verdict; `digest` identifies the report's
-    content without what changes on every run (links, timings); by default the body's own digest."""
+    content without what changes on every run (links, timings); by default the body's own digest. `known`: our
+    comments as this run found them when it started (with `author`, who we are); the newest is then read again by
+    its id instead of listing every comment once more."""
     digest = digest or content_digest(body)
-    text = f"{marker(key)}\n{stamp(run_id, attempt)}\n<!-- adk-eval-gate-digest: {digest} -->\n{body}"
-    if len(text) > COMMENT_LIMIT:
-        raise ValueError(f"the comment is {len(text)} characters, over GitHub's {COMMENT_LIMIT}; it was not sent")
+    text = compose(key, run_id, attempt, digest, data, body)
     try:
-        author = token_author(client, policy.author)
+        author = author or token_author(client, policy.author)
         return _Publisher(
             client, f"/repos/{repository}/issues/{pr_number}/comments", repository, key, author, run_id, attempt
-        ).publish(text, digest, policy, failing)
+        ).publish(text, digest, policy, failing, known)
     except GitHubError as exc:
         if exc.read_only:
             return PublishOutcome(
@@ -118,6 +138,26 @@ def publish_comment(
                 "token); the report is in the step summary — see the fork-safe workflow in the README",
             )
         raise
+
+
+def find_ours(client: GitHubClient, repository: str, number: int, key: str, author: Author) -> list[dict[str, Any]]:
+    """Our comments under `key` on the pull request, oldest first."""
+    return _Publisher(client, f"/repos/{repository}/issues/{number}/comments", repository, key, author, 0, 1).find()
+
+
+def written_by(comment: dict[str, Any]) -> tuple[int, int] | None:
+    """The run (id, attempt) whose stamp our comment carries."""
+    found = _RUN.search(_header_text(comment))
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def newer_run(comment: dict[str, Any], run_id: int, attempt: int) -> str | None:
+    """The run id of a run newer than (run_id, attempt) that wrote `comment`, if one did."""
+    return _newer_run(comment, run_id, attempt)
+
+
+def edit_comment(client: GitHubClient, repository: str, comment_id: int, text: str) -> dict[str, Any]:
+    return client.request("PATCH", f"/repos/{repository}/issues/comments/{comment_id}", json={"body": text}).json()
 
 
 @dataclass
@@ -135,10 +175,22 @@ class _Publisher:
             "login"
         ) == self.author.login
 
-    def publish(self, text: str, digest: str, policy: CommentPolicy, failing: bool) -> PublishOutcome:
-        ours = [
-            comment for comment in self.client.paginate(self.comments_path) if self._is_ours(comment)
-        ]  # oldest first
+    def find(self) -> list[dict[str, Any]]:
+        """Ours, oldest first."""
+        return [comment for comment in self.client.paginate(self.comments_path) if self._is_ours(comment)]
+
+    def _current(self, known: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+        if not known:  # none when the run started: one may have been posted since
+            return self.find()
+        response = self.client.request("GET", f"/repos/{self.repository}/issues/comments/{known[-1]['id']}", ok=(404,))
+        if response.status_code == 404 or not self._is_ours(response.json()):
+            return self.find()
+        return [*known[:-1], response.json()]
+
+    def publish(
+        self, text: str, digest: str, policy: CommentPolicy, failing: bool, known: list[dict[str, Any]] | None = None
+    ) -> PublishOutcome:
+        ours = self._current(known)
         newest = ours[-1] if ours else None
         if newest is not None and (newer := _newer_run(newest, self.run_id, self.attempt)):
             return PublishOutcome(
@@ -148,7 +200,9 @@ class _Publisher:
             )
         if newest is None and policy.when == "failing" and not failing:
             return PublishOutcome(None, "skipped-passing")
-        if newest is not None and policy.when == "changed" and _digest_of(newest) == digest:
+        # a status (a run under way, cancelled, failed) is never left standing as if it were the unchanged report
+        finished = newest is not None and read_data(newest.get("body")).state == "done"
+        if newest is not None and policy.when == "changed" and finished and _digest_of(newest) == digest:
             return PublishOutcome(newest.get("html_url"), "skipped-unchanged")
         if newest is not None and policy.mode == "update":
             updated = self._update(newest, text)

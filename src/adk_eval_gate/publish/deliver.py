@@ -1,14 +1,17 @@
 """The one path a report takes to GitHub, whichever command produced it (`ci`, `merge`, `publish`): the sticky
-comment, the check run on the head commit, the step summary. Files are written before this runs, so a GitHub API
-failure never loses the run."""
+comment, the check run and the commit status on the head commit, the step summary. Files are written before this
+runs, so a GitHub API failure never loses the run."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from adk_eval_gate.github.client import GitHubClient, GitHubError
-from adk_eval_gate.publish.comment import CommentPolicy, create_check_run, publish_comment
+from adk_eval_gate.github.conversation import set_status
+from adk_eval_gate.publish.comment import Author, CommentPolicy, create_check_run, publish_comment
+from adk_eval_gate.publish.sticky import StickyData
 from adk_eval_gate.report.outputs import write_step_summary
 
 
@@ -20,6 +23,9 @@ class CommentTarget:
     attempt: int
     policy: CommentPolicy
     digest: str | None
+    data: StickyData | None = None  # what later runs read back (acceptances, the commit of the result)
+    author: Author | None = None  # who we are, when the run already asked
+    known: list[dict[str, Any]] | None = None  # our comments as the run found them when it started
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,8 @@ class CheckTarget:
     head_sha: str
     passed: bool
     title: str
+    check_run: bool = True
+    status: bool = False  # a commit status named like the check run (what `/eval` sets)
 
 
 @dataclass
@@ -66,6 +74,9 @@ def deliver(
                 policy=comment.policy,
                 failing=failing,
                 digest=comment.digest,
+                data=comment.data,
+                author=comment.author,
+                known=comment.known,
             )
         except (GitHubError, ValueError) as exc:
             if comment_required:
@@ -75,13 +86,26 @@ def deliver(
             delivered.comment_url, delivered.action = outcome.url or "", outcome.action
             if outcome.warning:
                 delivered.notes.append(outcome.warning)
-    if check is not None:
+    if check is not None and check.check_run:
         try:
             create_check_run(
                 client, repository, check.head_sha, check.name, check.passed, check.title, markdown, run_url
             )
         except GitHubError as exc:
             delivered.notes.append(f"the check run was not created: {exc}")
+    if check is not None and check.status:
+        try:
+            set_status(
+                client,
+                repository,
+                check.head_sha,
+                passed=check.passed,
+                context=check.name,
+                description=check.title,
+                target_url=run_url,
+            )
+        except GitHubError as exc:
+            delivered.notes.append(f"the commit status was not set: {exc}")
     if step_summary:
         write_step_summary(Path(step_summary), markdown + summary_note)
     return delivered

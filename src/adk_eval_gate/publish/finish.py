@@ -6,19 +6,24 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, build_store
+from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.core.files import write_text_atomic
 from adk_eval_gate.core.paths import repository_root
 from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.gate.exit_codes import exit_code_for_decision
+from adk_eval_gate.gate.policy import name_who_labelled
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.github.conversation import label_added
 from adk_eval_gate.github.labels import current_labels
 from adk_eval_gate.github.workflow_commands import error, warn
 from adk_eval_gate.publish.comment import report_digest
 from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, deliver
 from adk_eval_gate.publish.outputs import github_outputs
 from adk_eval_gate.publish.settings import PublishOptions, comment_key, comment_policy
+from adk_eval_gate.publish.status import PullRequestRun, acceptance_for, read_sticky, reported_data
 from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.outputs import junit_xml, verdict_lines
@@ -31,6 +36,8 @@ from adk_eval_gate.run.shards import only_cases_of, why_not_a_baseline
 def mode_of(context: ActionsContext) -> str:
     if context.pull_request is not None:
         return "pull_request"
+    if context.event_name == "issue_comment":  # `/eval`: a pull request's run, once the command is allowed
+        return "comment"
     default = (context.event.get("repository") or {}).get("default_branch")
     if context.event_name == "push" and default and context.ref == f"refs/heads/{default}":
         return "baseline"
@@ -43,7 +50,9 @@ def finish(
     results: ResultsFile,
     context: ActionsContext,
     outcome: LoadOutcome | None = None,
+    conversation: PullRequestRun | None = None,
 ) -> int:
+    """`conversation`: what a pull request's run learnt when it started (our comment, an `/eval` command)."""
     out = Path(options.output_dir)
     mode = mode_of(context)
     workflow = plan.workflow
@@ -69,12 +78,21 @@ def finish(
     if options.cases and outcome.baseline is not None:
         outcome.baseline.results = only_cases_of(outcome.baseline.results, results)
     max_age = getattr(workflow.settings.baseline, "max_age_days", None)
-    comparison = build_comparison(results, outcome, gate, [*labels, *options.labels], max_age_days=max_age)
+    head_sha = context.head_sha or results.git.sha
+    key = comment_key(options.comment_key, workflow, root)
+    if mode == "pull_request":
+        conversation = conversation or _conversation(context, options, workflow, key)
+        notes += conversation.warnings
+    acceptance = acceptance_for(conversation, head_sha) if mode == "pull_request" else None
+    comparison = build_comparison(
+        results, outcome, gate, [*labels, *options.labels], max_age_days=max_age, acceptance=acceptance
+    )
+    if mode == "pull_request" and comparison.gate.override and comparison.gate.override.kind == "label":
+        _name_who_labelled(context, comparison)
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
     write_text_atomic(out / "junit.xml", junit_xml(results, comparison, workflow.base_dir, root))
 
     run_url = context.run_url
-    head_sha = context.head_sha or results.git.sha
     expected = plan.expected_cases()
     report_url = artifacts_url(run_url)
     markdown = render_report(
@@ -85,10 +103,10 @@ def finish(
         head_sha=head_sha,
         template_dir=workflow.template_dir,
         report_url=report_url,
+        note=conversation.note if conversation else None,
     )
     write_text_atomic(out / "report.md", markdown)
     write_report_html(out, results, comparison, expected, run_url=run_url, report_url=report_url)
-    key = comment_key(options.comment_key, workflow, root)
     if mode == "pull_request":
         # What the trusted `publish` step of the fork-safe workflow needs; data only, checked again there.
         handoff = {"number": context.pull_request.get("number"), "head_sha": head_sha, "comment_key": key,
@@ -109,11 +127,17 @@ def finish(
             attempt=context.attempt,
             policy=comment_policy(workflow, options),
             digest=report_digest(comparison, results),
+            data=reported_data(conversation, head_sha),
+            author=conversation.sticky.author if conversation and conversation.sticky else None,
+            known=conversation.sticky.ours if conversation and conversation.sticky else None,
         )
     check = None
-    if workflow.settings.report.check_run and mode != "local" and context.token and context.repository and head_sha:
+    report, partial = workflow.settings.report, bool(conversation and conversation.partial)
+    status = bool(conversation and conversation.commit_status)  # `/eval`: the verdict where branch protection sees it
+    if (report.check_run or status) and mode != "local" and context.token and context.repository and head_sha:
         passed = comparison.verdict == "pass" or not gating
-        check = CheckTarget(workflow.settings.report.check_name, head_sha, passed, comparison.gate.reason)
+        title = comparison.gate.reason
+        check = None if partial else CheckTarget(report.check_name, head_sha, passed, title, report.check_run, status)
     delivered = deliver(
         GitHubClient(context.api_url, context.token or ""),
         context.repository or "",
@@ -138,6 +162,31 @@ def finish(
     if baseline_lost:
         return exit_code_for_decision("fail")
     return exit_code_for_decision(comparison.verdict if gating else "pass")
+
+
+def _conversation(context: ActionsContext, options: PublishOptions, workflow: Workflow, key: str) -> PullRequestRun:
+    """A run that did not read our comment when it started (`merge`, or `ci` without a token) reads it now."""
+    run = PullRequestRun()
+    if not (context.token and context.repository and options.post_comment):
+        return run
+    try:
+        author = options.comment_author or workflow.settings.comment.author
+        client = GitHubClient(context.api_url, context.token)
+        run.sticky = read_sticky(client, context.repository, int(context.pull_request["number"]), key, author)
+    except GitHubError as exc:
+        run.warnings.append(f"the pull request comment could not be read, so no /eval accept could count: {exc}")
+    return run
+
+
+def _name_who_labelled(context: ActionsContext, comparison: Comparison) -> None:
+    """The override label's note names who added it and when, as the issue's timeline records it."""
+    override, number = comparison.gate.override, (context.pull_request or {}).get("number")
+    if override is None or not override.label or not isinstance(number, int) or not context.token:
+        return
+    client = GitHubClient(context.api_url, context.token)
+    found = label_added(client, context.repository or "", number, override.label)
+    if found is not None:
+        name_who_labelled(comparison.gate, found.login, found.at)
 
 
 def _baseline_outcome(

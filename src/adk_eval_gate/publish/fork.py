@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.models import Comparison, Override
 from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.config.loader import Workflow, load_workflow
 from adk_eval_gate.core.errors import InputError, format_loc
@@ -35,6 +35,7 @@ from adk_eval_gate.github.context import ActionsContext, WorkflowRunEvent
 from adk_eval_gate.publish.comment import report_digest
 from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, deliver
 from adk_eval_gate.publish.settings import comment_key, comment_policy
+from adk_eval_gate.publish.status import PullRequestRun, acceptance_for, read_sticky, reported_data
 from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.results.build import read_results
@@ -108,7 +109,7 @@ def _verified_pull(
 
 
 def _trusted_comparison(
-    results: ResultsFile, workflow: Workflow, context: ActionsContext, pull: dict[str, Any]
+    results: ResultsFile, workflow: Workflow, context: ActionsContext, pull: dict[str, Any], acceptance: Override | None
 ) -> Comparison:
     """The base branch's policy and baseline over the fork's scores; the labels as GitHub has them now."""
     base = pull.get("base") or {}
@@ -125,6 +126,7 @@ def _trusted_comparison(
         workflow.settings.gate,
         labels,
         max_age_days=getattr(workflow.settings.baseline, "max_age_days", None),
+        acceptance=acceptance,
     )
 
 
@@ -170,7 +172,15 @@ def run_publish(
         )
         return 1
     number = int(pull["number"])
-    comparison = _trusted_comparison(results, workflow, context, pull)
+    # Keyed as `ci` keys it, so a fork's comment and a same-repository one are one; every setting from the trusted side.
+    key = comment_key(comment_key_option, workflow, repository_root(workflow.base_dir, context.workspace))
+    conversation = PullRequestRun()
+    try:  # an `/eval accept` for this commit counts here too, and our comment keeps the acceptances
+        conversation.sticky = read_sticky(client, context.repository, number, key, workflow.settings.comment.author)
+    except GitHubError as exc:
+        log.warn(f"the pull request comment could not be read, so no /eval accept could count: {exc}")
+    acceptance = acceptance_for(conversation, run["head_sha"])
+    comparison = _trusted_comparison(results, workflow, context, pull, acceptance)
     if warning := _untrusted_disagreement(folder, comparison):
         log.warn(warning)
     html_url = run.get("html_url")
@@ -190,16 +200,23 @@ def run_publish(
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
     write_text_atomic(out / "report.md", markdown)
     write_report_html(out, results, comparison, run_url=run_url, report_url=artifacts_url(own_run))
-    # Keyed as `ci` keys it, so a fork's comment and a same-repository one are one; every setting from the trusted side.
-    key = comment_key(comment_key_option, workflow, repository_root(workflow.base_dir, context.workspace))
     attempt = run.get("run_attempt") if isinstance(run.get("run_attempt"), int) else 1
     check = None
     if workflow.settings.report.check_run:
         check = CheckTarget(
             workflow.settings.report.check_name, run["head_sha"], comparison.verdict == "pass", comparison.gate.reason
         )
+    sticky = conversation.sticky
     comment = CommentTarget(
-        number, key, run["id"], attempt, comment_policy(workflow), report_digest(comparison, results)
+        number,
+        key,
+        run["id"],
+        attempt,
+        comment_policy(workflow),
+        report_digest(comparison, results),
+        data=reported_data(conversation, run["head_sha"]),
+        author=sticky.author if sticky else None,
+        known=sticky.ours if sticky else None,
     )
     outcome = deliver(
         client,

@@ -134,7 +134,9 @@ def render_report(
     budget: int = BUDGET,
     full_report_hint: str = "the full report, report.html, is in the workflow run's artifacts",
     report_url: str | None = None,
+    note: str | None = None,
 ) -> str:
+    """`note`: one line under the verdict (who asked for this run and how), escaped like agent text."""
     env = environment(template_dir)
     template = env.get_template("comment.md.j2")
     regressions = regression_cases(comparison)
@@ -176,6 +178,7 @@ def render_report(
             spend=spend_line(results),
             missing_judged=missing_judged_line(results),
             report_url=report_url,
+            note=note,
         )
         if len(text) <= budget:
             return text

@@ -20,6 +20,7 @@ from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import file_from_root
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
+from adk_eval_gate.gate.policy import accepted_by
 from adk_eval_gate.github.workflow_commands import annotation, one_line
 from adk_eval_gate.results.models import ResultsFile
 
@@ -186,7 +187,13 @@ def _why(comparison: Comparison) -> str:
     first = gate.failures[0].split(":", 1)[-1].strip() if gate.failures else ""
     first = first if len(first) <= 160 else first[:159] + "…"
     why = f"{counted} ({first})" if first else counted
-    return f"accepted by the override label despite {why}" if gate.overridden else why
+    if not gate.overridden:
+        return why
+    override = gate.override
+    if override is not None and override.kind == "comment":
+        return f"{accepted_by(override)} despite {why}"
+    who = f" (added by @{override.by} at {override.at})" if override and override.by else ""
+    return f"accepted by the override label{who} despite {why}"
 
 
 def verdict_lines(

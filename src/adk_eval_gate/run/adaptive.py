@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from adk_eval_gate.baseline.stages import baseline_halves, current_rounds
@@ -41,6 +41,20 @@ def undecided(selection: list[float], first: list[float]) -> bool:
 
 def has_adaptive_runs(plan: Plan) -> bool:
     return any(isinstance(agent.num_runs, AdaptiveRuns) for agent in plan.agents)
+
+
+def with_more_runs(plan: Plan, most: int) -> Plan:
+    """`/eval runs=N`: cases still undecided against the baseline get up to `most` runs (every agent becomes
+    adaptive, its first round what the config says); an agent that already runs as many keeps its own."""
+    agents = []
+    for agent in plan.agents:
+        runs = agent.num_runs
+        first = runs.min if isinstance(runs, AdaptiveRuns) else runs
+        if most > first and not (isinstance(runs, AdaptiveRuns) and runs.max >= most):
+            settings = agent.agent.settings.model_copy(update={"num_runs": AdaptiveRuns(min=first, max=most)})
+            agent = replace(agent, agent=replace(agent.agent, settings=settings))
+        agents.append(agent)
+    return replace(plan, agents=tuple(agents))
 
 
 @dataclass(frozen=True)
