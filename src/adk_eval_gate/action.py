@@ -1,6 +1,8 @@
 """The Docker Action's entrypoint: maps the `INPUT_*` environment GitHub gives a container action to `ci`.
 
-GitHub keeps hyphens in input names (`github-token` → `INPUT_GITHUB-TOKEN`); both spellings are read.
+GitHub keeps hyphens in input names (`github-token` → `INPUT_GITHUB-TOKEN`); both spellings are read. Inputs the
+command line does not check itself (booleans, the token, the working directory) are checked here, by the same
+one-line rule, before anything runs.
 """
 
 from __future__ import annotations
@@ -9,8 +11,10 @@ import os
 import sys
 from pathlib import PurePosixPath
 
+from . import log
 from .cli import main as cli_main
 from .errors import EXIT_BAD_INPUT, InputError
+from .github.variables import boolean_input, check_token
 
 # Paths an earlier step exported for the runner (google-github-actions/auth writes its credentials file into the
 # workspace and exports these); inside the container only the workspace is mounted, at another path.
@@ -71,14 +75,13 @@ def map_runner_paths(environ: dict[str, str] | os._Environ[str]) -> list[str]:
     return messages
 
 
-def main() -> int:
-    for message in map_runner_paths(os.environ):
-        print(message, file=sys.stderr)
+def _checked_argv() -> list[str]:
     token = _input("github-token")
     if token:
+        check_token("github-token", token)
         os.environ.setdefault("GITHUB_TOKEN", token)
     argv = ["ci", "--config", _input("config", "eval-gate.yml"), "--output-dir", _input("output-dir", "adk-eval-gate-out")]
-    if _input("post-comment", "true").lower() in ("false", "0", "no"):
+    if not boolean_input("post-comment", _input("post-comment", "true")):
         argv.append("--no-comment")
     for name in ("comment-key", "comment-mode", "comment-when", "comment-author"):
         if _input(name):
@@ -90,10 +93,23 @@ def main() -> int:
         try:
             os.chdir(working_directory)
         except (OSError, ValueError) as exc:
-            error = InputError(None, "working-directory", f"{working_directory!r}: {getattr(exc, 'strerror', None) or exc}",
-                               "give an existing directory of the repository")
-            print(f"error: {error.render()}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            raise InputError(
+                None,
+                "working-directory",
+                f"{working_directory!r}: {getattr(exc, 'strerror', None) or exc}",
+                "give an existing directory of the repository",
+            ) from None
+    return argv
+
+
+def main() -> int:
+    for message in map_runner_paths(os.environ):
+        print(message, file=sys.stderr)
+    try:
+        argv = _checked_argv()
+    except InputError as error:
+        log.input_error(error)
+        return EXIT_BAD_INPUT
     return cli_main(argv)
 
 
