@@ -172,7 +172,7 @@ def test_artifact_store_with_no_runs_and_with_errors(example, fake):
 def test_compare_cli_reads_the_branch_store_from_the_actions_environment(example, fake, results, tmp_path, monkeypatch, capsys):
     store_for(example, fake, base_sha=None, sha=BASE).save(at(results, BASE))
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"pull_request": {"number": 7, "base": {"sha": BASE, "ref": "main"},
+    event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": HEAD}, "base": {"sha": BASE, "ref": "main"},
                                                   "labels": [{"name": "adk-eval-gate: accept regression"}]}}))
     for key, value in {"GITHUB_API_URL": fake.url, "GITHUB_REPOSITORY": "o/r", "GITHUB_TOKEN": "ghs_s3cr3tTok", "GITHUB_EVENT_PATH": str(event),
                        "GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "main", "GITHUB_SHA": HEAD}.items():
