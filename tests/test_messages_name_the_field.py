@@ -146,3 +146,17 @@ def test_a_tolerance_out_of_range_names_its_key(example, capsys, monkeypatch, to
     config = example / "eval-gate.yml"
     config.write_text(config.read_text().replace("tolerance: 0.05 ", f"tolerance: {tolerance} ", 1))
     assert_bad_input(["validate", "--config", "eval-gate.yml"], example, capsys, expected, "eval-gate.yml:")
+
+
+def test_a_misspelt_camel_case_aliased_key_is_one_problem_not_two(example, capsys, monkeypatch):
+    """`code_confg` is a typo of `code_config` (alias `codeConfig`): the missing field is the same mistake."""
+    monkeypatch.chdir(example)
+    config = {"criteria": {"m": 0.5}, "custom_metrics": {"m": {"code_confg": {"name": "x.y"}}}}
+    (example / "evals" / "eval_config.json").write_text(json.dumps(config))
+    line = assert_bad_input(
+        ["validate", "--config", "replay.yml"],
+        example,
+        capsys,
+        "code_confg: is not a known field; did you mean",
+    )
+    assert "more problem" not in line

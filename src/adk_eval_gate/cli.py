@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, NoReturn
 from . import __version__, log
 from .errors import EXIT_BAD_INPUT, InputError
 from .redaction import RedactingStream
+from .usage import unknown_option, with_choice_hint
 
 if TYPE_CHECKING:
     from .config.loader import Workflow
@@ -288,52 +288,19 @@ def _comment_options(parser: argparse.ArgumentParser) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    """Usage errors are one line, like every other bad input, with the way to the full usage.
-
-    A misspelt option is named first: argparse would otherwise report the option it hides as missing
-    (`validate --confg x` → "--config is required"), pointing at the wrong word."""
+    """Usage errors are one line, like every other bad input, with the way to the full usage; a misspelt option is
+    named before argparse's complaint about the option it hides (see usage.py)."""
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         tokens = list(sys.argv[1:] if args is None else args)
-        self._refuse_unknown_options(tokens)
+        if problem := unknown_option(self, tokens):
+            self.error(problem)
         return super().parse_known_args(tokens, namespace)
 
-    def _refuse_unknown_options(self, tokens: list[str]) -> None:
-        from .errors import did_you_mean
-
-        known = [option for action in self._actions for option in action.option_strings]
-        has_commands = any(isinstance(action, argparse._SubParsersAction) for action in self._actions)
-        for token in tokens:
-            if token == "--":
-                return
-            if (
-                not token.startswith("-")
-                or token == "-"
-                or " " in token
-                or self._negative_number_matcher.match(token)
-            ):
-                if has_commands:  # what follows the command is the command's own parser's to judge
-                    return
-                continue
-            option = token.split("=", 1)[0]
-            if option in known or (option.startswith("--") and any(k.startswith(option) for k in known)):
-                continue  # argparse takes unique prefixes (and says when one is ambiguous)
-            guess = did_you_mean(option, [k for k in known if k.startswith("--")])
-            self.error(f"unknown option {option}" + (f"; did you mean {guess}?" if guess else ""))
-
     def error(self, message: str) -> NoReturn:
-        first = " ".join(message.split())
-        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", first)
-        if choice and (guess := did_you_mean_choice(choice.group(1), choice.group(2))):
-            first += f"; did you mean {guess}?"
+        first = with_choice_hint(" ".join(message.split()))
         joint = " " if first.endswith("?") else "; "
         self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {first}{joint}see `{self.prog} --help`\n")
-
-
-def did_you_mean_choice(word: str, choices: str) -> str | None:
-    from .errors import did_you_mean
-
-    return did_you_mean(word, [c.strip().strip("'") for c in choices.split(",")])
 
 
 def build_parser() -> argparse.ArgumentParser:

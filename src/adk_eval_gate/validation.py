@@ -175,7 +175,9 @@ def _consequence_of(typo: dict[str, Any], error: dict[str, Any], fix: str | None
     """The 'missing' error a misspelt key causes is the same mistake, not another one."""
     if typo["type"] != "extra_forbidden" or error["type"] != "missing" or not fix:
         return False
-    return tuple(error["loc"][:-1]) == tuple(typo["loc"][:-1]) and f"`{error['loc'][-1]}`" in fix
+    # the missing field may be named by its camelCase alias, the suggestion by its snake_case name
+    missing = {str(error["loc"][-1]), to_snake(str(error["loc"][-1]))}
+    return tuple(error["loc"][:-1]) == tuple(typo["loc"][:-1]) and any(f"`{name}`" in fix for name in missing)
 
 
 def _display_loc(error: dict[str, Any]) -> list[str | int]:
