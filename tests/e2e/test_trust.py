@@ -166,24 +166,28 @@ def test_in_actions_a_missing_event_name_or_path_is_exit_2(example, tmp_path, mo
     assert "GITHUB_EVENT_PATH: is not set" in capsys.readouterr().err
 
 
-def test_outside_actions_a_garbage_payload_still_runs_locally(example, tmp_path, monkeypatch, capsys):
+def test_outside_actions_a_garbage_payload_is_refused_and_no_payload_runs_locally(
+    example, tmp_path, monkeypatch, capsys
+):
+    """Any other CI that sets GITHUB_EVENT_PATH asked for that payload: a broken one is not "no pull request"."""
     event = tmp_path / "event.json"
     event.write_text("{not json")
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
     monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
-    assert (
-        main(
-            [
-                "ci",
-                "--config",
-                str(example / "eval-gate.yml"),
-                "--output-dir",
-                str(tmp_path / "out"),
-                "--quiet",
-            ]
-        )
-        == 0
-    )
+    argv = [
+        "ci",
+        "--config",
+        str(example / "eval-gate.yml"),
+        "--output-dir",
+        str(tmp_path / "out"),
+        "--quiet",
+    ]
+    assert main(argv) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"error: {event}:1: ") and "GITHUB_EVENT_PATH" in line and "not valid JSON" in line
+    assert not (tmp_path / "out").exists()
+    monkeypatch.delenv("GITHUB_EVENT_PATH")
+    assert main(argv) == 0
     assert not (tmp_path / "out" / "pull-request.json").exists()  # local mode: nothing about a pull request
 
 

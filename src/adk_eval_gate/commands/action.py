@@ -1,6 +1,8 @@
 """The Docker Action's entrypoint: maps the `INPUT_*` environment GitHub gives a container action to `ci`.
 
-GitHub keeps hyphens in input names (`github-token` → `INPUT_GITHUB-TOKEN`); both spellings are read.
+GitHub keeps hyphens in input names (`github-token` → `INPUT_GITHUB-TOKEN`); both spellings are read. Inputs the
+command line does not check itself (booleans, the token, the working directory) are checked here, by the same
+one-line rule, before anything runs.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from pathlib import PurePosixPath
 
 from adk_eval_gate.commands.main import main as cli_main
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT, InputError
+from adk_eval_gate.github import workflow_commands
+from adk_eval_gate.github.variables import boolean_input, check_token
 
 # Paths an earlier step exported for the runner (google-github-actions/auth writes its credentials file into the
 # workspace and exports these); inside the container only the workspace is mounted, at another path.
@@ -69,11 +73,11 @@ def map_runner_paths(environ: dict[str, str] | os._Environ[str]) -> list[str]:
     return messages
 
 
-def main() -> int:
-    for message in map_runner_paths(os.environ):
-        print(message, file=sys.stderr)
+def _checked_argv() -> list[str]:
+    """The command line `ci` (or `status`) gets from the Action's inputs, every input checked first."""
     token = _input("github-token")
     if token:
+        check_token("github-token", token)
         os.environ.setdefault("GITHUB_TOKEN", token)
     if _input("status"):
         # an `if: cancelled()` / `if: failure()` step: mark the live status, run nothing
@@ -81,38 +85,38 @@ def main() -> int:
         argv += [
             arg for name in ("comment-key", "comment-author") if _input(name) for arg in (f"--{name}", _input(name))
         ]
-        return _in_working_directory(argv)
-    argv = [
-        "ci",
-        "--config",
-        _input("config", "eval-gate.yml"),
-        "--output-dir",
-        _input("output-dir", "adk-eval-gate-out"),
-    ]
-    if _input("post-comment", "true").lower() in ("false", "0", "no"):
-        argv.append("--no-comment")
-    for name in ("comment-key", "comment-mode", "comment-when", "comment-author"):
-        if _input(name):
-            argv += [f"--{name}", _input(name)]
-    for label in filter(None, (part.strip() for part in _input("labels").split(","))):
-        argv += ["--label", label]
-    return _in_working_directory(argv)
-
-
-def _in_working_directory(argv: list[str]) -> int:
+    else:
+        argv = ["ci", "--config", _input("config", "eval-gate.yml")]
+        argv += ["--output-dir", _input("output-dir", "adk-eval-gate-out")]
+        if not boolean_input("post-comment", _input("post-comment", "true")):
+            argv.append("--no-comment")
+        for name in ("comment-key", "comment-mode", "comment-when", "comment-author"):
+            if _input(name):
+                argv += [f"--{name}", _input(name)]
+        for label in filter(None, (part.strip() for part in _input("labels").split(","))):
+            argv += ["--label", label]
     working_directory = _input("working-directory")
     if working_directory:
         try:
             os.chdir(working_directory)
         except (OSError, ValueError) as exc:
-            error = InputError(
+            raise InputError(
                 None,
                 "working-directory",
                 f"{working_directory!r}: {getattr(exc, 'strerror', None) or exc}",
                 "give an existing directory of the repository",
-            )
-            print(f"error: {error.render()}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            ) from None
+    return argv
+
+
+def main() -> int:
+    for message in map_runner_paths(os.environ):
+        print(message, file=sys.stderr)
+    try:
+        argv = _checked_argv()
+    except InputError as error:
+        workflow_commands.input_error(error)
+        return EXIT_BAD_INPUT
     return cli_main(argv)
 
 

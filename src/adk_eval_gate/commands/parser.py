@@ -6,9 +6,11 @@ Handlers import their stage machinery when they run, so `--help` and a refused a
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import NoReturn
 
 from adk_eval_gate.commands import baseline, ci, compare, init, merge, publish, run, schema, status, validate, view
+from adk_eval_gate.commands.usage import unknown_option, with_choice_hint
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT
 from adk_eval_gate.core.version import __version__
 
@@ -17,11 +19,19 @@ SUBCOMMANDS = (validate, run, ci, status, merge, publish, compare, baseline, ini
 
 
 class Parser(argparse.ArgumentParser):
-    """Usage errors are one line, like every other bad input, with the way to the full usage."""
+    """Usage errors are one line, like every other bad input, with the way to the full usage; a misspelt option is
+    named before argparse's complaint about the option it hides (see usage.py)."""
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        tokens = list(sys.argv[1:] if args is None else args)
+        if problem := unknown_option(self, tokens):
+            self.error(problem)
+        return super().parse_known_args(tokens, namespace)
 
     def error(self, message: str) -> NoReturn:
-        first = " ".join(message.split())
-        self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {first}; see `{self.prog} --help`\n")
+        first = with_choice_hint(" ".join(message.split()))
+        joint = " " if first.endswith("?") else "; "
+        self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {first}{joint}see `{self.prog} --help`\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -255,9 +255,10 @@ class GateSettings(_Strict):
     @field_validator("tolerance")
     @classmethod
     def _tolerance(cls, value: float | dict[str, float]) -> float | dict[str, float]:
-        values = value.values() if isinstance(value, dict) else [value]
-        if any(not 0 <= v <= 1 for v in values):
-            raise ValueError("a tolerance is outside [0, 1]; use a score difference such as 0.05")
+        for key, number in value.items() if isinstance(value, dict) else [(None, value)]:
+            if not 0 <= number <= 1:  # NaN too
+                where = f"{key}: " if key is not None else ""  # which of the per-criterion tolerances
+                raise ValueError(f"{where}{number!r} is outside [0, 1]; use a score difference such as 0.05")
         return value
 
     @field_validator("efficiency_tolerance", mode="before")

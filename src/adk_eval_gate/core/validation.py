@@ -25,6 +25,8 @@ def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str,
     if kind == "extra_forbidden":
         known = _known_fields(model, loc[:-1]) if model is not None else []
         guess = did_you_mean(str(loc[-1]), known) if known and loc else None
+        if guess == loc[-1]:  # a key of one form of a union, written beside another form's keys
+            return "does not go with the other keys of this object", "keep the keys of one form only"
         fix = f"did you mean `{guess}`?" if guess else "remove it or check the spelling"
         if known and not guess:
             fix += f" (allowed: {', '.join(sorted(known))})"
@@ -121,12 +123,18 @@ def input_error_from(
     model: type[BaseModel] | None = None,
     lines: LineLookup | None = None,
 ) -> InputError:
-    errors = exc.errors(include_url=False)
+    errors = _likeliest_branch(exc.errors(include_url=False))
     # A misspelt key shows up twice (unknown key + missing field); the unknown key is the one to fix.
     first = min(errors, key=lambda e: 0 if e["type"] == "extra_forbidden" else 1)
     loc = _display_loc(first)
     problem, fix = _fix_for({**first, "loc": tuple(loc)}, model)
-    others = [e for e in errors if e is not first and not _consequence_of(first, e, fix)]
+    others = [
+        e
+        for e in errors
+        if e is not first
+        and not _consequence_of(first, e, fix)
+        and (e["type"], _display_loc(e)) != (first["type"], loc)
+    ]  # one mistake seen by two union branches
     if others:
         problem += f" (and {len(others)} more problem{'s' if len(others) > 1 else ''})"
     full_loc = [*prefix, *loc]
@@ -134,11 +142,40 @@ def input_error_from(
     return InputError(file, format_loc(full_loc) or None, problem, fix, line=line)
 
 
+def _branch_at(loc: Sequence[str | int]) -> tuple[int, str] | None:
+    """Where a union branch (a model's class name, as pydantic puts it in loc) appears in loc, and which."""
+    for index, part in enumerate(loc):
+        if isinstance(part, str) and part[:1].isupper():
+            return index, part
+    return None
+
+
+def _likeliest_branch(errors: list[Any]) -> list[Any]:
+    """A value that fits no branch of a union fails each branch; the branch the user meant is the one whose keys
+    it uses, i.e. with the fewest unknown keys. Without this, `tool_uses: [{args: [1]}]` would be reported as
+    "`tool_uses` is not a known field" (of the other branch) instead of "args: expected an object"."""
+    branches: dict[tuple[Any, ...], dict[str, list[Any]]] = {}
+    for error in errors:
+        if (found := _branch_at(error["loc"])) is not None:
+            index, name = found
+            branches.setdefault(tuple(error["loc"][:index]), {}).setdefault(name, []).append(error)
+    losers: set[int] = set()
+    for by_branch in branches.values():
+        if len(by_branch) < 2:
+            continue
+        unknown = {name: sum(e["type"] == "extra_forbidden" for e in found) for name, found in by_branch.items()}
+        best = min(unknown.values())
+        losers.update(id(e) for name, found in by_branch.items() if unknown[name] > best for e in found)
+    return [error for error in errors if id(error) not in losers] or errors
+
+
 def _consequence_of(typo: dict[str, Any], error: dict[str, Any], fix: str | None) -> bool:
     """The 'missing' error a misspelt key causes is the same mistake, not another one."""
     if typo["type"] != "extra_forbidden" or error["type"] != "missing" or not fix:
         return False
-    return tuple(error["loc"][:-1]) == tuple(typo["loc"][:-1]) and f"`{error['loc'][-1]}`" in fix
+    # the missing field may be named by its camelCase alias, the suggestion by its snake_case name
+    missing = {str(error["loc"][-1]), to_snake(str(error["loc"][-1]))}
+    return tuple(error["loc"][:-1]) == tuple(typo["loc"][:-1]) and any(f"`{name}`" in fix for name in missing)
 
 
 def _display_loc(error: dict[str, Any]) -> list[str | int]:

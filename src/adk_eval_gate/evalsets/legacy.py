@@ -45,6 +45,17 @@ def _require(mapping: dict[str, Any], key: str, path: Path, loc: str, fix: str) 
     return mapping[key]
 
 
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )
+
+
 def _convert_turn(turn: Any, path: Path, loc: str, invocation_id: str) -> Invocation:
     if not isinstance(turn, dict):
         raise InputError(
@@ -66,19 +77,39 @@ def _convert_turn(turn: Any, path: Path, loc: str, invocation_id: str) -> Invoca
         where = f"{loc}.expected_tool_use[{index}]"
         if not isinstance(use, dict):
             raise InputError(path, where, "must be an object", 'use {"tool_name": ..., "tool_input": {...}}')
+        # checked here, in the file's own words: FunctionCall would report `name` and `args`
         name = _require(use, "tool_name", path, where, "name the tool")
+        if not isinstance(name, str) or not name:
+            raise InputError(
+                path, f"{where}.tool_name", f"{_show(name)} is not a tool name", "give the name as a string"
+            )
         args = _require(use, "tool_input", path, where, "give the arguments (use {} for none)")
-        try:
-            calls.append(genai_types.FunctionCall(name=name, args=args))
-        except ValidationError as exc:
-            raise input_error_from(exc, path, prefix=[where]) from None
+        if not isinstance(args, dict):
+            raise InputError(
+                path,
+                f"{where}.tool_input",
+                f"must be an object of argument names to values, got {_kind(args)}",
+                'write the arguments as a JSON object, e.g. {"sides": 6} (use {} for none)',
+            )
+        calls.append(genai_types.FunctionCall(name=name, args=args))
+    items = turn.get("expected_intermediate_agent_responses", []) or []
+    if not isinstance(items, list):
+        raise InputError(
+            path,
+            f"{loc}.expected_intermediate_agent_responses",
+            f"must be a list, got {_kind(items)}",
+            'use [{"author": ..., "text": ...}]',
+        )
     responses = []
-    for index, item in enumerate(turn.get("expected_intermediate_agent_responses", []) or []):
+    for index, item in enumerate(items):
         where = f"{loc}.expected_intermediate_agent_responses[{index}]"
         if not isinstance(item, dict):
             raise InputError(path, where, "must be an object", 'use {"author": ..., "text": ...}')
         author = _require(item, "author", path, where, "name the agent")
         text = _require(item, "text", path, where, "give the message text")
+        for key, value in (("author", author), ("text", text)):
+            if not isinstance(value, str):
+                raise InputError(path, f"{where}.{key}", f"{_show(value)} is not a string", "quote the value")
         responses.append((author, [genai_types.Part.from_text(text=text)]))
     return Invocation(
         invocation_id=invocation_id,

@@ -5,6 +5,10 @@ and errors that name the call and the status but never the token.
 A POST is not retried after a 5xx or a lost connection: GitHub may have stored it before the reply was lost, and a
 blind retry would create it twice. The caller looks first (see `GitHubError.maybe_applied`), or says the request
 is safe to repeat (`idempotent=True`).
+
+An API that does not answer (a closed port, a host that never replies) costs the whole run at most
+NO_ANSWER_BUDGET seconds, attempts and back-off together, shared by every call to that API: once spent, later calls
+fail at once, so a run with a dead API fails closed in seconds rather than minutes of retries per call.
 """
 
 from __future__ import annotations
@@ -20,6 +24,12 @@ from adk_eval_gate.core.redaction import redact_json
 
 API_VERSION = "2022-11-28"
 MAX_WAIT = 60.0  # a CI step should not sleep longer than this on one call
+NO_ANSWER_BUDGET = 25.0  # seconds: with the rest of a failing run, under half a minute
+CONNECT_TIMEOUT = 10.0
+
+# Seconds spent on attempts that got no answer, per API base, since that API last answered: process-wide, because
+# the baseline store, the labels and the comment each build their own client.
+_silence: dict[str, float] = {}
 
 
 class GitHubError(Exception):
@@ -89,9 +99,10 @@ class GitHubClient:
         backoff: float = 1.0,
         timeout: float = 30.0,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.api_url = api_url.rstrip("/")
-        self.retries, self.backoff, self.timeout, self._sleep = retries, backoff, timeout, sleep
+        self.retries, self.backoff, self.timeout, self._sleep, self._clock = retries, backoff, timeout, sleep, clock
         self._session = requests.Session()
         self._session.headers.update(
             {
@@ -123,15 +134,30 @@ class GitHubClient:
         repeatable = method.upper() != "POST" if idempotent is None else idempotent
         json = redact_json(json)  # a comment, a check run, a baseline file: nothing we post carries a secret
         for attempt in range(self.retries + 1):
+            left = self.no_answer_left()
+            if left <= 0:
+                raise GitHubError(method, path, None, self._unreachable("not tried", spent=True))
+            started = self._clock()
             try:
                 response = self._session.request(
-                    method, url, params=params, json=json, headers=headers, timeout=self.timeout
+                    method,
+                    url,
+                    params=params,
+                    json=json,
+                    headers=headers,
+                    timeout=(min(CONNECT_TIMEOUT, left), min(self.timeout, left)),
                 )
             except requests.RequestException as exc:
-                if repeatable and attempt < self.retries:
-                    self._sleep(min(MAX_WAIT, self.backoff * 2**attempt))
+                left = self._silent_for(self._clock() - started)
+                pause = min(MAX_WAIT, self.backoff * 2**attempt)
+                if repeatable and attempt < self.retries and pause < left:
+                    self._silent_for(pause)
+                    self._sleep(pause)
                     continue
-                raise GitHubError(method, path, None, f"no answer ({type(exc).__name__})") from None
+                raise GitHubError(
+                    method, path, None, self._unreachable(type(exc).__name__, spent=pause >= left)
+                ) from None
+            _silence.pop(self.api_url, None)
             if response.status_code < 300 or response.status_code in ok:
                 return response
             retryable = (repeatable and response.status_code >= 500) or _rate_limited(response)
@@ -140,6 +166,19 @@ class GitHubClient:
                 continue
             raise GitHubError(method, path, response.status_code, _message(response))
         raise AssertionError("unreachable")
+
+    def no_answer_left(self) -> float:
+        return NO_ANSWER_BUDGET - _silence.get(self.api_url, 0.0)
+
+    def _silent_for(self, seconds: float) -> float:
+        _silence[self.api_url] = _silence.get(self.api_url, 0.0) + max(0.0, seconds)
+        return self.no_answer_left()
+
+    def _unreachable(self, what: str, *, spent: bool) -> str:
+        text = f"no answer from {self.api_url} ({what})"
+        if spent:
+            text += f"; GitHub's API is unreachable: a run waits at most {NO_ANSWER_BUDGET:.0f} s for it in all"
+        return text
 
     def pause(self, attempt: int) -> None:
         """The back-off before a caller's own retry (e.g. a create re-posted after looking again)."""

@@ -1,13 +1,14 @@
 """The standard GitHub Actions environment, read once into a typed object.
 
-In Actions (`GITHUB_ACTIONS=true`) the event payload is the gate's only source for the pull request it judges:
-a payload that is missing, unreadable or lacks a field the event needs is bad input (exit 2, naming the field),
-never a quiet fall back to local mode, which would post nothing and pass. Outside Actions a payload is optional.
+The event payload is the gate's only source for the pull request it judges. In Actions (`GITHUB_ACTIONS=true`) a
+payload that is missing, unreadable or lacks a field the event needs is bad input (exit 2, naming the field),
+never a quiet fall back to local mode, which would post nothing and pass. Any other CI that sets
+GITHUB_EVENT_PATH has asked for the same: the payload it names is read and checked by the same rules; without
+one the run is local. The other variables are checked by `variables.check_variables` in every mode.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +16,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
-from adk_eval_gate.core.errors import InputError, format_loc
+from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json
+from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.github.variables import check_variables
 
 _Sha = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{7,64}$")]
 _Name = Annotated[str, Field(min_length=1)]
@@ -34,14 +37,29 @@ class _BaseCommit(_Commit):
     ref: _Name  # the base branch, whose baseline the pull request is compared with
 
 
+class _Label(_Payload):
+    name: str
+
+
 class _PullRequest(_Payload):
     number: Annotated[StrictInt, Field(gt=0)]
     head: _Commit
     base: _BaseCommit
+    labels: list[_Label] = []
 
 
 class _Repository(_Payload):
     default_branch: _Name
+
+
+class _AnyRepository(_Payload):
+    default_branch: _Name | None = None
+
+
+class AnyEvent(_Payload):
+    """What the gate reads from any payload, whatever the event: wrong types here would surface mid-run."""
+
+    repository: _AnyRepository | None = None
 
 
 class PullRequestEvent(_Payload):
@@ -101,39 +119,47 @@ EVENT_MODELS: dict[str, type[_Payload]] = {
 
 
 def read_event(env: dict[str, str]) -> dict[str, Any]:
-    """The event payload; in Actions every way it can be wrong is an InputError naming the field."""
+    """The event payload ({} when there is none outside Actions); every way it can be wrong is an InputError."""
     strict = env.get("GITHUB_ACTIONS") == "true"
-    path_text = env.get("GITHUB_EVENT_PATH")
-    name = env.get("GITHUB_EVENT_NAME")
-    if not strict:
-        if not path_text or not Path(path_text).is_file():
-            return {}
-        try:
-            event = json.loads(Path(path_text).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return event if isinstance(event, dict) else {}
+    path_text = env.get("GITHUB_EVENT_PATH") or ""
+    name = env.get("GITHUB_EVENT_NAME") or ""
     fix = "run the gate as a step of a GitHub Actions job, which provides the event payload"
-    if not name:
+    if strict and not name:
         raise InputError(None, "GITHUB_EVENT_NAME", "is not set although GITHUB_ACTIONS=true", fix)
-    if not path_text:
+    if strict and not path_text:
         raise InputError(None, "GITHUB_EVENT_PATH", "is not set although GITHUB_ACTIONS=true", fix)
-    event = load_json(Path(path_text), f"the {name} event payload (GITHUB_EVENT_PATH)")
+    if not path_text:
+        return {}
+    what = f"the {name or 'GitHub'} event payload (GITHUB_EVENT_PATH)"
+    if not os.path.lexists(path_text):  # load_json's hint about the config's folder would mislead here
+        raise InputError(
+            None,
+            "GITHUB_EVENT_PATH",
+            f"{path_text[:200]!r}: no such file",
+            fix if strict else "point it at GitHub's event JSON, or unset it to run locally",
+        )
+    event = load_json(Path(path_text), what)
     if not isinstance(event, dict):
-        raise InputError(path_text, None, f"the {name} event payload is not a JSON object", fix)
+        raise InputError(
+            path_text,
+            None,
+            f"{what} is not a JSON object",
+            fix if strict else "point GITHUB_EVENT_PATH at GitHub's event JSON, or unset it",
+        )
     # pull_request_review and friends carry a pull request too, and `ci` then judges it: the same rules apply.
-    model = EVENT_MODELS.get(name) or (PullRequestEvent if "pull_request" in event else None)
-    if model is not None:
+    model = EVENT_MODELS.get(name) or (PullRequestEvent if "pull_request" in event else AnyEvent)
+    for check in (model, AnyEvent):
         try:
-            model.model_validate(event)
+            check.model_validate(event)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            problem = "is missing" if first["type"] == "missing" else f"is invalid: {first['msg']}"
+            error = input_error_from(exc, path_text, model=check)
             raise InputError(
                 path_text,
-                format_loc(first["loc"]),
-                f"{problem} in the {name} event payload",
-                f"a {name} event must carry it; check the workflow's `on:` trigger",
+                error.field,
+                f"{error.problem} in {what}",
+                f"a {name} event must carry it; check the workflow's `on:` trigger"
+                if strict
+                else "give GitHub's payload for the event unchanged, or unset GITHUB_EVENT_PATH to run locally",
             ) from None
     return event
 
@@ -158,19 +184,20 @@ class ActionsContext:
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ActionsContext:
         env = dict(os.environ if env is None else env)
+        checked = check_variables(env)  # before the payload: a bad variable is named even when both are wrong
         event = read_event(env)
         return cls(
-            api_url=env.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"),
-            repository=env.get("GITHUB_REPOSITORY"),
-            token=env.get("INPUT_GITHUB_TOKEN") or env.get("GITHUB_TOKEN"),
-            event_name=env.get("GITHUB_EVENT_NAME"),
+            api_url=checked.get("GITHUB_API_URL", "https://api.github.com"),
+            repository=checked.get("GITHUB_REPOSITORY"),
+            token=checked.get("INPUT_GITHUB_TOKEN") or checked.get("GITHUB_TOKEN"),
+            event_name=checked.get("GITHUB_EVENT_NAME"),
             event=event,
-            sha=env.get("GITHUB_SHA"),
-            ref=env.get("GITHUB_REF"),
+            sha=checked.get("GITHUB_SHA"),
+            ref=checked.get("GITHUB_REF"),
             base_ref=env.get("GITHUB_BASE_REF") or None,
-            run_id=env.get("GITHUB_RUN_ID"),
-            server_url=env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/"),
-            run_attempt=env.get("GITHUB_RUN_ATTEMPT"),
+            run_id=checked.get("GITHUB_RUN_ID"),
+            server_url=checked.get("GITHUB_SERVER_URL", "https://github.com"),
+            run_attempt=checked.get("GITHUB_RUN_ATTEMPT"),
             workspace=env.get("GITHUB_WORKSPACE") or None,
             step_summary=env.get("GITHUB_STEP_SUMMARY") or None,
             output=env.get("GITHUB_OUTPUT") or None,

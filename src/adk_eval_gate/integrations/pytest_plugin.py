@@ -42,15 +42,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("eval_gate", None)
-    if not path:
+    output = config.getoption("eval_gate_output", None)
+    if path is None and output is None:
         return
+    if path is None:  # an output for no run: a typo in the command line, not a choice
+        raise pytest.UsageError("--eval-gate-output: needs --eval-gate CONFIG; add it, or drop --eval-gate-output")
+    if not path.strip():
+        raise pytest.UsageError("--eval-gate: is an empty path; give the adk-eval-gate config file")
     from adk_eval_gate.core.errors import InputError
+    from adk_eval_gate.core.files import check_output_file
     from adk_eval_gate.run.plan import build_plan
 
     try:
         plan = build_plan(path)
     except InputError as exc:
         raise pytest.UsageError(f"--eval-gate: {exc.render()}") from None
+    if output is not None:  # checked now: the session's end is too late to say the path cannot be written
+        try:
+            check_output_file(output, "--eval-gate-output")
+        except InputError as exc:
+            raise pytest.UsageError(f"--eval-gate-output: {exc.problem}; {exc.fix}") from None
     config.pluginmanager.register(_Session(config, plan), _STATE)
 
 

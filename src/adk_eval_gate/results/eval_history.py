@@ -9,6 +9,8 @@ as ADK records a failed inference.
 
 from __future__ import annotations
 
+import types
+import typing
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -97,7 +99,42 @@ def _per_run(case: CaseResult, run: int) -> dict[str, RunMetric]:
 def _adk_invocation(invocation: Invocation) -> Any:
     from google.adk.evaluation.eval_case import Invocation as AdkInvocation
 
-    return AdkInvocation.model_validate(invocation.model_dump(mode="json", exclude_none=True))
+    return AdkInvocation.model_validate(_fit(AdkInvocation, invocation.model_dump(mode="json", exclude_none=True)))
+
+
+def _fit(model: Any, data: Any) -> Any:
+    """`data` in the schema of the installed google-adk, which the agent pins (2.2 up): fields an older release
+    does not have (`duration`, an event's `usage_metadata`, ...) are left out, as that release's `adk eval`
+    would write them, and a field it requires but allows to be null is written as null."""
+    fields = getattr(model, "model_fields", None)
+    if fields is None or not isinstance(data, dict):
+        return data
+    by_key = {key: field for name, field in fields.items() for key in (name, field.alias) if key}
+    closed = model.model_config.get("extra") == "forbid"
+    out = {key: _fit_type(by_key[key].annotation, value) for key, value in data.items() if key in by_key}
+    out.update({key: value for key, value in data.items() if key not in by_key and not closed})
+    for name, field in fields.items():
+        if field.is_required() and name not in out and field.alias not in out and _nullable(field.annotation):
+            out[name] = None
+    return out
+
+
+def _fit_type(annotation: Any, value: Any) -> Any:
+    origin, args = typing.get_origin(annotation), [a for a in typing.get_args(annotation) if a is not type(None)]
+    if origin in (typing.Union, types.UnionType) and len(args) == 1:  # Optional[X]
+        return _fit_type(args[0], value)
+    if isinstance(value, list) and origin is list and args:
+        return [_fit_type(args[0], item) for item in value]
+    models = [a for a in ([annotation] if hasattr(annotation, "model_fields") else args) if hasattr(a, "model_fields")]
+    if not models or not isinstance(value, dict):
+        return value
+    # a union of models (IntermediateData | InvocationEvents): the one whose fields the value uses
+    best = max(models, key=lambda m: len(set(value) & {k for n, f in m.model_fields.items() for k in (n, f.alias)}))
+    return _fit(best, value)
+
+
+def _nullable(annotation: Any) -> bool:
+    return annotation is None or type(None) in typing.get_args(annotation)
 
 
 def save_history(manager: Any, app_name: str, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:

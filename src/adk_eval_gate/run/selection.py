@@ -18,8 +18,12 @@ def _set_matches(pattern: str, plan: Plan, agent: AgentRunPlan, eval_set: EvalSe
     names = {eval_set.eval_set_id, f"{agent.name}/{eval_set.eval_set_id}", plan.relative(path), path.name}
     if pattern in names or any(fnmatchcase(name, pattern) for name in names):
         return True
-    given = Path(pattern)
-    return not any(ch in pattern for ch in "*?[") and given.exists() and given.resolve() == path.resolve()
+    if any(ch in pattern for ch in "*?["):
+        return False
+    try:
+        return Path(pattern).resolve() == path.resolve()
+    except (OSError, ValueError):  # a name too long for a path, a NUL: it names no file, so no eval set
+        return False
 
 
 def _parse_selector(text: str, plan: Plan) -> tuple[str, list[str] | None]:

@@ -203,6 +203,7 @@ def test_compare_cli_reads_the_branch_store_from_the_actions_environment(
             {
                 "pull_request": {
                     "number": 7,
+                    "head": {"sha": HEAD},
                     "base": {"sha": BASE, "ref": "main"},
                     "labels": [{"name": "adk-eval-gate: accept regression"}],
                 }

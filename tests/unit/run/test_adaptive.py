@@ -349,7 +349,9 @@ def test_ci_on_a_pull_request_loads_the_baseline_before_running(tmp_path, fresh_
     assert main(["run", "--config", str(config), "--output", str(tmp_path / "base.json"), "--all-runs", "--quiet"]) == 0
     config.write_text(config.read_text() + "baseline: {store: file, path: base.json}\n")
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": "abc"}}}))
+    event.write_text(
+        json.dumps({"pull_request": {"number": 7, "head": {"sha": "a" * 40}, "base": {"sha": "b" * 40, "ref": "main"}}})
+    )
     for name, value in {
         "GITHUB_EVENT_NAME": "pull_request",
         "GITHUB_EVENT_PATH": str(event),

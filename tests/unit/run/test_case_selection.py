@@ -90,7 +90,9 @@ def test_a_selected_run_on_the_default_branch_never_overwrites_the_baseline(exam
     baseline = example / "baseline" / "results.json"
     before = baseline.read_bytes()
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"repository": {"default_branch": "main"}}))
+    event.write_text(
+        json.dumps({"ref": "refs/heads/main", "after": "a" * 40, "repository": {"default_branch": "main"}})
+    )
     context = ActionsContext.from_env(
         {"GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main", "GITHUB_EVENT_PATH": str(event)}
     )
