@@ -8,12 +8,12 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from adk_eval_gate.commands import baseline, ci, compare, init, merge, publish, run, schema, validate
+from adk_eval_gate.commands import baseline, ci, compare, history, init, merge, publish, run, schema, validate
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT
 from adk_eval_gate.core.version import __version__
 
 # In the order `--help` lists them.
-SUBCOMMANDS = (validate, run, ci, merge, publish, compare, baseline, init, schema)
+SUBCOMMANDS = (validate, run, ci, merge, publish, compare, baseline, history, init, schema)
 
 
 class Parser(argparse.ArgumentParser):
