@@ -384,9 +384,6 @@ class Settings(_Strict):
             if agent.name in seen:
                 raise ValueError(f"two agents are named {agent.name!r}; give each agent a unique name")
             seen.add(agent.name)
-        window, kept = self.gate.drift.window, self.history.max_records
-        if self.gate.drift.reference is None and window >= kept:
-            raise ValueError(f"gate.drift.window ({window}) must be below history.max_records ({kept})")
         return self
 
 

@@ -92,7 +92,8 @@ def parse_history(data: bytes, source: str, *, repository: str | None, config: s
         history = History.model_validate(parsed)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
-        raise refuse(f"is invalid at {format_loc(first['loc']) or 'the top'}: {first['msg']}") from None
+        message = first["msg"].removeprefix("Value error, ")
+        raise refuse(f"is invalid at {format_loc(first['loc']) or 'the top'}: {message}") from None
     except RecursionError:
         raise refuse("is nested too deeply") from None
     if repository and history.repository and history.repository != repository:
