@@ -326,3 +326,17 @@ def test_a_push_after_an_artifact_without_history_continues_the_older_one(tmp_pa
         assert "the artifact of run 501 carries no history.json; continuing the history of run 500 (the runs " in (
             " ".join(warnings)
         )
+
+
+def test_outside_actions_history_show_says_why_it_read_nothing(tmp_path, capsys):
+    for store, why in (
+        ("{store: artifact}", "the artifact store needs GITHUB_REPOSITORY and a base branch: no history read"),
+        (BRANCH_STORE, "the branch store needs GITHUB_REPOSITORY (and a token): no history read"),
+        (FILE_STORE, "no history yet at blessed/history.json: the default branch's runs start one"),
+    ):
+        config = make_repo(tmp_path / store.split(",")[0].split()[-1].strip("}"), store, cases=2)
+        assert main(["history", "show", "--config", str(config)]) == 0
+        assert capsys.readouterr().out.strip() == why
+    none = make_repo(tmp_path / "none", "{store: none}", cases=2)
+    assert main(["history", "show", "--config", str(none)]) == 0
+    assert "the config keeps none" in capsys.readouterr().out

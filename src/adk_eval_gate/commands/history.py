@@ -35,9 +35,7 @@ def handle(args: argparse.Namespace) -> int:
     if state.failure is not None:
         raise InputError(state.failure.source, None, state.failure.problem, state.failure.fix)
     if state.history is None:
-        for note in state.notes:
-            print(note, file=sys.stderr)
-        print(f"no history yet at {state.source}")
+        print("\n".join(state.notes))
         return 0
     if args.json:
         sys.stdout.write(history_text(state.history))

@@ -120,7 +120,7 @@ def load_history(
     if raw.error is not None:
         state.failure = HistoryError(raw.source, f"could not be read: {raw.error}", "re-run when the store answers")
     elif raw.data is None:
-        state.notes.append(f"no history yet at {raw.source}: the default branch's runs start one")
+        state.notes.append(raw.note or f"no history yet at {raw.source}: the default branch's runs start one")
     else:
         try:
             state.history = parse_history(raw.data, raw.source, repository=state.repository, config=state.config)

@@ -76,7 +76,10 @@ class ArtifactStore:
             return LoadOutcome(
                 None,
                 ["the artifact store needs GITHUB_REPOSITORY and a base branch: no baseline loaded"],
-                history=RawHistory(self._history_where()),
+                history=RawHistory(
+                    self._history_where(),
+                    note="the artifact store needs GITHUB_REPOSITORY and a base branch: no history read",
+                ),
             )
         try:
             runs = self._runs(branch)

@@ -28,6 +28,7 @@ class RawHistory:
     data: bytes | None = None  # None: there is no history there yet
     error: str | None = None  # it could not be fetched: never taken for "no history"
     version: str | None = None  # the branch store's blob sha: a write replaces only what was read
+    note: str | None = None  # why nothing could be looked for here (outside Actions): not an error, not "none yet"
 
 
 @dataclass

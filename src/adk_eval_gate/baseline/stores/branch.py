@@ -95,7 +95,7 @@ class BranchStore:
         path = self._path("history.json")
         where = f"{path} on branch {self.settings.branch}"
         if not self.repo:
-            return RawHistory(where, error="the branch store needs GITHUB_REPOSITORY (and a token)")
+            return RawHistory(where, note="the branch store needs GITHUB_REPOSITORY (and a token): no history read")
         try:
             found = self._get(path)
         except GitHubError as exc:
