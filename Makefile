@@ -113,10 +113,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/judges.py
 	$(BIN)/python bench/html_report.py
 
-## Regenerate the results JSON Schema from the pydantic models.
+## Regenerate the JSON Schemas (results, comparison, history) from the pydantic models.
 schema: $(STAMP)
 	$(BIN)/adk-eval-gate schema results > src/adk_eval_gate/results/results.schema.json
 	$(BIN)/adk-eval-gate schema comparison > src/adk_eval_gate/baseline/comparison.schema.json
+	$(BIN)/adk-eval-gate schema history > src/adk_eval_gate/baseline/history/history.schema.json
 
 clean:
 	rm -rf $(VENV) $(TOOLS) out .pytest_cache .ruff_cache

@@ -22,7 +22,11 @@ round, and the two-stage test (`baseline.compare.group_test`) decides. Three noi
 most cases near 1, a long tail of flaky and hard ones) and *correlated judge* (each run of either side has its
 own judge: on one run in five it flips 20% of verdicts instead of 5%, the same for every case of that run).
 
-    python bench/gate_calibration.py [--prs 1000] [--quick] [--adaptive-only]
+The drift gate (`gate.drift`, docs/history-and-drift.md) is simulated by `drift_calibration.py`: false alarms of a
+pull request gated against its base and against the default branch ten merges back, and power for cumulative
+drops spread over those merges.
+
+    python bench/gate_calibration.py [--prs 1000] [--quick] [--adaptive-only | --drift-only]
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from adk_eval_gate.baseline.stats import stratified_test
 from adk_eval_gate.baseline.strata import Strata, group_test
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.run.adaptive import undecided
+from drift_calibration import print_drift
 
 CASES = 50
 JUDGE_FLIP = 0.05
@@ -270,8 +275,16 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="200 pull requests per cell: a rough look in seconds")
     parser.add_argument("--runs", default="1,3,5", help="num_runs values to simulate, comma-separated")
     parser.add_argument("--adaptive-only", action="store_true", help="only the adaptive-vs-fixed cells")
+    parser.add_argument("--drift-only", action="store_true", help="only the drift gate's cells")
     args = parser.parse_args()
     prs = 200 if args.quick else args.prs
+    if args.drift_only:
+        started = time.perf_counter()
+        worst = print_drift(prs, tuple(int(r) for r in args.runs.split(",")), true_pass_rates, observed)
+        print(
+            f"\ndrift gate: worst false-alarm rate {worst:.1%} (target <= 2%)  [{time.perf_counter() - started:.1f}s]"
+        )
+        return 0 if worst <= 0.02 else 1
     if args.adaptive_only:
         started = time.perf_counter()
         met = print_adaptive(adaptive_cells(prs, GateSettings()), prs)
@@ -341,7 +354,11 @@ def main() -> int:
     )
     met = print_adaptive(adaptive_cells(prs, gate), prs)
     print(f"\nadaptive target met under every noise model: {met}  [{time.perf_counter() - started:.1f}s]")
-    return 0 if ok or met else 1
+    worst_drift = print_drift(prs, RUNS, true_pass_rates, observed)
+    print(
+        f"\ndrift gate: worst false-alarm rate {worst_drift:.1%} (target <= 2%)  [{time.perf_counter() - started:.1f}s]"
+    )
+    return 0 if (ok or met) and worst_drift <= 0.02 else 1
 
 
 if __name__ == "__main__":

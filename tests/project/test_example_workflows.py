@@ -40,8 +40,10 @@ def test_the_quick_start_uploads_the_baseline_on_push_and_compares_pull_requests
     (gate,) = [s for s in all_steps if "/adk-eval-gate@" in s.get("uses", "") and "status" not in s["with"]]
     uploads = [s for s in all_steps if s.get("uses", "").startswith("actions/upload-artifact@")]
     (results,) = [s for s in uploads if s["with"]["name"] == "adk-eval-gate-results"]
-    # The name and file the artifact store reads by default, uploaded even when the gate fails.
-    assert results["with"]["path"] == "adk-eval-gate-out/results.json" and results["if"] == "always()"
+    # The name and files the artifact store reads by default, uploaded even when the gate fails: the results and
+    # the history each push run hands on to the next.
+    assert results["with"]["path"].split() == ["adk-eval-gate-out/results.json", "adk-eval-gate-out/history.json"]
+    assert results["if"] == "always()"
     assert all_steps.index(results) > all_steps.index(gate)
 
 

@@ -16,10 +16,10 @@ pooled verdict. Per-case rows are informational, under a false discovery rate (B
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from adk_eval_gate.baseline.models import PooledSummary, Row, Summary, Verdict
+from adk_eval_gate.baseline.models import DriftRow, PooledSummary, Row, Summary, Verdict
 from adk_eval_gate.baseline.stages import StagedPair, baseline_halves, current_rounds
 from adk_eval_gate.baseline.stats import (
     TestResult,
@@ -45,7 +45,7 @@ def _fmt(value: float | None) -> str:
 
 @dataclass
 class _Pending:
-    row: Row | Summary | PooledSummary
+    row: Row | Summary | PooledSummary | DriftRow
     test: TestResult | None
     tolerance: float
     group: tuple[str, str]  # (agent, criterion): where an inconclusive row's evidence is pooled
@@ -233,8 +233,11 @@ def _pooled_row(agent: str, name: str, per_set: list[Strata]) -> tuple[PooledSum
     return row, test
 
 
-def decide_gating(pending: Sequence[tuple[Summary | PooledSummary, TestResult | None, float]], alpha: float) -> None:
-    """Decides the verdicts that gate the merge — pooled and eval-set ones — as one Holm family at `alpha`.
+Gating = tuple[Summary | PooledSummary | DriftRow, TestResult | None, float]
+
+
+def decide_gating(pending: Sequence[Gating], alpha: float) -> None:
+    """Decides the verdicts that gate the merge — pooled, eval-set and drift ones — as one Holm family at `alpha`.
     `compare` decides through this, and bench/gate_calibration.py simulates the gate through it."""
     items = [_Pending(row, test, tolerance, (row.agent, row.criterion)) for row, test, tolerance in pending]
     pooled = {(row.agent, row.criterion) for row, _, _ in pending if isinstance(row, PooledSummary)}
@@ -247,7 +250,12 @@ def compare(
     tolerance_for: Callable[[str], float],
     alpha: float,
     case_fdr: float = 0.05,
+    *,
+    quarantined: Collection[tuple[str, str, str, str]] = (),
+    also_gating: Sequence[Gating] = (),
 ) -> tuple[list[PooledSummary], list[Summary], list[Row]]:
+    """`quarantined` case × criterion rows are reported but left out of every eval-set and pooled test;
+    `also_gating` verdicts (the drift gate's) join the gating Holm family."""
     base_sets = _index(baseline)
     rows: list[Row] = []
     summaries: list[Summary] = []
@@ -283,7 +291,10 @@ def compare(
                 rows.append(row)
                 if row.verdict in counts:
                     counts[row.verdict] += 1
-                if pair is not None:
+                row.quarantined = (row.agent, row.eval_set_id, row.eval_id, name) in quarantined
+                if pair is not None and row.quarantined:
+                    case_pending.append(_Pending(row, test, tolerance, group))
+                elif pair is not None:
                     found.pairs.append(pair)
                     if found.staged is not None:
                         if staged is None:  # a case without its rounds recorded: judge the set as fixed runs
@@ -345,13 +356,14 @@ def compare(
 
     # One eval set alone adds nothing to its own verdict: pool only agents × criteria seen in two or more.
     pooled: list[PooledSummary] = []
-    gating: list[tuple[Summary | PooledSummary, TestResult | None, float]] = []
+    gating: list[Gating] = []
     for (agent, name), per_set in by_agent.items():
         if len(per_set) >= 2:
             row, test = _pooled_row(agent, name, per_set)
             pooled.append(row)
             gating.append((row, test, tolerance_for(name)))
     gating += [(p.row, p.test, p.tolerance) for p in set_pending]
+    gating += list(also_gating)
 
     decide_gating(gating, alpha)
     _decide_family(

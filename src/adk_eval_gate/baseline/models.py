@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 COMPARISON_SCHEMA_VERSION = 1
 
+Stability = Literal["stable", "flaky", "broken"]
 Verdict = Literal["regressed", "improved", "unchanged", "inconclusive", "new", "removed", "not_comparable", "error"]
 
 # Adaptive runs estimate a change from part of the samples (docs/adaptive-runs.md); baseline and current are then
@@ -69,6 +70,12 @@ class Row(_Verdicted):
     )
     baseline_samples: int = 0
     current_samples: int = 0
+    stability: Stability | None = Field(
+        default=None, description="How this case × criterion fared on the default branch (history); null: unknown."
+    )
+    quarantined: bool = Field(
+        default=False, description="Flaky and gate.quarantine is flaky: reported, left out of every gating test."
+    )
 
 
 class _GroupSummary(_Verdicted):
@@ -138,6 +145,60 @@ class GateDecision(_Model):
     fail_on: list[str] = Field(default_factory=list)
 
 
+class DriftRow(_Model):
+    """One agent × criterion over all its eval sets: this run against the default branch's record `merges` back."""
+
+    agent: str
+    criterion: str
+    baseline: float | None = Field(description="The reference record's mean case score over the cases compared.")
+    current: float | None
+    delta: float | None = Field(description="Change in the share of samples at or above the threshold.")
+    verdict: Verdict
+    reason: str
+    p_value: float | None = Field(default=None, description="One-sided, Holm-adjusted with the gating verdicts.")
+    cases_compared: int = 0
+    gating: bool = False
+
+
+class Trend(_Model):
+    """One agent × criterion across the newest default-branch records, oldest first."""
+
+    agent: str
+    criterion: str
+    shas: list[str]
+    values: list[float | None] = Field(description="Mean case score over the agent's eval sets, per record.")
+    sparkline: str
+    current: float | None = Field(default=None, description="This run's mean, for the same cases.")
+
+
+class FlakyCase(_Model):
+    agent: str
+    eval_set_id: str
+    eval_id: str
+    criterion: str
+    stability: Stability
+    passes: int = Field(description="Samples at or above the threshold over the records counted.")
+    samples: int
+    records: int
+    quarantined: bool = False
+
+
+class HistoryReport(_Model):
+    """What the default branch's history adds: drift against an older record, known flaky cases, trends."""
+
+    source: str
+    records: int
+    error: str | None = Field(default=None, description="Why the history could not be used; the gate fails closed.")
+    notes: list[str] = Field(default_factory=list)
+    reference_sha: str | None = Field(default=None, description="The record the drift gate compared with.")
+    reference_date: str | None = None
+    merges: int | None = Field(default=None, description="Records between the reference and the base.")
+    since: str | None = Field(default=None, description="The drift reference, as the drift reasons name it.")
+    drift: list[DriftRow] = Field(default_factory=list)
+    flaky: list[FlakyCase] = Field(default_factory=list, description="Flaky and broken cases, flaky first.")
+    trends: list[Trend] = Field(default_factory=list)
+
+
 class Comparison(_Model):
     schema_version: Literal[1] = COMPARISON_SCHEMA_VERSION
     verdict: Literal["pass", "fail"]
@@ -154,4 +215,7 @@ class Comparison(_Model):
     efficiency: list[EfficiencyRow] = Field(
         default_factory=list,
         description="Per-run usage against the baseline (docs/efficiency-regressions.md); regressions first.",
+    )
+    history: HistoryReport | None = Field(
+        default=None, description="Drift, flaky cases and trends from the default branch's history."
     )

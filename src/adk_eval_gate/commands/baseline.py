@@ -20,32 +20,47 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from adk_eval_gate.baseline.stores import build_store, describe_baseline
-    from adk_eval_gate.commands.loading import load_config, plan_of
-    from adk_eval_gate.core.errors import InputError
+    from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.github.context import ActionsContext
-    from adk_eval_gate.results.build import read_results
-    from adk_eval_gate.run.shards import why_not_a_baseline
 
     workflow = load_config(args.config)
-    store = build_store(workflow, ActionsContext.from_env())
+    context = ActionsContext.from_env()
+    store = build_store(workflow, context)
     if args.action == "update":
-        if not args.results:
-            raise InputError(None, "--results", "is required for `baseline update`", "pass the results file to bless")
-        results = read_results(Path(args.results))
-        if why := why_not_a_baseline(results, plan_of(workflow)):
-            raise InputError(
-                args.results,
-                None,
-                f"is not a baseline: {why}",
-                "bless the results of a full run (`merge` every shard first)",
-            )
-        print(f"baseline updated: {store.save(results)}")
-        return 0
+        return _update(args, workflow, store, context)
     outcome = store.load()
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(describe_baseline(outcome))
     return 0
+
+
+def _update(args: argparse.Namespace, workflow, store, context) -> int:
+    """The baseline and, beside it, the history's new record; a history that cannot be read stops both."""
+    from pathlib import Path
+
+    from adk_eval_gate.baseline.history import load_history, record_run
+    from adk_eval_gate.commands.loading import plan_of
+    from adk_eval_gate.core.errors import InputError
+    from adk_eval_gate.results.build import read_results
+    from adk_eval_gate.run.shards import why_not_a_baseline
+
+    if not args.results:
+        raise InputError(None, "--results", "is required for `baseline update`", "pass the results file to bless")
+    results = read_results(Path(args.results))
+    if why := why_not_a_baseline(results, plan_of(workflow)):
+        raise InputError(
+            args.results,
+            None,
+            f"is not a baseline: {why}",
+            "bless the results of a full run (`merge` every shard first)",
+        )
+    history = load_history(workflow, context, store=store)
+    if history is not None and history.failure is not None:
+        raise InputError(history.failure.source, None, history.failure.problem, history.failure.fix)
+    print(f"baseline updated: {store.save(results)}")
+    note, lost = record_run(history, results, store, whole_suite=True)
+    if note:
+        print(note, file=sys.stderr if lost else sys.stdout)
+    return 1 if lost else 0

@@ -23,6 +23,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from adk_eval_gate.baseline.history import load_history
     from adk_eval_gate.baseline.stores import load_baseline
     from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.config.models import GateSettings
@@ -43,7 +44,8 @@ def handle(args: argparse.Namespace) -> int:
     gate = workflow.settings.gate if workflow else GateSettings()
     max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
     labels = [*context.labels, *(args.label or [])]
-    comparison = build_comparison(current, outcome, gate, labels, max_age_days=max_age)
+    history = load_history(workflow, context, outcome) if workflow else None
+    comparison = build_comparison(current, outcome, gate, labels, max_age_days=max_age, history=history)
     if args.output:
         write_text_atomic(Path(args.output), comparison.model_dump_json(indent=2) + "\n")
     print(render_comparison(comparison))

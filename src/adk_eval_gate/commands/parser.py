@@ -9,13 +9,26 @@ import argparse
 import sys
 from typing import NoReturn
 
-from adk_eval_gate.commands import baseline, ci, compare, init, merge, publish, run, schema, status, validate, view
+from adk_eval_gate.commands import (
+    baseline,
+    ci,
+    compare,
+    history,
+    init,
+    merge,
+    publish,
+    run,
+    schema,
+    status,
+    validate,
+    view,
+)
 from adk_eval_gate.commands.usage import unknown_option, with_choice_hint
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT
 from adk_eval_gate.core.version import __version__
 
 # In the order `--help` lists them.
-SUBCOMMANDS = (validate, run, ci, status, merge, publish, compare, baseline, init, schema, view)
+SUBCOMMANDS = (validate, run, ci, status, merge, publish, compare, baseline, history, init, schema, view)
 
 
 class Parser(argparse.ArgumentParser):

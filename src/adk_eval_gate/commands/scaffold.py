@@ -205,7 +205,7 @@ def render_config(entries: list[_Entry], root: Path) -> str:
         "baseline: {store: artifact, name: adk-eval-gate-results}",
         "",
         "gate:",
-        "  fail_on: [regression, error]   # fail on what got worse, and on cases that could not run",
+        "  fail_on: [regression, error, drift]   # what got worse (also over many merges), cases that could not run",
         "",
         "agents:",
     ]

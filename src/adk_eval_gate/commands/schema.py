@@ -12,6 +12,7 @@ _PACKAGE = Path(__file__).parent.parent
 SHIPPED = {
     "results": _PACKAGE / "results" / "results.schema.json",
     "comparison": _PACKAGE / "baseline" / "comparison.schema.json",
+    "history": _PACKAGE / "baseline" / "history" / "history.schema.json",
 }
 
 
@@ -27,10 +28,11 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def json_schema_text(kind: str) -> str:
+    from adk_eval_gate.baseline.history import History
     from adk_eval_gate.baseline.models import Comparison
     from adk_eval_gate.results.models import ResultsFile
 
-    model = {"results": ResultsFile, "comparison": Comparison}[kind]
+    model = {"results": ResultsFile, "comparison": Comparison, "history": History}[kind]
     schema = model.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = f"https://github.com/adk-eval-gate/adk-eval-gate/{kind}.schema.json"

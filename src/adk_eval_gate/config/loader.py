@@ -180,6 +180,17 @@ def _check_tolerance(settings: Settings, workflow_error) -> None:
             )
 
 
+def _check_drift(settings: Settings, workflow_error) -> None:
+    """A window the history cannot hold would quietly compare with its oldest record forever."""
+    window, kept = settings.gate.drift.window, settings.history.max_records
+    if settings.gate.drift.reference is None and window >= kept:
+        raise workflow_error(
+            ("gate", "drift", "window"),
+            f"{window} merges back is beyond what the history keeps (history.max_records: {kept})",
+            f"use a window below {kept}, or raise history.max_records",
+        )
+
+
 def load_workflow(path: str | Path) -> Workflow:
     config_path = Path(path)
     data, node = load_yaml(config_path, "config file")
@@ -203,6 +214,7 @@ def load_workflow(path: str | Path) -> Workflow:
         return InputError(config_path, format_loc(loc), problem, fix, line=lines(loc))
 
     _check_tolerance(settings, error)
+    _check_drift(settings, error)
     agents = []
     for index, agent in enumerate(settings.agents):
         where = ("agents", index)

@@ -8,16 +8,13 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from adk_eval_gate.config.base import Strict as _Strict
+from adk_eval_gate.config.history import DriftSettings, HistorySection, QuarantineMode, quarantine_value
 from adk_eval_gate.core.redaction import check_pass_env
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
-
-
-class _Strict(BaseModel):
-    # strict: "0.8" is not a number and `true` is not a count; YAML gives real numbers, so a string is a mistake.
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class ReplayTargetSettings(_Strict):
@@ -208,6 +205,7 @@ GateCondition = Literal[
     "latency_regression",
     "token_regression",
     "tool_call_regression",
+    "drift",
 ]
 
 EFFICIENCY_DEFAULTS = {"cost": 0.20, "latency": 0.50, "tokens": 0.20, "tool_calls": 0.25}
@@ -228,7 +226,7 @@ def _relative(key: str, value: Any) -> float:
 
 
 class GateSettings(_Strict):
-    fail_on: list[GateCondition] = Field(default_factory=lambda: ["regression", "error"])
+    fail_on: list[GateCondition] = Field(default_factory=lambda: ["regression", "error", "drift"])
     # Changes smaller than this (in score units) are never regressions or improvements; per criterion allowed.
     tolerance: float | dict[str, float] = 0.05
     alpha: float = Field(
@@ -242,6 +240,14 @@ class GateSettings(_Strict):
     # A push to the default branch stores the baseline; failing that job would not stop the push, only hide the
     # baseline's progress behind a red mark, so by default it passes (the comparison is still reported).
     on_push: Literal["pass", "fail"] = "pass"
+    drift: DriftSettings = Field(default_factory=DriftSettings)
+    # Flaky cases (known from the history) stay reported but out of every gating test and condition.
+    quarantine: QuarantineMode = None
+
+    @field_validator("quarantine", mode="before")
+    @classmethod
+    def _quarantine(cls, value: Any) -> Any:
+        return quarantine_value(value)
 
     @field_validator("override_label")
     @classmethod
@@ -372,6 +378,7 @@ class Settings(_Strict):
     # their results.json as an artifact, pull requests read it (README quick start); `store: none` opts out.
     baseline: BaselineSettings = Field(default_factory=lambda: ArtifactBaseline(store="artifact"))
     gate: GateSettings = Field(default_factory=GateSettings)
+    history: HistorySection = Field(default_factory=HistorySection)
     agents: list[AgentSettings] = Field(min_length=1)
 
     @field_validator("setup_pass_env")

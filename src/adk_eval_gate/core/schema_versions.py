@@ -2,3 +2,5 @@
 replay target reads results files as recorded actuals, the baseline stores read them as baselines."""
 
 RESULTS_SCHEMA_VERSION = 1
+# The default branch's history (baseline/history): its own version, bumped apart from the results file's.
+HISTORY_SCHEMA_VERSION = 1

@@ -1,16 +1,28 @@
-"""Stage 6: compare the results with the stored baseline."""
+"""Stage 6: compare the results with the stored baseline and, when the config keeps one, the default branch's
+history (drift, known flaky cases, trends)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from adk_eval_gate.baseline.compare import compare
+from adk_eval_gate.baseline.compare import compare, decide_gating
 from adk_eval_gate.baseline.efficiency_compare import compare_efficiency
+from adk_eval_gate.baseline.history import HistoryState, HistoryView, history_view
+from adk_eval_gate.baseline.history.drift import explain
 from adk_eval_gate.baseline.models import Comparison, Override
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.policy import decide
 from adk_eval_gate.results.models import ResultsFile
+
+
+def _view(
+    history: HistoryState | None, current: ResultsFile, outcome: LoadOutcome, gate: GateSettings
+) -> HistoryView | None:
+    if history is None:
+        return None
+    base_sha = outcome.baseline.identity.sha if outcome.baseline else None
+    return history_view(history, current, gate, base_sha)
 
 
 def build_comparison(
@@ -21,6 +33,7 @@ def build_comparison(
     *,
     max_age_days: float | None = None,
     acceptance: Override | None = None,
+    history: HistoryState | None = None,
 ) -> Comparison:
     baseline = outcome.baseline
     warnings = list(outcome.warnings)
@@ -30,9 +43,26 @@ def build_comparison(
             f"{baseline.identity.sha or 'an unknown commit'}); "
             "refresh it by updating the baseline on the default branch"
         )
+    view = _view(history, current, outcome, gate)
+    drift = view.drift if view else []
+    # The drift tests share the gate's false-alarm budget only when they gate; otherwise they are their own family.
+    drift_gates = "drift" in gate.fail_on
     pooled, summaries, rows = compare(
-        current, baseline.results if baseline else None, gate.tolerance_for, gate.alpha, gate.case_fdr
+        current,
+        baseline.results if baseline else None,
+        gate.tolerance_for,
+        gate.alpha,
+        gate.case_fdr,
+        quarantined=view.quarantined if view else (),
+        also_gating=drift if drift_gates else (),
     )
+    if drift and not drift_gates:
+        decide_gating(drift, gate.alpha)
+    if view is not None:
+        explain(view.report.drift, view.report.since or "")
+        for row in rows:
+            known = view.known.get((row.agent, row.eval_set_id, row.eval_id, row.criterion))
+            row.stability = known.stability if known else None
     efficiency = compare_efficiency(current, baseline.results if baseline else None, gate)
     decision = decide(
         current,
@@ -45,6 +75,7 @@ def build_comparison(
         baseline_error=outcome.error,
         efficiency=efficiency,
         acceptance=acceptance,
+        history=view.report if view else None,
     )
     efficiency.sort(key=lambda e: (e.verdict != "regressed", not e.gating, e.verdict != "improved", -abs(e.change)))
     return Comparison(
@@ -56,4 +87,5 @@ def build_comparison(
         summaries=summaries,
         rows=rows,
         efficiency=efficiency,
+        history=view.report if view else None,
     )

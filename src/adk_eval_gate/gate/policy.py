@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from adk_eval_gate.baseline.efficiency_compare import CONDITIONS
-from adk_eval_gate.baseline.models import EfficiencyRow, GateDecision, Override, PooledSummary, Row, Summary
+from adk_eval_gate.baseline.models import (
+    EfficiencyRow,
+    GateDecision,
+    HistoryReport,
+    Override,
+    PooledSummary,
+    Row,
+    Summary,
+)
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.results.models import ResultsFile
 
@@ -32,7 +40,11 @@ def _verdict_failures(
     if "regression" in fail_on:
         found += [(s, f"regression: {where(s)} {s.reason}") for s in groups if s.verdict == "regressed"]
     if "case_regression" in fail_on:
-        found += [(r, f"case regression: {where(r)} {r.reason}") for r in rows if r.verdict == "regressed"]
+        found += [
+            (r, f"case regression: {where(r)} {r.reason}")
+            for r in rows
+            if r.verdict == "regressed" and not r.quarantined
+        ]
     if "inconclusive" in fail_on:
         found += [(s, f"inconclusive: {where(s)} {s.reason}") for s in groups if s.verdict == "inconclusive"]
     if "not_comparable" in fail_on:
@@ -41,7 +53,11 @@ def _verdict_failures(
 
 
 def _status_failures(
-    results: ResultsFile, settings: GateSettings, has_baseline: bool, baseline_error: str | None = None
+    results: ResultsFile,
+    settings: GateSettings,
+    has_baseline: bool,
+    baseline_error: str | None = None,
+    quarantined: frozenset[tuple[str, str, str, str]] = frozenset(),
 ) -> list[str]:
     fail_on = set(settings.fail_on)
     cases = [(s, c) for s in results.eval_sets for c in s.cases]
@@ -51,6 +67,11 @@ def _status_failures(
             f"below threshold: {s.agent}/{s.eval_set_id} {c.eval_id}: {c.reason}"
             for s, c in cases
             if c.status == "failed"
+            and not all(
+                (s.agent, s.eval_set_id, c.eval_id, name) in quarantined
+                for name, m in c.metrics.items()
+                if m.status == "failed"
+            )
         ]
     if "error" in fail_on:
         if baseline_error:
@@ -85,6 +106,9 @@ def _explain_non_gating(
     failing_sets = {(s.agent, s.eval_set_id, s.criterion) for s in summaries if s.gating and s.verdict == "regressed"}
     failing_pooled = {(p.agent, p.criterion) for p in pooled if p.gating and p.verdict == "regressed"}
     for row in rows:
+        if row.quarantined:
+            row.reason += "; quarantined: known flaky on the default branch (gate.quarantine), reported, not gating"
+            continue
         if row.verdict != "regressed" or row.gating:
             continue
         if (row.agent, row.eval_set_id, row.criterion) in failing_sets or (row.agent, row.criterion) in failing_pooled:
@@ -92,6 +116,26 @@ def _explain_non_gating(
         else:
             why = "gate.fail_on lacks case_regression" if "case_regression" not in fail_on else "not a gating condition"
             row.reason += f"; significant for this case alone, not gating ({why})"
+
+
+def _history_failures(history: HistoryReport | None, fail_on: set[str], baseline_error: str | None) -> list[str]:
+    """Drift verdicts that gate; and a history that could not be used, which fails closed: the drift it should
+    have shown cannot be told from none (said once when the store failed for the baseline too)."""
+    if history is None:
+        return []
+    found = []
+    already = baseline_error is not None and "error" in fail_on
+    if history.error and fail_on & {"drift", "error"} and not already:
+        found.append(f"history: {history.error}")
+    for row in history.drift:
+        if row.verdict != "regressed":
+            continue
+        if "drift" in fail_on:
+            row.gating = True
+            found.append(f"drift: {row.agent} {row.criterion} {row.reason}")
+        else:
+            row.reason += "; reported, not gating (gate.fail_on lacks drift)"
+    return found
 
 
 def _efficiency_failures(efficiency: Sequence[EfficiencyRow], fail_on: set[str]) -> list[str]:
@@ -120,9 +164,11 @@ def decide(
     baseline_error: str | None = None,
     efficiency: Sequence[EfficiencyRow] = (),
     acceptance: Override | None = None,
+    history: HistoryReport | None = None,
 ) -> GateDecision:
     """`acceptance`: an `/eval accept` for the commit these results are of (the caller matched the commit)."""
     fail_on = set(settings.fail_on)
+    quarantined = frozenset((r.agent, r.eval_set_id, r.eval_id, r.criterion) for r in rows if r.quarantined)
     verdict_failures = _verdict_failures(pooled, summaries, rows, fail_on)
     for item, _ in verdict_failures:
         item.gating = True
@@ -130,7 +176,8 @@ def decide(
     failures = (
         [line for _, line in verdict_failures]
         + _efficiency_failures(efficiency, fail_on)
-        + _status_failures(results, settings, has_baseline, baseline_error)
+        + _status_failures(results, settings, has_baseline, baseline_error, quarantined)
+        + _history_failures(history, fail_on, baseline_error)
     )
     if not failures:
         regressions = sum(s.verdict == "regressed" for s in [*pooled, *summaries])
@@ -141,6 +188,8 @@ def decide(
             scope = f"{compared} eval-set comparison(s)" + (
                 f" and {len(pooled)} pooled over eval sets" if pooled else ""
             )
+            if history is not None and history.drift and "drift" in fail_on:
+                scope += f" and {len(history.drift)} drift test(s) over {history.merges} merge(s)"
             reason = f"no failing condition ({', '.join(settings.fail_on) or 'none'}) in {scope}"
             if regressions:
                 reason += f"; {regressions} regression(s) reported but not gating"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from adk_eval_gate.baseline.history import HistoryState, load_history, record_run
+from adk_eval_gate.baseline.history.trend import trend_data
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, build_store
 from adk_eval_gate.config.loader import Workflow
@@ -84,8 +86,15 @@ def finish(
         conversation = conversation or _conversation(context, options, workflow, key)
         notes += conversation.warnings
     acceptance = acceptance_for(conversation, head_sha) if mode == "pull_request" else None
+    history = load_history(workflow, context, outcome, store)
     comparison = build_comparison(
-        results, outcome, gate, [*labels, *options.labels], max_age_days=max_age, acceptance=acceptance
+        results,
+        outcome,
+        gate,
+        [*labels, *options.labels],
+        max_age_days=max_age,
+        acceptance=acceptance,
+        history=history,
     )
     if mode == "pull_request" and comparison.gate.override and comparison.gate.override.kind == "label":
         _name_who_labelled(context, comparison)
@@ -106,7 +115,8 @@ def finish(
         note=conversation.note if conversation else None,
     )
     write_text_atomic(out / "report.md", markdown)
-    write_report_html(out, results, comparison, expected, run_url=run_url, report_url=report_url)
+    trend = trend_data(history.history) if history is not None and history.history is not None else None
+    write_report_html(out, results, comparison, expected, trend, run_url=run_url, report_url=report_url)
     if mode == "pull_request":
         # What the trusted `publish` step of the fork-safe workflow needs; data only, checked again there.
         handoff = {"number": context.pull_request.get("number"), "head_sha": head_sha, "comment_key": key,
@@ -117,6 +127,7 @@ def finish(
         warn(f"no baseline, nothing was compared: {'; '.join(outcome.warnings) or 'no baseline was found'}")
     gating = mode != "baseline" or gate.on_push == "fail"
     baseline_note, baseline_lost = _baseline_outcome(mode, options, plan, store, results)
+    history_note, history_lost = _history_outcome(mode, options, plan, store, results, history)
     posting = mode == "pull_request" and options.post_comment
     comment = None
     if posting and context.token and context.repository:
@@ -156,10 +167,14 @@ def finish(
     for note in notes:
         warn(note)
     for line in verdict_lines(
-        comparison, results, comment_url=delivered.comment_url, baseline_note=baseline_note, gating=gating
+        comparison,
+        results,
+        comment_url=delivered.comment_url,
+        baseline_note=" · ".join(n for n in (baseline_note, history_note) if n),
+        gating=gating,
     ):
         print(line, flush=True)
-    if baseline_lost:
+    if baseline_lost or history_lost:
         return exit_code_for_decision("fail")
     return exit_code_for_decision(comparison.verdict if gating else "pass")
 
@@ -205,3 +220,22 @@ def _baseline_outcome(
     except GitHubError as exc:
         error(f"the baseline could not be stored, so pull requests keep comparing with an older one: {exc}")
         return "the baseline was NOT stored", True
+
+
+def _history_outcome(
+    mode: str,
+    options: PublishOptions,
+    plan: Plan,
+    store: BaselineStore,
+    results: ResultsFile,
+    history: HistoryState | None,
+) -> tuple[str, bool]:
+    """A default-branch run adds its record (a whole-suite run only) and passes the history on; a history that
+    could not be read or stored fails the job, since every later pull request would lose its memory."""
+    if mode != "baseline":
+        return "", False
+    whole = not options.cases and why_not_a_baseline(results, plan) is None
+    note, lost = record_run(history, results, store, whole_suite=whole, out_dir=Path(options.output_dir))
+    if lost:
+        error(f"{note}; pull requests go without the drift gate and known flaky cases until it is fixed")
+    return note, lost

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from adk_eval_gate.baseline.history import load_history
 from adk_eval_gate.baseline.models import Comparison, Override
 from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.config.loader import Workflow, load_workflow
@@ -118,7 +119,8 @@ def _trusted_comparison(
         event={"pull_request": pull, "repository": context.event.get("repository") or {}},
         base_ref=base.get("ref") or None,
     )
-    outcome = build_store(workflow, pull_context).load()
+    store = build_store(workflow, pull_context)
+    outcome = store.load()
     labels = [label.get("name", "") for label in pull.get("labels") or [] if isinstance(label, dict)]
     return build_comparison(
         results,
@@ -127,6 +129,7 @@ def _trusted_comparison(
         labels,
         max_age_days=getattr(workflow.settings.baseline, "max_age_days", None),
         acceptance=acceptance,
+        history=load_history(workflow, pull_context, outcome, store),
     )
 
 

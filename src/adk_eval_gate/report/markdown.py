@@ -120,7 +120,14 @@ def environment(template_dir: Path | None) -> jinja2.Environment:
     env.filters["num"] = lambda v: "—" if v is None else f"{v:.3f}"
     env.filters["signed"] = lambda v: "—" if v is None else f"{v:+.3f}"
     env.filters["pct"] = lambda v: "—" if v is None else f"{v:.0%}"
+    env.filters["mark"] = stability_mark
     return env
+
+
+def stability_mark(row: Row) -> str:
+    """What the history knows about a case, beside its name: 🎲 flaky, ⛔ broken on the default branch."""
+    mark = {"flaky": " 🎲", "broken": " ⛔"}.get(row.stability or "", "")
+    return mark + (" (quarantined)" if row.quarantined else "")
 
 
 def render_report(
@@ -145,6 +152,7 @@ def render_report(
     shown = {id(r) for r in [*regressions, *not_gating]}
     others = [r for r in comparison.rows if r.verdict != "improved" and id(r) not in shown]
     evidence = [evidence_for(r, results, expected_cases) for r in regressions]
+    quarantined = len({(r.agent, r.eval_set_id, r.eval_id) for r in comparison.rows if r.quarantined})
     # detail levels, most complete first; each drops the least important remaining part
     many = len(regressions) + 1
     levels = [
@@ -179,6 +187,8 @@ def render_report(
             missing_judged=missing_judged_line(results),
             report_url=report_url,
             note=note,
+            quarantined_cases=quarantined,
+            flaky_limit=30 if level["others"] else 10,
         )
         if len(text) <= budget:
             return text

@@ -14,13 +14,20 @@ import zipfile
 
 from pydantic import ValidationError
 
-from adk_eval_gate.baseline.stores.base import LoadedBaseline, LoadOutcome, identity_of, merge_base_candidates
+from adk_eval_gate.baseline.stores.base import (
+    LoadedBaseline,
+    LoadOutcome,
+    RawHistory,
+    identity_of,
+    merge_base_candidates,
+)
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import ArtifactBaseline
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
 
+HISTORY_FILE = "history.json"  # the push run writes it beside results.json; the upload step carries both
 RUNS_TO_SEARCH = 20  # runs that died before their upload step have no artifact; look past a few of them
 
 
@@ -39,7 +46,8 @@ class ArtifactStore:
         data = self.client.get_json(path, params={"branch": branch, "event": "push", "per_page": 50})
         return list(data.get("workflow_runs", []))
 
-    def _results_in(self, run: dict) -> ResultsFile | None:
+    def _results_in(self, run: dict) -> tuple[ResultsFile, bytes | None] | None:
+        """The run's results and, when the artifact carries it, the history that push run wrote."""
         artifacts = self.client.get_json(f"/repos/{self.repo}/actions/runs/{run['id']}/artifacts").get("artifacts", [])
         artifact = next((a for a in artifacts if a.get("name") == self.settings.name and not a.get("expired")), None)
         if artifact is None:
@@ -47,21 +55,31 @@ class ArtifactStore:
         archive = self.client.request("GET", f"/repos/{self.repo}/actions/artifacts/{artifact['id']}/zip").content
         try:
             with zipfile.ZipFile(io.BytesIO(archive)) as bundle:
-                for name in sorted(bundle.namelist()):
-                    if name.endswith(".json"):
+                names = sorted(bundle.namelist())
+                history = bundle.read(HISTORY_FILE) if HISTORY_FILE in names else None
+                for name in names:
+                    if name.endswith(".json") and name != HISTORY_FILE:
                         try:
-                            return ResultsFile.model_validate_json(bundle.read(name))
+                            return ResultsFile.model_validate_json(bundle.read(name)), history
                         except ValidationError:
                             continue
         except zipfile.BadZipFile:
             raise GitHubError("GET", f"artifacts/{artifact['id']}", None, "the artifact is not a zip archive") from None
         return None
 
+    def _history_where(self, run: dict | None = None) -> str:
+        return f"{HISTORY_FILE} in the artifact {self.settings.name}" + (f" of run {run['id']}" if run else "")
+
     def load(self) -> LoadOutcome:
         branch = self.context.base_branch
         if not self.repo or not branch:
             return LoadOutcome(
-                None, ["the artifact store needs GITHUB_REPOSITORY and a base branch: no baseline loaded"]
+                None,
+                ["the artifact store needs GITHUB_REPOSITORY and a base branch: no baseline loaded"],
+                history=RawHistory(
+                    self._history_where(),
+                    note="the artifact store needs GITHUB_REPOSITORY and a base branch: no history read",
+                ),
             )
         try:
             runs = self._runs(branch)
@@ -74,10 +92,11 @@ class ArtifactStore:
                 ),
             )
             cut_short: list[str] = []
-            for run in ordered[:RUNS_TO_SEARCH]:
-                results = self._results_in(run)
-                if results is None:
+            for position, run in enumerate(ordered[:RUNS_TO_SEARCH]):
+                found = self._results_in(run)
+                if found is None:
                     continue
+                results, history = found
                 if results.interrupted:  # a cancelled run's `if: always()` upload: only part of the suite ran
                     cut_short.append(str(run["id"]))
                     continue
@@ -94,16 +113,49 @@ class ArtifactStore:
                 )
                 if cut_short:
                     warnings.append(f"skipped the results of run(s) {', '.join(cut_short)}: they stopped early")
-                return LoadOutcome(LoadedBaseline(results, identity), warnings)
+                raw = RawHistory(self._history_where(run), history)
+                if history is None and self.context.pull_request is None:
+                    raw = self._older_history(ordered[position + 1 : RUNS_TO_SEARCH], run, warnings) or raw
+                return LoadOutcome(LoadedBaseline(results, identity), warnings, history=raw)
         except GitHubError as exc:
             hint = " (does the workflow grant `actions: read`?)" if exc.read_only else ""
-            return LoadOutcome(None, [f"baseline unavailable: {exc}{hint}"], error=f"{exc}{hint}")
+            return LoadOutcome(
+                None,
+                [f"baseline unavailable: {exc}{hint}"],
+                error=f"{exc}{hint}",
+                history=RawHistory(self._history_where(), error=f"{exc}{hint}"),
+            )
         return LoadOutcome(
             None,
             [
                 f"no push run on {branch} has an artifact named {self.settings.name!r} yet "
                 "(upload it with `if: always()` so that a failing run still leaves one)"
             ],
+            history=RawHistory(self._history_where()),
+        )
+
+    def _older_history(self, runs: list[dict], newest: dict, warnings: list[str]) -> RawHistory | None:
+        """A push run that could not pass the history on (an API failure, a missing upload) must not make the next
+        one start afresh: the newest older run that carried one hands it on, and the gap is said."""
+        for run in runs:
+            found = self._results_in(run)
+            if found is not None and found[1] is not None:
+                warnings.append(
+                    f"the artifact of run {newest['id']} carries no {HISTORY_FILE}; continuing the history of run "
+                    f"{run['id']} (the runs between are not in it)"
+                )
+                return RawHistory(self._history_where(run), found[1])
+        return None
+
+    def read_history(self) -> RawHistory:
+        """The history the newest usable push run carried: the one its baseline comes with."""
+        outcome = self.load()
+        return outcome.history or RawHistory(self._history_where())
+
+    def write_history(self, text: str, read: RawHistory) -> str:
+        return (
+            f"carried by the artifact {self.settings.name!r}: upload {HISTORY_FILE} beside results.json "
+            "from the output directory"
         )
 
     def save(self, results: ResultsFile) -> str:

@@ -21,18 +21,34 @@ class LoadedBaseline:
 
 
 @dataclass
+class RawHistory:
+    """The default branch's history as the store holds it: bytes, parsed and checked by `baseline.history`."""
+
+    source: str  # where it lives, for messages
+    data: bytes | None = None  # None: there is no history there yet
+    error: str | None = None  # it could not be fetched: never taken for "no history"
+    version: str | None = None  # the branch store's blob sha: a write replaces only what was read
+    note: str | None = None  # why nothing could be looked for here (outside Actions): not an error, not "none yet"
+
+
+@dataclass
 class LoadOutcome:
     baseline: LoadedBaseline | None
     warnings: list[str] = field(default_factory=list)
     # Set when the store broke (API failure, no permission, unreadable data) rather than found nothing: the gate
     # fails closed on it under `error`, since a regression could hide behind it.
     error: str | None = None
+    history: RawHistory | None = None  # read with the baseline when the store keeps the two together
 
 
 class BaselineStore(Protocol):
     def load(self) -> LoadOutcome: ...
 
     def save(self, results: ResultsFile) -> str: ...
+
+    def read_history(self) -> RawHistory: ...
+
+    def write_history(self, text: str, read: RawHistory) -> str: ...
 
 
 def slim(results: ResultsFile) -> ResultsFile:

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from adk_eval_gate.baseline.stores.base import (
     LoadedBaseline,
     LoadOutcome,
+    RawHistory,
     identity_of,
     merge_base_candidates,
     slim,
@@ -89,6 +90,41 @@ class BranchStore:
         if identity.age_days is not None:
             warning += f", {identity.age_days:.1f} days old"
         return LoadOutcome(LoadedBaseline(results, identity), [warning])
+
+    def read_history(self) -> RawHistory:
+        path = self._path("history.json")
+        where = f"{path} on branch {self.settings.branch}"
+        if not self.repo:
+            return RawHistory(where, note="the branch store needs GITHUB_REPOSITORY (and a token): no history read")
+        try:
+            found = self._get(path)
+        except GitHubError as exc:
+            return RawHistory(where, error=str(exc))
+        return RawHistory(where) if found is None else RawHistory(where, found[0], version=found[1])
+
+    def write_history(self, text: str, read: RawHistory) -> str:
+        """Replaces exactly the version that was read: a concurrent push that wrote in between makes this fail
+        loudly (409) instead of dropping its record."""
+        if not self.repo:
+            raise GitHubError("PUT", "contents", None, "GITHUB_REPOSITORY is not set")
+        self._ensure_branch()
+        path = self._path("history.json")
+        body = {
+            "message": "adk-eval-gate: history",
+            "content": base64.b64encode(redact(text).encode()).decode(),
+            "branch": self.settings.branch,
+        }
+        if read.version:
+            body["sha"] = read.version
+        response = self.client.request("PUT", f"/repos/{self.repo}/contents/{quote(path)}", json=body, ok=(409, 422))
+        if response.status_code in (409, 422):
+            now = self._get(path)
+            if now is not None and now[0] == redact(text).encode():  # our own write, whose reply was lost
+                return f"branch {self.settings.branch}: {path}"
+            raise GitHubError(
+                "PUT", path, response.status_code, "the history changed since it was read (another push wrote it)"
+            )
+        return f"branch {self.settings.branch}: {path}"
 
     def _put(self, path: str, text: str, message: str) -> None:
         for attempt in range(2):

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.baseline.stores.base import LoadedBaseline, LoadOutcome, identity_of, slim
+from adk_eval_gate.baseline.stores.base import LoadedBaseline, LoadOutcome, RawHistory, identity_of, slim
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import FileBaseline
-from adk_eval_gate.core.files import write_text_atomic
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.files import read_bytes, write_text_atomic
 from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.models import ResultsFile
+
+HISTORY_FILE = "history.json"  # beside the baseline file: both move, and are reviewed, together
 
 
 class FileStore:
@@ -17,6 +20,8 @@ class FileStore:
         path = Path(settings.path)
         self.path = path if path.is_absolute() else workflow.base_dir / path
         self.label = settings.path  # as written in the config: the same on every machine
+        self.history_path = self.path.parent / HISTORY_FILE
+        self.history_label = (Path(settings.path).parent / HISTORY_FILE).as_posix()
 
     def load(self) -> LoadOutcome:
         if not self.path.exists():
@@ -30,10 +35,28 @@ class FileStore:
         write_text_atomic(self.path, slim(results).model_dump_json(indent=2) + "\n")
         return str(self.path)
 
+    def read_history(self) -> RawHistory:
+        if not self.history_path.exists():
+            return RawHistory(self.history_label)
+        try:
+            return RawHistory(self.history_label, read_bytes(self.history_path, "history file"))
+        except InputError as exc:
+            return RawHistory(self.history_label, error=exc.problem)
+
+    def write_history(self, text: str, read: RawHistory) -> str:
+        write_text_atomic(self.history_path, text)
+        return self.history_label
+
 
 class NoStore:
     def load(self) -> LoadOutcome:
         return LoadOutcome(None, ["no baseline store configured (baseline.store: none)"])
 
     def save(self, results: ResultsFile) -> str:
+        return "nowhere (baseline.store: none)"
+
+    def read_history(self) -> RawHistory:
+        return RawHistory("nowhere (baseline.store: none)")
+
+    def write_history(self, text: str, read: RawHistory) -> str:
         return "nowhere (baseline.store: none)"

@@ -1,0 +1,41 @@
+"""The default branch's history: a bounded, schema-versioned record of every default-branch run, kept where the
+baseline is kept. It gives the gate a memory across merges — a drift gate against an older state, the cases known
+to be flaky, and trends (docs/history-and-drift.md).
+
+The public API: `load_history` (read, before comparing), `record_run` (write, after a default-branch run),
+`history_view` (what one comparison takes from it), `trend_data` (the series for other reports).
+"""
+
+from __future__ import annotations
+
+from adk_eval_gate.baseline.history.io import (
+    FILE_NAME,
+    HistoryError,
+    HistoryState,
+    history_text,
+    load_history,
+    parse_history,
+    record_run,
+)
+from adk_eval_gate.baseline.history.models import History, HistoryRecord
+from adk_eval_gate.baseline.history.records import record_of
+from adk_eval_gate.baseline.history.trend import sparkline, trend_data
+from adk_eval_gate.baseline.history.view import HistoryView, history_summary, history_view
+
+__all__ = [
+    "FILE_NAME",
+    "History",
+    "HistoryError",
+    "HistoryRecord",
+    "HistoryState",
+    "HistoryView",
+    "history_summary",
+    "history_text",
+    "history_view",
+    "load_history",
+    "parse_history",
+    "record_of",
+    "record_run",
+    "sparkline",
+    "trend_data",
+]

@@ -1,0 +1,93 @@
+"""The drift gate: this run against the default branch as it was `gate.drift.window` records before the base (or a
+pinned record), so that many small drops, each too small to fail its own pull request, still add up to a failure.
+
+The old side is a history record, which keeps per case × criterion only its samples' count and how many were at
+or above the threshold. The test is therefore run on pass/fail samples: per case, the old record's passes and
+fails against this run's samples scored against the same threshold (for a 0/1 criterion such as the trajectory
+these are the scores themselves). It is the stratified permutation test every pooled verdict uses
+(`baseline.stats.stratified_test`): labels exchanged only within a case, exact on 0/1 samples (the convolution of
+per-case hypergeometric distributions, as in the Cochran–Mantel–Haenszel setting). One test per agent × criterion,
+over all its eval sets, joins the Holm family of the gating verdicts at `gate.alpha`, so adding the drift gate
+does not raise the false-alarm budget of a pull request. Only the first round of adaptive runs counts: the extra
+runs went to cases chosen because they looked worse.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Collection
+
+from adk_eval_gate.baseline.compare import samples
+from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, SetIndex, old_score
+from adk_eval_gate.baseline.history.models import HASH_LENGTH
+from adk_eval_gate.baseline.models import DriftRow
+from adk_eval_gate.baseline.stages import current_rounds
+from adk_eval_gate.baseline.stats import TestResult, stratified_test
+from adk_eval_gate.results.models import CaseResult, ResultsFile
+
+Pending = tuple[DriftRow, TestResult | None, float]
+
+
+def _current_values(case: CaseResult, name: str) -> list[float]:
+    metric = case.metrics[name]
+    if case.sampling is not None:
+        return current_rounds(metric, case.sampling.first_round_runs)[0]
+    return samples(metric)
+
+
+def drift_rows(
+    current: ResultsFile, reference: SetIndex, tolerance_for, quarantined: Collection[CaseKey]
+) -> list[Pending]:
+    """One (row, test, tolerance) per agent × criterion; rows without a comparable case are left out."""
+    groups: dict[tuple[str, str], list[tuple[list[float], list[float], float, float]]] = {}
+    for eval_set in current.eval_sets:
+        for name, config in eval_set.criteria.items():
+            strata = groups.setdefault((eval_set.agent, name), [])
+            for case in eval_set.cases:
+                if case.status in ("error", "not_run") or name not in case.metrics:
+                    continue
+                spec = CaseSpec(
+                    eval_set.agent,
+                    eval_set.eval_set_id,
+                    case.eval_id,
+                    name,
+                    case.case_hash[:HASH_LENGTH],
+                    config.hash[:HASH_LENGTH],
+                    config.threshold,
+                )
+                if spec.key in quarantined:
+                    continue
+                old = old_score(reference, spec)
+                values = _current_values(case, name)
+                if old is None or not old[2] or not values:
+                    continue
+                mean, passes, count = old
+                old_side = [1.0] * passes + [0.0] * (count - passes)
+                new_side = [1.0 if v >= config.threshold else 0.0 for v in values]
+                strata.append((old_side, new_side, mean, statistics.fmean(values)))
+    pending: list[Pending] = []
+    for (agent, name), strata in groups.items():
+        if not strata:
+            continue
+        test = stratified_test([(old, new) for old, new, _, _ in strata])
+        row = DriftRow(
+            agent=agent,
+            criterion=name,
+            baseline=statistics.fmean(s[2] for s in strata),
+            current=statistics.fmean(s[3] for s in strata),
+            delta=test.delta if test else None,
+            verdict="unchanged",
+            reason="",
+            cases_compared=len(strata),
+        )
+        pending.append((row, test, tolerance_for(name)))
+    return pending
+
+
+def explain(rows: list[DriftRow], since: str) -> None:
+    """Every drift reason names what it was compared with, after the verdict rule has written its part."""
+    for row in rows:
+        row.reason = (
+            f"since {since}: {row.reason}; mean score {row.baseline:.3f} → {row.current:.3f} "
+            f"over {row.cases_compared} cases"
+        )

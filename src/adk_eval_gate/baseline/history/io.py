@@ -1,0 +1,164 @@
+"""Reading and writing the history where the baseline is kept. The one public way in and out:
+`load_history` before a comparison, `record_run` after a default-branch run.
+
+A history that cannot be used — unreadable JSON, another schema version, another repository's or another
+config's, or a store that failed to answer — is an error, never "no history": the gate fails closed on it and
+a default-branch run does not write over it. Only a history that is not there yet starts afresh.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from pydantic import ValidationError
+
+from adk_eval_gate.baseline.history.models import FORMAT, History
+from adk_eval_gate.baseline.history.records import appended, record_of
+from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, RawHistory, build_store
+from adk_eval_gate.config.history import HistorySection
+from adk_eval_gate.config.loader import Workflow
+from adk_eval_gate.core.errors import format_loc
+from adk_eval_gate.core.files import MAX_FILE_BYTES, write_text_atomic
+from adk_eval_gate.core.paths import relative_to_root, repository_root
+from adk_eval_gate.core.schema_versions import HISTORY_SCHEMA_VERSION
+from adk_eval_gate.github.client import GitHubError
+from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.results.models import ResultsFile
+
+FILE_NAME = "history.json"
+START_OVER = "fix it, or delete it to start a new history (it is never reset silently)"
+
+
+class HistoryError(Exception):
+    """Why a history cannot be used, in one line: `where: problem; fix`."""
+
+    def __init__(self, source: str, problem: str, fix: str = START_OVER) -> None:
+        self.source, self.problem, self.fix = source, problem, fix
+        super().__init__(" ".join(f"{source}: {problem}; {fix}".split()))
+
+
+@dataclass
+class HistoryState:
+    """The history a run starts from, and where it came from."""
+
+    settings: HistorySection
+    source: str
+    repository: str | None
+    config: str
+    history: History | None = None  # None with no error: there is none yet
+    failure: HistoryError | None = None
+    raw: RawHistory | None = None  # what was read: a write replaces exactly that
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def error(self) -> str | None:
+        return None if self.failure is None else str(self.failure)
+
+
+def config_identity(workflow: Workflow, context: ActionsContext) -> str:
+    root = repository_root(workflow.base_dir, context.workspace)
+    return relative_to_root(workflow.path, root) or workflow.path.name
+
+
+def same_config(written: str, ours: str) -> bool:
+    """The repository root is found differently in Actions and on a laptop: a path that ends the other is the same
+    config seen from two roots."""
+    a, b = PurePosixPath(written).parts, PurePosixPath(ours).parts
+    shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
+    return bool(shorter) and longer[len(longer) - len(shorter) :] == shorter
+
+
+def parse_history(data: bytes, source: str, *, repository: str | None, config: str) -> History:
+    def refuse(problem: str) -> HistoryError:
+        return HistoryError(source, problem)
+
+    if len(data) > MAX_FILE_BYTES:
+        raise refuse(f"is {len(data)} bytes, over the {MAX_FILE_BYTES} byte limit")
+    try:
+        parsed = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        where = f" (line {exc.lineno}, column {exc.colno}: {exc.msg})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise refuse(f"is not JSON{where}") from None
+    except RecursionError:
+        raise refuse("is nested too deeply") from None
+    if not isinstance(parsed, dict) or parsed.get("format") != FORMAT:
+        raise refuse("is not an adk-eval-gate history")
+    version = parsed.get("schema_version")
+    if version != HISTORY_SCHEMA_VERSION or isinstance(version, bool):
+        raise refuse(f"has schema_version {version!r}; this version reads {HISTORY_SCHEMA_VERSION}")
+    try:
+        history = History.model_validate(parsed)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        message = first["msg"].removeprefix("Value error, ")
+        raise refuse(f"is invalid at {format_loc(first['loc']) or 'the top'}: {message}") from None
+    except RecursionError:
+        raise refuse("is nested too deeply") from None
+    if repository and history.repository and history.repository != repository:
+        raise refuse(f"was written in the repository {history.repository}, not {repository}")
+    if not same_config(history.config, config):
+        raise refuse(f"belongs to the config {history.config}, not {config}")
+    return history
+
+
+def load_history(
+    workflow: Workflow,
+    context: ActionsContext,
+    outcome: LoadOutcome | None = None,
+    store: BaselineStore | None = None,
+) -> HistoryState | None:
+    """None when the config keeps no history (`history.enabled: false`, `baseline.store: none`)."""
+    settings = workflow.settings.history
+    if not settings.enabled or workflow.settings.baseline.store == "none":
+        return None
+    raw = outcome.history if outcome is not None and outcome.history is not None else None
+    if raw is None:
+        raw = (store or build_store(workflow, context)).read_history()
+    state = HistoryState(settings, raw.source, context.repository, config_identity(workflow, context), raw=raw)
+    if raw.error is not None:
+        state.failure = HistoryError(raw.source, f"could not be read: {raw.error}", "re-run when the store answers")
+    elif raw.data is None:
+        state.notes.append(raw.note or f"no history yet at {raw.source}: the default branch's runs start one")
+    else:
+        try:
+            state.history = parse_history(raw.data, raw.source, repository=state.repository, config=state.config)
+        except HistoryError as exc:
+            state.failure = exc
+    return state
+
+
+def history_text(history: History) -> str:
+    return history.model_dump_json() + "\n"
+
+
+def record_run(
+    state: HistoryState | None,
+    results: ResultsFile,
+    store: BaselineStore,
+    *,
+    whole_suite: bool,
+    out_dir: Path | None = None,
+) -> tuple[str, bool]:
+    """After a default-branch run: its record joins the history (a whole-suite run only), and the history goes
+    where it is kept and into `out_dir/history.json` (the artifact store's upload carries it from there).
+    Returns a line for the log and whether the history failed to advance."""
+    if state is None:
+        return "", False
+    if state.error is not None:
+        return f"the history was NOT updated: {state.error}", True
+    if not whole_suite:
+        if state.history is not None and out_dir is not None:
+            write_text_atomic(out_dir / FILE_NAME, history_text(state.history))  # carried forward unchanged
+        return "history unchanged: only a run of the whole suite is recorded", False
+    history = state.history or History(repository=state.repository, config=state.config, records=[])
+    updated = appended(history, record_of(results), state.settings.max_records)
+    text = history_text(updated)
+    if out_dir is not None:
+        write_text_atomic(out_dir / FILE_NAME, text)
+    try:
+        where = store.write_history(text, state.raw or RawHistory(state.source))
+    except GitHubError as exc:
+        return f"the history was NOT stored: {exc}", True
+    return f"history: {len(updated.records)} record(s), {where}", False

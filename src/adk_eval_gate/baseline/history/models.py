@@ -1,0 +1,76 @@
+"""The history file (`schema_version` 1, its own version): one compact record per default-branch run, oldest
+first, bounded by `history.max_records`. Its JSON Schema ships as `history.schema.json` beside this module and
+is generated from these models (`adk-eval-gate schema history`); a test keeps the two in step.
+
+A record keeps what later comparisons need and no more: per agent × eval set × criterion the mean, pass rate and
+sample count; per eval set the mean cost and latency of a run; per case and criterion `[mean, passes, samples]`,
+where `passes` counts the samples at or above the criterion's threshold. Those counts are what the drift gate's
+stratified test and the flaky classification run on.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from adk_eval_gate.core.schema_versions import HISTORY_SCHEMA_VERSION
+
+FORMAT = "adk-eval-gate history"
+HASH_LENGTH = 16  # hex digits of a case's or criterion's sha256 kept: enough to tell an edit, compact on disk
+
+Unit = Annotated[float, Field(ge=0, le=1)]
+Count = Annotated[int, Field(ge=0)]
+CaseScore = tuple[Unit, Count, Count]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CriterionRecord(_Model):
+    threshold: float
+    config_hash: str = Field(max_length=64, description="The criterion's configuration hash, shortened.")
+    mean: Unit | None = Field(description="Mean case score over the cases scored.")
+    pass_rate: Unit | None = Field(description="Share of those cases whose criterion passed.")
+    samples: Count = Field(description="Every run × invocation score of every case.")
+    cases: Count
+
+
+class CaseRecord(_Model):
+    case_hash: str = Field(max_length=64, description="The eval case's hash, shortened: an edit starts it afresh.")
+    scores: dict[str, CaseScore] = Field(
+        description="Per criterion [mean score, samples at or above the threshold, samples]."
+    )
+
+    @model_validator(mode="after")
+    def _counts(self) -> CaseRecord:
+        for name, (_, passes, samples) in self.scores.items():
+            if passes > samples:
+                raise ValueError(f"scores.{name}: {passes} passes out of {samples} samples")
+        return self
+
+
+class EvalSetRecord(_Model):
+    agent: str
+    eval_set_id: str
+    num_runs: int = Field(ge=1)
+    cost_usd: float | None = Field(default=None, ge=0, description="Mean agent cost of one run of a case.")
+    latency_seconds: float | None = Field(default=None, ge=0, description="Mean latency of one run of a case.")
+    criteria: dict[str, CriterionRecord]
+    cases: dict[str, CaseRecord]
+
+
+class HistoryRecord(_Model):
+    sha: str = Field(min_length=1, max_length=64)
+    date: str = Field(description="When the run finished (ISO 8601).")
+    tool_version: str
+    eval_sets: list[EvalSetRecord]
+
+
+class History(_Model):
+    schema_version: Literal[1] = HISTORY_SCHEMA_VERSION
+    format: Literal["adk-eval-gate history"] = FORMAT
+    repository: str | None = Field(description="owner/name it was written in; another repository's is refused.")
+    config: str = Field(description="The config it belongs to, relative to the repository root.")
+    records: list[HistoryRecord] = Field(description="Oldest first; one per default-branch commit.")

@@ -1,0 +1,93 @@
+"""One default-branch run, reduced to a history record; and the history it joins, kept bounded."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from adk_eval_gate.baseline.compare import samples
+from adk_eval_gate.baseline.efficiency_compare import run_values
+from adk_eval_gate.baseline.history.models import (
+    HASH_LENGTH,
+    CaseRecord,
+    CriterionRecord,
+    EvalSetRecord,
+    History,
+    HistoryRecord,
+)
+from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
+
+DIGITS = 6  # means are rounded: the record stays compact and no comparison needs more
+
+
+def passes(values: Sequence[float], threshold: float) -> int:
+    """Samples at or above the threshold: ADK's own rule for a score's status."""
+    return sum(v >= threshold for v in values)
+
+
+def _case_score(metric: MetricResult) -> tuple[float, int, int] | None:
+    values = samples(metric)
+    if not values:
+        return None
+    return round(statistics.fmean(values), DIGITS), passes(values, metric.threshold), len(values)
+
+
+def _mean_of(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), DIGITS) if values else None
+
+
+def _per_run(cases: Sequence[CaseResult], metric: str) -> float | None:
+    values = [v for case in cases for v in run_values(case, metric)]
+    return round(statistics.fmean(values), DIGITS) if values else None
+
+
+def _eval_set_record(eval_set: EvalSetResult) -> EvalSetRecord:
+    scored = [c for c in eval_set.cases if c.status not in ("error", "not_run")]
+    cases = {
+        c.eval_id: CaseRecord(
+            case_hash=c.case_hash[:HASH_LENGTH],
+            scores={name: score for name, m in c.metrics.items() if (score := _case_score(m)) is not None},
+        )
+        for c in scored
+    }
+    criteria = {}
+    for name, config in eval_set.criteria.items():
+        metrics = [c.metrics[name] for c in scored if name in c.metrics and samples(c.metrics[name])]
+        criteria[name] = CriterionRecord(
+            threshold=config.threshold,
+            config_hash=config.hash[:HASH_LENGTH],
+            mean=_mean_of([statistics.fmean(samples(m)) for m in metrics]),
+            pass_rate=_mean_of([float(m.status == "passed") for m in metrics]),
+            samples=sum(len(samples(m)) for m in metrics),
+            cases=len(metrics),
+        )
+    return EvalSetRecord(
+        agent=eval_set.agent,
+        eval_set_id=eval_set.eval_set_id,
+        num_runs=eval_set.num_runs,
+        cost_usd=_per_run(scored, "cost"),
+        latency_seconds=_per_run(scored, "latency"),
+        criteria=criteria,
+        cases=cases,
+    )
+
+
+def record_of(results: ResultsFile, sha: str | None = None) -> HistoryRecord:
+    """The record of a whole-suite run (the caller has checked it is one: `run.shards.why_not_a_baseline`)."""
+    return HistoryRecord(
+        sha=results.git.sha or sha or "unknown",
+        date=results.timings.finished_at,
+        tool_version=results.tool.version,
+        eval_sets=[_eval_set_record(s) for s in results.eval_sets],
+    )
+
+
+def appended(history: History, record: HistoryRecord, max_records: int) -> History:
+    """One record per commit: a re-run of a commit already recorded replaces its record where it stands."""
+    records = list(history.records)
+    same = next((i for i, r in enumerate(records) if r.sha == record.sha), None)
+    if same is None:
+        records.append(record)
+    else:
+        records[same] = record
+    return history.model_copy(update={"records": records[-max_records:]})

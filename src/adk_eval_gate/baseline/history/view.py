@@ -1,0 +1,143 @@
+"""What the history adds to one comparison: the drift tests, the known flaky cases (and which are quarantined), and
+the trends, all seen from the pull request's base record."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from adk_eval_gate.baseline.compare import samples
+from adk_eval_gate.baseline.history.drift import Pending, drift_rows
+from adk_eval_gate.baseline.history.io import HistoryState
+from adk_eval_gate.baseline.history.lookup import CaseKey, index, specs_of_record, specs_of_results
+from adk_eval_gate.baseline.history.models import HistoryRecord
+from adk_eval_gate.baseline.history.stability import Known, known_cases
+from adk_eval_gate.baseline.history.trend import series
+from adk_eval_gate.baseline.models import FlakyCase, HistoryReport, Trend
+from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.results.models import ResultsFile
+
+
+@dataclass
+class HistoryView:
+    report: HistoryReport
+    drift: list[Pending] = field(default_factory=list)
+    known: dict[CaseKey, Known] = field(default_factory=dict)
+    quarantined: frozenset[CaseKey] = frozenset()
+
+
+def _base_index(records: list[HistoryRecord], base_sha: str | None, notes: list[str]) -> int:
+    if base_sha:
+        for i in range(len(records) - 1, -1, -1):
+            if records[i].sha == base_sha:
+                return i
+        notes.append(f"the base commit {base_sha[:12]} has no history record; the newest record stands for it")
+    return len(records) - 1
+
+
+def _reference(records: list[HistoryRecord], base: int, gate: GateSettings, report: HistoryReport) -> int | None:
+    pinned = gate.drift.reference
+    if pinned is not None:
+        found = next((i for i in range(base, -1, -1) if records[i].sha.startswith(pinned)), None)
+        if found is None:
+            report.error = (
+                f"gate.drift.reference {pinned} is not in the history up to the base ({base + 1} record(s) from "
+                f"{records[0].sha[:12]} on); pin a commit the history still holds, or unset it to use the window"
+            )
+        return found
+    if base == 0:
+        report.notes.append("drift: the history holds no record before the base yet; nothing to compare with")
+        return None
+    return max(0, base - gate.drift.window)
+
+
+def _since(records: list[HistoryRecord], ref: int, base: int, gate: GateSettings) -> str:
+    record = records[ref]
+    how = (
+        "the pinned gate.drift.reference"
+        if gate.drift.reference
+        else f"gate.drift.window {gate.drift.window}" + (", the oldest record" if base - gate.drift.window < 0 else "")
+    )
+    return f"{record.sha[:12]} ({record.date[:10]}, {base - ref} merge(s) back; {how})"
+
+
+def _trends(records: list[HistoryRecord], current: ResultsFile, count: int) -> list[Trend]:
+    keys = list(dict.fromkeys((s.agent, name) for s in current.eval_sets for name in s.criteria))
+    trends = series(records, count, keys)
+    for trend in trends:
+        now = [
+            statistics.fmean(samples(c.metrics[trend.criterion]))
+            for s in current.eval_sets
+            if s.agent == trend.agent
+            for c in s.cases
+            if trend.criterion in c.metrics and samples(c.metrics[trend.criterion])
+        ]
+        trend.current = statistics.fmean(now) if now else None
+    return trends
+
+
+def flaky_cases(known: dict[CaseKey, Known], quarantined: frozenset[CaseKey]) -> list[FlakyCase]:
+    cases = [
+        FlakyCase(
+            agent=key[0],
+            eval_set_id=key[1],
+            eval_id=key[2],
+            criterion=key[3],
+            stability=k.stability,
+            passes=k.passes,
+            samples=k.samples,
+            records=k.records,
+            quarantined=key in quarantined,
+        )
+        for key, k in known.items()
+        if k.stability != "stable"
+    ]
+    return sorted(cases, key=lambda c: (c.stability != "flaky", c.agent, c.eval_set_id, c.eval_id, c.criterion))
+
+
+def history_view(state: HistoryState, current: ResultsFile, gate: GateSettings, base_sha: str | None) -> HistoryView:
+    history = state.history
+    report = HistoryReport(
+        source=state.source,
+        records=len(history.records) if history else 0,
+        error=state.error,
+        notes=list(state.notes),
+    )
+    view = HistoryView(report)
+    if state.error is not None or history is None or not history.records:
+        return view
+    records = list(history.records)
+    base = _base_index(records, base_sha, report.notes)
+    upto = records[: base + 1]
+    view.known = known_cases(upto, specs_of_results(current), state.settings.flaky)
+    if gate.quarantine == "flaky":
+        view.quarantined = frozenset(k for k, v in view.known.items() if v.stability == "flaky")
+    report.flaky = flaky_cases(view.known, view.quarantined)
+    report.trends = _trends(upto, current, state.settings.trend)
+    ref = _reference(records, base, gate, report)
+    if ref is None:
+        return view
+    report.reference_sha, report.reference_date, report.merges = records[ref].sha, records[ref].date, base - ref
+    report.since = _since(records, ref, base, gate)
+    view.drift = drift_rows(current, index(records[ref]), gate.tolerance_for, view.quarantined)
+    report.drift = [row for row, _, _ in view.drift]
+    return view
+
+
+def history_summary(state: HistoryState, gate: GateSettings) -> HistoryReport:
+    """The history seen from its newest record, for `history show`: what the next pull request will be held to."""
+    history = state.history
+    report = HistoryReport(source=state.source, records=len(history.records) if history else 0, notes=list(state.notes))
+    if history is None or not history.records:
+        return report
+    records = list(history.records)
+    known = known_cases(records, specs_of_record(records[-1]), state.settings.flaky)
+    quarantined = frozenset(k for k, v in known.items() if v.stability == "flaky" and gate.quarantine == "flaky")
+    report.flaky = flaky_cases(known, quarantined)
+    report.trends = series(records, state.settings.trend)
+    base = len(records) - 1
+    ref = _reference(records, base, gate, report)
+    if ref is not None:
+        report.reference_sha, report.reference_date, report.merges = records[ref].sha, records[ref].date, base - ref
+        report.since = _since(records, ref, base, gate)
+    return report

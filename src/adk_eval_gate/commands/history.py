@@ -1,0 +1,48 @@
+"""`history show`: the default branch's history as the next pull request will see it — trends, the drift gate's
+reference, known flaky cases and the newest records; `--json` prints the history file itself."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from adk_eval_gate.commands.options import config_option
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "history",
+        parents=[config_option(text="the workflow YAML (its baseline store keeps the history)")],
+        help="show the default branch's history: trends, the drift reference, flaky cases",
+    )
+    parser.add_argument("action", choices=["show"])
+    parser.add_argument("--json", action="store_true", help="print the history file (JSON) instead")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from adk_eval_gate.baseline.history import history_summary, history_text, load_history
+    from adk_eval_gate.commands.loading import load_config
+    from adk_eval_gate.core.errors import InputError
+    from adk_eval_gate.github.context import ActionsContext
+    from adk_eval_gate.report.history import history_lines, record_lines
+
+    workflow = load_config(args.config)
+    state = load_history(workflow, ActionsContext.from_env())
+    if state is None:
+        print("no history: the config keeps none (history.enabled: false, or baseline.store: none)")
+        return 0
+    if state.failure is not None:
+        raise InputError(state.failure.source, None, state.failure.problem, state.failure.fix)
+    if state.history is None:
+        print("\n".join(state.notes))
+        return 0
+    if args.json:
+        sys.stdout.write(history_text(state.history))
+        return 0
+    report = history_summary(state, workflow.settings.gate)
+    lines = history_lines(report)
+    shown = state.history.records[-state.settings.trend :]
+    lines += [f"  Newest {len(shown)} record(s), newest first:", *record_lines(shown)]
+    print("\n".join(lines))
+    return 0

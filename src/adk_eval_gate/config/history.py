@@ -1,0 +1,61 @@
+"""The `history:` section and the drift settings of `gate:` (docs/history-and-drift.md)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from adk_eval_gate.config.base import Strict
+
+
+class FlakySettings(Strict):
+    """A case × criterion is flaky when the share of its samples that passed on the default branch lies in
+    [low, high] over at least `min_samples` samples of its last `records` records; below `low` it is broken."""
+
+    low: float = Field(default=0.2, ge=0, le=1)
+    high: float = Field(default=0.8, ge=0, le=1)
+    min_samples: int = Field(default=5, ge=1, le=100_000)
+    records: int = Field(default=20, ge=1, le=10_000, description="how many of the newest records count")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> FlakySettings:
+        if self.low >= self.high:
+            raise ValueError(f"low ({self.low:g}) must be below high ({self.high:g}); e.g. {{low: 0.2, high: 0.8}}")
+        return self
+
+
+class HistorySection(Strict):
+    """A bounded record of every default-branch run, kept where the baseline is kept."""
+
+    enabled: bool = True
+    max_records: int = Field(default=200, ge=2, le=10_000, description="older records are dropped")
+    trend: int = Field(default=10, ge=2, le=50, description="records shown in the comment's trend")
+    flaky: FlakySettings = Field(default_factory=FlakySettings)
+
+
+class DriftSettings(Strict):
+    """Compare the pull request with the default branch `window` records ago too, or with a pinned record."""
+
+    window: int = Field(default=10, ge=1, le=10_000)
+    reference: str | None = Field(default=None, description="a commit sha in the history (7-40 hex digits)")
+
+    @field_validator("reference")
+    @classmethod
+    def _sha(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[0-9a-f]{7,40}", value):
+            raise ValueError(f"{value!r} is not a commit sha; write 7-40 lowercase hex digits, or null for the window")
+        return value
+
+
+def quarantine_value(value: Any) -> Any:
+    """`quarantine: false` / `none` / null all mean off; YAML reads a bare `off` as false too."""
+    if value is None or value is False or value == "none":
+        return None
+    if value != "flaky":
+        raise ValueError(f"{value!r} is not a quarantine mode; use flaky, or none")
+    return value
+
+
+QuarantineMode = Literal["flaky"] | None
