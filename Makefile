@@ -38,6 +38,7 @@ demo: $(STAMP)
 	$(BIN)/adk-eval-gate run --config examples/hello_world/eval-gate.yml --output out/results.json; \
 	  rc=$$?; echo "run: exit code $$rc (1 = some cases fail their thresholds, as the example intends)"; test $$rc -le 1
 	$(BIN)/adk-eval-gate compare --config examples/hello_world/eval-gate.yml --results out/results.json --output out/comparison.json
+	$(BIN)/adk-eval-gate view out --no-open --config examples/hello_world/eval-gate.yml
 
 test: $(STAMP) $(ACTIONLINT)
 	$(BIN)/ruff check src tests bench tools
