@@ -21,12 +21,17 @@ if TYPE_CHECKING:
     from .config.loader import Workflow
 
 
-def _plan(config: str):
+def _plan(config: str, *, warm_up: bool = False):
     """The config alone is checked first: its errors come before importing the eval-set and criteria machinery
-    (google-genai, rouge), which takes seconds, so rejecting a bad config stays instant."""
+    (google-genai, rouge), which takes seconds, so rejecting a bad config stays instant. `warm_up` starts the
+    agent host (google-adk's import) alongside."""
     from .config.loader import load_workflow
 
     workflow = load_workflow(config)
+    if warm_up:
+        from .targets.agent_host import warm_up as start_agent_host
+
+        start_agent_host(workflow)
     from .plan import plan_for
 
     return plan_for(workflow)  # the config is read and parsed once
@@ -116,7 +121,16 @@ def _decider(args: argparse.Namespace, plan):
 
 
 def _run(args: argparse.Namespace) -> int:
-    plan = _plan(args.config)
+    from .targets.agent_host import finish_warm_up
+
+    try:
+        return _run_and_report(args)
+    finally:
+        finish_warm_up()
+
+
+def _run_and_report(args: argparse.Namespace) -> int:
+    plan = _plan(args.config, warm_up=True)
     from .gate import exit_code_for
     from .pipeline import run_plan
     from .plan import select_cases

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 import time
 from collections import defaultdict
 from contextlib import contextmanager
@@ -35,7 +34,8 @@ from .results.models import CaseResult, EvalSetResult, ResultsFile, RunRange, Sa
 from .results.usage import agent_usage, judge_usage
 from .sampling.budget import NOT_RUN_PREFIX, SpendingLimit
 from .sampling.decider import Decider
-from .targets import CaseRun, Target, build_target
+from .targets import CaseRun, Target, agent_logs, build_target
+from .targets.agent_host import AgentHost, hosted_agents, take_warm_host
 from .targets.runner import Job, RunnerSettings, run_jobs
 from .targets.simulation import SimulationSettings
 from .targets.workers import run_jobs_in_workers
@@ -141,21 +141,24 @@ class _Rounds:
         return grouped
 
 
-async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings: RunnerSettings, quiet: bool,
-                    started: list[Target], *, allow_workers: bool = True, limit: SpendingLimit | None = None,
-                    round_number: int = 1) -> tuple[list[CaseRun], str | None]:
-    """In-process agents with many jobs go to forked worker processes (one pool per agent, started first, while
-    this process has no threads); every other job shares one in-process pool. Targets started here stay started
-    for later rounds (`started`); the caller closes them. A spending limit is checked in this process, so with
-    one every job runs here."""
+async def _dispatch(targets: list[Target], jobs: list[Job], settings: RunnerSettings, quiet: bool,
+                    started: list[Target], host: AgentHost | None, logs: agent_logs.RepeatCollapser, *,
+                    limit: SpendingLimit | None = None, round_number: int = 1) -> tuple[list[CaseRun], str | None]:
+    """Agents the agent host can run go to worker processes forked by it (one pool per agent); every other job
+    shares one pool in this process. Targets started here stay started for later rounds (`started`); the
+    caller closes them. A spending limit admits each job, wherever it runs, as it starts."""
+    admit = finished = None
+    if limit is not None:
+        def admit(job: Job) -> str | None:
+            return limit.admit((id(job.target), job.eval_set_id, job.case.eval_id, round_number))
+
+        finished = limit.record_run
+    hosted = host is not None and await host.preload_error() is None  # else the agent's own error, raised here
     pooled: list[tuple[Target, list[int]]] = []
     local: list[int] = []
     for target in targets:
         indices = [i for i, job in enumerate(jobs) if job.target is target]
-        preload = getattr(target, "preload", None)
-        if (allow_workers and limit is None and preload is not None and indices
-                and all(target is not t for t in started) and worker_count(settings, len(indices)) > 1):
-            preload()
+        if hosted and indices and getattr(target, "host_agent", lambda: None)() is not None:
             pooled.append((target, indices))
         else:
             local.extend(indices)
@@ -171,12 +174,12 @@ async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings
             reasons.append(reason)
 
     with _stop_on_signals(stop):
-        groups = []
-        for target, indices in pooled:
-            group_jobs = [jobs[i] for i in indices]
-            workers = worker_count(settings, len(indices))
-            groups.append(run_group(run_jobs_in_workers(target, group_jobs, settings, workers,
-                                                        quiet=quiet, stop_event=stop), indices))
+        groups = [
+            run_group(run_jobs_in_workers(host, target, [jobs[i] for i in indices], settings,
+                                          worker_count(settings, len(indices)), quiet=quiet, stop_event=stop,
+                                          logs=logs, admit=admit, finished=finished), indices)
+            for target, indices in pooled
+        ]
         local_targets = {id(jobs[i].target): jobs[i].target for i in local}
 
         async def run_local():
@@ -184,12 +187,8 @@ async def _dispatch(plan: Plan, targets: list[Target], jobs: list[Job], settings
                 if all(target is not t for t in started):
                     await target.start()
                     started.append(target)
-            admit = None
-            if limit is not None:
-                def admit(job: Job) -> str | None:
-                    return limit.admit((id(job.target), job.eval_set_id, job.case.eval_id, round_number))
             return await run_jobs([jobs[i] for i in local], settings, quiet=quiet, stop=stop, admit=admit,
-                                  finished=limit.record_run if limit is not None else None)
+                                  finished=finished)
 
         if local:
             groups.append(run_group(run_local(), local))
@@ -265,13 +264,17 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
     rounds = _Rounds()
     started: list[Target] = []
     inference_seconds = 0.0
+    host, own_host = take_warm_host(), False
+    if host is None and (agents := hosted_agents(targets, settings.workers)):
+        host, own_host = AgentHost.start(agents), True
+    logs = agent_logs.RepeatCollapser()
+    handler = agent_logs.install(logs.add)  # for agents run in this process
     try:
         round_jobs, round_number = first_jobs, 1
         while round_jobs:
             round_start = time.perf_counter()
-            # later rounds run in this process: forking once threads exist (the judges' clients) is unsafe
-            runs, stopped = await _dispatch(plan, targets, round_jobs, settings, quiet, started,
-                                            allow_workers=round_number == 1, limit=limit, round_number=round_number)
+            runs, stopped = await _dispatch(targets, round_jobs, settings, quiet, started, host, logs, limit=limit,
+                                            round_number=round_number)
             inference_seconds += time.perf_counter() - round_start
             if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
                 round_jobs, runs = _drop_cut_extra_runs(round_jobs, runs, rounds.sampling, names)
@@ -286,6 +289,8 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
     finally:
         for target in started:
             await target.aclose()
+        agent_logs.uninstall(handler)
+        logs.summarise()
     scoring_start = time.perf_counter()
     by_target = rounds.by_case()
     eval_set_results = [
@@ -294,7 +299,11 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
         for agent, target in zip(plan.agents, targets, strict=True)
         for eval_set in agent.eval_sets
     ]
-    _write_eval_history(plan, eval_set_results)
+    await _write_eval_history(plan, eval_set_results, host)
+    if host is not None:
+        await host.release()
+        if own_host:
+            await asyncio.get_running_loop().run_in_executor(None, host.wait)
     finished = time.perf_counter()
     not_run = sum(c.status == "not_run" for s in eval_set_results for c in s.cases)
     return ResultsFile(
@@ -320,9 +329,10 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
     )
 
 
-def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult]) -> None:
-    """ADK eval history for `adk web`; a history that cannot be written is a warning, never a lost run."""
-    from .targets.eval_history import history_folder, write_history
+async def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult], host: AgentHost | None) -> None:
+    """ADK eval history for `adk web`: by the agent host when there is one (it has google-adk loaded and does it
+    while this process writes the results), else here."""
+    from .targets.eval_history import history_folder
 
     for agent in plan.agents:
         folder = history_folder(agent.agent, plan.workflow.base_dir)
@@ -330,11 +340,14 @@ def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult]) -> No
             continue
         for eval_set in agent.eval_sets:
             result = next(r for r in eval_set_results if r.agent == agent.name and r.eval_set_id == eval_set.eval_set_id)
-            try:
-                write_history(folder, result, {c.eval_id: c for c in eval_set.file.eval_set.eval_cases})
-            except Exception as exc:  # a read-only checkout, an id ADK refuses as a file name, ...
-                print(f"warning: ADK eval history for {agent.name}/{eval_set.eval_set_id} not written: {exc}",
-                      file=sys.stderr)
+            cases = eval_set.file.eval_set.eval_cases
+            if host is not None:
+                await host.write_history(agent.name, folder, result.model_dump_json(),
+                                         [c.model_dump(mode="json", exclude_none=True) for c in cases])
+            else:
+                from .targets.eval_history import write_history_or_warn
+
+                write_history_or_warn(agent.name, folder, result, {c.eval_id: c for c in cases})
 
 
 def _drop_cut_extra_runs(jobs: list[Job], runs: list[CaseRun], sampling: dict[tuple[str, str, str], Sampling],

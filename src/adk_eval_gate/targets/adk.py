@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..evalsets.models import AgentDetails, AppDetails, EvalCase
+from .agent_host import load_agent_dotenv
 from .base import CaseRun, TransientTargetError, one_line
 from .events import events_to_invocation
 from .simulation import SimulationSettings, Users
@@ -34,12 +35,7 @@ def _require_adk() -> None:
 
 
 def _load_dotenv(folder: Path) -> None:
-    env_file = folder / ".env"
-    if not env_file.is_file() or os.environ.get("ADK_DISABLE_LOAD_DOTENV"):
-        return
-    from dotenv import load_dotenv  # a google-adk dependency
-
-    load_dotenv(env_file, override=False)
+    load_agent_dotenv(str(folder), folder)
 
 
 def _import_folder(folder: Path) -> Any:
@@ -168,6 +164,10 @@ class AdkTarget:
         self._app = None
         self._agent = None
         self._sessions = None
+
+    def host_agent(self) -> tuple[str, Path] | None:
+        """What the agent host imports to run this agent in forked workers (agent_host.py)."""
+        return self._reference, self._base_dir
 
     def preload(self) -> None:
         """Imports google-adk's runtime and the agent's code without building anything, so worker processes

@@ -9,6 +9,7 @@ as ADK records a failed inference.
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -125,6 +126,14 @@ def write_history(agent_folder: Path, eval_set: EvalSetResult, cases: dict[str, 
     save_history(
         LocalEvalSetResultsManager(agents_dir=str(agent_folder.parent)), agent_folder.name, eval_set, cases
     )
+
+
+def write_history_or_warn(agent: str, folder: Path, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
+    """A history that cannot be written is a warning, never a lost run."""
+    try:
+        write_history(folder, eval_set, cases)
+    except Exception as exc:  # a read-only checkout, an id ADK refuses as a file name, ...
+        print(f"warning: ADK eval history for {agent}/{eval_set.eval_set_id} not written: {exc}", file=sys.stderr)
 
 
 def history_folder(agent: Any, base_dir: Path) -> Path | None:

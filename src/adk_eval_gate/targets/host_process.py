@@ -1,0 +1,120 @@
+"""The agent host process (see agent_host.py): imports google-adk and the agents, then forks workers on request,
+reports each worker's exit, and writes ADK eval history; it exits when the run closes its control socket.
+
+It never starts a thread or an event loop, so every fork happens from a single-threaded process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Any
+
+from .agent_host import pack, recv_blocking
+
+
+def main(fd: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run decides when to stop, and says so to the workers
+    from ..redaction import redact_standard_streams
+
+    redact_standard_streams()
+    control = socket.socket(fileno=fd)
+    message = recv_blocking(control)
+    if message is None:
+        return
+    control.sendall(pack(("ready", _preload(message[1]))))
+    _serve(control)
+
+
+def _preload(agents: list[tuple[str, str]]) -> str | None:
+    from ..errors import InputError
+    from . import workers  # noqa: F401  (what every worker runs, imported once here)
+    from .adk import AdkTarget
+    from .base import one_line
+
+    try:
+        for reference, base_dir in agents:
+            AdkTarget(reference, Path(base_dir)).preload()
+    except InputError as exc:
+        return exc.render()
+    except Exception as exc:
+        return one_line(exc)
+    if threading.active_count() > 1:
+        return "an agent started a thread while importing, so worker processes cannot be forked from it"
+    # Objects that exist now are shared with every worker: kept out of the collector's way, they stay shared
+    # instead of being copied into each worker when a collection touches them.
+    gc.collect()
+    gc.freeze()
+    return None
+
+
+def _serve(control: socket.socket) -> None:
+    children: set[int] = set()
+    while True:
+        readable, _, _ = select.select([control], [], [], 0.05 if children else None)
+        _reap(control, children, block=False)
+        if not readable:
+            continue
+        message = recv_blocking(control)
+        if message is None:
+            break
+        if message[0] == "fork":
+            _, target, count, settings, address = message
+            pids = [_fork(control, target, settings, address) for _ in range(count)]
+            children.update(pids)
+            control.sendall(pack(("forked", pids)))
+        elif message[0] == "history":
+            _write_history(*message[1:])
+    _reap(control, children, block=True)
+
+
+def _reap(control: socket.socket, children: set[int], *, block: bool) -> None:
+    while children:
+        try:
+            pid, status = os.waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        children.discard(pid)
+        with contextlib.suppress(OSError):  # the run may have closed its end: nobody is asking any more
+            control.sendall(pack(("exited", pid, os.waitstatus_to_exitcode(status))))
+
+
+def _fork(control: socket.socket, target: Any, settings: Any, address: str) -> int:
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 1
+    try:
+        control.close()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        from .workers import worker_main
+
+        code = worker_main(target, address, settings)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)  # never return into the host's loop, nor run its exit handlers
+
+
+def _write_history(agent: str, folder: str, result_json: str, cases: list[dict]) -> None:
+    from ..evalsets.models import EvalCase
+    from ..results.models import EvalSetResult
+    from .eval_history import write_history_or_warn
+
+    result = EvalSetResult.model_validate_json(result_json)
+    write_history_or_warn(
+        agent, Path(folder), result, {c["eval_id"]: EvalCase.model_validate(c) for c in cases}
+    )
