@@ -36,6 +36,7 @@ from .sampling.budget import NOT_RUN_PREFIX, SpendingLimit
 from .sampling.decider import Decider
 from .targets import CaseRun, Target, agent_logs, build_target
 from .targets.agent_host import AgentHost, hosted_agents, take_warm_host
+from .targets.eval_history import history_folder
 from .targets.runner import Job, RunnerSettings, run_jobs
 from .targets.simulation import SimulationSettings
 from .targets.workers import run_jobs_in_workers
@@ -267,6 +268,8 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
     host, own_host = take_warm_host(), False
     if host is None and (agents := hosted_agents(targets, settings.workers)):
         host, own_host = AgentHost.start(agents), True
+    if host is not None:
+        host.writes_history = any(history_folder(a.agent, plan.workflow.base_dir) for a in plan.agents)
     logs = agent_logs.RepeatCollapser()
     handler = agent_logs.install(logs.add)  # for agents run in this process
     try:
@@ -332,8 +335,6 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
 async def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult], host: AgentHost | None) -> None:
     """ADK eval history for `adk web`: by the agent host when there is one (it has google-adk loaded and does it
     while this process writes the results), else here."""
-    from .targets.eval_history import history_folder
-
     for agent in plan.agents:
         folder = history_folder(agent.agent, plan.workflow.base_dir)
         if folder is None:

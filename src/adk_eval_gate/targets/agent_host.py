@@ -82,6 +82,9 @@ class AgentHost:
         self._control = control
         self._workdir = workdir
         self.address = str(workdir / "w")
+        self.writes_history = (
+            False  # set when the run will ask for ADK eval history: the host prepares for it
+        )
         self._writer: asyncio.StreamWriter | None = None
         self._ready: asyncio.Future | None = None
         self._forked: asyncio.Queue | None = None
@@ -157,7 +160,7 @@ class AgentHost:
         """Forks `count` workers for `target`; their pids, or why none were forked."""
         if (error := await self.preload_error()) is not None:
             return error
-        self._writer.write(pack(("fork", target, count, settings, self.address)))
+        self._writer.write(pack(("fork", target, count, settings, self.address, self.writes_history)))
         await self._writer.drain()
         return await self._forked.get()
 
@@ -217,7 +220,9 @@ def hosted_agents(targets: list[Any], workers: int | None) -> list[tuple[str, Pa
     unless the run asked for its own process (`workers: 1`)."""
     if workers == 1 or not fork_supported():
         return []
-    return [agent for target in targets if (agent := getattr(target, "host_agent", lambda: None)()) is not None]
+    return [
+        agent for target in targets if (agent := getattr(target, "host_agent", lambda: None)()) is not None
+    ]
 
 
 def warm_up(workflow: Any) -> None:

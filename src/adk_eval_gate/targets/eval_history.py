@@ -12,10 +12,11 @@ from __future__ import annotations
 import sys
 import uuid
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..evalsets.models import EvalCase, Invocation
+from ..evalsets.models import EvalCase
 from ..results.models import CaseResult, EvalSetResult, RunMetric
 
 _STATUS = {"passed": 1, "failed": 2, "not_evaluated": 3, "error": 2}  # ADK's EvalStatus values
@@ -32,30 +33,20 @@ def _run_status(metrics: Sequence[RunMetric]) -> int:
     return status
 
 
-def case_results(eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> list[Any]:
-    """ADK `EvalCaseResult`s for every run of every case of one eval set."""
-    from google.adk.evaluation.eval_metrics import (
-        BaseCriterion,
-        EvalMetricResult,
-        EvalMetricResultPerInvocation,
-    )
-    from google.adk.evaluation.eval_result import EvalCaseResult
-    from google.adk.evaluation.evaluator import EvalStatus
+def case_results(eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> list[dict[str, Any]]:
+    """ADK `EvalCaseResult`s, in their JSON form, for every run of every case of one eval set. Built as plain
+    data and validated by ADK's models in one pass (`save_history`): object by object, this cost more than
+    running the agent on some suites."""
 
-    def metric_result(name: str, score: float | None, status: str) -> EvalMetricResult:
-        options = eval_set.criteria[name].options
-        return EvalMetricResult(
-            metric_name=name,
-            threshold=eval_set.criteria[name].threshold,
-            criterion=BaseCriterion.model_validate(options),
-            score=score,
-            eval_status=EvalStatus(_STATUS[status]),
-        )
+    def metric_result(name: str, score: float | None, status: str) -> dict[str, Any]:
+        criterion = eval_set.criteria[name]
+        return {"metric_name": name, "threshold": criterion.threshold, "criterion": criterion.options,
+                "score": score, "eval_status": _STATUS[status]}
 
     out = []
     for case in eval_set.cases:
         source = cases.get(case.eval_id)
-        expected = [_adk_invocation(i) for i in (source.conversation or [])] if source else []
+        expected = [i.model_dump(mode="json", exclude_none=True) for i in (source.conversation or [])] if source else []
         user_id = source.session_input.user_id if source and source.session_input else "test_user_id"
         for record in case.runs:
             per_run = _per_run(case, record.run)
@@ -65,31 +56,27 @@ def case_results(eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> list[An
                 status = _run_status(list(per_run.values()))
                 overall = [metric_result(n, m.score, m.status) for n, m in per_run.items()]
                 per_invocation = [
-                    EvalMetricResultPerInvocation(
-                        actual_invocation=_adk_invocation(actual),
-                        expected_invocation=expected[i] if i < len(expected) else None,
-                        eval_metric_results=[
+                    {
+                        "actual_invocation": actual,  # already ADK's Invocation JSON (dump_invocation)
+                        "expected_invocation": expected[i] if i < len(expected) else None,
+                        "eval_metric_results": [
                             metric_result(n, m.per_invocation[i].score, m.per_invocation[i].status)
                             for n, m in per_run.items()
                             if i < len(m.per_invocation)
                         ],
-                    )
-                    for i, actual in enumerate(
-                        Invocation.model_validate(a) for a in record.actual_invocations
-                    )
+                    }
+                    for i, actual in enumerate(record.actual_invocations)
                 ]
-            out.append(
-                EvalCaseResult(
-                    eval_set_file=eval_set.eval_set_id,
-                    eval_set_id=eval_set.eval_set_id,
-                    eval_id=case.eval_id,
-                    final_eval_status=EvalStatus(status),
-                    overall_eval_metric_results=overall,
-                    eval_metric_result_per_invocation=per_invocation,
-                    session_id=f"adk-eval-gate-{uuid.uuid4()}",
-                    user_id=user_id,
-                )
-            )
+            out.append({
+                "eval_set_file": eval_set.eval_set_id,
+                "eval_set_id": eval_set.eval_set_id,
+                "eval_id": case.eval_id,
+                "final_eval_status": status,
+                "overall_eval_metric_results": overall,
+                "eval_metric_result_per_invocation": per_invocation,
+                "session_id": f"adk-eval-gate-{uuid.uuid4()}",
+                "user_id": user_id,
+            })
     return out
 
 
@@ -102,12 +89,6 @@ def _per_run(case: CaseResult, run: int) -> dict[str, RunMetric]:
     }
 
 
-def _adk_invocation(invocation: Invocation) -> Any:
-    from google.adk.evaluation.eval_case import Invocation as AdkInvocation
-
-    return AdkInvocation.model_validate(invocation.model_dump(mode="json", exclude_none=True))
-
-
 def save_history(manager: Any, app_name: str, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
     """Through any ADK `EvalSetResultsManager` (local, GCS, or the one an AgentEvaluator caller passes). ADK's
     manager writes the file itself, past our redacting writers: secrets the agent echoed are masked here first."""
@@ -115,8 +96,19 @@ def save_history(manager: Any, app_name: str, eval_set: EvalSetResult, cases: di
 
     results = case_results(eval_set, cases)
     if secrets := secret_values():
-        results = [type(r).model_validate(redact_json(r.model_dump(mode="json"), secrets)) for r in results]
-    manager.save_eval_set_result(app_name, eval_set.eval_set_id, results)
+        results = redact_json(results, secrets)
+    manager.save_eval_set_result(app_name, eval_set.eval_set_id, case_results_adapter().validate_python(results))
+
+
+@cache
+def case_results_adapter() -> Any:
+    """Validates a list of ADK EvalCaseResults; building it imports and prepares ADK's result models, which the
+    agent host does ahead of time, while the workers run."""
+    from google.adk.evaluation.eval_result import EvalCaseResult
+    from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager  # noqa: F401
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(list[EvalCaseResult])
 
 
 def write_history(agent_folder: Path, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:

@@ -67,10 +67,12 @@ def _serve(control: socket.socket) -> None:
         if message is None:
             break
         if message[0] == "fork":
-            _, target, count, settings, address = message
+            _, target, count, settings, address, history = message
             pids = [_fork(control, target, settings, address) for _ in range(count)]
             children.update(pids)
             control.sendall(pack(("forked", pids)))
+            if history:
+                _prepare_history()
         elif message[0] == "history":
             _write_history(*message[1:])
     _reap(control, children, block=True)
@@ -107,6 +109,14 @@ def _fork(control: socket.socket, target: Any, settings: Any, address: str) -> i
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(code)  # never return into the host's loop, nor run its exit handlers
+
+
+def _prepare_history() -> None:
+    """ADK's result models, imported and built while the workers run rather than when the run is waiting for
+    the history at its end."""
+    from .eval_history import case_results_adapter
+
+    case_results_adapter()
 
 
 def _write_history(agent: str, folder: str, result_json: str, cases: list[dict]) -> None:
