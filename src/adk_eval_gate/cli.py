@@ -4,6 +4,7 @@ Exit codes: 0 pass, 1 failed, 2 bad input."""
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import traceback
@@ -25,13 +26,15 @@ def _plan(config: str, *, warm_up: bool = False):
     """The config alone is checked first: its errors come before importing the eval-set and criteria machinery
     (google-genai, rouge), which takes seconds, so rejecting a bad config stays instant. `warm_up` starts the
     agent host (google-adk's import) alongside."""
+    from .targets import agent_host
+
+    if warm_up:
+        agent_host.warm_up_early(Path(config))
     from .config.loader import load_workflow
 
     workflow = load_workflow(config)
     if warm_up:
-        from .targets.agent_host import warm_up as start_agent_host
-
-        start_agent_host(workflow)
+        agent_host.warm_up(workflow)
     from .plan import plan_for
 
     return plan_for(workflow)  # the config is read and parsed once
@@ -139,6 +142,10 @@ def _run_and_report(args: argparse.Namespace) -> int:
 
     if args.cases:
         plan = select_cases(plan, args.cases)
+    # Everything imported and loaded so far lives until exit: the collector need not walk it again and again
+    # while the run decodes results, and runs less often (most garbage here goes with its last reference).
+    gc.freeze()
+    gc.set_threshold(20_000, 50, 100)
     results = run_plan(plan, quiet=args.quiet, decider=_decider(args, plan))
     write_results(results, Path(args.output))
     if results.interrupted:

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import os
 import pickle
+import re
 import socket
 import struct
 import subprocess
@@ -95,11 +96,10 @@ class AgentHost:
         self._server: asyncio.AbstractServer | None = None
 
     @classmethod
-    def start(cls, agents: list[tuple[str, Path]]) -> AgentHost:
-        """Starts the host and has it import google-adk and `agents` (reference, base directory) at once; this
-        returns without waiting, so the imports overlap this process's own start-up."""
-        for reference, base_dir in agents:
-            load_agent_dotenv(reference, base_dir)
+    def start(cls, agents: list[tuple[str, Path]] | None = None) -> AgentHost:
+        """Starts the host, which imports google-adk's runtime at once, then `agents` (reference, base directory)
+        once they are named here or later by `preload`. This returns without waiting, so the imports overlap
+        this process's own start-up."""
         ours, theirs = socket.socketpair()
         code = (
             f"import sys; sys.path[:] = {sys.path!r}; from adk_eval_gate.targets.host_process import main; "
@@ -109,8 +109,24 @@ class AgentHost:
             [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL
         )
         theirs.close()
-        ours.sendall(pack(("preload", [(reference, str(base_dir)) for reference, base_dir in agents])))
-        return cls(process, ours, Path(tempfile.mkdtemp(prefix="adk-eval-gate-")))
+        host = cls(process, ours, Path(tempfile.mkdtemp(prefix="adk-eval-gate-")))
+        if agents is not None:
+            host.preload(agents)
+        return host
+
+    def preload(self, agents: list[tuple[str, Path]]) -> None:
+        """Names the agents the host imports (and whose `.env` this process loads for the judges)."""
+        for reference, base_dir in agents:
+            load_agent_dotenv(reference, base_dir)
+        self._control.sendall(
+            pack(("preload", [(reference, str(base_dir)) for reference, base_dir in agents]))
+        )
+
+    def discard(self) -> None:
+        """A host started for a config that turned out to run no `adk` agent here."""
+        self._control.close()
+        self._process.kill()
+        self.wait()
 
     async def _attach(self) -> None:
         if self._writer is not None:
@@ -211,6 +227,7 @@ class AgentHost:
             self._workdir.rmdir()
 
 
+_early: list[AgentHost] = []  # started by warm_up_early, agents not yet named
 _warm: list[AgentHost] = []  # started by warm_up, for the next run
 _finishing: list[AgentHost] = []  # taken by a run, perhaps still writing eval history
 
@@ -225,17 +242,39 @@ def hosted_agents(targets: list[Any], workers: int | None) -> list[tuple[str, Pa
     ]
 
 
-def warm_up(workflow: Any) -> None:
-    """Starts the agent host as soon as the workflow config is read, so google-adk is imported while this
-    process loads the eval sets; the next run takes it (`take_warm_host`). Call `finish_warm_up` last."""
-    if workflow.settings.run.workers == 1 or not fork_supported():
+_ADK_TARGET = re.compile(r"""kind\s*:\s*["']?adk["']?\s*(?:[,}#\n]|$)""")
+
+
+def warm_up_early(config: Path) -> None:
+    """Starts the agent host before the config is even validated when its text names an `adk` target: the host
+    spends the next second importing google-adk, which the run would otherwise wait for. `warm_up` then names
+    the agents, or discards the host when the config runs none here."""
+    try:
+        text = config.read_text(encoding="utf-8", errors="replace")
+    except OSError:
         return
+    if fork_supported() and _ADK_TARGET.search(text):
+        _early.append(AgentHost.start())
+
+
+def warm_up(workflow: Any) -> None:
+    """Has the agent host import the workflow's `adk` agents (starting it if `warm_up_early` did not), so
+    google-adk is imported while this process loads the eval sets; the next run takes it (`take_warm_host`).
+    Call `finish_warm_up` last."""
+    early = _early.pop() if _early else None
     agents = [
         (a.settings.target.agent, workflow.base_dir)
         for a in workflow.agents
         if a.settings.target.kind == "adk"
     ]
-    if agents:
+    if workflow.settings.run.workers == 1 or not fork_supported() or not agents:
+        if early is not None:
+            early.discard()
+        return
+    if early is not None:
+        early.preload(agents)
+        _warm.append(early)
+    else:
         _warm.append(AgentHost.start(agents))
 
 
@@ -250,6 +289,8 @@ def take_warm_host() -> AgentHost | None:
 def finish_warm_up() -> None:
     """Waits for the hosts `warm_up` started: they write ADK's eval history while the caller writes the results,
     so this comes after."""
+    while _early:
+        _early.pop().discard()
     for hosts in (_warm, _finishing):
         while hosts:
             hosts.pop().wait()

@@ -27,16 +27,28 @@ def main(fd: int) -> None:
 
     redact_standard_streams()
     control = socket.socket(fileno=fd)
+    error = _import_runtime()  # before the agents are named: the run may still be reading its config
     message = recv_blocking(control)
     if message is None:
         return
-    control.sendall(pack(("ready", _preload(message[1]))))
+    control.sendall(pack(("ready", error or _preload(message[1]))))
     _serve(control)
+
+
+def _import_runtime() -> str | None:
+    from ..errors import InputError
+    from . import workers  # noqa: F401  (what every worker runs, imported once here)
+    from .adk import import_runtime
+
+    try:
+        import_runtime()
+    except InputError as exc:
+        return exc.render()
+    return None
 
 
 def _preload(agents: list[tuple[str, str]]) -> str | None:
     from ..errors import InputError
-    from . import workers  # noqa: F401  (what every worker runs, imported once here)
     from .adk import AdkTarget
     from .base import one_line
 

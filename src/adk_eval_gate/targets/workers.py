@@ -3,8 +3,8 @@
 An ADK agent costs a few milliseconds of CPU per model call inside ADK itself, so one event loop on one core caps
 throughput long before the model's latency does. Workers are forked by the agent host (agent_host.py), each
 runs its share of the run's concurrency with the same runner logic (timeouts, retries, isolation), and this
-process hands out jobs one at a time as slots free up: the load balances itself, a spending limit admits each
-job as it starts, and results stream back for live progress. What the agent's libraries log is forwarded here
+process hands out jobs as they finish, keeping a few queued in each worker: the load balances itself, a
+spending limit admits each job as it starts, and results stream back for live progress. What the agent's libraries log is forwarded here
 and collapsed (agent_logs.py). On a stop request the workers cancel what is in flight and the rest is reported
 as not run.
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import os
 import signal
@@ -93,8 +94,13 @@ async def _serve(target: Target, address: str, settings: RunnerSettings) -> None
         return
     tasks: set[asyncio.Task] = set()
 
+    gate = asyncio.Semaphore(settings.concurrency)  # this worker's share; the run queues a few more jobs here
+
     async def run(index: int, eval_set_id: str, case: dict, run_number: int) -> None:
-        result = await attempt(Job(target, eval_set_id, EvalCase.model_validate(case), run_number), settings)
+        async with gate:
+            result = await attempt(
+                Job(target, eval_set_id, EvalCase.model_validate(case), run_number), settings
+            )
         writer.write(pack(("result", index, _encode(result))))
         await writer.drain()
 
@@ -148,10 +154,13 @@ async def run_jobs_in_workers(
     progress = Progress(len(jobs), quiet)
     own_logs = logs is None
     logs = logs or agent_logs.RepeatCollapser()
-    forked = await host.fork(target, workers, settings)
+    share = max(1, -(-settings.concurrency // workers))
+    forked = await host.fork(target, workers, dataclasses.replace(settings, concurrency=share))
     if isinstance(forked, str):
         return _unfinished(results, jobs, f"worker processes could not start: {forked}"), forked
-    slots = max(1, -(-settings.concurrency // len(forked)))
+    # Each worker holds twice its share, so a worker finishing a job never waits for this process to send the
+    # next; with a spending limit, a job is admitted as it starts, so only the share is handed out.
+    queued = share if admit is not None else 2 * share
     inbox: asyncio.Queue = asyncio.Queue()
     pool: list[_Worker] = []
     readers: list[asyncio.Task] = []
@@ -182,7 +191,7 @@ async def run_jobs_in_workers(
         progress.update(results[index])
 
     def feed(worker: _Worker) -> None:
-        while pending and len(worker.in_flight) < slots and not worker.gone:
+        while pending and len(worker.in_flight) < queued and not worker.gone:
             index = pending.popleft()
             job = jobs[index]
             refusal = admit(job) if admit is not None else None
