@@ -13,23 +13,18 @@ import argparse
 import gc
 import json
 import random
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+from google.adk.evaluation.eval_case import Invocation as AdkInvocation
+from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
+from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
+from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
-from google.adk.evaluation.eval_case import Invocation as AdkInvocation  # noqa: E402
-from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion  # noqa: E402
-from google.adk.evaluation.final_response_match_v1 import RougeEvaluator  # noqa: E402
-from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator  # noqa: E402
-
-from adk_eval_gate.criteria import rouge_tokenizer  # noqa: E402
-from adk_eval_gate.criteria.registry import resolve_criteria  # noqa: E402
-from adk_eval_gate.criteria.scoring import score_case  # noqa: E402
-from adk_eval_gate.evalsets.models import EvalCase, Invocation  # noqa: E402
-from adk_eval_gate.targets.base import CaseRun  # noqa: E402
+from adk_eval_gate.criteria import rouge_tokenizer
+from adk_eval_gate.criteria.registry import resolve_criteria
+from adk_eval_gate.criteria.scoring import score_case
+from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.targets.base import CaseRun
 
 VOCAB = ["the", "a", "I", "you", "we", "agent", "rolled", "rolling", "rolls", "die", "dice", "sided", "number", "numbers", "prime", "primes", "is", "are", "was", "were", "found", "result", "results", "weather", "city", "Paris", "London", "sunny", "rain", "temperature", "degrees", "order", "shipped", "delivered", "customer", "account", "balance", "transfer", "booking", "flight", "hotel", "tomorrow", "today", "please", "thanks", "sure", "here", "there", "your", "my", "running", "generalization", "connection", "connected", "searching", "searched", "searches", "café", "naïve", "straße", "東京", "天気", "สวัสดี"]
 TOOLS = ["roll_die", "check_prime", "get_weather", "search", "book_flight"]
