@@ -26,7 +26,71 @@ from adk_eval_gate.criteria.scoring import score_case
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.targets.base import CaseRun
 
-VOCAB = ["the", "a", "I", "you", "we", "agent", "rolled", "rolling", "rolls", "die", "dice", "sided", "number", "numbers", "prime", "primes", "is", "are", "was", "were", "found", "result", "results", "weather", "city", "Paris", "London", "sunny", "rain", "temperature", "degrees", "order", "shipped", "delivered", "customer", "account", "balance", "transfer", "booking", "flight", "hotel", "tomorrow", "today", "please", "thanks", "sure", "here", "there", "your", "my", "running", "generalization", "connection", "connected", "searching", "searched", "searches", "café", "naïve", "straße", "東京", "天気", "สวัสดี"]
+VOCAB = [
+    "the",
+    "a",
+    "I",
+    "you",
+    "we",
+    "agent",
+    "rolled",
+    "rolling",
+    "rolls",
+    "die",
+    "dice",
+    "sided",
+    "number",
+    "numbers",
+    "prime",
+    "primes",
+    "is",
+    "are",
+    "was",
+    "were",
+    "found",
+    "result",
+    "results",
+    "weather",
+    "city",
+    "Paris",
+    "London",
+    "sunny",
+    "rain",
+    "temperature",
+    "degrees",
+    "order",
+    "shipped",
+    "delivered",
+    "customer",
+    "account",
+    "balance",
+    "transfer",
+    "booking",
+    "flight",
+    "hotel",
+    "tomorrow",
+    "today",
+    "please",
+    "thanks",
+    "sure",
+    "here",
+    "there",
+    "your",
+    "my",
+    "running",
+    "generalization",
+    "connection",
+    "connected",
+    "searching",
+    "searched",
+    "searches",
+    "café",
+    "naïve",
+    "straße",
+    "東京",
+    "天気",
+    "สวัสดี",
+]
 TOOLS = ["roll_die", "check_prime", "get_weather", "search", "book_flight"]
 
 
@@ -36,7 +100,10 @@ def sentence(rng: random.Random) -> str:
 
 
 def calls(rng: random.Random) -> list[dict]:
-    return [{"name": rng.choice(TOOLS), "args": {"x": rng.randint(0, 5), "q": rng.choice(VOCAB)}} for _ in range(rng.randint(0, 4))]
+    return [
+        {"name": rng.choice(TOOLS), "args": {"x": rng.randint(0, 5), "q": rng.choice(VOCAB)}}
+        for _ in range(rng.randint(0, 4))
+    ]
 
 
 def invocation_pair(rng: random.Random) -> tuple[dict, dict]:
@@ -45,11 +112,20 @@ def invocation_pair(rng: random.Random) -> tuple[dict, dict]:
     reference = sentence(rng)
     response = reference if rng.random() < 0.2 else sentence(rng)
     user = {"role": "user", "parts": [{"text": sentence(rng)}]}
-    expected = {"user_content": user, "final_response": {"role": "model", "parts": [{"text": reference}]},
-                "intermediate_data": {"tool_uses": expected_calls}}
-    events = [{"author": "agent", "content": {"role": "model", "parts": [{"function_call": c}]}} for c in actual_calls]
-    actual = {"user_content": user, "final_response": {"role": "model", "parts": [{"text": response}]},
-              "intermediate_data": {"invocation_events": events}}
+    expected = {
+        "user_content": user,
+        "final_response": {"role": "model", "parts": [{"text": reference}]},
+        "intermediate_data": {"tool_uses": expected_calls},
+    }
+    events = [
+        {"author": "agent", "content": {"role": "model", "parts": [{"function_call": c}]}}
+        for c in actual_calls
+    ]
+    actual = {
+        "user_content": user,
+        "final_response": {"role": "model", "parts": [{"text": response}]},
+        "intermediate_data": {"invocation_events": events},
+    }
     return actual, expected
 
 
@@ -57,17 +133,30 @@ def build(n: int, per_case: int):
     rng = random.Random(2026)
     pairs = [invocation_pair(rng) for _ in range(n)]
     cases = [pairs[i : i + per_case] for i in range(0, n, per_case)]
-    ours = [([Invocation.model_validate(a) for a, _ in c], [Invocation.model_validate(e) for _, e in c]) for c in cases]
-    adk = [([AdkInvocation.model_validate_json(json.dumps(a)) for a, _ in c],
-            [AdkInvocation.model_validate_json(json.dumps(e)) for _, e in c]) for c in cases]
+    ours = [
+        ([Invocation.model_validate(a) for a, _ in c], [Invocation.model_validate(e) for _, e in c])
+        for c in cases
+    ]
+    adk = [
+        (
+            [AdkInvocation.model_validate_json(json.dumps(a)) for a, _ in c],
+            [AdkInvocation.model_validate_json(json.dumps(e)) for _, e in c],
+        )
+        for c in cases
+    ]
     return ours, adk
 
 
 def run_ours(cases) -> list[tuple[float, float]]:
     rouge_tokenizer.tokenize_text.cache_clear()
     rouge_tokenizer._ascii_word_tokens.cache_clear()
-    criteria = resolve_criteria({"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDER"},
-                                 "response_match_score": 0.8}, None)
+    criteria = resolve_criteria(
+        {
+            "tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDER"},
+            "response_match_score": 0.8,
+        },
+        None,
+    )
     scores = []
     for i, (actual, expected) in enumerate(cases):
         case = EvalCase(eval_id=f"c{i}", conversation=expected)
@@ -81,11 +170,18 @@ def run_adk(cases) -> list[tuple[float, float]]:
     for actual, expected in cases:
         # LocalEvalService builds an evaluator per metric per case through its registry; so do we here.
         criterion = ToolTrajectoryCriterion(threshold=1.0, match_type="IN_ORDER")
-        trajectory = TrajectoryEvaluator(eval_metric=EvalMetric(metric_name="tool_trajectory_avg_score", threshold=1.0,
-                                                                criterion=criterion))
+        trajectory = TrajectoryEvaluator(
+            eval_metric=EvalMetric(
+                metric_name="tool_trajectory_avg_score", threshold=1.0, criterion=criterion
+            )
+        )
         rouge = RougeEvaluator(EvalMetric(metric_name="response_match_score", threshold=0.8))
-        scores.append((trajectory.evaluate_invocations(actual, expected).overall_score,
-                       rouge.evaluate_invocations(actual, expected).overall_score))
+        scores.append(
+            (
+                trajectory.evaluate_invocations(actual, expected).overall_score,
+                rouge.evaluate_invocations(actual, expected).overall_score,
+            )
+        )
     return scores
 
 
@@ -109,9 +205,13 @@ def main() -> int:
         ours_times.append(t)
         t, adk_scores = timed(run_adk, adk_cases)
         adk_times.append(t)
-    worst = max(abs(a - b) for x, y in zip(ours_scores, adk_scores, strict=True) for a, b in zip(x, y, strict=True))
+    worst = max(
+        abs(a - b) for x, y in zip(ours_scores, adk_scores, strict=True) for a, b in zip(x, y, strict=True)
+    )
     ours_best, adk_best = min(ours_times), min(adk_times)
-    print(f"scoring {args.invocations} invocations ({len(ours_cases)} cases) with tool_trajectory_avg_score + response_match_score")
+    print(
+        f"scoring {args.invocations} invocations ({len(ours_cases)} cases) with tool_trajectory_avg_score + response_match_score"
+    )
     print(f"  adk-eval-gate : best {ours_best:.3f}s  runs {', '.join(f'{t:.3f}' for t in ours_times)}")
     print(f"  google-adk    : best {adk_best:.3f}s  runs {', '.join(f'{t:.3f}' for t in adk_times)}")
     print(f"  speed-up      : {adk_best / ours_best:.2f}x  (target >= 2x)")
