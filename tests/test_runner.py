@@ -170,3 +170,14 @@ def test_progress_is_printed_for_real_runs(example, capsys):
 
     main(["run", "--config", str(example / "eval-gate.yml"), "--output", str(Path(example) / "r.json")])
     assert "[adk-eval-gate] 6/6 runs done, 0 errored" in capsys.readouterr().err
+
+
+def test_worker_processes_leave_google_adk_out_of_this_process(example, tmp_path):
+    """The agent host imports google-adk once and forks the workers from it: the run's own process never does."""
+    from .test_replay import loaded_after_run
+
+    config = example / "eval-gate.yml"
+    config.write_text(config.read_text().replace("retries: 2 ", "retries: 2\n  workers: 2 "))
+    loaded = loaded_after_run(config, tmp_path / "r.json")
+    assert not {m for m in loaded if m.startswith("google.adk")}
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["passed"] == 4
