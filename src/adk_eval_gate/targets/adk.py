@@ -43,8 +43,12 @@ def _load_dotenv(folder: Path) -> None:
 def _import_folder(folder: Path) -> Any:
     init = folder / "__init__.py"
     if not init.is_file():
-        raise InputError(folder, "target.agent", "is not an agent folder (no __init__.py)",
-                         "point at the folder `adk eval` would take, or use module:attribute")
+        raise InputError(
+            folder,
+            "target.agent",
+            "is not an agent folder (no __init__.py)",
+            "point at the folder `adk eval` would take, or use module:attribute",
+        )
     name = f"_adk_eval_gate_agent_{folder.name}_{abs(hash(str(folder.resolve())))}"
     if name in sys.modules:
         return getattr(sys.modules[name], "agent", sys.modules[name])
@@ -67,8 +71,12 @@ def _import_attribute(reference: str, base_dir: Path) -> Any:
     try:
         return getattr(module, attribute)
     except AttributeError:
-        raise InputError(None, "target.agent", f"module {module_name!r} has no attribute {attribute!r}",
-                         "name the root agent or App object after the colon") from None
+        raise InputError(
+            None,
+            "target.agent",
+            f"module {module_name!r} has no attribute {attribute!r}",
+            "name the root agent or App object after the colon",
+        ) from None
 
 
 async def load_agent(reference: str, base_dir: Path) -> tuple[Any, Any]:
@@ -90,8 +98,12 @@ async def load_agent(reference: str, base_dir: Path) -> tuple[Any, Any]:
     except InputError:
         raise
     except Exception as exc:  # the user's agent code failed to import
-        raise InputError(reference, "target.agent", f"importing the agent failed: {type(exc).__name__}: {exc}",
-                         "fix the agent module so it imports") from None
+        raise InputError(
+            reference,
+            "target.agent",
+            f"importing the agent failed: {type(exc).__name__}: {exc}",
+            "fix the agent module so it imports",
+        ) from None
     if holder is not None:
         app = getattr(holder, "app", None)
         if isinstance(app, App):
@@ -101,8 +113,12 @@ async def load_agent(reference: str, base_dir: Path) -> tuple[Any, Any]:
         if hasattr(holder, "get_agent_async"):
             agent, _cleanup = await holder.get_agent_async()
             return None, agent
-        raise InputError(reference, "target.agent", "the agent module has no `app`, `root_agent` or `get_agent_async`",
-                         "define root_agent in agent.py, as for `adk eval`")
+        raise InputError(
+            reference,
+            "target.agent",
+            "the agent module has no `app`, `root_agent` or `get_agent_async`",
+            "define root_agent in agent.py, as for `adk eval`",
+        )
     if isinstance(found, App):
         return found, found.root_agent
     if isinstance(found, BaseAgent):
@@ -112,8 +128,12 @@ async def load_agent(reference: str, base_dir: Path) -> tuple[Any, Any]:
         made = await made if inspect.isawaitable(made) else made
         made = made[0] if isinstance(made, tuple) else made
         return (made, made.root_agent) if isinstance(made, App) else (None, made)
-    raise InputError(reference, "target.agent", f"{type(found).__name__} is not an ADK agent or App",
-                     "point at a root agent, an App, or a factory returning one")
+    raise InputError(
+        reference,
+        "target.agent",
+        f"{type(found).__name__} is not an ADK agent or App",
+        "point at a root agent, an App, or a factory returning one",
+    )
 
 
 def _app_details_plugin():
@@ -131,11 +151,16 @@ def _app_details_plugin():
             name = callback_context.agent_name
             if name not in details:
                 config = llm_request.config
-                tools = [t.model_dump(mode="json", exclude_none=True) if hasattr(t, "model_dump") else t
-                         for t in (config.tools or [])]
+                tools = [
+                    t.model_dump(mode="json", exclude_none=True) if hasattr(t, "model_dump") else t
+                    for t in (config.tools or [])
+                ]
                 instructions = config.system_instruction
-                details[name] = AgentDetails(name=name, instructions=instructions if isinstance(instructions, str) else "",
-                                             tool_declarations=tools)
+                details[name] = AgentDetails(
+                    name=name,
+                    instructions=instructions if isinstance(instructions, str) else "",
+                    tool_declarations=tools,
+                )
             return None
 
     return AppDetailsRecorder()
@@ -144,7 +169,11 @@ def _app_details_plugin():
 def _is_transient(exc: BaseException) -> bool:
     """A model API's 408/429/5xx (google-genai's APIError carries the HTTP code)."""
     code = getattr(exc, "code", None)
-    return type(exc).__module__.startswith("google.genai") and isinstance(code, int) and (code in (408, 429) or code >= 500)
+    return (
+        type(exc).__module__.startswith("google.genai")
+        and isinstance(code, int)
+        and (code in (408, 429) or code >= 500)
+    )
 
 
 def _retry_plugin() -> list[Any]:
@@ -161,7 +190,9 @@ def _retry_plugin_class() -> Any:
     name = "google.adk.evaluation._retry_options_utils"
     if "google.adk.evaluation" not in sys.modules:
         adk = importlib.util.find_spec("google.adk")
-        path = Path(adk.submodule_search_locations[0], "evaluation", "_retry_options_utils.py") if adk else None
+        path = (
+            Path(adk.submodule_search_locations[0], "evaluation", "_retry_options_utils.py") if adk else None
+        )
         if path is not None and path.is_file():
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
@@ -209,6 +240,12 @@ _LAZY_RUNTIME = (
     "google.adk.models.google_llm",
     "google.adk.apps.app",
     "google.adk.tools.transfer_to_agent_tool",
+    "google.adk.tools.google_search_tool",
+    "google.adk.tools.vertex_ai_search_tool",
+    "google.adk.tools._node_tool",
+    "google.adk.agents._agent_router",
+    "google.adk.workflow._node_runner_utils",
+    "google.adk.a2a.agent",
 )
 
 
@@ -240,8 +277,12 @@ class AdkTarget:
             except InputError:
                 raise
             except Exception as exc:
-                raise InputError(self._reference, "target.agent", f"importing the agent failed: {type(exc).__name__}: {exc}",
-                                 "fix the agent module so it imports") from None
+                raise InputError(
+                    self._reference,
+                    "target.agent",
+                    f"importing the agent failed: {type(exc).__name__}: {exc}",
+                    "fix the agent module so it imports",
+                ) from None
 
     async def start(self) -> None:
         self.preload()
@@ -269,9 +310,15 @@ class AdkTarget:
         from google.adk.runners import Runner
 
         plugins = [self._recorder, *_retry_plugin()]
-        services = {"session_service": self._sessions, "artifact_service": self._artifacts, "memory_service": self._memory}
+        services = {
+            "session_service": self._sessions,
+            "artifact_service": self._artifacts,
+            "memory_service": self._memory,
+        }
         if self._app is not None:
-            app = self._app.model_copy(update={"plugins": list(self._app.plugins) + plugins, "root_agent": self._agent})
+            app = self._app.model_copy(
+                update={"plugins": list(self._app.plugins) + plugins, "root_agent": self._agent}
+            )
             runner = Runner(app=app, app_name=app_name, **services)
         else:
             runner = Runner(app_name=app_name, agent=self._agent, plugins=plugins, **services)
@@ -286,36 +333,51 @@ class AdkTarget:
         session_id = (session_input.session_id if session_input else None) or f"adk-eval-gate-{uuid.uuid4()}"
         session = None
         if session_input and session_input.session_id:
-            session = await self._sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+            session = await self._sessions.get_session(
+                app_name=app_name, user_id=user_id, session_id=session_id
+            )
         if session is None:
             session = await self._sessions.create_session(
-                app_name=app_name, user_id=user_id, state=dict(session_input.state) if session_input else {},
+                app_name=app_name,
+                user_id=user_id,
+                state=dict(session_input.state) if session_input else {},
                 session_id=session_id,
             )
         invocations: list = []
         try:
             await self._run_turns(user, self._runner(session.app_name), user_id, session.id, invocations)
         finally:
-            await self._sessions.delete_session(app_name=session.app_name, user_id=user_id, session_id=session.id)
+            await self._sessions.delete_session(
+                app_name=session.app_name, user_id=user_id, session_id=session.id
+            )
         return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=user.usage)
 
-    async def _run_turns(self, user: Any, runner: Any, user_id: str, session_id: str, invocations: list) -> None:
+    async def _run_turns(
+        self, user: Any, runner: Any, user_id: str, session_id: str, invocations: list
+    ) -> None:
         history: list[tuple[str, Any]] = []
         try:
             while (message := await user.next_message(history)) is not None:
                 started = time.monotonic()
                 events = [
-                    event async for event in runner.run_async(user_id=user_id, session_id=session_id,
-                                                              new_message=message)
+                    event
+                    async for event in runner.run_async(
+                        user_id=user_id, session_id=session_id, new_message=message
+                    )
                 ]
                 history += [("user", message), *((event.author, event.content) for event in events)]
                 invocation_id = next((e.invocation_id for e in events if e.invocation_id), "")
                 details = self._recorder.by_invocation.pop(invocation_id, None)
-                invocations.append(events_to_invocation(
-                    events, message, invocation_id=invocation_id, creation_timestamp=time.time(),
-                    duration=round(time.monotonic() - started, 3),
-                    app_details=AppDetails(agent_details=details) if details else None,
-                ))
+                invocations.append(
+                    events_to_invocation(
+                        events,
+                        message,
+                        invocation_id=invocation_id,
+                        creation_timestamp=time.time(),
+                        duration=round(time.monotonic() - started, 3),
+                        app_details=AppDetails(agent_details=details) if details else None,
+                    )
+                )
         except Exception as exc:
             if _is_transient(exc):
                 raise TransientTargetError(f"model call failed: {one_line(exc)}") from None

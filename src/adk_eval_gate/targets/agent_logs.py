@@ -29,9 +29,9 @@ class RepeatCollapser:
         self._stream = stream
         self.counts: dict[str, int] = {}
 
-    def add(self, text: str) -> None:
+    def add(self, text: str, times: int = 1) -> None:
         seen = self.counts.get(text, 0)
-        self.counts[text] = seen + 1
+        self.counts[text] = seen + times
         if not seen:
             print(text, file=self._stream or sys.stderr, flush=True)
 

@@ -20,7 +20,8 @@ import dataclasses
 import gc
 import os
 import signal
-from collections import deque
+import threading
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -83,7 +84,17 @@ async def _serve(target: Target, address: str, settings: RunnerSettings) -> None
             loop.call_soon_threadsafe(writer.write, pack(message))
 
     writer.write(pack(("hello", os.getpid())))
-    handler = agent_logs.install(lambda text: send(("log", text)))
+    logged: Counter = Counter()
+    logged_lock = threading.Lock()
+
+    def log(text: str) -> None:  # the first of each text now; how often each came, at the end
+        with logged_lock:
+            logged[text] += 1
+            first = logged[text] == 1
+        if first:
+            send(("log", text))
+
+    handler = agent_logs.install(log)
     try:
         await target.start()
     except BaseException as exc:  # reported to the run as one line; a traceback here would be lost in CI logs
@@ -116,7 +127,12 @@ async def _serve(target: Target, address: str, settings: RunnerSettings) -> None
         with contextlib.suppress(Exception):
             await target.aclose()
         agent_logs.uninstall(handler)
-        writer.close()
+        with logged_lock:
+            writer.write(pack(("log", {text: count - 1 for text, count in logged.items() if count > 1})))
+        with contextlib.suppress(ConnectionError):  # flushed before the loop ends, or it would be lost
+            await writer.drain()
+            writer.close()
+            await writer.wait_closed()
 
 
 def _in_loop(loop: asyncio.AbstractEventLoop) -> bool:
@@ -235,7 +251,7 @@ async def run_jobs_in_workers(
         elif message[0] == "fatal":
             stopped = f"worker process failed: {message[1]}"
         elif message[0] == "log":
-            logs.add(message[1])
+            _log(logs, message[1])
         elif message[0] == "result":
             index = message[1]
             worker.in_flight.discard(index)
@@ -255,11 +271,27 @@ async def run_jobs_in_workers(
     for task in (*connecting, *([stop_waiter] if stop_waiter else [])):
         task.cancel()
     await _finish(host, pool, "stop" if stopped else "done")
+    if readers:  # what the workers said on their way out: their repeated log lines
+        await asyncio.wait(readers, timeout=2.0)
     for task in readers:
         task.cancel()
+    while not inbox.empty():
+        _, message = inbox.get_nowait()
+        if message is not None and message[0] == "log":
+            _log(logs, message[1])
+    for worker in pool:
+        worker.writer.close()
     if own_logs:
         logs.summarise()
     return _unfinished(results, jobs, stopped), stopped
+
+
+def _log(logs: agent_logs.RepeatCollapser, said: str | dict[str, int]) -> None:
+    if isinstance(said, str):
+        logs.add(said)
+    else:
+        for text, repeats in said.items():
+            logs.add(text, repeats)
 
 
 async def _finish(host: AgentHost, pool: list[_Worker], last: str) -> None:
@@ -269,7 +301,7 @@ async def _finish(host: AgentHost, pool: list[_Worker], last: str) -> None:
         if not worker.gone:
             with contextlib.suppress(ConnectionError):
                 worker.writer.write(pack((last,)))
-                worker.writer.close()
+                worker.writer.write_eof()  # still listening: a worker's last words are its repeated log lines
     for worker in pool:
         if await host.exit_code(worker.pid, 5.0) is None:
             with contextlib.suppress(OSError):
