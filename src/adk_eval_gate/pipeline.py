@@ -36,7 +36,7 @@ from .sampling.budget import NOT_RUN_PREFIX, SpendingLimit
 from .sampling.decider import Decider
 from .targets import CaseRun, Target, agent_logs, build_target
 from .targets.agent_host import AgentHost, hosted_agents, take_warm_host
-from .targets.eval_history import history_folder
+from .targets.eval_history import case_results, history_folder, write_history_or_warn
 from .targets.runner import Job, RunnerSettings, run_jobs
 from .targets.simulation import SimulationSettings
 from .targets.workers import run_jobs_in_workers
@@ -341,14 +341,11 @@ async def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult],
             continue
         for eval_set in agent.eval_sets:
             result = next(r for r in eval_set_results if r.agent == agent.name and r.eval_set_id == eval_set.eval_set_id)
-            cases = eval_set.file.eval_set.eval_cases
+            cases = case_results(result, {c.eval_id: c for c in eval_set.file.eval_set.eval_cases})
             if host is not None:
-                await host.write_history(agent.name, folder, result.model_dump_json(),
-                                         [c.model_dump(mode="json", exclude_none=True) for c in cases])
+                await host.write_history(agent.name, folder, result.eval_set_id, cases)
             else:
-                from .targets.eval_history import write_history_or_warn
-
-                write_history_or_warn(agent.name, folder, result, {c.eval_id: c for c in cases})
+                write_history_or_warn(agent.name, folder, result.eval_set_id, cases)
 
 
 def _drop_cut_extra_runs(jobs: list[Job], runs: list[CaseRun], sampling: dict[tuple[str, str, str], Sampling],

@@ -195,9 +195,10 @@ class AgentHost:
             await asyncio.wait_for(self._exit_event(pid).wait(), timeout)
         return self._exits.get(pid)
 
-    async def write_history(self, agent: str, folder: Path, result_json: str, cases: list[dict]) -> None:
+    async def write_history(self, agent: str, folder: Path, eval_set_id: str, results: list[dict]) -> None:
+        """ADK eval history from `eval_history.case_results`, written while this process goes on."""
         await self._attach()
-        self._writer.write(pack(("history", agent, str(folder), result_json, cases)))
+        self._writer.write(pack(("history", agent, str(folder), eval_set_id, results)))
         await self._writer.drain()
 
     async def release(self) -> None:

@@ -90,14 +90,18 @@ def _per_run(case: CaseResult, run: int) -> dict[str, RunMetric]:
 
 
 def save_history(manager: Any, app_name: str, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
-    """Through any ADK `EvalSetResultsManager` (local, GCS, or the one an AgentEvaluator caller passes). ADK's
-    manager writes the file itself, past our redacting writers: secrets the agent echoed are masked here first."""
+    """Through any ADK `EvalSetResultsManager` (local, GCS, or the one an AgentEvaluator caller passes)."""
+    save_case_results(manager, app_name, eval_set.eval_set_id, case_results(eval_set, cases))
+
+
+def save_case_results(manager: Any, app_name: str, eval_set_id: str, results: list[dict[str, Any]]) -> None:
+    """ADK's manager writes the file itself, past our redacting writers: secrets the agent echoed are masked
+    here first."""
     from ..redaction import redact_json, secret_values
 
-    results = case_results(eval_set, cases)
     if secrets := secret_values():
         results = redact_json(results, secrets)
-    manager.save_eval_set_result(app_name, eval_set.eval_set_id, case_results_adapter().validate_python(results))
+    manager.save_eval_set_result(app_name, eval_set_id, case_results_adapter().validate_python(results))
 
 
 @cache
@@ -111,21 +115,16 @@ def case_results_adapter() -> Any:
     return TypeAdapter(list[EvalCaseResult])
 
 
-def write_history(agent_folder: Path, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
-    """Saves one eval set's results where `adk web` looks for the agent folder's history."""
-    from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
-
-    save_history(
-        LocalEvalSetResultsManager(agents_dir=str(agent_folder.parent)), agent_folder.name, eval_set, cases
-    )
-
-
-def write_history_or_warn(agent: str, folder: Path, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
-    """A history that cannot be written is a warning, never a lost run."""
+def write_history_or_warn(agent: str, folder: Path, eval_set_id: str, results: list[dict[str, Any]]) -> None:
+    """Saves one eval set's `case_results` where `adk web` looks for the agent folder's history; a history that
+    cannot be written is a warning, never a lost run."""
     try:
-        write_history(folder, eval_set, cases)
+        from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
+
+        manager = LocalEvalSetResultsManager(agents_dir=str(folder.parent))
+        save_case_results(manager, folder.name, eval_set_id, results)
     except Exception as exc:  # a read-only checkout, an id ADK refuses as a file name, ...
-        print(f"warning: ADK eval history for {agent}/{eval_set.eval_set_id} not written: {exc}", file=sys.stderr)
+        print(f"warning: ADK eval history for {agent}/{eval_set_id} not written: {exc}", file=sys.stderr)
 
 
 def history_folder(agent: Any, base_dir: Path) -> Path | None:

@@ -131,12 +131,7 @@ def _prepare_history() -> None:
     case_results_adapter()
 
 
-def _write_history(agent: str, folder: str, result_json: str, cases: list[dict]) -> None:
-    from ..evalsets.models import EvalCase
-    from ..results.models import EvalSetResult
+def _write_history(agent: str, folder: str, eval_set_id: str, results: list[dict]) -> None:
     from .eval_history import write_history_or_warn
 
-    result = EvalSetResult.model_validate_json(result_json)
-    write_history_or_warn(
-        agent, Path(folder), result, {c["eval_id"]: EvalCase.model_validate(c) for c in cases}
-    )
+    write_history_or_warn(agent, Path(folder), eval_set_id, results)
