@@ -223,6 +223,12 @@ def import_runtime() -> None:
     for name in _LAZY_RUNTIME:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
+    # google-genai builds a model's validator on its first use; those every model call uses are built here.
+    from google.genai import types
+
+    for name in _GENAI_PER_CALL:
+        if (model := getattr(types, name, None)) is not None:
+            model.model_rebuild()
 
 
 _LAZY_RUNTIME = (
@@ -247,6 +253,8 @@ _LAZY_RUNTIME = (
     "google.adk.workflow._node_runner_utils",
     "google.adk.a2a.agent",
 )
+_GENAI_PER_CALL = ("Content", "UserContent", "FunctionCall", "FunctionResponse", "FunctionDeclaration", "Tool",
+                   "GenerateContentConfig", "HttpOptions", "LiveConnectConfig", "AudioTranscriptionConfig")
 
 
 class AdkTarget:

@@ -57,6 +57,7 @@ def _decode(data: dict[str, Any]) -> CaseRun:
         data["error"],
         data["duration"],
         data["simulator_usage"],
+        tuple(invocations) if invocations is not None else None,
     )
 
 
