@@ -144,7 +144,8 @@ class _Rounds:
 
 async def _dispatch(targets: list[Target], jobs: list[Job], settings: RunnerSettings, quiet: bool,
                     started: list[Target], host: AgentHost | None, logs: agent_logs.RepeatCollapser, *,
-                    limit: SpendingLimit | None = None, round_number: int = 1) -> tuple[list[CaseRun], str | None]:
+                    limit: SpendingLimit | None = None, round_number: int = 1,
+                    history_tags: dict[int, str] | None = None) -> tuple[list[CaseRun], str | None]:
     """Agents the agent host can run go to worker processes forked by it (one pool per agent); every other job
     shares one pool in this process. Targets started here stay started for later rounds (`started`); the
     caller closes them. A spending limit admits each job, wherever it runs, as it starts."""
@@ -178,7 +179,8 @@ async def _dispatch(targets: list[Target], jobs: list[Job], settings: RunnerSett
         groups = [
             run_group(run_jobs_in_workers(host, target, [jobs[i] for i in indices], settings,
                                           worker_count(settings, len(indices)), quiet=quiet, stop_event=stop,
-                                          logs=logs, admit=admit, finished=finished), indices)
+                                          logs=logs, admit=admit, finished=finished,
+                                          history_tag=(history_tags or {}).get(id(target))), indices)
             for target, indices in pooled
         ]
         local_targets = {id(jobs[i].target): jobs[i].target for i in local}
@@ -268,8 +270,9 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
     host, own_host = take_warm_host(), False
     if host is None and (agents := hosted_agents(targets, settings.workers)):
         host, own_host = AgentHost.start(agents), True
+    tags = {id(t): a.name for a, t in zip(plan.agents, targets, strict=True) if history_folder(a.agent, plan.workflow.base_dir)}
     if host is not None:
-        host.writes_history = any(history_folder(a.agent, plan.workflow.base_dir) for a in plan.agents)
+        host.writes_history = bool(tags)
     logs = agent_logs.RepeatCollapser()
     handler = agent_logs.install(logs.add)  # for agents run in this process
     try:
@@ -277,7 +280,7 @@ async def run_plan_async(plan: Plan, *, quiet: bool = False, settings: RunnerSet
         while round_jobs:
             round_start = time.perf_counter()
             runs, stopped = await _dispatch(targets, round_jobs, settings, quiet, started, host, logs, limit=limit,
-                                            round_number=round_number)
+                                            round_number=round_number, history_tags=tags)
             inference_seconds += time.perf_counter() - round_start
             if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
                 round_jobs, runs = _drop_cut_extra_runs(round_jobs, runs, rounds.sampling, names)
@@ -341,7 +344,8 @@ async def _write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult],
             continue
         for eval_set in agent.eval_sets:
             result = next(r for r in eval_set_results if r.agent == agent.name and r.eval_set_id == eval_set.eval_set_id)
-            cases = case_results(result, {c.eval_id: c for c in eval_set.file.eval_set.eval_cases})
+            cases = case_results(result, {c.eval_id: c for c in eval_set.file.eval_set.eval_cases}, tag=agent.name,
+                                 held=host.held if host is not None else frozenset())
             if host is not None:
                 await host.write_history(agent.name, folder, result.eval_set_id, cases)
             else:

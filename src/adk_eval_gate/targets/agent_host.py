@@ -94,6 +94,10 @@ class AgentHost:
         self._connections: dict[int, asyncio.Future] = {}
         self._tasks: list[asyncio.Task] = []
         self._server: asyncio.AbstractServer | None = None
+        self._historian: asyncio.StreamWriter | None = (
+            None  # the history writer (historian.py), once connected
+        )
+        self.held: set[tuple] = set()  # invocations forwarded to it
 
     @classmethod
     def start(cls, agents: list[tuple[str, Path]] | None = None) -> AgentHost:
@@ -160,6 +164,9 @@ class AgentHost:
         if hello is None:
             writer.close()
             return
+        if hello[2:] == ("historian",):
+            self._historian = writer
+            return
         waiter = self._connections.setdefault(hello[1], asyncio.get_running_loop().create_future())
         if not waiter.done():
             waiter.set_result((reader, writer))
@@ -195,14 +202,23 @@ class AgentHost:
             await asyncio.wait_for(self._exit_event(pid).wait(), timeout)
         return self._exits.get(pid)
 
+    def forward_invocations(self, key: tuple, invocations: list[dict]) -> None:
+        """Hands invocations to the history writer ahead of the history (eval_history.Ref names them)."""
+        if self._historian is not None and key not in self.held:
+            self._historian.write(pack(("invocations", key, invocations)))
+            self.held.add(key)
+
     async def write_history(self, agent: str, folder: Path, eval_set_id: str, results: list[dict]) -> None:
         """ADK eval history from `eval_history.case_results`, written while this process goes on."""
         await self._attach()
-        self._writer.write(pack(("history", agent, str(folder), eval_set_id, results)))
-        await self._writer.drain()
+        writer = self._historian or self._writer
+        writer.write(pack(("history", agent, str(folder), eval_set_id, results)))
+        await writer.drain()
 
     async def release(self) -> None:
         """No more requests: the host finishes what it was asked (eval history) and exits."""
+        if self._historian is not None:
+            self._historian.close()
         if self._writer is not None:
             self._writer.close()
             with contextlib.suppress(ConnectionError):

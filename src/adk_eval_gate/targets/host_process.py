@@ -38,7 +38,7 @@ def main(fd: int) -> None:
 def _import_runtime() -> str | None:
     from ..errors import InputError
     from . import workers  # noqa: F401  (what every worker runs, imported once here)
-    from .adk import import_runtime
+    from .adk_runtime import import_runtime
 
     try:
         import_runtime()
@@ -63,13 +63,13 @@ def _preload(agents: list[tuple[str, str]]) -> str | None:
         return "an agent started a thread while importing, so worker processes cannot be forked from it"
     # Objects that exist now are shared with every worker: kept out of the collector's way, they stay shared
     # instead of being copied into each worker when a collection touches them.
-    gc.collect()
     gc.freeze()
     return None
 
 
 def _serve(control: socket.socket) -> None:
     children: set[int] = set()
+    historian = False
     while True:
         readable, _, _ = select.select([control], [], [], 0.05 if children else None)
         _reap(control, children, block=False)
@@ -83,9 +83,12 @@ def _serve(control: socket.socket) -> None:
             pids = [_fork(control, target, settings, address) for _ in range(count)]
             children.update(pids)
             control.sendall(pack(("forked", pids)))
-            if history:
-                _prepare_history()
-        elif message[0] == "history":
+            if history and not historian:
+                from . import historian as history_writer
+
+                children.add(history_writer.start(control, address))
+                historian = True
+        elif message[0] == "history":  # sent here only when the writer never connected
             _write_history(*message[1:])
     _reap(control, children, block=True)
 
@@ -121,14 +124,6 @@ def _fork(control: socket.socket, target: Any, settings: Any, address: str) -> i
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(code)  # never return into the host's loop, nor run its exit handlers
-
-
-def _prepare_history() -> None:
-    """ADK's result models, imported and built while the workers run rather than when the run is waiting for
-    the history at its end."""
-    from .eval_history import case_results_adapter
-
-    case_results_adapter()
 
 
 def _write_history(agent: str, folder: str, eval_set_id: str, results: list[dict]) -> None:

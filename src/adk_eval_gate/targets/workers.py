@@ -165,6 +165,7 @@ async def run_jobs_in_workers(
     logs: agent_logs.RepeatCollapser | None = None,
     admit: Callable[[Job], str | None] | None = None,
     finished: Callable[[CaseRun], None] | None = None,
+    history_tag: str | None = None,
 ) -> tuple[list[CaseRun], str | None]:
     """Like `runner.run_jobs`, over `workers` processes sharing `settings.concurrency`."""
     results: list[CaseRun | None] = [None] * len(jobs)
@@ -257,6 +258,8 @@ async def run_jobs_in_workers(
             index = message[1]
             worker.in_flight.discard(index)
             results[index] = _decode(message[2])
+            if history_tag is not None and results[index].dumped is not None:
+                _forward(host, history_tag, jobs[index], results[index].dumped)
             received += 1
             progress.update(results[index])
             if finished is not None:
@@ -285,6 +288,14 @@ async def run_jobs_in_workers(
     if own_logs:
         logs.summarise()
     return _unfinished(results, jobs, stopped), stopped
+
+
+def _forward(host: AgentHost, tag: str, job: Job, actual: tuple[dict, ...]) -> None:
+    """The run's invocations, to the history writer while the agent runs (see historian.py)."""
+    host.forward_invocations(("actual", tag, job.eval_set_id, job.case.eval_id, job.run), list(actual))
+    if job.case.conversation:
+        expected = [dump_invocation(i) for i in job.case.conversation]
+        host.forward_invocations(("expected", tag, job.eval_set_id, job.case.eval_id), expected)
 
 
 def _log(logs: agent_logs.RepeatCollapser, said: str | dict[str, int]) -> None:
