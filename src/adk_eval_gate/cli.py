@@ -26,15 +26,17 @@ def _plan(config: str, *, warm_up: bool = False):
     """The config alone is checked first: its errors come before importing the eval-set and criteria machinery
     (google-genai, rouge), which takes seconds, so rejecting a bad config stays instant. `warm_up` starts the
     agent host (google-adk's import) alongside."""
-    from .targets import agent_host
-
     if warm_up:
-        agent_host.warm_up_early(Path(config))
+        from .targets.host_start import warm_up_early
+
+        warm_up_early(Path(config))
     from .config.loader import load_workflow
 
     workflow = load_workflow(config)
     if warm_up:
-        agent_host.warm_up(workflow)
+        from .targets.agent_host import warm_up as name_agents
+
+        name_agents(workflow)
     from .plan import plan_for
 
     return plan_for(workflow)  # the config is read and parsed once
@@ -124,11 +126,11 @@ def _decider(args: argparse.Namespace, plan):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .targets.agent_host import finish_warm_up
-
     try:
         return _run_and_report(args)
     finally:
+        from .targets.agent_host import finish_warm_up
+
         finish_warm_up()
 
 

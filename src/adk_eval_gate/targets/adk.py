@@ -21,9 +21,9 @@ from typing import Any
 from ..errors import InputError
 from ..evalsets.models import AgentDetails, AppDetails, EvalCase
 from .adk_runtime import import_runtime, require_adk, retry_plugin_class
-from .agent_host import load_agent_dotenv
 from .base import CaseRun, TransientTargetError, one_line
 from .events import events_to_invocation
+from .host_start import load_agent_dotenv
 from .simulation import SimulationSettings, Users
 
 

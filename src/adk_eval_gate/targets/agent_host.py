@@ -17,21 +17,12 @@ import asyncio
 import contextlib
 import os
 import pickle
-import re
 import socket
-import struct
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-_HEADER = struct.Struct("!I")
-
-
-def pack(message: Any) -> bytes:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    return _HEADER.pack(len(data)) + data
+from .host_start import _HEADER, fork_supported, load_agent_dotenv, pack, spawn, take_early
 
 
 async def read_message(reader: asyncio.StreamReader) -> Any | None:
@@ -41,40 +32,6 @@ async def read_message(reader: asyncio.StreamReader) -> Any | None:
         return pickle.loads(await reader.readexactly(size))
     except (asyncio.IncompleteReadError, ConnectionError):
         return None
-
-
-def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
-    chunks, left = [], size
-    while left:
-        chunk = sock.recv(left)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def recv_blocking(sock: socket.socket) -> Any | None:
-    header = _recv_exactly(sock, _HEADER.size)
-    data = header and _recv_exactly(sock, _HEADER.unpack(header)[0])
-    return None if data is None else pickle.loads(data)
-
-
-def load_agent_dotenv(reference: str, base_dir: Path) -> None:
-    """The agent folder's `.env`, loaded as `adk eval` loads it (never overriding the environment): before the
-    host starts, so the host, its workers and this process (the judges) all see it."""
-    folder = Path(reference)
-    folder = folder if folder.is_absolute() else base_dir / folder
-    env_file = folder / ".env"
-    if not folder.is_dir() or not env_file.is_file() or os.environ.get("ADK_DISABLE_LOAD_DOTENV"):
-        return
-    from dotenv import load_dotenv  # a google-adk dependency
-
-    load_dotenv(env_file, override=False)
-
-
-def fork_supported() -> bool:
-    return hasattr(os, "fork") and sys.platform != "win32"
 
 
 class AgentHost:
@@ -104,16 +61,7 @@ class AgentHost:
         """Starts the host, which imports google-adk's runtime at once, then `agents` (reference, base directory)
         once they are named here or later by `preload`. This returns without waiting, so the imports overlap
         this process's own start-up."""
-        ours, theirs = socket.socketpair()
-        code = (
-            f"import sys; sys.path[:] = {sys.path!r}; from adk_eval_gate.targets.host_process import main; "
-            f"main({theirs.fileno()})"
-        )
-        process = subprocess.Popen(
-            [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL
-        )
-        theirs.close()
-        host = cls(process, ours, Path(tempfile.mkdtemp(prefix="adk-eval-gate-")))
+        host = cls(*spawn())
         if agents is not None:
             host.preload(agents)
         return host
@@ -244,7 +192,6 @@ class AgentHost:
             self._workdir.rmdir()
 
 
-_early: list[AgentHost] = []  # started by warm_up_early, agents not yet named
 _warm: list[AgentHost] = []  # started by warm_up, for the next run
 _finishing: list[AgentHost] = []  # taken by a run, perhaps still writing eval history
 
@@ -259,26 +206,11 @@ def hosted_agents(targets: list[Any], workers: int | None) -> list[tuple[str, Pa
     ]
 
 
-_ADK_TARGET = re.compile(r"""kind\s*:\s*["']?adk["']?\s*(?:[,}#\n]|$)""")
-
-
-def warm_up_early(config: Path) -> None:
-    """Starts the agent host before the config is even validated when its text names an `adk` target: the host
-    spends the next second importing google-adk, which the run would otherwise wait for. `warm_up` then names
-    the agents, or discards the host when the config runs none here."""
-    try:
-        text = config.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return
-    if fork_supported() and _ADK_TARGET.search(text):
-        _early.append(AgentHost.start())
-
-
 def warm_up(workflow: Any) -> None:
     """Has the agent host import the workflow's `adk` agents (starting it if `warm_up_early` did not), so
     google-adk is imported while this process loads the eval sets; the next run takes it (`take_warm_host`).
     Call `finish_warm_up` last."""
-    early = _early.pop() if _early else None
+    early = AgentHost(*spawned) if (spawned := take_early()) is not None else None
     agents = [
         (a.settings.target.agent, workflow.base_dir)
         for a in workflow.agents
@@ -306,8 +238,8 @@ def take_warm_host() -> AgentHost | None:
 def finish_warm_up() -> None:
     """Waits for the hosts `warm_up` started: they write ADK's eval history while the caller writes the results,
     so this comes after."""
-    while _early:
-        _early.pop().discard()
+    while (spawned := take_early()) is not None:
+        AgentHost(*spawned).discard()
     for hosts in (_warm, _finishing):
         while hosts:
             hosts.pop().wait()

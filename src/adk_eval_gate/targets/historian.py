@@ -15,7 +15,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from .agent_host import pack, recv_blocking
+from .host_start import pack, recv_blocking
 
 
 def start(control: socket.socket, address: str) -> int:

@@ -18,7 +18,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from .agent_host import pack, recv_blocking
+from .host_start import pack, recv_blocking
 
 
 def main(fd: int) -> None:
