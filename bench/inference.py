@@ -146,7 +146,9 @@ def measure(argv: list[str], cwd: Path, env: dict) -> Measure:
     done = threading.Event()
 
     def sample() -> None:
-        while not done.wait(0.05):
+        while not done.wait(
+            0.25
+        ):  # reading smaps is not free: sampled sparingly, not to slow what is measured
             peak[0] = max(peak[0], sum(_pss_kib(p) for p in _tree(process.pid)))
 
     sampler = threading.Thread(target=sample, daemon=True)
