@@ -29,7 +29,10 @@ def pack(message: Any) -> bytes:
 def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
     chunks, left = [], size
     while left:
-        chunk = sock.recv(left)
+        try:
+            chunk = sock.recv(left)
+        except ConnectionResetError:  # the other side closed with our notices unread: it has gone all the same
+            return None
         if not chunk:
             return None
         chunks.append(chunk)

@@ -181,7 +181,7 @@ async def run_jobs_in_workers(
     queued = share if admit is not None else 2 * share
     inbox: asyncio.Queue = asyncio.Queue()
     pool: list[_Worker] = []
-    readers: list[asyncio.Task] = []
+    readers: dict[_Worker, asyncio.Task] = {}
 
     async def listen(worker: _Worker) -> None:
         while (message := await read_message(worker.reader)) is not None:
@@ -195,7 +195,7 @@ async def run_jobs_in_workers(
             return
         worker = _Worker(pid, *connection)
         pool.append(worker)
-        readers.append(asyncio.ensure_future(listen(worker)))
+        readers[worker] = asyncio.ensure_future(listen(worker))
         inbox.put_nowait((worker, ("ready",)))
 
     pending = deque(range(len(jobs)))
@@ -274,11 +274,7 @@ async def run_jobs_in_workers(
 
     for task in (*connecting, *([stop_waiter] if stop_waiter else [])):
         task.cancel()
-    await _finish(host, pool, "stop" if stopped else "done")
-    if readers:  # what the workers said on their way out: their repeated log lines
-        await asyncio.wait(readers, timeout=2.0)
-    for task in readers:
-        task.cancel()
+    await _finish(pool, readers, "stop" if stopped else "done")
     while not inbox.empty():
         _, message = inbox.get_nowait()
         if message is not None and message[0] == "log":
@@ -306,16 +302,20 @@ def _log(logs: agent_logs.RepeatCollapser, said: str | dict[str, int]) -> None:
             logs.add(text, repeats)
 
 
-async def _finish(host: AgentHost, pool: list[_Worker], last: str) -> None:
-    """Tells each worker there is nothing more (or to stop what it is doing) and waits for it to exit; one
-    that does not within a few seconds is killed."""
+async def _finish(pool: list[_Worker], readers: dict[_Worker, asyncio.Task], last: str) -> None:
+    """Tells each worker there is nothing more (or to stop what it is doing) and waits until it has closed its
+    connection, which it does last, after its repeated log lines (the host's word that it exited comes later);
+    one that has not within a few seconds is killed."""
     for worker in pool:
         if not worker.gone:
             with contextlib.suppress(ConnectionError):
                 worker.writer.write(pack((last,)))
-                worker.writer.write_eof()  # still listening: a worker's last words are its repeated log lines
-    for worker in pool:
-        if await host.exit_code(worker.pid, 5.0) is None:
+                worker.writer.write_eof()
+    if readers:
+        await asyncio.wait(readers.values(), timeout=5.0)
+    for worker, task in readers.items():
+        if not task.done():
+            task.cancel()
             with contextlib.suppress(OSError):
                 os.kill(worker.pid, signal.SIGKILL)
 
