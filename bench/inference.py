@@ -1,11 +1,14 @@
-"""Running the example agent (50 ms per model call) on 200 two-turn cases: `adk-eval-gate run` (adk target,
-concurrency 16) against `adk eval` on the same agent and eval set, in the same run, and against the ideal
-(total model latency / concurrency).
+"""Running an agent end to end: `adk-eval-gate run` (adk target) against `adk eval` on the same agent and
+eval set, both started as a user starts them, in turn (ours, ADK's, ours, ...), in the same run.
 
-Both tools run as the user runs them (fresh processes, wall time includes start-up); our inference phase is also
-read from the results file. Both must agree on every case's verdict, or the benchmark fails.
+The agent is bench/travel_agent: a scripted offline model (50 ms per call by default) behind four tools and a
+long instruction, reporting no token usage. Every case has two turns of two model calls (the tool call, then the
+answer). For each command: wall time, CPU seconds of the whole process tree (user + system, every descendant
+included), the largest resident set of any one process, and the sampled peak of the tree's proportional set
+size (shared pages split between the processes that share them), plus the lines written to stderr. Both tools
+must agree on every case's verdict, or the benchmark fails.
 
-    python bench/inference.py [--cases 200] [--latency 0.05] [--concurrency 16]
+    python bench/inference.py [--cases 208] [--latency 0.05] [--concurrency 16] [--repeat 3] [--workers auto]
 """
 
 from __future__ import annotations
@@ -13,167 +16,255 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "hello_world"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from travel_agent.agent import convert_currency, find_hotels, get_weather, search_flights, summary
+
+HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
-CALLS_PER_TURN = 2  # the tool call, then the summary
-
-
-def roll_die(sides: int) -> int:
-    return random.Random(int(sides)).randint(1, int(sides))
-
-
-def check_prime(nums: list[int]) -> str:
-    primes = [n for n in nums if n >= 2 and all(n % d for d in range(2, int(n**0.5) + 1))]
-    return f"{', '.join(map(str, primes))} are prime numbers." if primes else "No prime numbers found."
+TURNS, CALLS_PER_TURN = 2, 2
+CITIES = [
+    "Paris",
+    "Berlin",
+    "Madrid",
+    "Lisbon",
+    "Rome",
+    "Vienna",
+    "Prague",
+    "Dublin",
+    "Oslo",
+    "Athens",
+    "Zurich",
+    "Warsaw",
+    "Budapest",
+    "Helsinki",
+    "Brussels",
+    "Amsterdam",
+]
 
 
 def write_eval_set(path: Path, cases: int) -> None:
-    rng = random.Random(7)
-
-    def turn(query: str, answer: str, name: str, args: dict) -> dict:
+    def turn(query: str, name: str, args: dict, result: object) -> dict:
         return {
             "user_content": {"role": "user", "parts": [{"text": query}]},
-            "final_response": {"role": "model", "parts": [{"text": answer}]},
+            "final_response": {"role": "model", "parts": [{"text": summary(name, args, result)}]},
             "intermediate_data": {"tool_uses": [{"name": name, "args": args}]},
         }
 
     eval_cases = []
     for i in range(cases):
-        sides, a, b = rng.randint(4, 100), rng.randint(2, 60), rng.randint(2, 60)
+        origin, destination = CITIES[i % len(CITIES)], CITIES[(i * 7 + 3) % len(CITIES)]
+        date = f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}"
+        flight = {"origin": origin, "destination": destination, "date": date}
+        first = turn(
+            f"Find flights from {origin} to {destination} on {date}",
+            "search_flights",
+            flight,
+            search_flights(**flight),
+        )
+        if i % 3 == 0:
+            args = {"city": destination, "nights": 1 + i % 5}
+            second = turn(
+                f"And a hotel in {destination} for {args['nights']} nights?",
+                "find_hotels",
+                args,
+                find_hotels(**args),
+            )
+        elif i % 3 == 1:
+            second = turn(
+                f"What is the weather in {destination}?",
+                "get_weather",
+                {"city": destination},
+                get_weather(destination),
+            )
+        else:
+            args = {"amount": 100 + i, "currency": ("EUR", "GBP", "JPY")[i % 3]}
+            second = turn(
+                f"Convert {args['amount']} USD to {args['currency']}",
+                "convert_currency",
+                args,
+                convert_currency(**args),
+            )
         eval_cases.append(
             {
-                "eval_id": f"case_{i:03d}",
-                "session_input": {"app_name": "hello_world", "user_id": "u", "state": {}},
-                "conversation": [
-                    turn(
-                        f"Roll a {sides} sided die",
-                        f"I rolled a {sides} sided die and got {roll_die(sides)}.",
-                        "roll_die",
-                        {"sides": sides},
-                    ),
-                    turn(f"Are {a} and {b} prime?", check_prime([a, b]), "check_prime", {"nums": [a, b]}),
-                ],
+                "eval_id": f"trip_{i:03d}",
+                "conversation": [first, second],
+                "session_input": {"app_name": "travel_desk", "user_id": "u", "state": {}},
             }
         )
-    path.write_text(json.dumps({"eval_set_id": "bench", "eval_cases": eval_cases}))
+    path.write_text(json.dumps({"eval_set_id": "trips", "eval_cases": eval_cases}))
 
 
-BARE_RUNNER = """
-import asyncio, json, sys, time
-sys.path.insert(0, sys.argv[1])
-from hello_world.agent import root_agent
-from google.adk.runners import Runner
-from google.adk.sessions.in_memory_session_service import InMemorySessionService
-from google.genai import types
+def _tree(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                todo += [int(c) for c in Path(f"/proc/{current}/task/{task}/children").read_text().split()]
+        except OSError:
+            pass
+    return found
 
-async def main(cases, concurrency):
-    sessions = InMemorySessionService()
-    runner = Runner(app_name="hello_world", agent=root_agent, session_service=sessions)
-    gate = asyncio.Semaphore(concurrency)
 
-    async def run(case):
-        async with gate:
-            session = await sessions.create_session(app_name="hello_world", user_id="u")
-            for turn in case["conversation"]:
-                content = types.Content.model_validate(turn["user_content"])
-                async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=content):
-                    pass
+def _pss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
+
+@dataclass
+class Measure:
+    wall: float
+    cpu: float
+    max_rss_mib: float  # the largest single process
+    tree_pss_mib: float  # sampled peak of the whole tree
+    stderr_lines: int
+    returncode: int
+
+
+def measure(argv: list[str], cwd: Path, env: dict) -> Measure:
+    """Wall, CPU and memory of the command's whole process tree: wait4 reports every descendant it reaped."""
+    peak = [0]
     start = time.perf_counter()
-    await asyncio.gather(*(run(c) for c in cases))
-    print(time.perf_counter() - start)
+    process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = threading.Event()
 
-cases = json.load(open(sys.argv[2]))["eval_cases"]
-asyncio.run(main(cases, int(sys.argv[3])))
-"""
+    def sample() -> None:
+        while not done.wait(0.25):  # reading smaps is not free: sampled sparingly, not to slow what is measured
+            peak[0] = max(peak[0], sum(_pss_kib(p) for p in _tree(process.pid)))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return Measure(
+        wall,
+        usage.ru_utime + usage.ru_stime,
+        usage.ru_maxrss / 1024,
+        peak[0] / 1024,
+        stderr.decode(errors="replace").count("\n"),
+        process.returncode,
+    )
 
 
-def timed(argv: list[str], cwd: Path, env: dict) -> tuple[float, subprocess.CompletedProcess]:
-    start = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=3600)
-    return time.perf_counter() - start, done
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--cases", type=int, default=200)
-    parser.add_argument("--latency", type=float, default=0.05)
-    parser.add_argument("--concurrency", type=int, default=16)
-    args = parser.parse_args()
-
-    work = Path(tempfile.mkdtemp(prefix="adk-eval-gate-bench-"))
-    shutil.copytree(EXAMPLE / "hello_world", work / "hello_world", ignore=shutil.ignore_patterns("__pycache__", ".adk"))
-    write_eval_set(work / "bench.evalset.json", args.cases)
+def prepare(work: Path, args: argparse.Namespace) -> None:
+    shutil.copytree(HERE / "travel_agent", work / "travel_desk", ignore=shutil.ignore_patterns("__pycache__", ".adk"))
+    write_eval_set(work / "trips.evalset.json", args.cases)
     (work / "eval_config.json").write_text(
         json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}})
     )
     (work / "gate.yml").write_text(
-        f"run: {{concurrency: {args.concurrency}, timeout: 600}}\n"
-        "agents:\n  - name: hello_world\n    target: {kind: adk, agent: hello_world}\n"
-        "    evalsets: [bench.evalset.json]\n    eval_config: eval_config.json\n"
-    )
-    env = {**os.environ, "FAKE_LLM_LATENCY": str(args.latency), "ADK_DISABLE_LOAD_DOTENV": "1"}
-
-    ours_wall, ours = timed(
-        [str(BIN / "adk-eval-gate"), "run", "--config", "gate.yml", "--output", "results.json", "--quiet"], work, env
-    )
-    if ours.returncode not in (0, 1):
-        print(ours.stderr[-3000:])
-        return 1
-    adk_wall, _adk = timed(
-        [str(BIN / "adk"), "eval", "hello_world", "bench.evalset.json", "--config_file_path", "eval_config.json"],
-        work,
-        env,
+        f"run: {{concurrency: {args.concurrency}, timeout: 600, workers: {args.workers}}}\n"
+        "agents:\n  - name: travel_desk\n    target: {kind: adk, agent: travel_desk}\n"
+        "    evalsets: [trips.evalset.json]\n    eval_config: eval_config.json\n"
     )
 
-    # The floor for any in-process harness: ADK's Runner alone, no eval machinery, same cases and concurrency.
-    (work / "bare_runner.py").write_text(BARE_RUNNER)
-    _, bare = timed(
-        [sys.executable, "bare_runner.py", str(work), "bench.evalset.json", str(args.concurrency)], work, env
-    )
-    bare_seconds = float(bare.stdout.strip().splitlines()[-1])
 
-    results = json.loads((work / "results.json").read_text())
-    (history,) = (work / "hello_world" / ".adk" / "eval_history").glob("*.evalset_result.json")
-    adk_status = {
+def history(work: Path) -> dict[str, str]:
+    newest = max((work / "travel_desk" / ".adk" / "eval_history").glob("*.evalset_result.json"), key=os.path.getmtime)
+    return {
         c["eval_id"]: {1: "passed", 2: "failed", 3: "not_evaluated"}[c["final_eval_status"]]
-        for c in json.loads(history.read_text())["eval_case_results"]
+        for c in json.loads(newest.read_text())["eval_case_results"]
     }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", type=int, default=208)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each tool, interleaved")
+    parser.add_argument("--workers", default="auto")
+    args = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="adk-eval-gate-bench-"))
+    ours_dir, adk_dir = root / "ours", root / "adk"
+    for work in (ours_dir, adk_dir):
+        work.mkdir()
+        prepare(work, args)
+    env = {**os.environ, "FAKE_LLM_LATENCY": str(args.latency), "ADK_DISABLE_LOAD_DOTENV": "1"}
+    ours_cmd = [
+        sys.executable,
+        "-m",
+        "adk_eval_gate",
+        "run",
+        "--config",
+        "gate.yml",
+        "--output",
+        "results.json",
+        "--quiet",
+    ]
+    adk_cmd = [
+        str(BIN / "adk"),
+        "eval",
+        "travel_desk",
+        "trips.evalset.json",
+        "--config_file_path",
+        "eval_config.json",
+    ]
+    ours: list[Measure] = []
+    adk: list[Measure] = []
+    for _ in range(args.repeat):
+        ours.append(measure(ours_cmd, ours_dir, env))
+        adk.append(measure(adk_cmd, adk_dir, env))
+        if ours[-1].returncode not in (0, 1):
+            print(f"adk-eval-gate run exited {ours[-1].returncode}")
+            return 1
+
+    results = json.loads((ours_dir / "results.json").read_text())
     our_status = {c["eval_id"]: c["status"] for c in results["eval_sets"][0]["cases"]}
-    model_seconds = args.cases * 2 * CALLS_PER_TURN * args.latency
-    ideal = model_seconds / args.concurrency
-    inference = results["timings"]["inference_seconds"]
+    same = our_status == history(adk_dir) == history(ours_dir)
+    calls = args.cases * TURNS * CALLS_PER_TURN
+    ratios = [a.wall / o.wall for o, a in zip(ours, adk, strict=True)]
+
+    def row(name: str, runs: list[Measure]) -> str:
+        def med(f):
+            return statistics.median(f(r) for r in runs)
+
+        return (
+            f"  {name:<22}{med(lambda r: r.wall):7.2f} s wall {med(lambda r: r.cpu):7.2f} s CPU "
+            f"{med(lambda r: r.cpu) / calls * 1000:6.2f} ms CPU/call {med(lambda r: r.max_rss_mib):6.0f} MiB "
+            f"{med(lambda r: r.tree_pss_mib):6.0f} MiB {med(lambda r: r.stderr_lines):6.0f}"
+        )
 
     print(
-        f"{args.cases} cases x 2 turns, {args.latency * 1000:.0f} ms per model call ({model_seconds:.1f} s of model "
-        "latency)"
+        f"{args.cases} cases x {TURNS} turns x {CALLS_PER_TURN} model calls = {calls} calls, "
+        f"{args.latency * 1000:.0f} ms each; medians of {args.repeat} interleaved runs"
     )
-    print(f"  adk eval (4 cases at a time)       : {adk_wall:7.2f} s wall")
+    print(f"  {'':<22}{'wall':>9} {'CPU':>11} {'CPU per call':>16} {'max RSS':>10} {'tree PSS':>10} {'stderr':>6}")
+    print(row(f"adk-eval-gate (c={args.concurrency})", ours))
+    print(row("adk eval (4 at a time)", adk))
     print(
-        f"  adk-eval-gate run, concurrency {args.concurrency:<3} : {ours_wall:7.2f} s wall, {inference:.2f} s "
-        "inference phase"
+        f"  speed-up vs adk eval: {statistics.median(ratios):.2f}x median of pairs "
+        f"({', '.join(f'{r:.2f}' for r in ratios)}; target >= 4x)"
     )
-    print(f"  ADK Runner alone, one process      : {bare_seconds:7.2f} s  (no eval harness: the in-process floor)")
-    print(f"  ideal (model latency / concurrency): {ideal:7.2f} s")
-    print(f"  speed-up vs adk eval (wall)        : {adk_wall / ours_wall:7.2f}x  (target >= 4x)")
-    print(f"  inference phase / ideal            : {inference / ideal:7.2f}x  (target <= 1.25x)")
-    print(f"  wall / ideal                       : {ours_wall / ideal:7.2f}x")
-    print(f"  ADK Runner alone / ideal           : {bare_seconds / ideal:7.2f}x")
+    print(f"  ideal wall (model latency / concurrency): {calls * args.latency / args.concurrency:.2f} s")
     print(
         f"  verdicts: {sum(s == 'passed' for s in our_status.values())}/{len(our_status)} passed; "
-        f"identical to adk eval: {our_status == adk_status}"
+        f"identical to adk eval: {same}"
     )
-    shutil.rmtree(work, ignore_errors=True)
-    return 0 if our_status == adk_status else 1
+    shutil.rmtree(root, ignore_errors=True)
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

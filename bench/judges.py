@@ -1,9 +1,10 @@
-"""LLM judging throughput: 100 cases × 3 judged criteria (final_response_match_v2 and both rubric criteria) ×
-num_samples 5 against a fake Gemini server on 127.0.0.1 that takes 200 ms per call. One sample at a time (ADK's
-default parallelism_limit of 1) beside our pool at concurrency 16, in the same run, then the cached re-run (which
-must make no call).
+"""LLM judging throughput: 100 cases × num_samples 5 of final_response_match_v2 (500 calls; `--criteria 3` adds
+both rubric criteria, 1,500 calls) against a fake Gemini server on 127.0.0.1 (bench/fake_gemini.py, its own
+process) that takes 200 ms per call, through the real google-genai client. One sample at a time (ADK's default
+parallelism_limit of 1) beside our pool at concurrency 16, in the same run, then the cached re-run (which must
+make no call).
 
-    python bench/judges.py [--cases 100] [--samples 5] [--latency 0.2] [--concurrency 16]
+    python bench/judges.py [--cases 100] [--criteria 1] [--samples 5] [--latency 0.2] [--concurrency 16]
 """
 
 from __future__ import annotations
@@ -11,24 +12,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
+import shutil
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.fake_gemini import FakeGemini, GeminiFault  # noqa: E402
-
-from adk_eval_gate.criteria.engine.base import ScoringInput  # noqa: E402
-from adk_eval_gate.criteria.engine.judge import Judge  # noqa: E402
-from adk_eval_gate.criteria.engine.options import LlmJudgeOptions, RubricsOptions  # noqa: E402
-from adk_eval_gate.criteria.final_response_match_v2 import score_final_response_match_v2  # noqa: E402
-from adk_eval_gate.criteria.rubrics import score_final_response_quality, score_tool_use_quality  # noqa: E402
-from adk_eval_gate.evalsets.models import EvalCase, Invocation  # noqa: E402
-from adk_eval_gate.llm.cache import LlmCache  # noqa: E402
-from adk_eval_gate.llm.client import LlmClient, LlmSettings  # noqa: E402
+from adk_eval_gate.criteria.engine.base import ScoringInput
+from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.options import LlmJudgeOptions, RubricsOptions
+from adk_eval_gate.criteria.final_response_match_v2 import score_final_response_match_v2
+from adk_eval_gate.criteria.rubrics import score_final_response_quality, score_tool_use_quality
+from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.llm.cache import LlmCache
+from adk_eval_gate.llm.client import LlmClient, LlmSettings
+from fake_gemini import FakeGeminiProcess
 
 
 def cases(n: int) -> list[ScoringInput]:
@@ -43,7 +40,10 @@ def cases(n: int) -> list[ScoringInput]:
         )
 
     for i in range(n):
-        expected, actual = [inv(f"question {i}", f"reference answer {i}")], [inv(f"question {i}", f"agent answer {i}")]
+        expected, actual = (
+            [inv(f"question {i}", f"reference answer {i}")],
+            [inv(f"question {i}", f"agent answer {i}")],
+        )
         out.append(ScoringInput(EvalCase(eval_id=f"c{i}", conversation=expected), actual, expected))
     return out
 
@@ -55,54 +55,60 @@ REPLY = (
 )
 
 
-async def judge_everything(data: list[ScoringInput], samples: int, client: Judge) -> list:
+async def judge_everything(data: list[ScoringInput], criteria: int, samples: int, client: Judge) -> list:
     judge = {"num_samples": samples}
     scorers = [
         (score_final_response_match_v2, LlmJudgeOptions(threshold=0.5, judge_model_options=judge)),
-        (score_final_response_quality, RubricsOptions(threshold=0.5, rubrics=RUBRICS, judge_model_options=judge)),
+        (
+            score_final_response_quality,
+            RubricsOptions(threshold=0.5, rubrics=RUBRICS, judge_model_options=judge),
+        ),
         (score_tool_use_quality, RubricsOptions(threshold=0.5, rubrics=RUBRICS, judge_model_options=judge)),
     ]
-    return await asyncio.gather(*(scorer(d, options, client) for d in data for scorer, options in scorers))
+    return await asyncio.gather(*(scorer(d, options, client) for d in data for scorer, options in scorers[:criteria]))
 
 
-def timed(data, samples, client) -> tuple[float, list]:
+def timed(data, criteria, samples, client) -> tuple[float, list]:
     start = time.perf_counter()
-    outcomes = asyncio.run(judge_everything(data, samples, client))
+    outcomes = asyncio.run(judge_everything(data, criteria, samples, client))
     return time.perf_counter() - start, outcomes
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=100)
+    parser.add_argument("--criteria", type=int, default=1, choices=(1, 2, 3))
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
-    server = FakeGemini(lambda prompt: REPLY)
-    server.faults.append(GeminiFault("", delay=args.latency, times=10**9))  # every call takes `latency`
+    server = FakeGeminiProcess(args.latency, REPLY)
     os.environ.update({"GOOGLE_API_KEY": "bench", "GOOGLE_GEMINI_BASE_URL": server.url})
     data = cases(args.cases)
-    calls = args.cases * 3 * args.samples
+    calls = args.cases * args.criteria * args.samples
+    cache_dir = Path(tempfile.mkdtemp(prefix="judge-cache-"))
     try:
-        sequential, seq_out = timed(data, args.samples, Judge(LlmClient(LlmSettings(concurrency=1), LlmCache(None))))
-        cache_dir = Path(tempfile.mkdtemp(prefix="judge-cache-"))
+        sequential, seq_out = timed(
+            data, args.criteria, args.samples, Judge(LlmClient(LlmSettings(concurrency=1), LlmCache(None)))
+        )
         pooled_client = Judge(LlmClient(LlmSettings(concurrency=args.concurrency), LlmCache(cache_dir)))
-        pooled, pool_out = timed(data, args.samples, pooled_client)
-        before = len(server.requests)
+        pooled, pool_out = timed(data, args.criteria, args.samples, pooled_client)
+        before = server.count()
         rerun_client = Judge(LlmClient(LlmSettings(concurrency=args.concurrency), LlmCache(cache_dir)))
-        cached, cache_out = timed(data, args.samples, rerun_client)
-        rerun_calls = len(server.requests) - before
+        cached, cache_out = timed(data, args.criteria, args.samples, rerun_client)
+        rerun_calls = server.count() - before
     finally:
         server.close()
+        shutil.rmtree(cache_dir, ignore_errors=True)
     same = [o.score for o in seq_out] == [o.score for o in pool_out] == [o.score for o in cache_out]
     print(
-        f"{args.cases} cases × 3 judged criteria × {args.samples} samples = {calls} judge calls, "
+        f"{args.cases} cases × {args.criteria} judged criteria × {args.samples} samples = {calls} judge calls, "
         f"{args.latency * 1000:.0f} ms each"
     )
     print(f"  one sample at a time (ADK's default): {sequential:7.2f} s")
     print(
-        f"  adk-eval-gate, concurrency {args.concurrency:<3}     : {pooled:7.2f} s  ({sequential / pooled:.1f}x "
-        "faster; target >= 10x)"
+        f"  adk-eval-gate, concurrency {args.concurrency:<3}     : {pooled:7.2f} s  "
+        f"({sequential / pooled:.1f}x faster; target >= 10x)"
     )
     print(
         f"  cached re-run                       : {cached:7.2f} s, {rerun_calls} judge calls (target 0), "

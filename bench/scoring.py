@@ -13,23 +13,18 @@ import argparse
 import gc
 import json
 import random
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+from google.adk.evaluation.eval_case import Invocation as AdkInvocation
+from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
+from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
+from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
-from google.adk.evaluation.eval_case import Invocation as AdkInvocation  # noqa: E402
-from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion  # noqa: E402
-from google.adk.evaluation.final_response_match_v1 import RougeEvaluator  # noqa: E402
-from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator  # noqa: E402
-
-from adk_eval_gate.criteria.engine import rouge_tokenizer  # noqa: E402
-from adk_eval_gate.criteria.engine.scoring import score_case  # noqa: E402
-from adk_eval_gate.criteria.registry import resolve_criteria  # noqa: E402
-from adk_eval_gate.evalsets.models import EvalCase, Invocation  # noqa: E402
-from adk_eval_gate.targets.base import CaseRun  # noqa: E402
+from adk_eval_gate.criteria.engine import rouge_tokenizer
+from adk_eval_gate.criteria.engine.scoring import score_case
+from adk_eval_gate.criteria.registry import resolve_criteria
+from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.targets.base import CaseRun
 
 VOCAB = [
     "the",
@@ -150,7 +145,11 @@ def run_ours(cases) -> list[tuple[float, float]]:
     rouge_tokenizer.tokenize_text.cache_clear()
     rouge_tokenizer._ascii_word_tokens.cache_clear()
     criteria = resolve_criteria(
-        {"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDER"}, "response_match_score": 0.8}, None
+        {
+            "tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDER"},
+            "response_match_score": 0.8,
+        },
+        None,
     )
     scores = []
     for i, (actual, expected) in enumerate(cases):
@@ -201,8 +200,8 @@ def main() -> int:
     worst = max(abs(a - b) for x, y in zip(ours_scores, adk_scores, strict=True) for a, b in zip(x, y, strict=True))
     ours_best, adk_best = min(ours_times), min(adk_times)
     print(
-        f"scoring {args.invocations} invocations ({len(ours_cases)} cases) with tool_trajectory_avg_score + "
-        "response_match_score"
+        f"scoring {args.invocations} invocations ({len(ours_cases)} cases) "
+        "with tool_trajectory_avg_score + response_match_score"
     )
     print(f"  adk-eval-gate : best {ours_best:.3f}s  runs {', '.join(f'{t:.3f}' for t in ours_times)}")
     print(f"  google-adk    : best {adk_best:.3f}s  runs {', '.join(f'{t:.3f}' for t in adk_times)}")

@@ -25,5 +25,18 @@ def plan_of(workflow: Workflow) -> Plan:
     return plan_for(workflow, checks=(check_report_templates,))
 
 
-def load_plan(config: str) -> Plan:
-    return plan_of(load_config(config))
+def load_plan(config: str, *, warm_up: bool = False) -> Plan:
+    """`warm_up` (a run that may host in-process agents) starts the agent host, which imports google-adk, while
+    this process validates the config and the eval sets."""
+    if warm_up:
+        from pathlib import Path
+
+        from adk_eval_gate.targets.host_start import warm_up_early
+
+        warm_up_early(Path(config))
+    workflow = load_config(config)
+    if warm_up:
+        from adk_eval_gate.targets.agent_host import warm_up as name_agents
+
+        name_agents(workflow)
+    return plan_of(workflow)

@@ -74,7 +74,9 @@ def case_result(case: EvalCase, score: CaseScore, runs: Sequence[CaseRun]) -> Ca
             run=r.run,
             error=r.error,
             duration_seconds=round(r.duration_seconds, 6),
-            actual_invocations=[dump_invocation(i) for i in r.invocations] if r.invocations is not None else None,
+            actual_invocations=(list(r.dumped) if r.dumped is not None else [dump_invocation(i) for i in r.invocations])
+            if r.invocations is not None
+            else None,
         )
         for r in runs
     ]

@@ -9,15 +9,13 @@ as ADK records a failed inference.
 
 from __future__ import annotations
 
-import types
-import typing
 import uuid
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric
+from adk_eval_gate.targets.adk_history import Ref, save_case_results
 
 _STATUS = {"passed": 1, "failed": 2, "not_evaluated": 3, "error": 2}  # ADK's EvalStatus values
 
@@ -33,30 +31,38 @@ def _run_status(metrics: Sequence[RunMetric]) -> int:
     return status
 
 
-def case_results(eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> list[Any]:
-    """ADK `EvalCaseResult`s for every run of every case of one eval set."""
-    from google.adk.evaluation.eval_metrics import (
-        BaseCriterion,
-        EvalMetricResult,
-        EvalMetricResultPerInvocation,
-    )
-    from google.adk.evaluation.eval_result import EvalCaseResult
-    from google.adk.evaluation.evaluator import EvalStatus
+def case_results(
+    eval_set: EvalSetResult,
+    cases: dict[str, EvalCase],
+    *,
+    tag: str = "",
+    held: set[tuple] | frozenset = frozenset(),
+) -> list[dict[str, Any]]:
+    """ADK `EvalCaseResult`s, in their JSON form, for every run of every case of one eval set. Built as plain
+    data and validated by ADK's models in one pass (`save_history`): object by object, this cost more than
+    running the agent on some suites. Invocations the writer holds already (`held`, keys under `tag`) are
+    `Ref`s."""
 
-    def metric_result(name: str, score: float | None, status: str) -> EvalMetricResult:
-        options = eval_set.criteria[name].options
-        return EvalMetricResult(
-            metric_name=name,
-            threshold=eval_set.criteria[name].threshold,
-            criterion=BaseCriterion.model_validate(options),
-            score=score,
-            eval_status=EvalStatus(_STATUS[status]),
-        )
+    def metric_result(name: str, score: float | None, status: str) -> dict[str, Any]:
+        criterion = eval_set.criteria[name]
+        return {
+            "metric_name": name,
+            "threshold": criterion.threshold,
+            "criterion": criterion.options,
+            "score": score,
+            "eval_status": _STATUS[status],
+        }
 
     out = []
     for case in eval_set.cases:
         source = cases.get(case.eval_id)
-        expected = [_adk_invocation(i) for i in (source.conversation or [])] if source else []
+        expected_key = ("expected", tag, eval_set.eval_set_id, case.eval_id)
+        if expected_key in held:
+            expected = [Ref(expected_key, i) for i in range(len(source.conversation or []))] if source else []
+        else:
+            expected = (
+                [i.model_dump(mode="json", exclude_none=True) for i in (source.conversation or [])] if source else []
+            )
         user_id = source.session_input.user_id if source and source.session_input else "test_user_id"
         for record in case.runs:
             per_run = _per_run(case, record.run)
@@ -66,100 +72,42 @@ def case_results(eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> list[An
                 status = _run_status(list(per_run.values()))
                 overall = [metric_result(n, m.score, m.status) for n, m in per_run.items()]
                 per_invocation = [
-                    EvalMetricResultPerInvocation(
-                        actual_invocation=_adk_invocation(actual),
-                        expected_invocation=expected[i] if i < len(expected) else None,
-                        eval_metric_results=[
+                    {
+                        "actual_invocation": actual,  # already ADK's Invocation JSON (dump_invocation)
+                        "expected_invocation": expected[i] if i < len(expected) else None,
+                        "eval_metric_results": [
                             metric_result(n, m.per_invocation[i].score, m.per_invocation[i].status)
                             for n, m in per_run.items()
                             if i < len(m.per_invocation)
                         ],
+                    }
+                    for i, actual in enumerate(
+                        _actual(record, ("actual", tag, eval_set.eval_set_id, case.eval_id, record.run), held)
                     )
-                    for i, actual in enumerate(Invocation.model_validate(a) for a in record.actual_invocations)
                 ]
             out.append(
-                EvalCaseResult(
-                    eval_set_file=eval_set.eval_set_id,
-                    eval_set_id=eval_set.eval_set_id,
-                    eval_id=case.eval_id,
-                    final_eval_status=EvalStatus(status),
-                    overall_eval_metric_results=overall,
-                    eval_metric_result_per_invocation=per_invocation,
-                    session_id=f"adk-eval-gate-{uuid.uuid4()}",
-                    user_id=user_id,
-                )
+                {
+                    "eval_set_file": eval_set.eval_set_id,
+                    "eval_set_id": eval_set.eval_set_id,
+                    "eval_id": case.eval_id,
+                    "final_eval_status": status,
+                    "overall_eval_metric_results": overall,
+                    "eval_metric_result_per_invocation": per_invocation,
+                    "session_id": f"adk-eval-gate-{uuid.uuid4()}",
+                    "user_id": user_id,
+                }
             )
     return out
+
+
+def _actual(record: Any, key: tuple, held: set[tuple] | frozenset) -> list[Any]:
+    return [Ref(key, i) for i in range(len(record.actual_invocations))] if key in held else record.actual_invocations
 
 
 def _per_run(case: CaseResult, run: int) -> dict[str, RunMetric]:
     return {name: m for name, metric in case.metrics.items() for m in metric.runs if m is not None and m.run == run}
 
 
-def _adk_invocation(invocation: Invocation) -> Any:
-    from google.adk.evaluation.eval_case import Invocation as AdkInvocation
-
-    return AdkInvocation.model_validate(_fit(AdkInvocation, invocation.model_dump(mode="json", exclude_none=True)))
-
-
-def _fit(model: Any, data: Any) -> Any:
-    """`data` in the schema of the installed google-adk, which the agent pins (2.2 up): fields an older release
-    does not have (`duration`, an event's `usage_metadata`, ...) are left out, as that release's `adk eval`
-    would write them, and a field it requires but allows to be null is written as null."""
-    fields = getattr(model, "model_fields", None)
-    if fields is None or not isinstance(data, dict):
-        return data
-    by_key = {key: field for name, field in fields.items() for key in (name, field.alias) if key}
-    closed = model.model_config.get("extra") == "forbid"
-    out = {key: _fit_type(by_key[key].annotation, value) for key, value in data.items() if key in by_key}
-    out.update({key: value for key, value in data.items() if key not in by_key and not closed})
-    for name, field in fields.items():
-        if field.is_required() and name not in out and field.alias not in out and _nullable(field.annotation):
-            out[name] = None
-    return out
-
-
-def _fit_type(annotation: Any, value: Any) -> Any:
-    origin, args = typing.get_origin(annotation), [a for a in typing.get_args(annotation) if a is not type(None)]
-    if origin in (typing.Union, types.UnionType) and len(args) == 1:  # Optional[X]
-        return _fit_type(args[0], value)
-    if isinstance(value, list) and origin is list and args:
-        return [_fit_type(args[0], item) for item in value]
-    models = [a for a in ([annotation] if hasattr(annotation, "model_fields") else args) if hasattr(a, "model_fields")]
-    if not models or not isinstance(value, dict):
-        return value
-    # a union of models (IntermediateData | InvocationEvents): the one whose fields the value uses
-    best = max(models, key=lambda m: len(set(value) & {k for n, f in m.model_fields.items() for k in (n, f.alias)}))
-    return _fit(best, value)
-
-
-def _nullable(annotation: Any) -> bool:
-    return annotation is None or type(None) in typing.get_args(annotation)
-
-
 def save_history(manager: Any, app_name: str, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
-    """Through any ADK `EvalSetResultsManager` (local, GCS, or the one an AgentEvaluator caller passes). ADK's
-    manager writes the file itself, past our redacting writers: secrets the agent echoed are masked here first."""
-    from adk_eval_gate.core.redaction import redact_json, secret_values
-
-    results = case_results(eval_set, cases)
-    if secrets := secret_values():
-        results = [type(r).model_validate(redact_json(r.model_dump(mode="json"), secrets)) for r in results]
-    manager.save_eval_set_result(app_name, eval_set.eval_set_id, results)
-
-
-def write_history(agent_folder: Path, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
-    """Saves one eval set's results where `adk web` looks for the agent folder's history."""
-    from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
-
-    save_history(LocalEvalSetResultsManager(agents_dir=str(agent_folder.parent)), agent_folder.name, eval_set, cases)
-
-
-def history_folder(agent: Any, base_dir: Path) -> Path | None:
-    """The agent folder whose `.adk/eval_history` `adk web` reads, when this agent's results belong there."""
-    target = agent.settings.target
-    if target.kind != "adk" or not target.eval_history:
-        return None
-    folder = Path(target.agent)
-    folder = folder if folder.is_absolute() else base_dir / folder
-    return folder if folder.is_dir() else None  # a module:attribute agent has no folder for adk web to list
+    """Through any ADK `EvalSetResultsManager` (local, GCS, or the one an AgentEvaluator caller passes)."""
+    save_case_results(manager, app_name, eval_set.eval_set_id, case_results(eval_set, cases))

@@ -3,19 +3,20 @@ summarised; and the same results as ADK eval history, for `adk web`."""
 
 from __future__ import annotations
 
-import sys
-
 from adk_eval_gate.config.models import AdaptiveRuns
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.criteria.engine.scoring import score_case
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.llm.prices import PriceTable
 from adk_eval_gate.results.build import case_result, count, criteria_config
+from adk_eval_gate.results.eval_history import case_results
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunRange, Sampling
 from adk_eval_gate.results.usage import run_usage
 from adk_eval_gate.run.budget import NOT_RUN_PREFIX
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
 from adk_eval_gate.targets import CaseRun, Target
+from adk_eval_gate.targets.adk_history import history_folder, write_history_or_warn
+from adk_eval_gate.targets.agent_host import AgentHost
 
 
 def _case(
@@ -69,10 +70,9 @@ def eval_set_result(
     )
 
 
-def write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult]) -> None:
-    """ADK eval history for `adk web`; a history that cannot be written is a warning, never a lost run."""
-    from adk_eval_gate.results.eval_history import history_folder, write_history
-
+async def write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult], host: AgentHost | None) -> None:
+    """ADK eval history for `adk web`: by the agent host when there is one (it has google-adk loaded and does it
+    while this process writes the results), else here."""
     for agent in plan.agents:
         folder = history_folder(agent.agent, plan.workflow.base_dir)
         if folder is None:
@@ -81,10 +81,13 @@ def write_eval_history(plan: Plan, eval_set_results: list[EvalSetResult]) -> Non
             result = next(
                 r for r in eval_set_results if r.agent == agent.name and r.eval_set_id == eval_set.eval_set_id
             )
-            try:
-                write_history(folder, result, {c.eval_id: c for c in eval_set.file.eval_set.eval_cases})
-            except Exception as exc:  # a read-only checkout, an id ADK refuses as a file name, ...
-                print(
-                    f"warning: ADK eval history for {agent.name}/{eval_set.eval_set_id} not written: {exc}",
-                    file=sys.stderr,
-                )
+            cases = case_results(
+                result,
+                {c.eval_id: c for c in eval_set.file.eval_set.eval_cases},
+                tag=agent.name,
+                held=host.held if host is not None else frozenset(),
+            )
+            if host is not None:
+                await host.write_history(agent.name, folder, result.eval_set_id, cases)
+            else:
+                write_history_or_warn(agent.name, folder, result.eval_set_id, cases)

@@ -1,5 +1,5 @@
-"""One round of jobs through the agents: in-process agents with many jobs go to forked worker processes,
-every other job shares one in-process pool; SIGINT/SIGTERM stop it cleanly."""
+"""One round of jobs through the agents: agents the agent host can run go to worker processes it forks, every
+other job shares one pool in this process; SIGINT/SIGTERM stop it cleanly."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import signal
 from contextlib import contextmanager
 
 from adk_eval_gate.run.budget import SpendingLimit
-from adk_eval_gate.run.plan import Plan
 from adk_eval_gate.run.settings import worker_count
-from adk_eval_gate.targets import CaseRun, Target
+from adk_eval_gate.targets import CaseRun, Target, agent_logs
+from adk_eval_gate.targets.agent_host import AgentHost
 from adk_eval_gate.targets.runner import Job, RunnerSettings, run_jobs
 from adk_eval_gate.targets.workers import run_jobs_in_workers
 
@@ -33,35 +33,34 @@ def _stop_on_signals(stop: asyncio.Event):
 
 
 async def dispatch(
-    plan: Plan,
     targets: list[Target],
     jobs: list[Job],
     settings: RunnerSettings,
     quiet: bool,
     started: list[Target],
+    host: AgentHost | None,
+    logs: agent_logs.RepeatCollapser,
     *,
-    allow_workers: bool = True,
     limit: SpendingLimit | None = None,
     round_number: int = 1,
+    history_tags: dict[int, str] | None = None,
 ) -> tuple[list[CaseRun], str | None]:
-    """In-process agents with many jobs go to forked worker processes (one pool per agent, started first, while
-    this process has no threads); every other job shares one in-process pool. Targets started here stay started
-    for later rounds (`started`); the caller closes them. A spending limit is checked in this process, so with
-    one every job runs here."""
+    """Agents the agent host can run go to worker processes forked by it (one pool per agent); every other job
+    shares one pool in this process. Targets started here stay started for later rounds (`started`); the
+    caller closes them. A spending limit admits each job, wherever it runs, as it starts."""
+    admit = finished = None
+    if limit is not None:
+
+        def admit(job: Job) -> str | None:
+            return limit.admit((id(job.target), job.eval_set_id, job.case.eval_id, round_number))
+
+        finished = limit.record_run
+    hosted = host is not None and await host.preload_error() is None  # else the agent's own error, raised here
     pooled: list[tuple[Target, list[int]]] = []
     local: list[int] = []
     for target in targets:
         indices = [i for i, job in enumerate(jobs) if job.target is target]
-        preload = getattr(target, "preload", None)
-        if (
-            allow_workers
-            and limit is None
-            and preload is not None
-            and indices
-            and all(target is not t for t in started)
-            and worker_count(settings, len(indices)) > 1
-        ):
-            preload()
+        if hosted and indices and getattr(target, "host_agent", lambda: None)() is not None:
             pooled.append((target, indices))
         else:
             local.extend(indices)
@@ -77,15 +76,25 @@ async def dispatch(
             reasons.append(reason)
 
     with _stop_on_signals(stop):
-        groups = []
-        for target, indices in pooled:
-            group_jobs = [jobs[i] for i in indices]
-            workers = worker_count(settings, len(indices))
-            groups.append(
-                run_group(
-                    run_jobs_in_workers(target, group_jobs, settings, workers, quiet=quiet, stop_event=stop), indices
-                )
+        groups = [
+            run_group(
+                run_jobs_in_workers(
+                    host,
+                    target,
+                    [jobs[i] for i in indices],
+                    settings,
+                    worker_count(settings, len(indices)),
+                    quiet=quiet,
+                    stop_event=stop,
+                    logs=logs,
+                    admit=admit,
+                    finished=finished,
+                    history_tag=(history_tags or {}).get(id(target)),
+                ),
+                indices,
             )
+            for target, indices in pooled
+        ]
         local_targets = {id(jobs[i].target): jobs[i].target for i in local}
 
         async def run_local():
@@ -93,19 +102,8 @@ async def dispatch(
                 if all(target is not t for t in started):
                     await target.start()
                     started.append(target)
-            admit = None
-            if limit is not None:
-
-                def admit(job: Job) -> str | None:
-                    return limit.admit((id(job.target), job.eval_set_id, job.case.eval_id, round_number))
-
             return await run_jobs(
-                [jobs[i] for i in local],
-                settings,
-                quiet=quiet,
-                stop=stop,
-                admit=admit,
-                finished=limit.record_run if limit is not None else None,
+                [jobs[i] for i in local], settings, quiet=quiet, stop=stop, admit=admit, finished=finished
             )
 
         if local:

@@ -26,7 +26,9 @@ from adk_eval_gate.run.dispatch import dispatch
 from adk_eval_gate.run.plan import Plan
 from adk_eval_gate.run.rounds import Rounds, drop_cut_extra_runs, first_round_runs, round_two
 from adk_eval_gate.run.settings import cache_dir, llm_settings, runner_settings, simulation_settings
-from adk_eval_gate.targets import CaseRun, Target, build_target
+from adk_eval_gate.targets import CaseRun, Target, agent_logs, build_target
+from adk_eval_gate.targets.adk_history import history_folder
+from adk_eval_gate.targets.agent_host import AgentHost, hosted_agents, take_warm_host
 from adk_eval_gate.targets.runner import Job, RunnerSettings
 
 
@@ -93,21 +95,33 @@ async def run_plan_async(
     rounds = Rounds()
     started: list[Target] = []
     inference_seconds = 0.0
+    host, own_host = take_warm_host(), False
+    if host is None and (agents := hosted_agents(targets, settings.workers)):
+        host, own_host = AgentHost.start(agents), True
+    tags = {
+        id(t): a.name
+        for a, t in zip(plan.agents, targets, strict=True)
+        if history_folder(a.agent, plan.workflow.base_dir)
+    }
+    if host is not None:
+        host.writes_history = bool(tags)
+    logs = agent_logs.RepeatCollapser()
+    handler = agent_logs.install(logs.add)  # for agents run in this process
     try:
         round_jobs, round_number = first_jobs, 1
         while round_jobs:
             round_start = time.perf_counter()
-            # later rounds run in this process: forking once threads exist (the judges' clients) is unsafe
             runs, stopped = await dispatch(
-                plan,
                 targets,
                 round_jobs,
                 settings,
                 quiet,
                 started,
-                allow_workers=round_number == 1,
+                host,
+                logs,
                 limit=limit,
                 round_number=round_number,
+                history_tags=tags,
             )
             inference_seconds += time.perf_counter() - round_start
             if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
@@ -123,6 +137,8 @@ async def run_plan_async(
     finally:
         for target in started:
             await target.aclose()
+        agent_logs.uninstall(handler)
+        logs.summarise()
     scoring_start = time.perf_counter()
     by_target = rounds.by_case()
     eval_set_results = [
@@ -139,7 +155,11 @@ async def run_plan_async(
         for agent, target in zip(plan.agents, targets, strict=True)
         for eval_set in agent.eval_sets
     ]
-    write_eval_history(plan, eval_set_results)
+    await write_eval_history(plan, eval_set_results, host)
+    if host is not None:
+        await host.release()
+        if own_host:
+            await asyncio.get_running_loop().run_in_executor(None, host.wait)
     finished = time.perf_counter()
     not_run = sum(c.status == "not_run" for s in eval_set_results for c in s.cases)
     return ResultsFile(

@@ -1,12 +1,20 @@
-"""Stage 3: produce actual invocations for every case and run."""
+"""Stage 3: produce actual invocations for every case and run.
+
+Names are imported on first use, so a light submodule (the agent host, started before the eval sets load) can
+be imported without the eval-set models behind `build_target`.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from adk_eval_gate.config.loader import AgentPlan
-from adk_eval_gate.targets.base import CaseRun, Target, TargetError, TransientTargetError
-from adk_eval_gate.targets.simulation import SimulationSettings
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from adk_eval_gate.config.loader import AgentPlan
+    from adk_eval_gate.targets.base import CaseRun, Target, TargetError, TransientTargetError
+    from adk_eval_gate.targets.simulation import SimulationSettings
 
 
 def build_target(agent: AgentPlan, base_dir: Path, simulation: SimulationSettings | None = None) -> Target:
@@ -29,6 +37,12 @@ def build_target(agent: AgentPlan, base_dir: Path, simulation: SimulationSetting
 
         return CommandTarget(settings, base_dir)
     raise AssertionError(f"unhandled target kind {settings.kind!r}")  # the config schema admits no other kind
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("CaseRun", "Target", "TargetError", "TransientTargetError"):
+        return getattr(importlib.import_module(".base", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["CaseRun", "Target", "TargetError", "TransientTargetError", "build_target"]

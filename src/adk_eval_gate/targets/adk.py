@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-import os
 import sys
 import time
 import uuid
@@ -21,25 +20,15 @@ from typing import Any
 
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.evalsets.models import AgentDetails, AppDetails, EvalCase
+from adk_eval_gate.targets.adk_runtime import import_runtime, require_adk, retry_plugin_class
 from adk_eval_gate.targets.base import CaseRun, TransientTargetError, one_line
 from adk_eval_gate.targets.events import events_to_invocation
+from adk_eval_gate.targets.host_start import load_agent_dotenv
 from adk_eval_gate.targets.simulation import SimulationSettings, Users
-
-MISSING_ADK = "the adk target needs google-adk; install it with: pip install 'adk-eval-gate[adk]'"
-
-
-def _require_adk() -> None:
-    if importlib.util.find_spec("google.adk") is None:
-        raise InputError(None, "target.kind", "adk: google-adk is not installed", MISSING_ADK)
 
 
 def _load_dotenv(folder: Path) -> None:
-    env_file = folder / ".env"
-    if not env_file.is_file() or os.environ.get("ADK_DISABLE_LOAD_DOTENV"):
-        return
-    from dotenv import load_dotenv  # a google-adk dependency
-
-    load_dotenv(env_file, override=False)
+    load_agent_dotenv(str(folder), folder)
 
 
 def _import_folder(folder: Path) -> Any:
@@ -83,7 +72,7 @@ def _import_attribute(reference: str, base_dir: Path) -> Any:
 
 async def load_agent(reference: str, base_dir: Path) -> tuple[Any, Any]:
     """Returns (app or None, root agent)."""
-    _require_adk()
+    require_adk()
     from google.adk.agents.base_agent import BaseAgent
     from google.adk.apps.app import App
 
@@ -180,11 +169,8 @@ def _is_transient(exc: BaseException) -> bool:
 
 def _retry_plugin() -> list[Any]:
     """`adk eval` adds HTTP retry options to the agent's model requests; so do we, when this ADK has them."""
-    try:
-        from google.adk.evaluation._retry_options_utils import EnsureRetryOptionsPlugin
-    except ImportError:
-        return []
-    return [EnsureRetryOptionsPlugin(name="ensure_retry_options")]
+    plugin = retry_plugin_class()
+    return [plugin(name="ensure_retry_options")] if plugin is not None else []
 
 
 class AdkTarget:
@@ -198,16 +184,14 @@ class AdkTarget:
         self._agent = None
         self._sessions = None
 
+    def host_agent(self) -> tuple[str, Path] | None:
+        """What the agent host imports to run this agent in forked workers (agent_host.py)."""
+        return self._reference, self._base_dir
+
     def preload(self) -> None:
         """Imports google-adk's runtime and the agent's code without building anything, so worker processes
         forked afterwards start warm."""
-        _require_adk()
-        # We export no spans, and serialising message content into them is a quarter of ADK's CPU per call.
-        os.environ.setdefault("ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS", "false")
-        import google.adk.agents
-        import google.adk.runners
-        import google.adk.sessions.in_memory_session_service  # noqa: F401
-
+        import_runtime()
         path = Path(self._reference)
         path = path if path.is_absolute() else self._base_dir / path
         if path.is_dir():

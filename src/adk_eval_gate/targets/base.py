@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.client import UsageStats
@@ -19,6 +19,8 @@ class CaseRun:
     duration_seconds: float = 0.0
     # Model calls of the user simulator for this case and run (conversation_scenario cases only).
     simulator_usage: UsageStats | None = None
+    # `invocations` as dump_invocation gives them, when a worker process sent them so: not dumped again.
+    dumped: tuple[dict[str, Any], ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:

@@ -22,6 +22,9 @@ class ModuleTarget(AdkTarget):
     def preload(self) -> None:
         os.environ.setdefault("ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS", "false")
 
+    def host_agent(self) -> None:
+        return None  # runs in the test's own process, where its fixtures and monkeypatches live
+
     async def start(self) -> None:
         await super().start()
         if self._artifact_service is not None:

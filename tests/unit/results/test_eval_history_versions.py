@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from adk_eval_gate.evalsets.models import Invocation
-from adk_eval_gate.results.eval_history import _fit
+from adk_eval_gate.targets.adk_history import fit as _fit
 from tests.support.adk_required import adk
 
 

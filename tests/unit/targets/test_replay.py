@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from adk_eval_gate.commands.main import main
@@ -150,3 +153,32 @@ def test_evalset_shaped_actuals_and_results_file_round_trip(example, tmp_path):
     (example / "actual.evalset.json").write_text(json.dumps(actual_set))
     config.write_text(config.read_text().replace(str(out), "actual.evalset.json"))
     assert run_plan(build_plan(config)).summary.passed == 4
+
+
+# What a process imports, asked of a fresh interpreter: the run (CLI), then the modules loaded by then.
+_LOADED_AFTER_RUN = """
+import json, sys
+from adk_eval_gate.commands.main import main
+main(["run", "--config", sys.argv[1], "--output", sys.argv[2], "--quiet"])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded_after_run(config: Path, output: Path) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED_AFTER_RUN, str(config), str(output)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "ADK_DISABLE_LOAD_DOTENV": "1"},
+    )
+    assert output.is_file(), done.stderr
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_a_replay_run_imports_no_agent_runtime_and_no_nltk_package(example, tmp_path):
+    """google-adk, nltk's package (numpy and most of nltk) and rouge-score's scorer only load where they are used:
+    replaying recorded runs scored by ROUGE and trajectory needs none of them."""
+    loaded = loaded_after_run(example / CONFIG, tmp_path / "r.json")
+    assert not {m for m in loaded if m.split(".")[0] in ("nltk", "numpy") or m.startswith("google.adk")}
+    assert "rouge_score.rouge_scorer" not in loaded

@@ -172,17 +172,14 @@ def test_a_worker_that_dies_is_reported_and_the_rest_is_kept(tmp_path):
     assert sum(1 for s, _ in got.values() if s == "passed") >= 3  # the surviving worker kept going
 
 
-def test_a_dying_agent_never_takes_the_gate_down_even_when_fork_is_unsafe(tmp_path):
-    """With threads running, fork is unsafe: workers are spawned instead, never run inside this process."""
+def test_a_dying_agent_never_takes_the_gate_down_even_with_threads_running_here(tmp_path):
+    """Workers are forked by the agent host, never from this process, so threads running here change nothing."""
     import threading
-
-    from adk_eval_gate.targets.workers import fork_available
 
     release = threading.Event()
     thread = threading.Thread(target=release.wait, daemon=True)
     thread.start()
     try:
-        assert not fork_available()
         prompts = {"ok1": "hello", "ok2": "hello", "dies": "die now"}
         config = faulty_suite(tmp_path, prompts, run="run: {workers: 2, concurrency: 2}\n")
         got = {c.eval_id: c.status for c in run_plan(build_plan(config), quiet=True).eval_sets[0].cases}
@@ -196,3 +193,14 @@ def test_progress_is_printed_for_real_runs(example, capsys):
 
     main(["run", "--config", str(example / "eval-gate.yml"), "--output", str(Path(example) / "r.json")])
     assert "[adk-eval-gate] 6/6 runs done, 0 errored" in capsys.readouterr().err
+
+
+def test_worker_processes_leave_google_adk_out_of_this_process(example, tmp_path):
+    """The agent host imports google-adk once and forks the workers from it: the run's own process never does."""
+    from .test_replay import loaded_after_run
+
+    config = example / "eval-gate.yml"
+    config.write_text(config.read_text().replace("retries: 2 ", "retries: 2\n  workers: 2 "))
+    loaded = loaded_after_run(config, tmp_path / "r.json")
+    assert not {m for m in loaded if m.startswith("google.adk")}
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["passed"] == 4

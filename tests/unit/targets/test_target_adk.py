@@ -134,10 +134,10 @@ def test_missing_agent_folder_is_named(tmp_path, capsys):
 def test_missing_google_adk_names_the_extra(monkeypatch):
     import importlib.util
 
-    from adk_eval_gate.targets import adk
+    from adk_eval_gate.targets import adk_runtime
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "google.adk" else real(name, *a))
     with pytest.raises(InputError) as error:
-        adk._require_adk()
+        adk_runtime.require_adk()
     assert "pip install 'adk-eval-gate[adk]'" in error.value.render()

@@ -10,19 +10,48 @@ The speed comes from never re-stemming a word: rouge-score's stemmer is called o
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import re
+import sys
+import types
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import Any
 
-from rouge_score import tokenizers
+from rouge_score import tokenize as rouge_tokenize
 
-_default = tokenizers.DefaultTokenizer(use_stemmer=True)
 _NON_ALNUM_ASCII = re.compile(r"[^a-z0-9]+")
+
+
+@cache
+def porter_stemmer() -> Any:
+    """nltk's PorterStemmer, the one rouge-score's DefaultTokenizer stems with.
+
+    `import nltk` runs nltk's package __init__, which imports numpy and most of nltk (0.4 s) though the stemmer's
+    module needs none of it. Unless nltk is loaded already, the module is loaded under nltk's own names with bare
+    parent packages, and those names are removed again, so a later `import nltk` is the whole, real one."""
+    if "nltk" not in sys.modules and (spec := importlib.util.find_spec("nltk")) and spec.submodule_search_locations:
+        root = spec.submodule_search_locations[0]
+        try:
+            for name, path in (("nltk", root), ("nltk.stem", f"{root}/stem")):
+                package = types.ModuleType(name)
+                package.__path__ = [path]
+                sys.modules[name] = package
+            return importlib.import_module("nltk.stem.porter").PorterStemmer()
+        except Exception:  # another nltk layout: fall back to the ordinary import below
+            pass
+        finally:
+            for name in [n for n in sys.modules if n == "nltk" or n.startswith("nltk.")]:
+                del sys.modules[name]
+    from nltk.stem import porter
+
+    return porter.PorterStemmer()
 
 
 @lru_cache(maxsize=200_000)
 def _ascii_word_tokens(word: str) -> tuple[str, ...]:
-    return tuple(_default.tokenize(word))
+    return tuple(rouge_tokenize.tokenize(word, porter_stemmer()))
 
 
 def _is_cjk(code: int) -> bool:
@@ -63,10 +92,3 @@ def tokenize_text(text: str) -> tuple[str, ...]:
         else:
             tokens.append(word)
     return tuple(tokens)
-
-
-class UnicodeAwareTokenizer(tokenizers.Tokenizer):
-    """The tokenizer object rouge-score's `RougeScorer` calls."""
-
-    def tokenize(self, text: str) -> list[str]:
-        return list(tokenize_text(text))

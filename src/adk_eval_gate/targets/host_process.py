@@ -1,0 +1,132 @@
+"""The agent host process (see agent_host.py): imports google-adk and the agents, then forks workers on request,
+reports each worker's exit, and writes ADK eval history; it exits when the run closes its control socket.
+
+It never starts a thread or an event loop, so every fork happens from a single-threaded process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+import traceback
+from pathlib import Path
+from typing import Any
+
+from adk_eval_gate.targets.host_start import pack, recv_blocking
+
+
+def main(fd: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run decides when to stop, and says so to the workers
+    from adk_eval_gate.core.redaction import redact_standard_streams
+
+    redact_standard_streams()
+    control = socket.socket(fileno=fd)
+    error = _import_runtime()  # before the agents are named: the run may still be reading its config
+    message = recv_blocking(control)
+    if message is None:
+        return
+    control.sendall(pack(("ready", error or _preload(message[1]))))
+    _serve(control)
+
+
+def _import_runtime() -> str | None:
+    from adk_eval_gate.core.errors import InputError
+    from adk_eval_gate.targets import workers  # noqa: F401  (what every worker runs, imported once here)
+    from adk_eval_gate.targets.adk_runtime import import_runtime
+
+    try:
+        import_runtime()
+    except InputError as exc:
+        return exc.render()
+    return None
+
+
+def _preload(agents: list[tuple[str, str]]) -> str | None:
+    from adk_eval_gate.core.errors import InputError
+    from adk_eval_gate.targets.adk import AdkTarget
+    from adk_eval_gate.targets.base import one_line
+
+    try:
+        for reference, base_dir in agents:
+            AdkTarget(reference, Path(base_dir)).preload()
+    except InputError as exc:
+        return exc.render()
+    except Exception as exc:
+        return one_line(exc)
+    if threading.active_count() > 1:
+        return "an agent started a thread while importing, so worker processes cannot be forked from it"
+    # Objects that exist now are shared with every worker: kept out of the collector's way, they stay shared
+    # instead of being copied into each worker when a collection touches them.
+    gc.freeze()
+    return None
+
+
+def _serve(control: socket.socket) -> None:
+    children: set[int] = set()
+    historian = False
+    while True:
+        readable, _, _ = select.select([control], [], [], 0.05 if children else None)
+        _reap(control, children, block=False)
+        if not readable:
+            continue
+        message = recv_blocking(control)
+        if message is None:
+            break
+        if message[0] == "fork":
+            _, target, count, settings, address, history = message
+            pids = [_fork(control, target, settings, address) for _ in range(count)]
+            children.update(pids)
+            control.sendall(pack(("forked", pids)))
+            if history and not historian:
+                from adk_eval_gate.targets import historian as history_writer
+
+                children.add(history_writer.start(control, address))
+                historian = True
+        elif message[0] == "history":  # sent here only when the writer never connected
+            _write_history(*message[1:])
+    _reap(control, children, block=True)
+
+
+def _reap(control: socket.socket, children: set[int], *, block: bool) -> None:
+    while children:
+        try:
+            pid, status = os.waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        children.discard(pid)
+        with contextlib.suppress(OSError):  # the run may have closed its end: nobody is asking any more
+            control.sendall(pack(("exited", pid, os.waitstatus_to_exitcode(status))))
+
+
+def _fork(control: socket.socket, target: Any, settings: Any, address: str) -> int:
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 1
+    try:
+        control.close()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        from adk_eval_gate.targets.workers import worker_main
+
+        code = worker_main(target, address, settings)
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)  # never return into the host's loop, nor run its exit handlers
+
+
+def _write_history(agent: str, folder: str, eval_set_id: str, results: list[dict]) -> None:
+    from adk_eval_gate.targets.adk_history import write_history_or_warn
+
+    write_history_or_warn(agent, Path(folder), eval_set_id, results)
