@@ -115,11 +115,19 @@ class _Session:
         return self.cases[item.key]
 
     def _run(self, keys: set[CaseKey]) -> None:
-        from adk_eval_gate.run.pipeline import run_plan
+        import asyncio
+        import dataclasses
+
+        from adk_eval_gate.run.pipeline import run_plan_async
         from adk_eval_gate.run.selection import keep_cases
+        from adk_eval_gate.run.settings import runner_settings
 
         started = time.perf_counter()
-        results = run_plan(keep_cases(self.plan, lambda *key: key in keys), quiet=True)
+        plan = keep_cases(self.plan, lambda *key: key in keys)
+        # The agents run in pytest's own process: its fixtures and monkeypatches live here, and a pytest-xdist
+        # worker holds threads that make forking an agent host unsafe.
+        settings = dataclasses.replace(runner_settings(plan), workers=1)
+        results = asyncio.run(run_plan_async(plan, quiet=True, settings=settings))
         self.seconds += time.perf_counter() - started
         self.results.append(results)
         for eval_set in results.eval_sets:
