@@ -95,8 +95,9 @@ async def run_plan_async(
     rounds = Rounds()
     started: list[Target] = []
     inference_seconds = 0.0
-    host, own_host = take_warm_host(), False
-    if host is None and (agents := hosted_agents(targets, settings.workers)):
+    agents = hosted_agents(targets, settings.workers)
+    host, own_host = take_warm_host(agents), False
+    if host is None and agents:
         host, own_host = AgentHost.start(agents), True
     tags = {
         id(t): a.name

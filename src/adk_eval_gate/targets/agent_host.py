@@ -41,6 +41,7 @@ class AgentHost:
         self._workdir = workdir
         self.address = str(workdir / "w")
         self.writes_history = False  # set when the run will ask for ADK eval history: the host prepares for it
+        self.agents: list[tuple[str, str]] = []  # what `preload` named: a run takes a warm host only for these
         self._writer: asyncio.StreamWriter | None = None
         self._ready: asyncio.Future | None = None
         self._forked: asyncio.Queue | None = None
@@ -66,6 +67,7 @@ class AgentHost:
         """Names the agents the host imports (and whose `.env` this process loads for the judges)."""
         for reference, base_dir in agents:
             load_agent_dotenv(reference, base_dir)
+        self.agents = _named(agents)
         self._control.sendall(pack(("preload", [(reference, str(base_dir)) for reference, base_dir in agents])))
 
     def discard(self) -> None:
@@ -213,12 +215,20 @@ def warm_up(workflow: Any) -> None:
         _warm.append(AgentHost.start(agents))
 
 
-def take_warm_host() -> AgentHost | None:
-    if not _warm:
-        return None
-    host = _warm.pop()
-    _finishing.append(host)
-    return host
+def _named(agents: list[tuple[str, Path]]) -> list[tuple[str, str]]:
+    return [(reference, str(Path(base_dir).resolve())) for reference, base_dir in agents]
+
+
+def take_warm_host(agents: list[tuple[str, Path]]) -> AgentHost | None:
+    """The host `warm_up` started for exactly these agents. Any other warm host is stale (warmed for a run that
+    stopped before taking it, or for other agents) and is discarded, never handed a run it did not import."""
+    while _warm:
+        host = _warm.pop()
+        if agents and host.agents == _named(agents):
+            _finishing.append(host)
+            return host
+        host.discard()
+    return None
 
 
 def finish_warm_up() -> None:
@@ -226,6 +236,7 @@ def finish_warm_up() -> None:
     so this comes after."""
     while (spawned := take_early()) is not None:
         AgentHost(*spawned).discard()
-    for hosts in (_warm, _finishing):
-        while hosts:
-            hosts.pop().wait()
+    while _warm:  # warmed, never taken (the run stopped first): nothing to wait for
+        _warm.pop().discard()
+    while _finishing:
+        _finishing.pop().wait()
