@@ -42,11 +42,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    import gc
+
+    from adk_eval_gate.targets.host_start import warm_up_early
+
+    gc.disable()  # until the run starts: imports and loading make little garbage (see _run_and_report)
+
+    # First of all: the agent host imports google-adk (about a second) while this process imports the stages.
+    warm_up_early(Path(args.config))
     from adk_eval_gate.targets.agent_host import finish_warm_up
 
     try:
         return _run_and_report(args)
     finally:
+        gc.enable()  # a refusal before the run started leaves it disabled (a caller in this process needs it)
         finish_warm_up()
 
 
@@ -63,7 +72,7 @@ def _run_and_report(args: argparse.Namespace) -> int:
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
 
-    plan = load_plan(args.config, warm_up=True)
+    plan = load_plan(args.config, warm_up=True)  # names the agents to the host started above
     if args.cases:
         plan = select_cases(plan, args.cases)
     baseline = Path(args.baseline) if args.baseline else None
@@ -72,6 +81,7 @@ def _run_and_report(args: argparse.Namespace) -> int:
     # while the run decodes results, and runs less often (most garbage here goes with its last reference).
     gc.freeze()
     gc.set_threshold(20_000, 50, 100)
+    gc.enable()
     results = run_plan(plan, quiet=args.quiet, decider=decider)
     write_results(results, Path(args.output))
     if results.interrupted:

@@ -12,9 +12,10 @@ from pydantic import ValidationError
 from adk_eval_gate.config.globs import GlobTooWide, walk_glob
 from adk_eval_gate.config.models import AgentSettings, Settings, is_glob
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
-from adk_eval_gate.core.files import has_surrogates, load_yaml
+from adk_eval_gate.core.files import has_surrogates
 from adk_eval_gate.core.paths import shown_path
 from adk_eval_gate.core.validation import LineLookup, input_error_from, yaml_line_lookup
+from adk_eval_gate.core.yaml_files import load_yaml
 from adk_eval_gate.evalsets.criterion_names import CRITERION_NAMES
 
 

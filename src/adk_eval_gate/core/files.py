@@ -10,8 +10,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.redaction import redact
 
@@ -104,7 +102,7 @@ def parse_json(text: str, path: Path, what: str) -> Any:
         raise InputError(path, None, f"{what} is nested too deeply to read", "flatten the JSON") from None
     except ValueError:  # an integer literal with thousands of digits
         raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
-    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
+    if _SURROGATE_ESCAPE.search(text) and has_lone_surrogate(data):
         # JSON allows `\ud800` alone, but no UTF-8 file can hold it: every results file written from it would fail.
         line = text.count("\n", 0, _SURROGATE_ESCAPE.search(text).start()) + 1
         raise InputError(
@@ -121,7 +119,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _has_lone_surrogate(data: Any) -> bool:
+def has_lone_surrogate(data: Any) -> bool:
     stack = [data]
     while stack:
         item = stack.pop()
@@ -146,6 +144,13 @@ def scrub_surrogates(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def _utf8(text: str) -> bytes:
+    try:  # almost always: the encoding a write needs anyway is the check that nothing needs scrubbing
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return scrub_surrogates(text).encode("utf-8")
+
+
 def scrub_data(data: Any) -> Any:
     if isinstance(data, str):
         return scrub_surrogates(data)
@@ -158,119 +163,6 @@ def scrub_data(data: Any) -> Any:
 
 def load_json(path: Path, what: str) -> Any:
     return parse_json(read_text(path, what), path, what)
-
-
-def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
-    """Returns the parsed document and its node tree (used to point errors at line numbers)."""
-    text = read_text(path, what)
-    try:
-        loader = yaml.SafeLoader(text)
-        try:
-            node = loader.get_single_node()
-            _check_expansion(node, path, what)
-            data = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = (exc.problem or exc.context or "syntax error").strip()
-        raise InputError(path, None, f"{what} is not valid YAML: {problem}", "fix the YAML syntax", line=line) from None
-    except yaml.YAMLError as exc:
-        raise InputError(
-            path, None, f"{what} is not valid YAML: {str(exc).splitlines()[0]}", "fix the YAML syntax"
-        ) from None
-    except RecursionError:
-        raise InputError(path, None, f"{what} is nested too deeply", "flatten the YAML") from None
-    except ValueError:  # an integer with thousands of digits
-        raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
-    _reject_duplicate_keys(node, path, what)
-    if _has_lone_surrogate(data):  # YAML's "\ud800" escape: the same hole as in JSON
-        raise InputError(
-            path, None, f"{what} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)", "write the character itself"
-        )
-    return data, node
-
-
-# A config is a few hundred nodes; aliases of aliases ("billion laughs") expand exponentially, and an alias
-# inside its own anchor never ends: both would hang every later walk of the data.
-MAX_YAML_NODES = 100_000
-
-
-def _check_expansion(root: yaml.Node | None, path: Path, what: str) -> None:
-    sizes: dict[int, int] = {}
-    on_path: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)] if root is not None else []
-    while stack:
-        node, children_done = stack.pop()
-        key = id(node)
-        if isinstance(node, yaml.ScalarNode):
-            sizes[key] = 1
-            continue
-        children = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else list(node.value)
-        if children_done:
-            on_path.discard(key)
-            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
-            if sizes[key] > MAX_YAML_NODES:
-                raise InputError(
-                    path,
-                    None,
-                    f"{what} expands to more than {MAX_YAML_NODES} values through YAML aliases",
-                    "write the values out instead of nesting aliases",
-                    line=node.start_mark.line + 1,
-                )
-            continue
-        if key in sizes:
-            continue
-        if key in on_path:
-            raise InputError(
-                path,
-                None,
-                f"{what} has a YAML alias inside its own anchor (an endless value)",
-                "remove the self-reference",
-                line=node.start_mark.line + 1,
-            )
-        on_path.add(key)
-        stack.append((node, True))
-        for child in children:
-            if id(child) in on_path:
-                raise InputError(
-                    path,
-                    None,
-                    f"{what} has a YAML alias inside its own anchor (an endless value)",
-                    "remove the self-reference",
-                    line=child.start_mark.line + 1,
-                )
-            if id(child) not in sizes:
-                stack.append((child, False))
-
-
-def _reject_duplicate_keys(root: yaml.Node | None, path: Path, what: str) -> None:
-    """YAML keeps the last of two equal keys without a word; in a gate's config that hides a mistake."""
-    stack = [root] if root is not None else []
-    visited: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in visited:  # an alias: its anchor was checked
-            continue
-        visited.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            seen: dict[object, int] = {}
-            for key, value in node.value:
-                name = getattr(key, "value", None)
-                if isinstance(name, str) and name in seen:
-                    raise InputError(
-                        path,
-                        name,
-                        f"appears twice in {what} (lines {seen[name]} and {key.start_mark.line + 1})",
-                        "keep one; YAML would silently use the last",
-                        line=key.start_mark.line + 1,
-                    )
-                if isinstance(name, str):
-                    seen[name] = key.start_mark.line + 1
-                stack.append(value)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
 
 
 def _umask() -> int:
@@ -293,8 +185,8 @@ def write_text_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; an output file is as readable as any other
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(scrub_surrogates(text))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(_utf8(text))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

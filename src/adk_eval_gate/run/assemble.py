@@ -5,31 +5,15 @@ from __future__ import annotations
 
 from adk_eval_gate.config.models import AdaptiveRuns
 from adk_eval_gate.core.keys import CaseKey
-from adk_eval_gate.criteria.engine.scoring import score_case
-from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.llm.prices import PriceTable
-from adk_eval_gate.results.build import case_result, count, criteria_config
+from adk_eval_gate.results.build import count, criteria_config
 from adk_eval_gate.results.eval_history import case_results
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunRange, Sampling
-from adk_eval_gate.results.usage import run_usage
-from adk_eval_gate.run.budget import NOT_RUN_PREFIX
+from adk_eval_gate.results.models import EvalSetResult, RunRange
+from adk_eval_gate.run.early_scores import EarlyScores, case_entry
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
 from adk_eval_gate.targets import CaseRun, Target
 from adk_eval_gate.targets.adk_history import history_folder, write_history_or_warn
 from adk_eval_gate.targets.agent_host import AgentHost
-
-
-def _case(
-    case: EvalCase, runs: list[CaseRun], criteria, judged: dict | None, sampling: Sampling | None, prices: PriceTable
-) -> CaseResult:
-    result = case_result(case, score_case(case, runs, criteria, judged), runs)
-    for record, run in zip(result.runs, runs, strict=True):
-        record.usage = run_usage(run, prices)
-    result.sampling = sampling
-    refused = [run for run in runs if run.error is not None and run.error.startswith(NOT_RUN_PREFIX)]
-    if refused and len(refused) == len(runs):
-        result.status, result.reason = "not_run", refused[0].error
-    return result
 
 
 def eval_set_result(
@@ -41,9 +25,11 @@ def eval_set_result(
     judged: dict,
     sampling: dict,
     prices: PriceTable,
+    early: EarlyScores | None = None,
 ) -> EvalSetResult:
     cases = [
-        _case(
+        (early and early.get(target, eval_set.eval_set_id, case.eval_id, runs[case.eval_id]))
+        or case_entry(
             case,
             runs[case.eval_id],
             eval_set.criteria,

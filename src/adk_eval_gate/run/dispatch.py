@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Callable
 from contextlib import contextmanager
 
 from adk_eval_gate.run.budget import SpendingLimit
+from adk_eval_gate.run.early_scores import EarlyScores
 from adk_eval_gate.run.settings import worker_count
 from adk_eval_gate.targets import CaseRun, Target, agent_logs
 from adk_eval_gate.targets.agent_host import AgentHost
@@ -32,6 +34,17 @@ def _stop_on_signals(stop: asyncio.Event):
             loop.remove_signal_handler(sig)
 
 
+def _both(first: Callable[[CaseRun], None] | None, second: Callable[[CaseRun], None] | None):
+    if first is None or second is None:
+        return first or second
+
+    def both(run: CaseRun) -> None:
+        first(run)
+        second(run)
+
+    return both
+
+
 async def dispatch(
     targets: list[Target],
     jobs: list[Job],
@@ -44,10 +57,12 @@ async def dispatch(
     limit: SpendingLimit | None = None,
     round_number: int = 1,
     history_tags: dict[int, str] | None = None,
+    early: EarlyScores | None = None,
 ) -> tuple[list[CaseRun], str | None]:
     """Agents the agent host can run go to worker processes forked by it (one pool per agent); every other job
     shares one pool in this process. Targets started here stay started for later rounds (`started`); the
-    caller closes them. A spending limit admits each job, wherever it runs, as it starts."""
+    caller closes them. A spending limit admits each job, wherever it runs, as it starts; `early` scores what
+    worker processes send as it arrives."""
     admit = finished = None
     if limit is not None:
 
@@ -88,7 +103,7 @@ async def dispatch(
                     stop_event=stop,
                     logs=logs,
                     admit=admit,
-                    finished=finished,
+                    finished=_both(finished, early.recorder(target) if early is not None else None),
                     history_tag=(history_tags or {}).get(id(target)),
                 ),
                 indices,

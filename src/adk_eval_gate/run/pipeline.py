@@ -23,6 +23,7 @@ from adk_eval_gate.run.adaptive import Decider
 from adk_eval_gate.run.assemble import eval_set_result, write_eval_history
 from adk_eval_gate.run.budget import SpendingLimit
 from adk_eval_gate.run.dispatch import dispatch
+from adk_eval_gate.run.early_scores import EarlyScores
 from adk_eval_gate.run.plan import Plan
 from adk_eval_gate.run.rounds import Rounds, drop_cut_extra_runs, first_round_runs, round_two
 from adk_eval_gate.run.settings import cache_dir, llm_settings, runner_settings, simulation_settings
@@ -106,6 +107,8 @@ async def run_plan_async(
     }
     if host is not None:
         host.writes_history = bool(tags)
+    runs_per_case = [first_round_runs(agent, decider) for agent in plan.agents]
+    early = EarlyScores(plan, targets, runs_per_case, decider is not None, judge.llm.settings.prices)
     logs = agent_logs.RepeatCollapser()
     handler = agent_logs.install(logs.add)  # for agents run in this process
     try:
@@ -123,6 +126,7 @@ async def run_plan_async(
                 limit=limit,
                 round_number=round_number,
                 history_tags=tags,
+                early=early,
             )
             inference_seconds += time.perf_counter() - round_start
             if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
@@ -152,6 +156,7 @@ async def run_plan_async(
             rounds.judged,
             rounds.sampling,
             judge.llm.settings.prices,
+            early,
         )
         for agent, target in zip(plan.agents, targets, strict=True)
         for eval_set in agent.eval_sets

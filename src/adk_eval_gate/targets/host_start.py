@@ -83,6 +83,8 @@ def warm_up_early(config: Path) -> None:
     """Starts the agent host before the config is even validated when its text names an `adk` target: the host
     spends the next second importing google-adk, which the run would otherwise wait for. `agent_host.warm_up`
     then names the agents, or discards the host when the config runs none here."""
+    if _early:  # already started for this run
+        return
     try:
         text = config.read_text(encoding="utf-8", errors="replace")
     except OSError:

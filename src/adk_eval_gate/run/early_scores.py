@@ -1,0 +1,80 @@
+"""Cases scored while the run goes on: a case whose score no judge and no adaptive round can change is scored as
+its last run arrives from a worker process, so the end of the run has only the last few cases left to score.
+
+An early entry is used only if the runs it was scored from are exactly the runs the run ends with (the same
+objects, in the same order), so an early entry never differs from one scored at the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adk_eval_gate.config.models import AdaptiveRuns
+from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.llm.prices import PriceTable
+from adk_eval_gate.results.build import case_result
+from adk_eval_gate.results.models import CaseResult, Sampling
+from adk_eval_gate.results.usage import run_usage
+from adk_eval_gate.run.budget import NOT_RUN_PREFIX
+from adk_eval_gate.run.plan import Plan
+from adk_eval_gate.targets import CaseRun, Target
+
+
+def case_entry(
+    case: EvalCase, runs: list[CaseRun], criteria, judged: dict | None, sampling: Sampling | None, prices: PriceTable
+) -> CaseResult:
+    """A case's entry in the results file, scored over all its runs."""
+    from adk_eval_gate.criteria.engine.scoring import score_case
+
+    result = case_result(case, score_case(case, runs, criteria, judged), runs)
+    for record, run in zip(result.runs, runs, strict=True):
+        record.usage = run_usage(run, prices)
+    result.sampling = sampling
+    refused = [run for run in runs if run.error is not None and run.error.startswith(NOT_RUN_PREFIX)]
+    if refused and len(refused) == len(runs):
+        result.status, result.reason = "not_run", refused[0].error
+    return result
+
+
+class EarlyScores:
+    def __init__(self, plan: Plan, targets: list[Target], runs_per_case: list[int], decided: bool, prices: PriceTable):
+        """Eval sets qualify when none of their criteria waits on a judge and their agent's runs are fixed:
+        `runs_per_case` (one per agent) is final unless the agent is adaptive and `decided` (a decider may add
+        a second round)."""
+        self._prices = prices
+        self._settled: dict[tuple[int, str], tuple[Any, int, dict[str, EvalCase]]] = {}
+        for agent, target, expected in zip(plan.agents, targets, runs_per_case, strict=True):
+            if decided and isinstance(agent.num_runs, AdaptiveRuns):
+                continue
+            for eval_set in agent.eval_sets:
+                if all(c.spec.judge_scorer is None for c in eval_set.criteria):
+                    cases = {case.eval_id: case for case in eval_set.file.eval_set.eval_cases}
+                    self._settled[(id(target), eval_set.eval_set_id)] = (eval_set.criteria, expected, cases)
+        self._runs: dict[tuple[int, str, str], list[CaseRun]] = {}
+        self._entries: dict[tuple[int, str, str], tuple[list[int], CaseResult]] = {}
+
+    def recorder(self, target: Target):
+        """What a worker pool calls with each run it receives for `target`, or None when nothing qualifies."""
+        if not any(key[0] == id(target) for key in self._settled):
+            return None
+        return lambda run: self._add(target, run)
+
+    def _add(self, target: Target, run: CaseRun) -> None:
+        settled = self._settled.get((id(target), run.eval_set_id))
+        if settled is None:
+            return
+        criteria, expected, cases = settled
+        key = (id(target), run.eval_set_id, run.eval_id)
+        runs = self._runs.setdefault(key, [])
+        runs.append(run)
+        if len(runs) == expected and run.eval_id in cases:
+            runs.sort(key=lambda r: r.run)
+            try:
+                entry = case_entry(cases[run.eval_id], runs, criteria, None, None, self._prices)
+            except Exception:  # scored again at the end, where a failure is reported as it always was
+                return
+            self._entries[key] = ([id(r) for r in runs], entry)
+
+    def get(self, target: Target, eval_set_id: str, eval_id: str, runs: list[CaseRun]) -> CaseResult | None:
+        entry = self._entries.get((id(target), eval_set_id, eval_id))
+        return entry[1] if entry is not None and entry[0] == [id(r) for r in runs] else None
