@@ -5,7 +5,6 @@ from __future__ import annotations
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import strip_controls
-from adk_eval_gate.report.history import history_lines
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.missing import missing_judged_line
 from adk_eval_gate.results.models import ResultsFile
@@ -130,6 +129,8 @@ def render_comparison(comparison) -> str:
             lines.append(title)
             lines += [f"  {r.agent}/{r.eval_set_id} {r.eval_id} {r.criterion}: {r.reason}" for r in chosen]
     if comparison.history is not None:
+        from adk_eval_gate.report.history import history_lines  # the history machinery, only when there is one
+
         lines += history_lines(comparison.history)
     for failure in gate.failures[1:6]:
         lines.append(f"  also: {failure}")

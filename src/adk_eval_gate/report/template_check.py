@@ -4,18 +4,14 @@ fail after every agent ran, costing the report and the comment."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jinja2
-
-from adk_eval_gate.baseline.stores import LoadOutcome
-from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import read_text
 from adk_eval_gate.core.paths import relative_posix
-from adk_eval_gate.gate.decision import build_comparison
-from adk_eval_gate.report.markdown import environment, render_report
-from adk_eval_gate.results.build import tool_info
-from adk_eval_gate.results.models import Counts, GitInfo, ResultsFile, Timings
+
+if TYPE_CHECKING:  # every run checks; only a config with its own templates needs the report machinery loaded
+    from adk_eval_gate.config.loader import Workflow
 
 
 def check_report_templates(workflow: Workflow) -> None:
@@ -30,6 +26,9 @@ def check_report_templates(workflow: Workflow) -> None:
             f"{relative_posix(workflow.base_dir, folder)} is not a folder",
             "point at a folder holding comment.md.j2",
         )
+    import jinja2
+
+    from adk_eval_gate.report.markdown import environment
 
     templates = environment(folder)
     for path in sorted(folder.glob("*.j2")):
@@ -48,6 +47,13 @@ def check_report_templates(workflow: Workflow) -> None:
 def _trial_render(workflow: Workflow, folder: Path) -> None:
     """Renders the override once on an empty run: an unknown variable, filter or include fails here, not after
     every agent ran (when it would cost the report and the comment)."""
+    import jinja2
+
+    from adk_eval_gate.baseline.stores import LoadOutcome
+    from adk_eval_gate.gate.decision import build_comparison
+    from adk_eval_gate.report.markdown import render_report
+    from adk_eval_gate.results.build import tool_info
+    from adk_eval_gate.results.models import Counts, GitInfo, ResultsFile, Timings
 
     results = ResultsFile(
         tool=tool_info(),

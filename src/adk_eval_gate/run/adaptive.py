@@ -14,13 +14,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adk_eval_gate.baseline.stages import baseline_halves, current_rounds
 from adk_eval_gate.baseline.stats import permutation_test
-from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.config.models import AdaptiveRuns
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.models import (
     CaseResult,
@@ -32,6 +31,9 @@ from adk_eval_gate.results.models import (
     Sampling,
 )
 from adk_eval_gate.run.plan import Plan
+
+if TYPE_CHECKING:
+    from adk_eval_gate.github.context import ActionsContext
 
 
 def undecided(selection: list[float], first: list[float]) -> bool:
@@ -151,6 +153,8 @@ def decider_for(plan: Plan, baseline_path: Path | None, context: Callable[[], Ac
         return Decider(read_results(baseline_path))
     if plan.workflow.settings.baseline.store == "none":
         return Decider(None)
+    from adk_eval_gate.baseline.stores import build_store  # the stores (and the GitHub client): adaptive runs only
+
     outcome = build_store(plan.workflow, context()).load()
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
