@@ -1,5 +1,5 @@
 """What the agent's libraries log while cases run, collapsed: each distinct record is printed once, when it first
-appears, and a record that came again gets one closing line with its count.
+appears, and a record that came again gets one closing line with how often it came in all.
 
 Libraries log per call — google-adk warns "Skipping missing token usage metadata ..." on every model call of
 a model that reports no usage — so a few hundred cases would otherwise bury the run's own output. Only records
@@ -39,7 +39,7 @@ class RepeatCollapser:
         for text, count in self.counts.items():
             if count > 1:
                 first = text.splitlines()[0] if text else text
-                print(f"{first} (repeated {count} times)", file=self._stream or sys.stderr, flush=True)
+                print(f"{first} ({count} times in all)", file=self._stream or sys.stderr, flush=True)
         self.counts.clear()
 
 

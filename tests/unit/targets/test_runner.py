@@ -204,3 +204,31 @@ def test_worker_processes_leave_google_adk_out_of_this_process(example, tmp_path
     loaded = loaded_after_run(config, tmp_path / "r.json")
     assert not {m for m in loaded if m.startswith("google.adk")}
     assert json.loads((tmp_path / "r.json").read_text())["summary"]["passed"] == 4
+
+
+def test_what_the_agents_libraries_log_is_collapsed_with_a_count(tmp_path):
+    """ADK warns on every call of a model that reports no token usage; across worker processes that is the line
+    once, then one closing line with how often it came."""
+    config = faulty_suite(tmp_path, {f"ok{i}": "hello" for i in range(6)}, run="run: {workers: 2, concurrency: 2}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "adk_eval_gate", "run", "--config", str(config), "--output", str(tmp_path / "r.json")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    warning = "Skipping missing token usage metadata for agent faulty and model scripted-faulty"
+    assert [line for line in done.stderr.splitlines() if warning in line] == [warning, f"{warning} (6 times in all)"]
+
+
+def test_repeated_log_texts_are_counted_and_summarised_once():
+    import io
+
+    from adk_eval_gate.targets.agent_logs import RepeatCollapser
+
+    out = io.StringIO()
+    logs = RepeatCollapser(out)
+    for text in ["a", "b", "a", "a\ntraceback"]:
+        logs.add(text)
+    logs.add("a", 3)  # a worker's count of the repeats it did not send
+    logs.summarise()
+    assert out.getvalue().splitlines() == ["a", "b", "a", "traceback", "a (5 times in all)"]
