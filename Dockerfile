@@ -10,4 +10,6 @@ RUN pip install --no-cache-dir --no-deps --no-build-isolation /opt/adk-eval-gate
 
 # No USER: GitHub runs Docker actions as the image's default user and requires it to be root (its docs say not to
 # set USER), so `setup:` commands can install an agent's requirements into /opt/venv and write the workspace.
-ENTRYPOINT ["python", "-m", "adk_eval_gate.commands.action"]
+# -P: the checkout is the working directory, and `-m` would otherwise put it first on sys.path, so a pull request's
+# `yaml.py` would run inside this process (with the job's token) before any `/eval` permission check.
+ENTRYPOINT ["python", "-P", "-m", "adk_eval_gate.commands.action"]

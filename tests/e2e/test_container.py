@@ -217,9 +217,15 @@ def test_the_image_runs_the_example_as_a_runner_would(image, example, tmp_path):
                 }
             )
         )
+        # A pull request's files named like the modules the action imports: never imported by the action itself.
+        for name in ("yaml", "pydantic", "requests"):
+            (example / f"{name}.py").write_text(
+                "import pathlib\npathlib.Path(__file__).with_name('shadowed').write_text(__name__)\nraise ImportError\n"
+            )
         as_the_runner_checked_it_out(example)
         process, first_line, rest, _ = run_container(image, example, actions_env(fake))
         assert process.returncode == 0, first_line + rest
+        assert not (example / "shadowed").exists()
         assert first_line.startswith("[adk-eval-gate]")
         # the example's two failing cases do not gate (fail_on: regression, error): notices on their lines, no error
         assert "::notice file=evals/dice.evalset.json,line=" in rest and "(not gating)" in rest
