@@ -50,17 +50,33 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def run_ci(options: PublishOptions, context: ActionsContext | None = None, workflow: Workflow | None = None) -> int:
-    from adk_eval_gate.commands.loading import load_config, plan_of
+    from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.github.context import ActionsContext
+    from adk_eval_gate.targets.agent_host import finish_warm_up
+    from adk_eval_gate.targets.host_start import warm_up_early
+
+    context = context or ActionsContext.from_env()
+    workflow = workflow or load_config(options.config)
+    if not workflow.settings.setup:  # `setup:` may install the agents' own google-adk: then the host starts after it
+        # google-adk alone, imported while this process checks who asked and loads the eval sets; the agents (the
+        # pull request's code) are named to the host only after those checks (_run).
+        warm_up_early(workflow.path)
+    try:
+        return _run(options, context, workflow)
+    finally:
+        finish_warm_up()
+
+
+def _run(options: PublishOptions, context: ActionsContext, workflow: Workflow) -> int:
+    from adk_eval_gate.commands.loading import plan_of
     from adk_eval_gate.publish.finish import finish, mode_of
     from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs, with_more_runs
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
     from adk_eval_gate.run.setup import run_setup
     from adk_eval_gate.run.shards import shard_plan
+    from adk_eval_gate.targets.agent_host import warm_up
 
-    context = context or ActionsContext.from_env()
-    workflow = workflow or load_config(options.config)
     # Before any of the pull request's code is imported (custom metrics, setup, agents): who asked, for which commit.
     started = _start(options, context, workflow)
     if isinstance(started, int):
@@ -76,6 +92,7 @@ def run_ci(options: PublishOptions, context: ActionsContext | None = None, workf
     settings = plan.workflow.settings
     if settings.setup:
         run_setup(settings.setup, plan.workflow.base_dir, settings.setup_pass_env)
+    warm_up(plan.workflow)  # the host imports the agents while a baseline loads and the run's stages import
     outcome = None
     if mode_of(context) != "baseline" and has_adaptive_runs(plan):
         # adaptive runs decide against the baseline the comparison will use: load it before running

@@ -52,6 +52,8 @@ class AgentHost:
         self._server: asyncio.AbstractServer | None = None
         self._historian: asyncio.StreamWriter | None = None  # the history writer (historian.py), once connected
         self.held: set[tuple] = set()  # invocations forwarded to it
+        self._accepted: list[asyncio.StreamWriter] = []  # every connection, closed by `release` whatever its state
+        self._released = False
 
     @classmethod
     def start(cls, agents: list[tuple[str, Path]] | None = None) -> AgentHost:
@@ -104,7 +106,17 @@ class AgentHost:
             event.set()
 
     async def _on_worker(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        hello = await read_message(reader)
+        # A connection the run has not taken when it ends must still be closed: the process at its other end (the
+        # history writer of a short run) would otherwise wait on it, and the host on that process, for ever.
+        self._accepted.append(writer)
+        if self._released:
+            writer.close()
+            return
+        try:
+            hello = await read_message(reader)
+        except asyncio.CancelledError:
+            writer.close()
+            raise
         if hello is None:
             writer.close()
             return
@@ -158,9 +170,11 @@ class AgentHost:
         await writer.drain()
 
     async def release(self) -> None:
-        """No more requests: the host finishes what it was asked (eval history) and exits."""
-        if self._historian is not None:
-            self._historian.close()
+        """No more requests: the host finishes what it was asked (eval history) and exits. Every connection is
+        closed (the workers' pools are done with theirs), so nothing at the other end waits for more."""
+        self._released = True
+        for writer in [*([self._historian] if self._historian is not None else []), *self._accepted]:
+            writer.close()
         if self._writer is not None:
             self._writer.close()
             with contextlib.suppress(ConnectionError):

@@ -14,11 +14,14 @@ import signal
 import socket
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.targets.host_start import pack, recv_blocking
+
+_CHILDREN_GRACE_SECONDS = 300.0
 
 
 def main(fd: int) -> None:
@@ -79,7 +82,7 @@ def _preload(agents: list[tuple[str, str]]) -> str | None:
 
 def _serve(control: socket.socket) -> None:
     children: set[int] = set()
-    historian = False
+    historian: int | None = None
     while True:
         readable, _, _ = select.select([control], [], [], 0.05 if children else None)
         _reap(control, children, block=False)
@@ -93,13 +96,32 @@ def _serve(control: socket.socket) -> None:
             pids = [_fork(control, target, settings, address) for _ in range(count)]
             children.update(pids)
             control.sendall(pack(("forked", pids)))
-            if history and not historian:
+            if history and historian is None:
                 from adk_eval_gate.targets import historian as history_writer
 
-                children.add(history_writer.start(control, address))
-                historian = True
+                historian = history_writer.start(control, address)
+                children.add(historian)
         elif message[0] == "history":  # sent here only when the writer never connected
             _write_history(*message[1:])
+    if historian is not None and historian in children:
+        from adk_eval_gate.targets.historian import RUN_GONE
+
+        with contextlib.suppress(OSError):
+            os.kill(historian, RUN_GONE)
+    _reap_all(control, children)
+
+
+def _reap_all(control: socket.socket, children: set[int]) -> None:
+    """Waits for every worker and the history writer once the run has gone; one still there after five minutes
+    (waiting on a connection nobody will use again) is killed rather than keeping the run waiting for ever."""
+    deadline = time.monotonic() + _CHILDREN_GRACE_SECONDS
+    while children and time.monotonic() < deadline:
+        _reap(control, children, block=False)
+        if children:
+            time.sleep(0.01)
+    for pid in children:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
     _reap(control, children, block=True)
 
 

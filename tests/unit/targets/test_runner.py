@@ -232,3 +232,33 @@ def test_repeated_log_texts_are_counted_and_summarised_once():
     logs.add("a", 3)  # a worker's count of the repeats it did not send
     logs.summarise()
     assert out.getvalue().splitlines() == ["a", "b", "a", "traceback", "a (5 times in all)"]
+
+
+def test_a_history_writer_whose_connection_the_run_never_closed_still_ends(example, monkeypatch):
+    """A connection the run never took up (a short run ending as the history writer calls) is never closed by the
+    run: the host tells the writer that the run has gone, so it writes what it received and ends, and the run
+    does not wait on it (for the host's five-minute backstop)."""
+    import time
+
+    from adk_eval_gate.targets import agent_host
+
+    lost = []
+    release = agent_host.AgentHost.release
+
+    async def release_losing_the_writer(self):
+        if self._historian is not None:
+            lost.append(self._historian)
+            self._accepted = [w for w in self._accepted if w is not self._historian]
+            self._historian = None
+        await release(self)
+
+    monkeypatch.setattr(agent_host.AgentHost, "release", release_losing_the_writer)
+    config = example / "eval-gate.yml"
+    config.write_text(config.read_text().replace("retries: 2 ", "retries: 2\n  workers: 2 "))
+    started = time.monotonic()
+    results = run_plan(build_plan(config), quiet=True)
+    assert time.monotonic() - started < 60  # not the backstop: the writer ended on its own
+    assert lost, "the history writer never connected: nothing was tested"
+    (history,) = (example / "hello_world" / ".adk" / "eval_history").glob("*.evalset_result.json")
+    written = {c["eval_id"] for c in json.loads(history.read_text())["eval_case_results"]}
+    assert written == {c.eval_id for c in results.eval_sets[0].cases}
