@@ -27,13 +27,12 @@ def runner_settings(plan: Plan) -> RunnerSettings:
 
 def worker_count(settings: RunnerSettings, jobs: int) -> int:
     """Worker processes pay off once there are more jobs than concurrency slots: then ADK's own CPU per model
-    call, not the model's latency, bounds one event loop. One more worker than cores: a worker's loop waits on
-    the model between its bursts of CPU, and a core whose worker waits can serve another's turn (measured on two
-    cores: three workers 4% faster than two, four slower again)."""
+    call, not the model's latency, bounds one event loop. One per core: on two cores, three or four workers
+    sharing the same concurrency were no faster (and each costs memory)."""
     if settings.workers is not None:
         return settings.workers
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return min(cores + 1, 8) if jobs > settings.concurrency and cores > 1 else 1
+    return min(cores, 8) if jobs > settings.concurrency else 1
 
 
 def cache_dir(plan: Plan) -> Path | None:

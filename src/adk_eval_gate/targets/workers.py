@@ -145,6 +145,12 @@ def _in_loop(loop: asyncio.AbstractEventLoop) -> bool:
 # --- in the run's process ---------------------------------------------------------------------------------------
 
 
+def shares(concurrency: int, workers: int) -> list[int]:
+    """Each worker's part of `concurrency`: together never more than it (a user's limit may be a model's rate
+    limit), as even as it divides; fewer workers than asked when there are fewer slots."""
+    return [concurrency // workers + (i < concurrency % workers) for i in range(min(workers, concurrency))]
+
+
 class _Worker:
     def __init__(self, pid: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.pid, self.reader, self.writer = pid, reader, writer
@@ -171,13 +177,17 @@ async def run_jobs_in_workers(
     progress = Progress(len(jobs), quiet)
     own_logs = logs is None
     logs = logs or agent_logs.RepeatCollapser()
-    share = max(1, -(-settings.concurrency // workers))
-    forked = await host.fork(target, workers, dataclasses.replace(settings, concurrency=share))
-    if isinstance(forked, str):
-        return _unfinished(results, jobs, f"worker processes could not start: {forked}"), forked
+    forked: list[int] = []
+    share_of: dict[int, int] = {}
+    for share, count in sorted(Counter(shares(settings.concurrency, workers)).items(), reverse=True):
+        pids = await host.fork(target, count, dataclasses.replace(settings, concurrency=share))
+        if isinstance(pids, str):
+            return _unfinished(results, jobs, f"worker processes could not start: {pids}"), pids
+        forked += pids
+        share_of.update(dict.fromkeys(pids, share))
     # Each worker holds twice its share, so a worker finishing a job never waits for this process to send the
     # next; with a spending limit, a job is admitted as it starts, so only the share is handed out.
-    queued = share if admit is not None else 2 * share
+    queued = {pid: share if admit is not None else 2 * share for pid, share in share_of.items()}
     inbox: asyncio.Queue = asyncio.Queue()
     pool: list[_Worker] = []
     readers: dict[_Worker, asyncio.Task] = {}
@@ -208,7 +218,7 @@ async def run_jobs_in_workers(
         progress.update(results[index])
 
     def feed(worker: _Worker) -> None:
-        while pending and len(worker.in_flight) < queued and not worker.gone:
+        while pending and len(worker.in_flight) < queued[worker.pid] and not worker.gone:
             index = pending.popleft()
             job = jobs[index]
             refusal = admit(job) if admit is not None else None

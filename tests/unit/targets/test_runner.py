@@ -262,3 +262,26 @@ def test_a_history_writer_whose_connection_the_run_never_closed_still_ends(examp
     (history,) = (example / "hello_world" / ".adk" / "eval_history").glob("*.evalset_result.json")
     written = {c["eval_id"] for c in json.loads(history.read_text())["eval_case_results"]}
     assert written == {c.eval_id for c in results.eval_sets[0].cases}
+
+
+def test_workers_together_never_hold_more_cases_than_the_concurrency(tmp_path, monkeypatch):
+    """Three workers at concurrency 4: shares of 2, 1, 1, not 2 each (a user's concurrency may be a rate limit)."""
+    inflight = tmp_path / "inflight"
+    inflight.mkdir()
+    monkeypatch.setenv("FAULTY_INFLIGHT_DIR", str(inflight))
+    config = faulty_suite(tmp_path, {f"c{i}": "count me" for i in range(12)}, run="run: {workers: 3, concurrency: 4}\n")
+    results = run_plan(build_plan(config), quiet=True)
+    assert {c.status for c in results.eval_sets[0].cases} == {"passed"}
+    counts = [int(line) for line in (tmp_path / "inflight.log").read_text().split()]
+    assert len(counts) == 12 and max(counts) <= 4
+    assert max(counts) >= 3  # the limit was reached, so a larger one would have shown
+
+
+def test_worker_shares_add_up_to_the_concurrency():
+    from adk_eval_gate.targets.workers import shares
+
+    for concurrency in range(1, 40):
+        for workers in range(1, 10):
+            got = shares(concurrency, workers)
+            assert sum(got) == concurrency and min(got) >= 1 and max(got) - min(got) <= 1
+            assert len(got) == min(workers, concurrency)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncGenerator
+from pathlib import Path
 
 from google.adk.agents import LlmAgent
 from google.adk.models import BaseLlm
@@ -41,6 +42,14 @@ class FaultyLlm(BaseLlm):
             yield _text(f"Your name is {result.response.get('result')}.")
             return
         prompt = " ".join(p.text for p in last.parts or [] if p.text).lower()
+        if "count me" in prompt:  # how many calls are in flight at once, across every worker process
+            folder = Path(os.environ["FAULTY_INFLIGHT_DIR"])
+            mine = folder / f"{os.getpid()}-{id(llm_request)}"
+            mine.touch()
+            await asyncio.sleep(0.3)
+            with (folder.parent / "inflight.log").open("a") as log:
+                log.write(f"{len(list(folder.iterdir()))}\n")
+            mine.unlink()
         if "die now" in prompt:
             os._exit(3)  # the whole process vanishes, as a segfaulting native extension would make it
         if "crash" in prompt:
