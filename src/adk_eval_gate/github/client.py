@@ -6,17 +6,21 @@ A POST is not retried after a 5xx or a lost connection: GitHub may have stored i
 blind retry would create it twice. The caller looks first (see `GitHubError.maybe_applied`), or says the request
 is safe to repeat (`idempotent=True`).
 
-An API that does not answer (a closed port, a host that never replies) costs the whole run at most
-NO_ANSWER_BUDGET seconds, attempts and back-off together, shared by every call to that API: once spent, later calls
-fail at once, so a run with a dead API fails closed in seconds rather than minutes of retries per call.
+An API that does not answer (a closed port, a host that never replies, a name that never resolves) costs the whole
+run at most NO_ANSWER_BUDGET seconds, attempts and back-off together, shared by every call to that API: once spent,
+later calls fail at once, so a run with a dead API fails closed in seconds rather than minutes of retries per call.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import random
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -30,6 +34,45 @@ CONNECT_TIMEOUT = 10.0
 # Seconds spent on attempts that got no answer, per API base, since that API last answered: process-wide, because
 # the baseline store, the labels and the comment each build their own client.
 _silence: dict[str, float] = {}
+
+
+class NameLookupTimeout(requests.ConnectTimeout):
+    """The API's host name did not resolve in time: requests' timeouts start only once a socket exists."""
+
+
+_resolved: set[tuple[str, int]] = set()  # names that resolved once in this run: not looked up ahead again
+
+
+def _resolve_within(url: str, seconds: float) -> None:
+    """A resolver that never answers would hold a request outside every timeout; looked up on a thread here, it
+    costs at most `seconds`, counted like any attempt that got no answer. A name that does not exist is left to
+    requests, which fails on it at once."""
+    parts = urlsplit(url)
+    host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    if not host or (host, port) in _resolved or _is_address(host):
+        return
+    looked_up = threading.Event()
+
+    def look_up() -> None:
+        try:
+            socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            _resolved.add((host, port))
+        except (OSError, UnicodeError):
+            pass
+        finally:
+            looked_up.set()
+
+    threading.Thread(target=look_up, name="github-name-lookup", daemon=True).start()
+    if not looked_up.wait(seconds):
+        raise NameLookupTimeout(f"looking up {host} took more than {seconds:.0f} s")
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 class GitHubError(Exception):
@@ -139,6 +182,7 @@ class GitHubClient:
                 raise GitHubError(method, path, None, self._unreachable("not tried", spent=True))
             started = self._clock()
             try:
+                _resolve_within(url, min(CONNECT_TIMEOUT, left))
                 response = self._session.request(
                     method,
                     url,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -142,3 +143,26 @@ def test_ci_with_an_unreachable_api_fails_closed_and_says_why(example, capsys, m
     assert "GitHub's API is unreachable" in out
     assert time.monotonic() - started < 60  # generous; the budget (3 s here, 30 s for real) bounds every call
     assert Path(example / "out" / "results.json").exists()  # files first: a dead API never loses the run
+
+
+def test_a_name_that_never_resolves_is_given_up_on_within_the_budget(monkeypatch):
+    """DNS sits outside requests' timeouts: a resolver that never answers would hold the run for ever."""
+    monkeypatch.setattr(client_module, "NO_ANSWER_BUDGET", 1.0)  # the real 25 s, scaled down for the suite
+    resolve, answer = socket.getaddrinfo, threading.Event()
+
+    def hanging_resolver(host, *args, **kwargs):
+        if str(host).endswith(".invalid"):
+            answer.wait()  # a resolver that never answers
+            raise socket.gaierror("no answer")
+        return resolve(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", hanging_resolver)
+    url = "http://api.never-answers.invalid"
+    started = time.monotonic()
+    try:
+        with pytest.raises(GitHubError) as raised:
+            GitHubClient(url, "t").get_json("/repos/o/r/actions/artifacts")
+    finally:
+        answer.set()
+    assert "NameLookupTimeout" in str(raised.value) and "unreachable" in str(raised.value)
+    assert time.monotonic() - started < 10  # the budget is 1 s; without the bound this never returns
