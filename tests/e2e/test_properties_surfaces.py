@@ -131,7 +131,9 @@ comment_words = st.one_of(
     st.lists(
         st.tuples(
             st.sampled_from(["--comment-key", "--comment-mode", "--comment-when", "--comment-author"]),
-            st.sampled_from(["update", "recreate", "changed", "sometimes", "", " ", "-", "x" * 250, "\u202e"]),
+            st.sampled_from(
+                ["update", "recreate", "changed", "sometimes", "", " ", "-", "x" * 250, "\u202e", "a-->b", "a\nb"]
+            ),
         ),
         max_size=3,
     ),
@@ -321,3 +323,14 @@ def test_pytest_plugin_options(config_path, output):
             # a path that cannot be written is refused before any case runs, not at the session's end
             assert bool(registered) == (output is None or output in ("r.json", "out/r.json"))
         assert snapshot(root) == before
+
+
+@pytest.mark.parametrize("key", ["a-->b", "two\nlines", "x" * 201])
+def test_a_comment_key_that_would_break_our_hidden_marker_is_refused(capsys, key):
+    """The key sits in a hidden HTML comment at the top of ours: `-->` would end it early, a line break split it."""
+    with workspace() as root:
+        argv = ["ci", "--config", "replay.yml", "--output-dir", "out", f"--comment-key={key}"]
+        assert assert_rule(argv, root, capsys) == 2
+        edit_config(root, lambda data: data.update(comment={"key": key}))
+        code, _, err = run_cli(["validate", "--config", "replay.yml"], capsys)
+        assert code == 2 and "comment.key" in err and len(err.strip().splitlines()) == 1

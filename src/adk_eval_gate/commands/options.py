@@ -38,6 +38,7 @@ def publishing_options() -> argparse.ArgumentParser:
 
 
 def publish_options(args: argparse.Namespace) -> PublishOptions:
+    from adk_eval_gate.config.base import comment_key_problem
     from adk_eval_gate.publish.settings import PublishOptions
     from adk_eval_gate.run.shards import parse_shard
 
@@ -51,6 +52,8 @@ def publish_options(args: argparse.Namespace) -> PublishOptions:
                 f"{value!r} is not one of {', '.join(choices)}",
                 f"use one of them (the Action's input is {option.removeprefix('--')})",
             )
+    if args.comment_key is not None and (problem := comment_key_problem(args.comment_key)) is not None:
+        raise InputError(None, "--comment-key", problem, "pass a short key on one line (Action input: comment-key)")
     return PublishOptions(
         config=args.config,
         output_dir=args.output_dir,

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from adk_eval_gate.config.base import CommentKey
 from adk_eval_gate.config.base import Strict as _Strict
 from adk_eval_gate.config.history import DriftSettings, HistorySection, QuarantineMode, quarantine_value
 from adk_eval_gate.core.redaction import check_pass_env
@@ -337,11 +338,8 @@ class ReportSection(_Strict):
 class CommentSection(_Strict):
     """The sticky pull-request comment, with the options of the common sticky-comment actions."""
 
-    key: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=200,
-        description="one comment per key (default: the config's path relative to the repository root)",
+    key: CommentKey | None = Field(
+        default=None, description="one comment per key (default: the config's path relative to the repository root)"
     )
     mode: Literal["update", "recreate"] = Field(default="update", description="recreate deletes ours and posts anew")
     when: Literal["always", "changed", "failing"] = Field(
