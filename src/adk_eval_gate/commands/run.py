@@ -46,16 +46,17 @@ def handle(args: argparse.Namespace) -> int:
 
     from adk_eval_gate.targets.host_start import warm_up_early
 
-    gc.disable()  # until the run starts: imports and loading make little garbage (see _run_and_report)
-
-    # First of all: the agent host imports google-adk (about a second) while this process imports the stages.
-    warm_up_early(Path(args.config))
-    from adk_eval_gate.targets.agent_host import finish_warm_up
-
+    collecting = gc.isenabled()
     try:
+        gc.disable()  # until the run starts: imports and loading make little garbage (see _run_and_report)
+        # First of all: the agent host imports google-adk (about a second) while this process imports the stages.
+        warm_up_early(Path(args.config))
         return _run_and_report(args)
     finally:
-        gc.enable()  # a refusal before the run started leaves it disabled (a caller in this process needs it)
+        if collecting:  # a refusal before the run started leaves it off: a caller in this process needs it back
+            gc.enable()
+        from adk_eval_gate.targets.agent_host import finish_warm_up
+
         finish_warm_up()
 
 

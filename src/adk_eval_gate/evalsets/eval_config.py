@@ -9,9 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jinja2
-import jinja2.meta
-import jinja2.sandbox
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
@@ -50,6 +47,9 @@ class UserSimulatorConfig(BaseModel):
     def _template_with_placeholders(cls, value: str | None) -> str | None:
         if value is None:
             return value
+        import jinja2.meta  # only for a config that has custom instructions
+        import jinja2.sandbox
+
         try:
             used = jinja2.meta.find_undeclared_variables(jinja2.sandbox.SandboxedEnvironment().parse(value))
         except jinja2.TemplateSyntaxError as exc:

@@ -7,6 +7,7 @@ import asyncio
 import signal
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import replace
 
 from adk_eval_gate.run.budget import SpendingLimit
 from adk_eval_gate.run.early_scores import EarlyScores
@@ -32,6 +33,18 @@ def _stop_on_signals(stop: asyncio.Event):
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
+
+
+def split_concurrency(concurrency: int, sizes: list[int]) -> list[int]:
+    """Each pool's part of the run's concurrency: together no more than the whole (unless there are more pools
+    than slots: each gets one), each slot going where the most jobs wait per slot, none beyond a pool's jobs."""
+    parts = [1] * len(sizes)
+    for _ in range(concurrency - len(sizes)):
+        waiting = [i for i, size in enumerate(sizes) if size > parts[i]]
+        if not waiting:
+            break
+        parts[max(waiting, key=lambda i: sizes[i] / parts[i])] += 1
+    return parts
 
 
 def _both(first: Callable[[CaseRun], None] | None, second: Callable[[CaseRun], None] | None):
@@ -90,6 +103,8 @@ async def dispatch(
         if reason:
             reasons.append(reason)
 
+    # One `run.concurrency` for the whole run, however many pools share it (a user's limit may be a model's).
+    parts = split_concurrency(settings.concurrency, [len(i) for _, i in pooled] + ([len(local)] if local else []))
     with _stop_on_signals(stop):
         groups = [
             run_group(
@@ -97,8 +112,8 @@ async def dispatch(
                     host,
                     target,
                     [jobs[i] for i in indices],
-                    settings,
-                    worker_count(settings, len(indices)),
+                    replace(settings, concurrency=part),
+                    worker_count(replace(settings, concurrency=part), len(indices)),
                     quiet=quiet,
                     stop_event=stop,
                     logs=logs,
@@ -108,7 +123,7 @@ async def dispatch(
                 ),
                 indices,
             )
-            for target, indices in pooled
+            for (target, indices), part in zip(pooled, parts, strict=False)
         ]
         local_targets = {id(jobs[i].target): jobs[i].target for i in local}
 
@@ -117,9 +132,8 @@ async def dispatch(
                 if all(target is not t for t in started):
                     await target.start()
                     started.append(target)
-            return await run_jobs(
-                [jobs[i] for i in local], settings, quiet=quiet, stop=stop, admit=admit, finished=finished
-            )
+            own = replace(settings, concurrency=parts[-1])
+            return await run_jobs([jobs[i] for i in local], own, quiet=quiet, stop=stop, admit=admit, finished=finished)
 
         if local:
             groups.append(run_group(run_local(), local))

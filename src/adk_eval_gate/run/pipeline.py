@@ -111,61 +111,64 @@ async def run_plan_async(
     early = EarlyScores(plan, targets, runs_per_case, decider is not None, judge.llm.settings.prices)
     logs = agent_logs.RepeatCollapser()
     handler = agent_logs.install(logs.add)  # for agents run in this process
+    # However the run ends, the host is told (or it would wait for more requests, and whoever waits on it with it)
     try:
-        round_jobs, round_number = first_jobs, 1
-        while round_jobs:
-            round_start = time.perf_counter()
-            runs, stopped = await dispatch(
-                targets,
-                round_jobs,
-                settings,
-                quiet,
-                started,
-                host,
-                logs,
-                limit=limit,
-                round_number=round_number,
-                history_tags=tags,
-                early=early,
+        try:
+            round_jobs, round_number = first_jobs, 1
+            while round_jobs:
+                round_start = time.perf_counter()
+                runs, stopped = await dispatch(
+                    targets,
+                    round_jobs,
+                    settings,
+                    quiet,
+                    started,
+                    host,
+                    logs,
+                    limit=limit,
+                    round_number=round_number,
+                    history_tags=tags,
+                    early=early,
+                )
+                inference_seconds += time.perf_counter() - round_start
+                if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
+                    round_jobs, runs = drop_cut_extra_runs(round_jobs, runs, rounds.sampling, names)
+                judged = await _judge_round(plan, judge, round_jobs, runs, names, criteria, quiet)
+                if limit is not None:
+                    limit.record_judges(_judge_total(judge))
+                rounds.add(round_jobs, runs, judged)
+                rounds.stopped = rounds.stopped or stopped
+                if stopped is not None or decider is None or rounds.sampling:
+                    break
+                round_jobs, round_number = round_two(plan, targets, rounds, decider), 2
+        finally:
+            for target in started:
+                await target.aclose()
+            agent_logs.uninstall(handler)
+            logs.summarise()
+        scoring_start = time.perf_counter()
+        by_target = rounds.by_case()
+        eval_set_results = [
+            eval_set_result(
+                plan,
+                agent,
+                eval_set,
+                target,
+                by_target[id(target)][eval_set.eval_set_id],
+                rounds.judged,
+                rounds.sampling,
+                judge.llm.settings.prices,
+                early,
             )
-            inference_seconds += time.perf_counter() - round_start
-            if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
-                round_jobs, runs = drop_cut_extra_runs(round_jobs, runs, rounds.sampling, names)
-            judged = await _judge_round(plan, judge, round_jobs, runs, names, criteria, quiet)
-            if limit is not None:
-                limit.record_judges(_judge_total(judge))
-            rounds.add(round_jobs, runs, judged)
-            rounds.stopped = rounds.stopped or stopped
-            if stopped is not None or decider is None or rounds.sampling:
-                break
-            round_jobs, round_number = round_two(plan, targets, rounds, decider), 2
+            for agent, target in zip(plan.agents, targets, strict=True)
+            for eval_set in agent.eval_sets
+        ]
+        await write_eval_history(plan, eval_set_results, host)
     finally:
-        for target in started:
-            await target.aclose()
-        agent_logs.uninstall(handler)
-        logs.summarise()
-    scoring_start = time.perf_counter()
-    by_target = rounds.by_case()
-    eval_set_results = [
-        eval_set_result(
-            plan,
-            agent,
-            eval_set,
-            target,
-            by_target[id(target)][eval_set.eval_set_id],
-            rounds.judged,
-            rounds.sampling,
-            judge.llm.settings.prices,
-            early,
-        )
-        for agent, target in zip(plan.agents, targets, strict=True)
-        for eval_set in agent.eval_sets
-    ]
-    await write_eval_history(plan, eval_set_results, host)
-    if host is not None:
-        await host.release()
-        if own_host:
-            await asyncio.get_running_loop().run_in_executor(None, host.wait)
+        if host is not None:
+            await host.release()
+            if own_host:
+                await asyncio.get_running_loop().run_in_executor(None, host.wait)
     finished = time.perf_counter()
     not_run = sum(c.status == "not_run" for s in eval_set_results for c in s.cases)
     return ResultsFile(

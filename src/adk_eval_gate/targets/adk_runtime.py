@@ -62,13 +62,6 @@ def import_runtime() -> None:
     for name in _LAZY_RUNTIME:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
-    # ADK tries these optional imports again on every agent step (a tenth of a worker's CPU when the optional
-    # package is missing, since a failed import is not cached): a failure now stands for the whole run.
-    for name in _RETRIED_OPTIONAL:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            sys.modules[name] = None  # the next import raises ModuleNotFoundError at once, as it would have
     # google-genai builds a model's validator on its first use; those every model call uses are built here.
     from google.genai import types
 
@@ -99,6 +92,19 @@ _LAZY_RUNTIME = (
     "google.adk.workflow._node_runner_utils",
     "google.adk.a2a.agent",
 )
+
+
+def cache_missing_optionals() -> None:
+    """ADK tries these optional imports again on every agent step (a tenth of a worker's CPU when the optional
+    package is missing, since a failed import is not cached): once the agents are loaded, a failure stands for
+    the whole run. Called by the agent host before it forks the workers."""
+    for name in _RETRIED_OPTIONAL:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            sys.modules[name] = None  # the next import raises ModuleNotFoundError at once, as it would have
+
+
 _RETRIED_OPTIONAL = ("google.adk.agents.remote_a2a_agent",)  # needs the `a2a` package
 _GENAI_PER_CALL = (
     "Content",

@@ -54,6 +54,8 @@ class AgentHost:
         self.held: set[tuple] = set()  # invocations forwarded to it
         self._accepted: list[asyncio.StreamWriter] = []  # every connection, closed by `release` whatever its state
         self._released = False
+        self._fork_lock: asyncio.Lock | None = None  # one fork request answered at a time: replies carry no name
+        self._gone: str | None = None  # why the host can fork no more, once it has gone
 
     @classmethod
     def start(cls, agents: list[tuple[str, Path]] | None = None) -> AgentHost:
@@ -70,7 +72,8 @@ class AgentHost:
         for reference, base_dir in agents:
             load_agent_dotenv(reference, base_dir)
         self.agents = _named(agents)
-        self._control.sendall(pack(("preload", [(reference, str(base_dir)) for reference, base_dir in agents])))
+        with contextlib.suppress(OSError):  # a host that died importing google-adk: preload_error says so
+            self._control.sendall(pack(("preload", [(reference, str(base_dir)) for reference, base_dir in agents])))
 
     def discard(self) -> None:
         """A host started for a config that turned out to run no `adk` agent here."""
@@ -82,7 +85,7 @@ class AgentHost:
         if self._writer is not None:
             return
         loop = asyncio.get_running_loop()
-        self._ready, self._forked = loop.create_future(), asyncio.Queue()
+        self._ready, self._forked, self._fork_lock = loop.create_future(), asyncio.Queue(), asyncio.Lock()
         reader, self._writer = await asyncio.open_unix_connection(sock=self._control)
         self._server = await asyncio.start_unix_server(self._on_worker, path=self.address)
         self._tasks = [asyncio.ensure_future(self._listen(reader))]
@@ -101,6 +104,7 @@ class AgentHost:
         gone = "the agent host process exited" + (f" (exit code {code})" if code is not None else "")
         if not self._ready.done():
             self._ready.set_result(gone)
+        self._gone = gone
         self._forked.put_nowait(gone)
         for event in self._exit_events.values():
             event.set()
@@ -139,9 +143,14 @@ class AgentHost:
         """Forks `count` workers for `target`; their pids, or why none were forked."""
         if (error := await self.preload_error()) is not None:
             return error
-        self._writer.write(pack(("fork", target, count, settings, self.address, self.writes_history)))
-        await self._writer.drain()
-        return await self._forked.get()
+        # Pools of several agents fork at once; a reply says only which pids were forked, so each request waits
+        # for its own reply before the next is sent.
+        async with self._fork_lock:
+            if self._gone is not None:
+                return self._gone
+            self._writer.write(pack(("fork", target, count, settings, self.address, self.writes_history)))
+            await self._writer.drain()
+            return await self._forked.get()
 
     async def connection(self, pid: int, timeout: float) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
         """The worker's connection once it has said hello; None if it exited first or never called."""
@@ -172,6 +181,8 @@ class AgentHost:
     async def release(self) -> None:
         """No more requests: the host finishes what it was asked (eval history) and exits. Every connection is
         closed (the workers' pools are done with theirs), so nothing at the other end waits for more."""
+        if self._released:
+            return
         self._released = True
         for writer in [*([self._historian] if self._historian is not None else []), *self._accepted]:
             writer.close()
@@ -188,7 +199,9 @@ class AgentHost:
     def wait(self, timeout: float = 600) -> None:
         """Waits for the host (and so for every worker it forked) to exit; reaped, their CPU counts as this
         process's children's."""
-        if self._writer is None:  # never used: nothing to finish
+        if not self._released:  # never used, or a run that failed before releasing it: the host must see the end
+            with contextlib.suppress(OSError):
+                self._control.shutdown(socket.SHUT_RDWR)
             self._control.close()
         try:
             self._process.wait(timeout)

@@ -67,7 +67,10 @@ def _serve(address: str) -> int:
         run.connect(address)
     except OSError:  # the run ended before it took this connection: it sent the history to the host instead
         return 0
-    run.sendall(pack(("hello", os.getpid(), "historian")))
+    try:
+        run.sendall(pack(("hello", os.getpid(), "historian")))
+    except OSError:  # taken and closed at once: the run ended as this process called
+        return 0
     case_results_adapter()
     invocations_adapter()
     held: dict[tuple, list] = {}

@@ -57,6 +57,10 @@ def _import_runtime() -> str | None:
         import_runtime()
     except InputError as exc:
         return exc.render()
+    except Exception as exc:  # google-adk is installed but does not import: said as one line by the run
+        from adk_eval_gate.targets.base import one_line
+
+        return f"importing google-adk failed: {one_line(exc)}"
     return None
 
 
@@ -72,6 +76,9 @@ def _preload(agents: list[tuple[str, str]]) -> str | None:
         return exc.render()
     except Exception as exc:
         return one_line(exc)
+    from adk_eval_gate.targets.adk_runtime import cache_missing_optionals
+
+    cache_missing_optionals()  # after the agents: an agent that needs one of them hears the usual ImportError
     if threading.active_count() > 1:
         return "an agent started a thread while importing, so worker processes cannot be forked from it"
     # Objects that exist now are shared with every worker: kept out of the collector's way, they stay shared

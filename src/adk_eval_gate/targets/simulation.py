@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jinja2
-import jinja2.sandbox
 from google.genai import types as genai_types
 
 from adk_eval_gate.evalsets.models import ConversationScenario
@@ -33,12 +32,19 @@ STOP_SIGNAL = "</finished>"
 PURPOSE = "user_simulator"
 VERSION = "1"
 DEFAULT_MODEL_CONFIGURATION: dict[str, Any] = {"thinking_config": {"include_thoughts": True, "thinking_budget": 10240}}
-_TEMPLATES = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
-    undefined=jinja2.StrictUndefined,
-    autoescape=False,
-    keep_trailing_newline=True,
-)
+
+
+@cache
+def _templates() -> Any:
+    """Loaded where a simulated user's prompt is rendered: the agent host imports this module for every worker."""
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -96,13 +102,17 @@ class UserSimulator:
         if self._persona is not None:
             values["persona"] = self._persona
         if self._custom:
+            import jinja2.sandbox
+
             sandbox = jinja2.sandbox.SandboxedEnvironment()
             sandbox.filters["render_string_filter"] = lambda text: (
                 sandbox.from_string(text).render(values) if text else ""
             )
             return sandbox.from_string(self._custom).render(values)
-        return _TEMPLATES.get_template("user_simulator.j2").render(
-            {**values, "persona": fill_persona(self._persona, values)}
+        return (
+            _templates()
+            .get_template("user_simulator.j2")
+            .render({**values, "persona": fill_persona(self._persona, values)})
         )
 
     async def next_message(

@@ -285,3 +285,49 @@ def test_worker_shares_add_up_to_the_concurrency():
             got = shares(concurrency, workers)
             assert sum(got) == concurrency and min(got) >= 1 and max(got) - min(got) <= 1
             assert len(got) == min(workers, concurrency)
+
+
+def test_two_agents_share_one_concurrency(tmp_path, monkeypatch):
+    """`run.concurrency` is the run's: two agents' worker pools together hold no more cases than it."""
+    inflight = tmp_path / "inflight"
+    inflight.mkdir()
+    monkeypatch.setenv("FAULTY_INFLIGHT_DIR", str(inflight))
+    config = faulty_suite(tmp_path, {f"c{i}": "count me" for i in range(8)}, run="run: {workers: 2, concurrency: 4}\n")
+    text = config.read_text()
+    agent = text[text.index("  - name: faulty") :]
+    config.write_text(text + agent.replace("name: faulty", "name: faulty_twin"))
+    results = run_plan(build_plan(config), quiet=True)
+    assert [s.summary.passed for s in results.eval_sets] == [8, 8]
+    counts = [int(line) for line in (tmp_path / "inflight.log").read_text().split()]
+    assert len(counts) == 16 and 3 <= max(counts) <= 4
+
+
+def test_pools_split_the_concurrency_where_the_jobs_are():
+    from adk_eval_gate.run.dispatch import split_concurrency
+
+    assert split_concurrency(16, [208]) == [16]
+    assert split_concurrency(16, [100, 100]) == [8, 8]
+    assert split_concurrency(16, [3, 3, 3]) == [3, 3, 3]  # never more slots than jobs
+    assert split_concurrency(2, [5, 5, 5]) == [1, 1, 1]  # more pools than slots: one each
+    for concurrency in range(1, 20):
+        for sizes in ([1], [7, 1], [50, 5, 2], [4, 4, 4, 4]):
+            parts = split_concurrency(concurrency, sizes)
+            assert sum(parts) <= max(concurrency, len(sizes)) and min(parts) >= 1
+
+
+def test_an_agent_that_fails_to_import_is_refused_in_one_line_without_waiting_on_its_host(example, tmp_path):
+    """The host that was to run it is told the run is over, so neither `run` nor `ci` waits on it."""
+    (example / "hello_world" / "agent.py").write_text("raise RuntimeError('broken on import')\n")
+    config = example / "eval-gate.yml"
+    config.write_text(config.read_text().replace("retries: 2 ", "retries: 2\n  workers: 2 "))
+    for command in (["run", "--output", str(tmp_path / "r.json")], ["ci", "--output-dir", str(tmp_path / "out")]):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+        done = subprocess.run(
+            [sys.executable, "-m", "adk_eval_gate", *command, "--config", str(config)],
+            capture_output=True,
+            text=True,
+            timeout=120,  # the host's own wait would be ten minutes
+            env=env,
+        )
+        assert done.returncode == 2, done.stderr
+        assert "broken on import" in done.stderr and "Traceback" not in done.stderr
