@@ -10,18 +10,44 @@ import sys
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
 
-from adk_eval_gate.commands.arguments import check_arguments, check_outputs
-from adk_eval_gate.commands.parser import build_parser
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT, InputError
 from adk_eval_gate.core.redaction import RedactingStream
-from adk_eval_gate.github import workflow_commands
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    with redacted_console():
-        return _main(argv)
+    early = _start_agent_host(list(sys.argv[1:] if argv is None else argv))
+    try:
+        with redacted_console():
+            return _main(argv)
+    finally:
+        if early:  # a host the command never took (an argument refused) is discarded, not left waiting
+            from adk_eval_gate.targets.agent_host import finish_warm_up
+
+            finish_warm_up()
+
+
+def _start_agent_host(tokens: list[str]) -> bool:
+    """`run --config FILE`: the agent host starts importing google-adk before this process imports the parser and
+    the stages (see targets/host_start.py). Only `run`: `ci` names no agent before it has checked who asked."""
+    if not tokens or tokens[0] != "run":
+        return False
+    config = next(
+        (
+            token.partition("=")[2] if token.startswith("--config=") else following
+            for token, following in zip(tokens, [*tokens[1:], None], strict=True)
+            if token.startswith("--config=") or (token == "--config" and following is not None)
+        ),
+        None,
+    )
+    if not config:
+        return False
+    from adk_eval_gate.targets.host_start import warm_up_early
+
+    warm_up_early(Path(config))
+    return True
 
 
 @contextmanager
@@ -55,6 +81,10 @@ def _quiet_broken_pipe() -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from adk_eval_gate.commands.arguments import check_arguments, check_outputs
+    from adk_eval_gate.commands.parser import build_parser
+    from adk_eval_gate.github import workflow_commands
+
     args = build_parser().parse_args(argv)
     # Importing the user's agent must not leave __pycache__ folders in their repository (nor after a refusal).
     sys.dont_write_bytecode = True
