@@ -22,6 +22,24 @@ _NUMBER = re.compile(r"[0-9]{1,19}")
 
 OUTSIDE = "unset it to run locally"
 
+# Variables taken as they are once they have their shape: (name, check, what it must be, how to fix it).
+_SHAPES = (
+    ("GITHUB_SHA", _SHA.fullmatch, "a commit sha", "set it to the commit's full hex sha"),
+    (
+        "GITHUB_REF",
+        # `main` would never equal refs/heads/main: the push would quietly run as local and store nothing
+        lambda ref: ref.startswith("refs/") and not re.search(r"\s", ref),
+        "a full ref",
+        "write it as GitHub does (refs/heads/main, refs/pull/7/merge)",
+    ),
+    (
+        "GITHUB_EVENT_NAME",
+        _EVENT_NAME.fullmatch,
+        "an event name",
+        "use GitHub's name (pull_request, push, workflow_run, ...)",
+    ),
+)
+
 # The spellings GitHub's toolkit (getBooleanInput) takes, `true | True | TRUE | false | False | FALSE`, plus the
 # yes/no/1/0 an earlier version of this Action accepted, in any case: a superset, so no working input breaks.
 TRUE_WORDS = ("true", "yes", "1")
@@ -104,34 +122,11 @@ def check_variables(env: Mapping[str, str]) -> dict[str, str]:
     for name in ("GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT"):
         if name in values:
             out[name] = _number(name, values[name].strip())
-    if "GITHUB_SHA" in values:
-        if not _SHA.fullmatch(values["GITHUB_SHA"]):
-            raise InputError(
-                None,
-                "GITHUB_SHA",
-                f"{values['GITHUB_SHA'][:80]!r} is not a commit sha",
-                f"set it to the commit's full hex sha, or {OUTSIDE}",
-            )
-        out["GITHUB_SHA"] = values["GITHUB_SHA"]
-    if "GITHUB_REF" in values:
-        if not values["GITHUB_REF"].startswith("refs/") or re.search(r"\s", values["GITHUB_REF"]):
-            # `main` would never equal refs/heads/main: the push would quietly run as local and store nothing
-            raise InputError(
-                None,
-                "GITHUB_REF",
-                f"{values['GITHUB_REF'][:80]!r} is not a full ref",
-                f"write it as GitHub does (refs/heads/main, refs/pull/7/merge), or {OUTSIDE}",
-            )
-        out["GITHUB_REF"] = values["GITHUB_REF"]
-    if "GITHUB_EVENT_NAME" in values:
-        if not _EVENT_NAME.fullmatch(values["GITHUB_EVENT_NAME"]):
-            raise InputError(
-                None,
-                "GITHUB_EVENT_NAME",
-                f"{values['GITHUB_EVENT_NAME'][:60]!r} is not an event name",
-                f"use GitHub's name (pull_request, push, workflow_run, ...), or {OUTSIDE}",
-            )
-        out["GITHUB_EVENT_NAME"] = values["GITHUB_EVENT_NAME"]
+    for name, fits, what, fix in _SHAPES:
+        if name in values:
+            if not fits(values[name]):
+                raise InputError(None, name, f"{values[name][:80]!r} is not {what}", f"{fix}, or {OUTSIDE}")
+            out[name] = values[name]
     for name in ("INPUT_GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN"):
         if name in values:
             out[name] = check_token(name, values[name])
