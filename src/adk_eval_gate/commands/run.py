@@ -49,7 +49,8 @@ def handle(args: argparse.Namespace) -> int:
     collecting = gc.isenabled()
     try:
         gc.disable()  # until the run starts: imports and loading make little garbage (see _run_and_report)
-        # First of all: the agent host imports google-adk (about a second) while this process imports the stages.
+        # The agent host imports google-adk (about a second) while this process imports the stages: main() has
+        # usually started it already; this covers an abbreviated --config and callers of handle itself.
         warm_up_early(Path(args.config))
         return _run_and_report(args)
     finally:
