@@ -177,8 +177,8 @@ class FlakyCase(_Model):
     eval_id: str
     criterion: str
     stability: Stability
-    passes: int = Field(description="Samples at or above the threshold over the records counted.")
-    samples: int
+    passes: int = Field(description="Runs that passed (each run's own outcome) over the records counted.")
+    samples: int = Field(description="Runs that passed or failed over the records counted.")
     records: int
     quarantined: bool = False
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from adk_eval_gate.baseline.models import Row
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
+from adk_eval_gate.results.flakiness import is_flaky, run_outcomes
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric, RunUsage
 
 TEXT_LIMIT = 4000
@@ -76,15 +77,20 @@ def _usage(usage: RunUsage | None) -> list[Any] | None:
     return None if usage is None else [getattr(usage, name) for name in USAGE_FIELDS]
 
 
+def flaky_criteria(case: CaseResult) -> list[str]:
+    """The criteria whose runs disagreed in this run (`results.flakiness`, as the history's labels): one criterion
+    passing where another fails, or one turn failing in every run, is not a disagreement."""
+    return [name for name, m in case.metrics.items() if is_flaky([run_outcomes(m)])]
+
+
 def _tags(case: CaseResult, compared: Mapping[str, Row]) -> list[str]:
     tags = []
     if any(r.verdict == "regressed" for r in compared.values()):
         tags.append("regressed")
     if case.status == "failed":
         tags.append("failed")
-    outcomes = {run.status for m in case.metrics.values() for run in m.runs if run is not None}
-    if len(case.runs) > 1 and {"passed", "failed"} <= outcomes:
-        tags.append("flaky")  # the same case passed in one run and failed in another
+    if flaky_criteria(case):
+        tags.append("flaky")
     if any(
         r.verdict in ("regressed", "improved", "inconclusive", "new", "not_comparable") or (r.delta or 0.0) != 0.0
         for r in compared.values()

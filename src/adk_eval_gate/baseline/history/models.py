@@ -4,8 +4,10 @@ is generated from these models (`adk-eval-gate schema history`); a test keeps th
 
 A record keeps what later comparisons need and no more: per agent × eval set × criterion the mean, pass rate and
 sample count; per eval set the mean cost and latency of a run; per case and criterion `[mean, passes, samples]`,
-where `passes` counts the samples at or above the criterion's threshold. Those counts are what the drift gate's
-stratified test and the flaky classification run on.
+where `passes` counts the samples at or above the criterion's threshold (what the drift gate's stratified test runs
+on); and per case and criterion `[runs passed, runs]`, each run's own pass/fail (what the flaky and broken labels
+run on: `results.flakiness`). Records of earlier versions carry no run outcomes: they count for drift, not for
+the labels.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ HASH_LENGTH = 16  # hex digits of a case's or criterion's sha256 kept: enough to
 Unit = Annotated[float, Field(ge=0, le=1)]
 Count = Annotated[int, Field(ge=0)]
 CaseScore = tuple[Unit, Count, Count]
+RunCounts = tuple[Count, Count]
 
 
 class _Model(BaseModel):
@@ -42,12 +45,20 @@ class CaseRecord(_Model):
     scores: dict[str, CaseScore] = Field(
         description="Per criterion [mean score, samples at or above the threshold, samples]."
     )
+    runs: dict[str, RunCounts] = Field(
+        default_factory=dict,
+        description="Per criterion [runs that passed, runs that passed or failed]: each run's own outcome, however "
+        "many turns it has. Absent in records of older versions, which then say nothing about flakiness.",
+    )
 
     @model_validator(mode="after")
     def _counts(self) -> CaseRecord:
         for name, (_, passes, samples) in self.scores.items():
             if passes > samples:
                 raise ValueError(f"scores.{name}: {passes} passes out of {samples} samples")
+        for name, (passed, runs) in self.runs.items():
+            if passed > runs:
+                raise ValueError(f"runs.{name}: {passed} passed out of {runs} runs")
         return self
 
 

@@ -15,6 +15,7 @@ from adk_eval_gate.baseline.history.models import (
     History,
     HistoryRecord,
 )
+from adk_eval_gate.results.flakiness import run_outcomes
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
 
 DIGITS = 6  # means are rounded: the record stays compact and no comparison needs more
@@ -47,6 +48,7 @@ def _eval_set_record(eval_set: EvalSetResult) -> EvalSetRecord:
         c.eval_id: CaseRecord(
             case_hash=c.case_hash[:HASH_LENGTH],
             scores={name: score for name, m in c.metrics.items() if (score := _case_score(m)) is not None},
+            runs={name: outcomes for name, m in c.metrics.items() if (outcomes := run_outcomes(m))[1]},
         )
         for c in scored
     }
