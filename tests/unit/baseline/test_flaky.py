@@ -17,6 +17,7 @@ from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_
 from adk_eval_gate.config.history import FlakySettings, HistorySection
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.decision import build_comparison
+from adk_eval_gate.report.history import history_lines
 from adk_eval_gate.report.html_cases import flaky_criteria
 from adk_eval_gate.results.flakiness import fails_every_run, is_flaky
 from adk_eval_gate.results.models import ResultsFile
@@ -155,18 +156,26 @@ def test_quarantine_takes_out_a_coin_but_not_a_case_that_slipped_once_in_twenty_
     labels = {(f.eval_id, f.stability, f.passes, f.samples, f.quarantined) for f in comparison.history.flaky}
     assert labels == {("coin", "flaky", 10, 20, True), ("slip", "flaky", 20, 21, False)}
     assert {r.eval_id for r in comparison.rows if r.quarantined} == {"coin"}
+    console = "\n".join(history_lines(comparison.history))
+    assert "flaky: shop/checkout coin tool_trajectory_avg_score passed 10 of 20 runs over 20 record(s)" in console
 
 
 def test_records_without_run_outcomes_say_nothing_about_flakiness():
+    """An eval set recorded by an earlier version has only the pooled sample counts: they cannot tell a run that
+    failed from a turn that failed, so they are not read as run outcomes."""
     results = results_file({("shop", "checkout"): [Case("c", {TRAJECTORY: [[1.0], [0.0], [1.0]]})]})
-    old = _record(results, 0)
-    old = old.model_copy(
-        update={
-            "eval_sets": [
-                s.model_copy(update={"cases": {k: c.model_copy(update={"runs": {}}) for k, c in s.cases.items()}})
-                for s in old.eval_sets
-            ]
-        }
-    )
+    record = _record(results, 0)
+    (eval_set,) = record.eval_sets
+    assert eval_set.run_outcomes and eval_set.cases["c"].runs == {}  # one turn a run: the counts say it already
+    old = record.model_copy(update={"eval_sets": [eval_set.model_copy(update={"run_outcomes": False})]})
     assert _labels([old] * 3, results) == {}
-    assert _labels([_record(results, 1)], results) == {("shop", "checkout", "c", TRAJECTORY): "flaky"}
+    assert _labels([record], results) == {("shop", "checkout", "c", TRAJECTORY): "flaky"}
+
+
+def test_a_record_keeps_run_outcomes_only_where_the_sample_counts_do_not_say_them():
+    two_turns = Case("two_turns", {TRAJECTORY: [[1.0, 0.0]] * 3, RESPONSE: [[1.0, 1.0]] * 3})
+    one_turn = Case("one_turn", {TRAJECTORY: [[1.0], [0.0], [1.0]], RESPONSE: [[0.9]] * 3})
+    (eval_set,) = record_of(results_file({("shop", "checkout"): [two_turns, one_turn]})).eval_sets
+    assert eval_set.cases["two_turns"].scores[TRAJECTORY][1:] == (3, 6)  # three of six turns passed
+    assert eval_set.cases["two_turns"].runs == {TRAJECTORY: (0, 3), RESPONSE: (3, 3)}  # …and no run
+    assert eval_set.cases["one_turn"].runs == {}

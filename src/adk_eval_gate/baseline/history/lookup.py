@@ -99,6 +99,12 @@ def old_score(sets: SetIndex, spec: CaseSpec) -> CaseScore | None:
 
 
 def old_runs(sets: SetIndex, spec: CaseSpec) -> RunCounts | None:
-    """The run outcomes of the case × criterion as it is now; None also for a record written before they were kept."""
+    """The run outcomes of the case × criterion as it is now; None also for a record written before they were kept.
+    Where the record left them out, they are its sample counts (every run one turn: `records._run_outcomes`)."""
     old_case = _same_case(sets, spec)
-    return None if old_case is None else old_case.runs.get(spec.criterion)
+    if old_case is None or not sets[(spec.agent, spec.eval_set_id)].run_outcomes:
+        return None
+    if spec.criterion in old_case.runs:
+        return old_case.runs[spec.criterion]
+    score = old_case.scores.get(spec.criterion)
+    return None if score is None else (score[1], score[2])
