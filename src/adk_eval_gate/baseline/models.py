@@ -158,6 +158,11 @@ class DriftRow(_Model):
     p_value: float | None = Field(default=None, description="One-sided, Holm-adjusted with the gating verdicts.")
     cases_compared: int = 0
     gating: bool = False
+    dropped_cases: list[str] = Field(
+        default_factory=list,
+        description="The cases behind a drift: those whose share of passing samples fell since the reference "
+        '("agent/eval set/case").',
+    )
 
 
 class Trend(_Model):

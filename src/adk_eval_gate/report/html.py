@@ -23,6 +23,8 @@ The embedded data, version 1 (every field always present; null where there is no
                    "cases_compared", "eval_sets_compared", "gating", "cases": ["agent/eval set/case"] (a
                    regressed verdict: the cases whose score on its criterion dropped; else empty)}],
      "efficiency": [comparison.EfficiencyRow as JSON],
+     "drift": [{"key": "drift:agent/criterion", "agent", "criterion", "verdict", "gating", "cases": [case key]
+                (a regressed drift test: the cases whose share of passing samples fell; else empty)}],
      "eval_sets": [{"key": "agent/eval set", "agent", "eval_set_id", "file", "target", "num_runs",
                     "adaptive_runs": {"min", "max"} | null, "criteria": {name: threshold}, "counts",
                     "means": {name: mean case score | null}}],
@@ -136,6 +138,21 @@ def _verdicts(comparison: Comparison, behind: Mapping[str, list[str]]) -> list[d
             }
         )
     return rows
+
+
+def _drift(comparison: Comparison, behind: Mapping[str, list[str]]) -> list[dict[str, Any]]:
+    rows = comparison.history.drift if comparison.history else []
+    return [
+        {
+            "key": f"drift:{d.agent}/{d.criterion}",
+            "agent": d.agent,
+            "criterion": d.criterion,
+            "verdict": d.verdict,
+            "gating": d.gating,
+            "cases": behind.get(f"drift:{d.agent}/{d.criterion}", []),
+        }
+        for d in rows
+    ]
 
 
 def _numbers(row: Any) -> dict[str, Any]:
@@ -253,6 +270,7 @@ def report_data(
         else None,
         "verdicts": _verdicts(comparison, behind) if comparison else [],
         "efficiency": [e.model_dump(mode="json") for e in comparison.efficiency] if comparison else [],
+        "drift": _drift(comparison, behind) if comparison else [],
         "eval_sets": [
             {
                 "key": f"{s.agent}/{s.eval_set_id}",

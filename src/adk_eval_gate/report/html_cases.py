@@ -87,7 +87,9 @@ def cases_behind(comparison: Comparison) -> dict[str, list[str]]:
     """Per regressed pooled or eval-set verdict (by its key on the page), the cases behind it: those of its eval
     set (pooled: of the agent's eval sets) whose score on that criterion dropped. A group's delta is the mean of its
     cases' deltas, so a drop has at least one; should rounding hide it, every compared case is listed rather than
-    none, so the page never names a regression it cannot show. Quarantined rows left the test and are not listed."""
+    none, so the page never names a regression it cannot show. Quarantined rows left the test and are not listed.
+    A regressed drift test (key `drift:agent/criterion`) is behind the cases whose share of passing samples fell
+    since its reference record."""
     groups = [
         (f"{p.agent}/*/{p.criterion}", p.agent, None, p.criterion)
         for p in comparison.pooled
@@ -98,7 +100,11 @@ def cases_behind(comparison: Comparison) -> dict[str, list[str]]:
         for s in comparison.summaries
         if s.verdict == "regressed"
     ]
-    behind = {}
+    behind = {
+        f"drift:{d.agent}/{d.criterion}": list(d.dropped_cases)
+        for d in (comparison.history.drift if comparison.history else [])
+        if d.verdict == "regressed"
+    }
     for key, agent, eval_set_id, criterion in groups:
         rows = [
             r

@@ -129,3 +129,49 @@ def test_flaky_marks_only_a_criterion_whose_runs_disagreed(browser, tmp_path):
     )
     assert marks == [["shop/checkout/coin", RESPONSE]]
     assert console_errors(browser) == []
+
+
+def drift_page(folder):
+    """Ten merges that each broke one more of twenty one-run cases, then a pull request that breaks the eleventh:
+    one case against its base (no evidence), eleven against the record ten merges back (a drift regression)."""
+    from adk_eval_gate.baseline.history.io import HistoryState
+    from adk_eval_gate.baseline.history.models import History
+    from adk_eval_gate.baseline.history.records import record_of
+    from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
+    from adk_eval_gate.config.history import HistorySection
+    from adk_eval_gate.config.models import GateSettings
+    from adk_eval_gate.gate.decision import build_comparison
+
+    def commit(broken: int, sha: str):
+        cases = [Case(f"q{i}", {TRAJECTORY: [[0.0 if i < broken else 1.0]]}) for i in range(20)]
+        return results_file({("shop", "checkout"): cases}, sha=sha)
+
+    shas = [f"{i:040x}" for i in range(11)]
+    records = [record_of(commit(i, shas[i])) for i in range(11)]
+    history = History(repository="o/r", config="eval-gate.yml", records=records)
+    state = HistoryState(HistorySection(), "test", "o/r", "eval-gate.yml", history=history)
+    base, current = commit(10, shas[10]), commit(11, "f" * 40)
+    comparison = build_comparison(
+        current, LoadOutcome(LoadedBaseline(base, identity_of(base, "baseline.json"))), GateSettings(), history=state
+    )
+    path = folder / "report.html"
+    path.write_text(render_html(current, comparison), encoding="utf-8")
+    return path, comparison
+
+
+def test_a_drift_regression_links_to_the_cases_whose_pass_share_fell(browser, tmp_path):
+    path, comparison = drift_page(tmp_path)
+    assert [s.verdict for s in comparison.summaries] != ["regressed"] and comparison.verdict == "fail"
+    (drift,) = comparison.history.drift
+    assert drift.verdict == "regressed" and drift.gating
+    assert comparison.gate.failures[0].startswith("drift: shop tool_trajectory_avg_score since ")
+    behind = {f"shop/checkout/q{i}" for i in range(11)}
+    assert set(drift.dropped_cases) == behind
+    open_page(browser, path)
+    browser.find_element("css selector", "button[data-filter='regressed']").click()
+    assert visible_cases(browser) == behind and not browser.find_element("id", "no-cases").is_displayed()
+    browser.find_element("css selector", "button[data-filter='all']").click()
+    click_link(browser, f"drift: shop · {TRAJECTORY}")
+    assert visible_cases(browser) == behind
+    assert "Showing the 11 cases behind drift: shop" in browser.find_element("id", "case-focus").text
+    assert console_errors(browser) == []

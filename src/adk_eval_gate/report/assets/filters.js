@@ -1,5 +1,5 @@
 // Which case rows show: the filter buttons and the search (report.js builds them), and a verdict's own cases,
-// reached from the banner or the verdicts table.
+// reached from the banner (eval-set, pooled, case and drift regressions) or the verdicts table.
 
 // A verdict leads to the cases behind it: the link shows exactly those, under the filter its verdict belongs to, so
 // a regression the page names is never "No case matches".
@@ -16,6 +16,13 @@ function casesLink(state, label, keys, verdict) {
     applyFilter(state);
   });
   return link;
+}
+
+// The drift test a failure line is about (the gate words it "drift: <agent> <criterion> since …"), when it has cases.
+function driftOf(data, failure) {
+  return data.drift.filter(function (d) {
+    return d.cases.length && failure.indexOf("drift: " + d.agent + " " + d.criterion + " ") === 0;
+  })[0] || null;
 }
 
 function applyFilter(state) {

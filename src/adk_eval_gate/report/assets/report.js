@@ -111,9 +111,13 @@ function renderBanner(data, state) {
       return el("li", null, el("strong", null, g[0]), ": " + (VERDICT_LABELS[g[1].verdict] || g[1].verdict) + " — " +
         changeWords(g[1]) + ". " + pWords(g[1]), " ", casesLink(state, g[0], g[2], g[1].verdict));
     })) : null,
-    others.length && v.failures.length > 1 ? el("ul", {"class": "why failures"}, capped(others, 8).map(function (f) {
-      return el("li", null, f);
-    })) : null,
+    // A lone failure is already the reason's "first: …"; it is listed again only for its link to its cases.
+    others.length && (v.failures.length > 1 || driftOf(data, others[0])) ?
+      el("ul", {"class": "why failures"}, capped(others, 8).map(function (f) {
+        var drift = driftOf(data, f);
+        return el("li", null, f, drift ? [" ", casesLink(state, "drift: " + drift.agent + " · " + drift.criterion,
+          drift.cases, drift.verdict)] : null);
+      })) : null,
     v.warnings.map(function (w) { return el("p", {"class": "warning"}, "⚠ " + w); }));
 }
 
