@@ -120,13 +120,13 @@ def cases_behind(comparison: Comparison) -> dict[str, list[str]]:
     return behind
 
 
-def _tags(case: CaseResult, compared: Mapping[str, Row], behind_regression: bool = False) -> list[str]:
+def _tags(case: CaseResult, compared: Mapping[str, Row], behind_regression: bool, flaky: bool) -> list[str]:
     tags = []
     if behind_regression or any(r.verdict == "regressed" for r in compared.values()):
         tags.append("regressed")
     if case.status == "failed":
         tags.append("failed")
-    if flaky_criteria(case):
+    if flaky:
         tags.append("flaky")
     if any(
         r.verdict in ("regressed", "improved", "inconclusive", "new", "not_comparable") or (r.delta or 0.0) != 0.0
@@ -148,7 +148,8 @@ def case_data(
     texts: Texts,
     behind_regression: bool = False,
 ) -> dict[str, Any]:
-    """`behind_regression`: the case is behind a regressed eval-set or pooled verdict (`cases_behind`)."""
+    """`behind_regression`: the case is behind a regressed eval-set, pooled or drift verdict (`cases_behind`)."""
+    flaky = flaky_criteria(case)
     metrics = {
         name: {
             "score": m.score,
@@ -167,8 +168,8 @@ def case_data(
         "eval_id": case.eval_id,
         "status": case.status,
         "reason": case.reason,
-        "tags": _tags(case, compared, behind_regression),
-        "flaky": flaky_criteria(case),
+        "tags": _tags(case, compared, behind_regression, bool(flaky)),
+        "flaky": flaky,
         "metrics": metrics,
         "compared": {
             name: {
