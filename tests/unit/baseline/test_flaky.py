@@ -7,12 +7,14 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adk_eval_gate.baseline.history.io import HistoryState
 from adk_eval_gate.baseline.history.lookup import specs_of_results
 from adk_eval_gate.baseline.history.models import History, HistoryRecord
 from adk_eval_gate.baseline.history.records import record_of
-from adk_eval_gate.baseline.history.stability import known_cases
+from adk_eval_gate.baseline.history.stability import Known, classify, known_cases, quarantinable
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.config.history import FlakySettings, HistorySection
 from adk_eval_gate.config.models import GateSettings
@@ -179,3 +181,24 @@ def test_a_record_keeps_run_outcomes_only_where_the_sample_counts_do_not_say_the
     assert eval_set.cases["two_turns"].scores[TRAJECTORY][1:] == (3, 6)  # three of six turns passed
     assert eval_set.cases["two_turns"].runs == {TRAJECTORY: (0, 3), RESPONSE: (3, 3)}  # …and no run
     assert eval_set.cases["one_turn"].runs == {}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)).map(lambda t: (min(t), max(t))), max_size=25),
+    st.booleans(),
+)
+def test_only_a_case_that_disagreed_with_itself_is_ever_flaky_or_quarantined(commits, agree):
+    """Any history of run outcomes: a label of flaky, and quarantine, need a disagreement by the one definition;
+    a case whose every commit agreed and that turned at most twice is never either."""
+    if agree:  # every commit unanimous, and at most two turns: a deterministic case, or one that changed
+        commits = [(n if i < len(commits) // 2 else 0, n) for i, (_, n) in enumerate(commits)]
+    label = classify(commits, SETTINGS)
+    runs, passed = sum(n for _, n in commits), sum(p for p, _ in commits)
+    known = Known(label or "none", passed, runs, len(commits))
+    assert (label == "flaky") == is_flaky(commits)
+    assert not quarantinable(known, SETTINGS) or is_flaky(commits)
+    if agree:
+        assert label != "flaky" and not quarantinable(known, SETTINGS)
+    if label == "broken":
+        assert passed == 0 < runs
