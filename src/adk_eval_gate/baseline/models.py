@@ -158,6 +158,11 @@ class DriftRow(_Model):
     p_value: float | None = Field(default=None, description="One-sided, Holm-adjusted with the gating verdicts.")
     cases_compared: int = 0
     gating: bool = False
+    dropped_cases: list[str] = Field(
+        default_factory=list,
+        description="The cases behind a drift: those whose share of passing samples fell since the reference "
+        '("agent/eval set/case").',
+    )
 
 
 class Trend(_Model):
@@ -177,8 +182,8 @@ class FlakyCase(_Model):
     eval_id: str
     criterion: str
     stability: Stability
-    passes: int = Field(description="Samples at or above the threshold over the records counted.")
-    samples: int
+    passes: int = Field(description="Runs that passed (each run's own outcome) over the records counted.")
+    samples: int = Field(description="Runs that passed or failed over the records counted.")
     records: int
     quarantined: bool = False
 

@@ -11,8 +11,9 @@ from adk_eval_gate.config.base import Strict
 
 
 class FlakySettings(Strict):
-    """A case × criterion is flaky when the share of its samples that passed on the default branch lies in
-    [low, high] over at least `min_samples` samples of its last `records` records; below `low` it is broken."""
+    """Over its last `records` records, a case × criterion is flaky when its runs disagreed with themselves
+    (`results.flakiness`); with at least `min_samples` runs it is broken when every run failed. `gate.quarantine`
+    takes out a flaky one only when its share of passing runs, over at least `min_samples` runs, is in [low, high]."""
 
     low: float = Field(default=0.2, ge=0, le=1)
     high: float = Field(default=0.8, ge=0, le=1)

@@ -69,7 +69,7 @@ def history_lines(report: HistoryReport) -> list[str]:
         for case in report.flaky[:20]:
             lines.append(
                 f"    {case.stability}: {_clean(f'{case.agent}/{case.eval_set_id} {case.eval_id} {case.criterion}')} "
-                f"passed {case.passes} of {case.samples} samples over {case.records} record(s)"
+                f"passed {case.passes} of {case.samples} runs over {case.records} record(s)"
                 + (" (quarantined)" if case.quarantined else "")
             )
     return lines

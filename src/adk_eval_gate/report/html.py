@@ -20,13 +20,18 @@ The embedded data, version 1 (every field always present; null where there is no
      "verdicts": [{"scope": "pooled"|"eval_set", "key": "agent/eval set/criterion" ("agent/*/criterion" when
                    pooled), "agent", "eval_set_id" (null when pooled), "criterion", "baseline", "current", "delta",
                    "estimate", "verdict", "reason", "p_value", "baseline_pass_rate", "current_pass_rate",
-                   "cases_compared", "eval_sets_compared", "gating"}],
+                   "cases_compared", "eval_sets_compared", "gating", "cases": ["agent/eval set/case"] (a
+                   regressed verdict: the cases whose score on its criterion dropped; else empty)}],
      "efficiency": [comparison.EfficiencyRow as JSON],
+     "drift": [{"key": "drift:agent/criterion", "agent", "criterion", "verdict", "gating", "cases": [case key]
+                (a regressed drift test: the cases whose share of passing samples fell; else empty)}],
      "eval_sets": [{"key": "agent/eval set", "agent", "eval_set_id", "file", "target", "num_runs",
                     "adaptive_runs": {"min", "max"} | null, "criteria": {name: threshold}, "counts",
                     "means": {name: mean case score | null}}],
      "cases": [{"key": "agent/eval set/case", "agent", "eval_set_id", "eval_id", "status", "reason",
-                "tags": ["regressed", "failed", "flaky", "changed", "error", "not_run"] (those that apply),
+                "tags": ["regressed", "failed", "flaky", "changed", "error", "not_run"] (those that apply;
+                        "regressed" also for a case behind a regressed verdict, "flaky" when "flaky" is not empty),
+                "flaky": [criterion] (those whose runs disagreed on pass/fail: results.flakiness),
                 "metrics": {criterion: {"score", "threshold", "status", "reason", "cause",
                             "runs": [null (the agent errored) | [score, status code, [[turn score, status code,
                                      votes?]], reason?]]}},
@@ -62,7 +67,7 @@ from typing import Any
 from adk_eval_gate.baseline.models import Comparison, Row
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.evalsets.models import Invocation
-from adk_eval_gate.report.html_cases import Texts, case_data
+from adk_eval_gate.report.html_cases import Texts, case_data, cases_behind
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.models import EvalSetResult, ResultsFile
 
@@ -102,7 +107,7 @@ def _mean_case_score(eval_set: EvalSetResult, name: str) -> float | None:
     return statistics.fmean(scores) if scores else None
 
 
-def _verdicts(comparison: Comparison) -> list[dict[str, Any]]:
+def _verdicts(comparison: Comparison, behind: Mapping[str, list[str]]) -> list[dict[str, Any]]:
     rows = []
     for p in comparison.pooled:
         rows.append(
@@ -114,6 +119,7 @@ def _verdicts(comparison: Comparison) -> list[dict[str, Any]]:
                 "criterion": p.criterion,
                 "cases_compared": p.cases_compared,
                 "eval_sets_compared": p.eval_sets_compared,
+                "cases": behind.get(f"{p.agent}/*/{p.criterion}", []),
                 **_numbers(p),
             }
         )
@@ -127,10 +133,26 @@ def _verdicts(comparison: Comparison) -> list[dict[str, Any]]:
                 "criterion": s.criterion,
                 "cases_compared": s.cases_compared,
                 "eval_sets_compared": None,
+                "cases": behind.get(f"{s.agent}/{s.eval_set_id}/{s.criterion}", []),
                 **_numbers(s),
             }
         )
     return rows
+
+
+def _drift(comparison: Comparison, behind: Mapping[str, list[str]]) -> list[dict[str, Any]]:
+    rows = comparison.history.drift if comparison.history else []
+    return [
+        {
+            "key": f"drift:{d.agent}/{d.criterion}",
+            "agent": d.agent,
+            "criterion": d.criterion,
+            "verdict": d.verdict,
+            "gating": d.gating,
+            "cases": behind.get(f"drift:{d.agent}/{d.criterion}", []),
+        }
+        for d in rows
+    ]
 
 
 def _numbers(row: Any) -> dict[str, Any]:
@@ -206,12 +228,18 @@ def report_data(
     for row in comparison.rows if comparison else []:
         rows.setdefault((row.agent, row.eval_set_id, row.eval_id), {})[row.criterion] = row
     expected_cases = expected_cases or {}
+    behind = cases_behind(comparison) if comparison else {}
+    behind_any = {case for keys in behind.values() for case in keys}
     cases = []
     texts = Texts()
     for eval_set in results.eval_sets:
         for case in eval_set.cases:
             key = (eval_set.agent, eval_set.eval_set_id, case.eval_id)
-            cases.append(case_data(eval_set, case, rows.get(key, {}), expected_cases.get(key), texts))
+            cases.append(
+                case_data(
+                    eval_set, case, rows.get(key, {}), expected_cases.get(key), texts, "/".join(key) in behind_any
+                )
+            )
     base = comparison.baseline if comparison else None
     verdict = _verdict(comparison)
     sha = (results.git.sha or "")[:12]
@@ -240,8 +268,9 @@ def report_data(
         "budget": results.budget.model_dump(mode="json", include={"max_cost_usd", "spent_usd", "not_run"})
         if results.budget
         else None,
-        "verdicts": _verdicts(comparison) if comparison else [],
+        "verdicts": _verdicts(comparison, behind) if comparison else [],
         "efficiency": [e.model_dump(mode="json") for e in comparison.efficiency] if comparison else [],
+        "drift": _drift(comparison, behind) if comparison else [],
         "eval_sets": [
             {
                 "key": f"{s.agent}/{s.eval_set_id}",
@@ -275,8 +304,9 @@ def _asset(name: str) -> str:
 
 
 def page_script() -> str:
-    """Both script files in one function scope: nothing they define leaks onto `window`."""
-    return '(function () {\n"use strict";\n' + _asset("case.js") + "\n" + _asset("report.js") + "\n})();\n"
+    """The script files in one function scope: nothing they define leaks onto `window`."""
+    scripts = "\n".join(_asset(name) for name in ("case.js", "filters.js", "report.js"))
+    return '(function () {\n"use strict";\n' + scripts + "\n})();\n"
 
 
 def _sha256(text: str) -> str:

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from adk_eval_gate.baseline.models import Row
+from adk_eval_gate.baseline.models import Comparison, Row
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
+from adk_eval_gate.results.flakiness import is_flaky, run_outcomes
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric, RunUsage
 
 TEXT_LIMIT = 4000
@@ -76,15 +77,57 @@ def _usage(usage: RunUsage | None) -> list[Any] | None:
     return None if usage is None else [getattr(usage, name) for name in USAGE_FIELDS]
 
 
-def _tags(case: CaseResult, compared: Mapping[str, Row]) -> list[str]:
+def flaky_criteria(case: CaseResult) -> list[str]:
+    """The criteria whose runs disagreed in this run (`results.flakiness`, as the history's labels): one criterion
+    passing where another fails, or one turn failing in every run, is not a disagreement."""
+    return [name for name, m in case.metrics.items() if is_flaky([run_outcomes(m)])]
+
+
+def cases_behind(comparison: Comparison) -> dict[str, list[str]]:
+    """Per regressed pooled or eval-set verdict (by its key on the page), the cases behind it: those of its eval
+    set (pooled: of the agent's eval sets) whose score on that criterion dropped. A group's delta is the mean of its
+    cases' deltas, so a drop has at least one; should rounding hide it, every compared case is listed rather than
+    none, so the page never names a regression it cannot show. Quarantined rows left the test and are not listed.
+    A regressed drift test (key `drift:agent/criterion`) is behind the cases whose share of passing samples fell
+    since its reference record."""
+    groups = [
+        (f"{p.agent}/*/{p.criterion}", p.agent, None, p.criterion)
+        for p in comparison.pooled
+        if p.verdict == "regressed"
+    ]
+    groups += [
+        (f"{s.agent}/{s.eval_set_id}/{s.criterion}", s.agent, s.eval_set_id, s.criterion)
+        for s in comparison.summaries
+        if s.verdict == "regressed"
+    ]
+    behind = {
+        f"drift:{d.agent}/{d.criterion}": list(d.dropped_cases)
+        for d in (comparison.history.drift if comparison.history else [])
+        if d.verdict == "regressed"
+    }
+    for key, agent, eval_set_id, criterion in groups:
+        rows = [
+            r
+            for r in comparison.rows
+            if r.agent == agent
+            and r.criterion == criterion
+            and eval_set_id in (None, r.eval_set_id)
+            and r.delta is not None
+            and not r.quarantined
+        ]
+        dropped = [r for r in rows if (r.delta or 0.0) < 0] or rows
+        behind[key] = [f"{r.agent}/{r.eval_set_id}/{r.eval_id}" for r in dropped]
+    return behind
+
+
+def _tags(case: CaseResult, compared: Mapping[str, Row], behind_regression: bool, flaky: bool) -> list[str]:
     tags = []
-    if any(r.verdict == "regressed" for r in compared.values()):
+    if behind_regression or any(r.verdict == "regressed" for r in compared.values()):
         tags.append("regressed")
     if case.status == "failed":
         tags.append("failed")
-    outcomes = {run.status for m in case.metrics.values() for run in m.runs if run is not None}
-    if len(case.runs) > 1 and {"passed", "failed"} <= outcomes:
-        tags.append("flaky")  # the same case passed in one run and failed in another
+    if flaky:
+        tags.append("flaky")
     if any(
         r.verdict in ("regressed", "improved", "inconclusive", "new", "not_comparable") or (r.delta or 0.0) != 0.0
         for r in compared.values()
@@ -103,7 +146,10 @@ def case_data(
     compared: Mapping[str, Row],
     expected: list[Invocation] | None,
     texts: Texts,
+    behind_regression: bool = False,
 ) -> dict[str, Any]:
+    """`behind_regression`: the case is behind a regressed eval-set, pooled or drift verdict (`cases_behind`)."""
+    flaky = flaky_criteria(case)
     metrics = {
         name: {
             "score": m.score,
@@ -122,7 +168,8 @@ def case_data(
         "eval_id": case.eval_id,
         "status": case.status,
         "reason": case.reason,
-        "tags": _tags(case, compared),
+        "tags": _tags(case, compared, behind_regression, bool(flaky)),
+        "flaky": flaky,
         "metrics": metrics,
         "compared": {
             name: {

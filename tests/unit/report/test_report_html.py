@@ -18,7 +18,7 @@ from adk_eval_gate.report.html import DATA_ID, embed_json, embedded_data, render
 from adk_eval_gate.report.html_cases import expand_case
 from adk_eval_gate.report.markdown import render_report
 from tests.support.hostile import assert_bad_input
-from tests.support.report_data import TRAJECTORY, Case, compared, results_file
+from tests.support.report_data import RESPONSE, TRAJECTORY, Case, compared, results_file
 from tests.unit.report.test_report_browser import HOSTILE_ID, HOSTILE_TEXT, suite
 
 
@@ -76,6 +76,7 @@ def test_the_data_has_the_documented_shape_and_tags():
         "budget",
         "verdicts",
         "efficiency",
+        "drift",
         "eval_sets",
         "cases",
         "texts",
@@ -85,6 +86,9 @@ def test_the_data_has_the_documented_shape_and_tags():
     tags = {c["eval_id"]: c["tags"] for c in data["cases"]}
     assert tags["regressed_case"] == ["regressed", "failed", "changed"]
     assert tags["flaky_case"] == ["failed", "flaky"] and tags["passing_case"] == []
+    flaky = {c["eval_id"]: c["flaky"] for c in data["cases"]}
+    assert flaky["flaky_case"] == [TRAJECTORY, RESPONSE] and flaky["regressed_case"] == []
+    assert data["drift"] == [] and report_data(current)["drift"] == []
     assert tags["errored_case"] == ["error"] and tags["not_run_case"] == ["not_run"]
     assert data["history"] == [{"sha": "a", "date": "2025-01-01", "criteria": {"x": 0.5}}]
     assert data["verdict"]["state"] == "fail" and data["eval_sets"][0]["means"][TRAJECTORY] is not None

@@ -39,7 +39,7 @@ def drift_rows(
     current: ResultsFile, reference: SetIndex, tolerance_for, quarantined: Collection[CaseKey]
 ) -> list[Pending]:
     """One (row, test, tolerance) per agent × criterion; rows without a comparable case are left out."""
-    groups: dict[tuple[str, str], list[tuple[list[float], list[float], float, float]]] = {}
+    groups: dict[tuple[str, str], list[tuple[list[float], list[float], float, float, str]]] = {}
     for eval_set in current.eval_sets:
         for name, config in eval_set.criteria.items():
             strata = groups.setdefault((eval_set.agent, name), [])
@@ -64,12 +64,13 @@ def drift_rows(
                 mean, passes, count = old
                 old_side = [1.0] * passes + [0.0] * (count - passes)
                 new_side = [1.0 if v >= config.threshold else 0.0 for v in values]
-                strata.append((old_side, new_side, mean, statistics.fmean(values)))
+                key = f"{eval_set.agent}/{eval_set.eval_set_id}/{case.eval_id}"
+                strata.append((old_side, new_side, mean, statistics.fmean(values), key))
     pending: list[Pending] = []
     for (agent, name), strata in groups.items():
         if not strata:
             continue
-        test = stratified_test([(old, new) for old, new, _, _ in strata])
+        test = stratified_test([(old, new) for old, new, _, _, _ in strata])
         row = DriftRow(
             agent=agent,
             criterion=name,
@@ -79,6 +80,7 @@ def drift_rows(
             verdict="unchanged",
             reason="",
             cases_compared=len(strata),
+            dropped_cases=[key for old, new, _, _, key in strata if statistics.fmean(new) < statistics.fmean(old)],
         )
         pending.append((row, test, tolerance_for(name)))
     return pending

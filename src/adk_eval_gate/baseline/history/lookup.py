@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adk_eval_gate.baseline.history.models import HASH_LENGTH, CaseScore, EvalSetRecord, HistoryRecord
+from adk_eval_gate.baseline.history.models import (
+    HASH_LENGTH,
+    CaseRecord,
+    CaseScore,
+    EvalSetRecord,
+    HistoryRecord,
+    RunCounts,
+)
 from adk_eval_gate.results.models import ResultsFile
 
 SetIndex = dict[tuple[str, str], EvalSetRecord]
@@ -70,17 +77,34 @@ def index(record: HistoryRecord) -> SetIndex:
     return {(s.agent, s.eval_set_id): s for s in record.eval_sets}
 
 
-def old_score(sets: SetIndex, spec: CaseSpec) -> CaseScore | None:
+def _same_case(sets: SetIndex, spec: CaseSpec) -> CaseRecord | None:
     """None when the record lacks the case, or the case was edited, or the criterion's configuration changed since:
     such old scores say nothing about the case as it is now."""
     old_set = sets.get((spec.agent, spec.eval_set_id))
     if old_set is None:
         return None
     old_case, old_criterion = old_set.cases.get(spec.eval_id), old_set.criteria.get(spec.criterion)
-    if old_case is None or old_criterion is None or spec.criterion not in old_case.scores:
+    if old_case is None or old_criterion is None:
         return None
     if old_case.case_hash != spec.case_hash:
         return None
     if old_criterion.config_hash != spec.config_hash or old_criterion.threshold != spec.threshold:
         return None
-    return old_case.scores[spec.criterion]
+    return old_case
+
+
+def old_score(sets: SetIndex, spec: CaseSpec) -> CaseScore | None:
+    old_case = _same_case(sets, spec)
+    return None if old_case is None else old_case.scores.get(spec.criterion)
+
+
+def old_runs(sets: SetIndex, spec: CaseSpec) -> RunCounts | None:
+    """The run outcomes of the case × criterion as it is now; None also for a record written before they were kept.
+    Where the record left them out, they are its sample counts (every run one turn: `records._run_outcomes`)."""
+    old_case = _same_case(sets, spec)
+    if old_case is None or not sets[(spec.agent, spec.eval_set_id)].run_outcomes:
+        return None
+    if spec.criterion in old_case.runs:
+        return old_case.runs[spec.criterion]
+    score = old_case.scores.get(spec.criterion)
+    return None if score is None else (score[1], score[2])

@@ -4,8 +4,11 @@ is generated from these models (`adk-eval-gate schema history`); a test keeps th
 
 A record keeps what later comparisons need and no more: per agent × eval set × criterion the mean, pass rate and
 sample count; per eval set the mean cost and latency of a run; per case and criterion `[mean, passes, samples]`,
-where `passes` counts the samples at or above the criterion's threshold. Those counts are what the drift gate's
-stratified test and the flaky classification run on.
+where `passes` counts the samples at or above the criterion's threshold (what the drift gate's stratified test runs
+on); and each run's own pass/fail per case and criterion (what the flaky and broken labels run on:
+`results.flakiness`), as `[runs passed, runs]` only where the sample counts do not already say it — one-turn runs,
+most cases, cost nothing. An eval set recorded by an earlier version (`run_outcomes` false) carries none: it counts
+for drift, not for the labels.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ HASH_LENGTH = 16  # hex digits of a case's or criterion's sha256 kept: enough to
 Unit = Annotated[float, Field(ge=0, le=1)]
 Count = Annotated[int, Field(ge=0)]
 CaseScore = tuple[Unit, Count, Count]
+RunCounts = tuple[Count, Count]
 
 
 class _Model(BaseModel):
@@ -42,12 +46,22 @@ class CaseRecord(_Model):
     scores: dict[str, CaseScore] = Field(
         description="Per criterion [mean score, samples at or above the threshold, samples]."
     )
+    runs: dict[str, RunCounts] = Field(
+        default_factory=dict,
+        exclude_if=lambda runs: not runs,  # most cases: the record stays as compact as it was
+        description="Per criterion [runs that passed, runs that passed or failed]: each run's own outcome, however "
+        "many turns it has; left out where it equals [passes, samples] of `scores` (every run one turn). Read only "
+        "when the eval set's `run_outcomes` is true.",
+    )
 
     @model_validator(mode="after")
     def _counts(self) -> CaseRecord:
         for name, (_, passes, samples) in self.scores.items():
             if passes > samples:
                 raise ValueError(f"scores.{name}: {passes} passes out of {samples} samples")
+        for name, (passed, runs) in self.runs.items():
+            if passed > runs:
+                raise ValueError(f"runs.{name}: {passed} passed out of {runs} runs")
         return self
 
 
@@ -55,6 +69,11 @@ class EvalSetRecord(_Model):
     agent: str
     eval_set_id: str
     num_runs: int = Field(ge=1)
+    run_outcomes: bool = Field(
+        default=False,
+        description="Its cases' run outcomes are kept (`cases.*.runs`); false in records of earlier versions, which "
+        "then say nothing about flakiness.",
+    )
     cost_usd: float | None = Field(default=None, ge=0, description="Mean agent cost of one run of a case.")
     latency_seconds: float | None = Field(default=None, ge=0, description="Mean latency of one run of a case.")
     criteria: dict[str, CriterionRecord]

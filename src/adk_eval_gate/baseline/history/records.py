@@ -15,6 +15,7 @@ from adk_eval_gate.baseline.history.models import (
     History,
     HistoryRecord,
 )
+from adk_eval_gate.results.flakiness import run_outcomes
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
 
 DIGITS = 6  # means are rounded: the record stays compact and no comparison needs more
@@ -32,6 +33,17 @@ def _case_score(metric: MetricResult) -> tuple[float, int, int] | None:
     return round(statistics.fmean(values), DIGITS), passes(values, metric.threshold), len(values)
 
 
+def _run_outcomes(case: CaseResult) -> dict[str, tuple[int, int]]:
+    """Each run's outcome per criterion, kept only where the sample counts do not already say it: with one turn a
+    run, [passes, samples] is [runs passed, runs], and most cases then add nothing to the record."""
+    kept = {}
+    for name, metric in case.metrics.items():
+        score = _case_score(metric)
+        if (outcomes := run_outcomes(metric)) != ((score[1], score[2]) if score else (0, 0)):
+            kept[name] = outcomes
+    return kept
+
+
 def _mean_of(values: list[float]) -> float | None:
     return round(statistics.fmean(values), DIGITS) if values else None
 
@@ -47,6 +59,7 @@ def _eval_set_record(eval_set: EvalSetResult) -> EvalSetRecord:
         c.eval_id: CaseRecord(
             case_hash=c.case_hash[:HASH_LENGTH],
             scores={name: score for name, m in c.metrics.items() if (score := _case_score(m)) is not None},
+            runs=_run_outcomes(c),
         )
         for c in scored
     }
@@ -65,6 +78,7 @@ def _eval_set_record(eval_set: EvalSetResult) -> EvalSetRecord:
         agent=eval_set.agent,
         eval_set_id=eval_set.eval_set_id,
         num_runs=eval_set.num_runs,
+        run_outcomes=True,
         cost_usd=_per_run(scored, "cost"),
         latency_seconds=_per_run(scored, "latency"),
         criteria=criteria,

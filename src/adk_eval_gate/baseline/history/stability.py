@@ -1,51 +1,57 @@
-"""Which cases are known to be flaky: from the history, not rediscovered on every pull request.
+"""Which cases are known to be flaky or broken: from the history, not rediscovered on every pull request.
 
-Per case × criterion, the samples at or above the threshold are summed over the newest `history.flaky.records`
-records in which the case and the criterion were as they are now (same case hash, same criterion configuration).
-With at least `min_samples` samples, a share of passes below `low` is `broken`, above `high` `stable`, and in
-[low, high] `flaky` — provided the case behaved like a coin, not like a change: some run of one commit disagreed
-with another run of the same commit, or its outcome turned at least three times from record to record. A case
-that one merge broke (pass, pass, fail, fail) turned once; it is a regression, the drift gate's business, and
-calling it flaky (let alone quarantining it) would hide exactly what the history is for. With fewer samples,
-nothing is claimed.
+Per case × criterion, the newest `history.flaky.records` records in which the case and the criterion were as they
+are now (same case hash, same criterion configuration) are read as commits of run outcomes (each run's own
+pass/fail for that criterion, `results.flakiness`):
+
+* `flaky` when it disagreed with itself (`results.flakiness.is_flaky`, the definition report.html's tag uses too):
+  some run of one commit passed and another failed, or its outcome turned at least three times from record to
+  record. A disagreement is proof, so no minimum of runs applies;
+* otherwise, with at least `min_samples` runs: `broken` when every run failed, `stable` when every run passed;
+  a case one merge broke (pass, pass, fail, fail) is neither — it turned once, a regression, the drift gate's
+  business — and calling it flaky (let alone quarantining it) would hide exactly what the history is for.
+
+Records written before run outcomes were kept say nothing here. `gate.quarantine: flaky` takes out only a flaky
+case whose share of passing runs, over at least `min_samples` runs, lies in [low, high]: a coin, not a case that
+slipped once in twenty runs.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, index, old_score
-from adk_eval_gate.baseline.history.models import CaseScore, HistoryRecord
+from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, index, old_runs
+from adk_eval_gate.baseline.history.models import HistoryRecord
 from adk_eval_gate.config.history import FlakySettings
+from adk_eval_gate.results.flakiness import RunOutcomes, fails_every_run, is_flaky
 
 
 @dataclass(frozen=True)
 class Known:
     stability: str
-    passes: int
-    samples: int
+    passes: int  # runs that passed
+    samples: int  # runs with an outcome
     records: int
 
 
-TURNS = 3  # outcome changes from record to record that only chance explains (one: a change; two: broke, then fixed)
-
-
-def classify(scores: Sequence[CaseScore], settings: FlakySettings) -> str | None:
-    """`scores` oldest first: (mean, passes, samples) per record."""
-    passes, samples = sum(s[1] for s in scores), sum(s[2] for s in scores)
-    if samples < settings.min_samples:
+def classify(commits: Sequence[RunOutcomes], settings: FlakySettings) -> str | None:
+    """`commits` oldest first: (runs passed, runs) per record."""
+    if is_flaky(commits):
+        return "flaky"
+    passed, runs = sum(c[0] for c in commits), sum(c[1] for c in commits)
+    if runs < settings.min_samples:
         return None
-    rate = passes / samples
-    if rate < settings.low:
+    if fails_every_run(commits):
         return "broken"
-    if rate > settings.high:
-        return "stable"
-    mixed = any(0 < p < n for _, p, n in scores)
-    states = [p / n for _, p, n in scores if n]
-    turns = sum(a != b for a, b in itertools.pairwise(states))
-    return "flaky" if mixed or turns >= TURNS else None
+    return "stable" if passed == runs else None
+
+
+def quarantinable(known: Known, settings: FlakySettings) -> bool:
+    """Flaky, and enough runs to tell its share of passes lies in [low, high]."""
+    if known.stability != "flaky" or known.samples < settings.min_samples:
+        return False
+    return settings.low <= known.passes / known.samples <= settings.high
 
 
 def known_cases(
@@ -55,8 +61,8 @@ def known_cases(
     indexes = [index(r) for r in records[-settings.records :]]
     found: dict[CaseKey, Known] = {}
     for spec in specs:
-        scores = [s for sets in indexes if (s := old_score(sets, spec)) is not None]
-        label = classify(scores, settings)
+        commits = [c for sets in indexes if (c := old_runs(sets, spec)) is not None]
+        label = classify(commits, settings)
         if label is not None:
-            found[spec.key] = Known(label, sum(s[1] for s in scores), sum(s[2] for s in scores), len(scores))
+            found[spec.key] = Known(label, sum(c[0] for c in commits), sum(c[1] for c in commits), len(commits))
     return found

@@ -11,7 +11,7 @@ from adk_eval_gate.baseline.history.drift import Pending, drift_rows
 from adk_eval_gate.baseline.history.io import HistoryState
 from adk_eval_gate.baseline.history.lookup import CaseKey, index, specs_of_record, specs_of_results
 from adk_eval_gate.baseline.history.models import HistoryRecord
-from adk_eval_gate.baseline.history.stability import Known, known_cases
+from adk_eval_gate.baseline.history.stability import Known, known_cases, quarantinable
 from adk_eval_gate.baseline.history.trend import series
 from adk_eval_gate.baseline.models import FlakyCase, HistoryReport, Trend
 from adk_eval_gate.config.models import GateSettings
@@ -111,7 +111,7 @@ def history_view(state: HistoryState, current: ResultsFile, gate: GateSettings, 
     upto = records[: base + 1]
     view.known = known_cases(upto, specs_of_results(current), state.settings.flaky)
     if gate.quarantine == "flaky":
-        view.quarantined = frozenset(k for k, v in view.known.items() if v.stability == "flaky")
+        view.quarantined = frozenset(k for k, v in view.known.items() if quarantinable(v, state.settings.flaky))
     report.flaky = flaky_cases(view.known, view.quarantined)
     report.trends = _trends(upto, current, state.settings.trend)
     ref = _reference(records, base, gate, report)
@@ -132,7 +132,9 @@ def history_summary(state: HistoryState, gate: GateSettings) -> HistoryReport:
         return report
     records = list(history.records)
     known = known_cases(records, specs_of_record(records[-1]), state.settings.flaky)
-    quarantined = frozenset(k for k, v in known.items() if v.stability == "flaky" and gate.quarantine == "flaky")
+    quarantined = frozenset(
+        k for k, v in known.items() if gate.quarantine == "flaky" and quarantinable(v, state.settings.flaky)
+    )
     report.flaky = flaky_cases(known, quarantined)
     report.trends = series(records, state.settings.trend)
     base = len(records) - 1

@@ -88,18 +88,19 @@ function statusBadge(status) {
 
 // Why, in words: each statistical verdict that failed the gate (what changed, by how much, how surprising that
 // would be by chance), then the gate's other failing conditions (errors, cases not run, …) as it words them.
-function renderBanner(data) {
+function renderBanner(data, state) {
   var v = data.verdict;
   var title = v.state === "pass" ? "✓ Gate passed" : v.state === "fail" ? "✗ Gate failed" : "Results (not compared)";
   if (v.overridden) title += " (accepted by the override label)";
   if (v.no_baseline && v.state !== "none") title += " — no baseline, nothing was compared";
   var gating = data.verdicts.filter(function (r) { return r.gating; }).map(function (r) {
-    return [r.agent + " / " + (r.eval_set_id === null ? "all eval sets" : r.eval_set_id) + " · " + r.criterion, r];
+    return [r.agent + " / " + (r.eval_set_id === null ? "all eval sets" : r.eval_set_id) + " · " + r.criterion, r,
+      r.cases];
   });
   data.cases.forEach(function (c) {
     Object.keys(c.compared).forEach(function (n) {
       var r = c.compared[n];
-      if (r.gating && r.delta !== null) gating.push([c.key + " · " + n, r]);
+      if (r.gating && r.delta !== null) gating.push([c.key + " · " + n, r, [c.key]]);
     });
   });
   var others = v.failures.filter(function (f) { return !/^(regression|case regression|inconclusive): /.test(f); });
@@ -108,11 +109,15 @@ function renderBanner(data) {
     gating.length ? el("ul", {"class": "why evidence-list"}, capped(gating, 8).map(function (g) {
       if (typeof g === "string") return el("li", null, g);
       return el("li", null, el("strong", null, g[0]), ": " + (VERDICT_LABELS[g[1].verdict] || g[1].verdict) + " — " +
-        changeWords(g[1]) + ". " + pWords(g[1]));
+        changeWords(g[1]) + ". " + pWords(g[1]), " ", casesLink(state, g[0], g[2], g[1].verdict));
     })) : null,
-    others.length && v.failures.length > 1 ? el("ul", {"class": "why failures"}, capped(others, 8).map(function (f) {
-      return el("li", null, f);
-    })) : null,
+    // A lone failure is already the reason's "first: …"; it is listed again only for its link to its cases.
+    others.length && (v.failures.length > 1 || driftOf(data, others[0])) ?
+      el("ul", {"class": "why failures"}, capped(others, 8).map(function (f) {
+        var drift = driftOf(data, f);
+        return el("li", null, f, drift ? [" ", casesLink(state, "drift: " + drift.agent + " · " + drift.criterion,
+          drift.cases, drift.verdict)] : null);
+      })) : null,
     v.warnings.map(function (w) { return el("p", {"class": "warning"}, "⚠ " + w); }));
 }
 
@@ -145,7 +150,7 @@ function section(id, title, body) {
   return el("section", {id: id}, el("h2", null, title), body);
 }
 
-function renderVerdicts(data) {
+function renderVerdicts(data, state) {
   if (!data.verdicts.length) return null;
   var rows = data.verdicts.map(function (r) {
     var scope = r.scope === "pooled" ? r.agent + " / all " + r.eval_sets_compared + " eval sets" : r.agent + " / " + r.eval_set_id;
@@ -157,7 +162,7 @@ function renderVerdicts(data) {
       el("td", {"class": "num"}, r.cases_compared ? pct(r.baseline_pass_rate) + " → " + pct(r.current_pass_rate) : "—"),
       el("td", null, verdictBadge(r.verdict, r.gating)),
       el("td", {"class": "evidence"}, el("div", null, changeWords(r)), el("div", {"class": "p"}, pWords(r)),
-        el("div", {"class": "muted"}, r.reason)));
+        el("div", {"class": "muted"}, r.reason), casesLink(state, scope + " · " + r.criterion, r.cases, r.verdict)));
   });
   return section("verdicts", "Verdicts against the baseline", el("table", {"class": "grid"},
     el("thead", null, el("tr", null, ["Agent / eval set", "Criterion", "Baseline → current", "Change",
@@ -252,15 +257,17 @@ function renderCases(data, state) {
   var buttons = FILTERS.map(function (f) {
     var button = el("button", {type: "button", "data-filter": f[0], "aria-pressed": f[0] === "all" ? "true" : "false"},
       f[1] + " ", el("span", {"class": "count"}, counts[f[0]]));
-    button.addEventListener("click", function () { state.filter = f[0]; applyFilter(state); });
+    button.addEventListener("click", function () { state.filter = f[0]; state.only = null; applyFilter(state); });
     return button;
   });
   var search = el("input", {type: "search", placeholder: "Filter by case id…", "aria-label": "filter by case id"});
   search.addEventListener("input", function () { state.search = search.value.toLowerCase(); applyFilter(state); });
   state.buttons = buttons;
+  state.searchBox = search;
+  state.focus = el("p", {"class": "focus", id: "case-focus", hidden: "hidden"});
   state.empty = el("p", {"class": "muted", id: "no-cases", hidden: "hidden"}, "No case matches this filter.");
   var head = ["Case", "Status"].concat(criteria, ["Runs", "Tokens", "Cost"]);
-  return section("cases", "Cases", [el("div", {"class": "filters", role: "toolbar"}, buttons, search),
+  return section("cases", "Cases", [el("div", {"class": "filters", role: "toolbar"}, buttons, search), state.focus,
     el("table", {"class": "grid cases", id: "case-table"}, el("thead", null, el("tr", null,
       head.map(function (h) { return el("th", null, h); }))), body), state.empty]);
 }
@@ -288,7 +295,9 @@ function caseRow(c, criteria, state) {
   var cells = criteria.map(function (n) {
     var m = c.metrics[n], cmp = c.compared[n];
     if (!m) return el("td", {"class": "num muted"}, "—");
+    var flaky = c.flaky.indexOf(n) >= 0;
     return el("td", {"class": "num s-" + m.status, "data-criterion": n, title: m.reason || null}, fmt(m.score),
+      flaky ? el("div", {"class": "flaky-mark", title: "its runs disagreed on pass/fail"}, "🎲 flaky") : null,
       cmp && cmp.verdict !== "unchanged" ? el("div", null, verdictBadge(cmp.verdict, cmp.gating)) : null);
   });
   var runs = el("td", {"class": "runs"}, c.runs.map(function (r, i) {
@@ -324,23 +333,6 @@ function toggleDetail(row, c, state) {
   row.classList.toggle("open", !next.hidden);
 }
 
-function applyFilter(state) {
-  var shown = 0;
-  Array.prototype.forEach.call(state.body.children, function (row) {
-    if (!row.classList.contains("case")) return;
-    var tags = row.getAttribute("data-tags").split(" ");
-    var visible = (state.filter === "all" || tags.indexOf(state.filter) >= 0) &&
-      (!state.search || row.getAttribute("data-case").toLowerCase().indexOf(state.search) >= 0);
-    row.hidden = !visible;
-    var next = row.nextSibling;
-    if (next && next.classList.contains("detail")) next.hidden = !visible || !row.classList.contains("open");
-    if (visible) shown++;
-  });
-  state.buttons.forEach(function (b) {
-    b.setAttribute("aria-pressed", b.getAttribute("data-filter") === state.filter ? "true" : "false");
-  });
-  state.empty.hidden = shown > 0;
-}
 
 // The data's compact form (report/html.py) back to named fields, texts resolved, as html_cases.expand_case does.
 var CODES = {p: "passed", f: "failed", n: "not_evaluated", e: "error"};
@@ -369,8 +361,8 @@ function main() {
   var data = JSON.parse(document.getElementById("adk-eval-gate-data").textContent);
   data.cases.forEach(function (c) { expandCase(c, data.texts); });
   var app = document.getElementById("app");
-  var state = {filter: "all", search: ""};
-  append(app, [renderBanner(data), renderFacts(data), renderVerdicts(data), renderEfficiency(data),
+  var state = {filter: "all", search: "", only: null};
+  append(app, [renderBanner(data, state), renderFacts(data), renderVerdicts(data, state), renderEfficiency(data),
     renderEvalSets(data), renderCases(data, state),
     el("footer", null, "adk-eval-gate " + data.run.tool_version + " · scores follow " + data.run.adk_semantics +
       " · " + data.run.started_at + " · results.json and comparison.json hold every number on this page")]);
