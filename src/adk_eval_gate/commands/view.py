@@ -106,8 +106,11 @@ def _expected(config: str | None, results) -> dict:
 def render(results_path: Path, config: str | None = None) -> Path:
     """report.html in a new private folder, from the run's data files, each validated as its kind (a results file,
     a comparison file) before the folder is made; nothing of the artifact's own page is used."""
+    from pydantic import ValidationError
+
     from adk_eval_gate.baseline.models import Comparison
-    from adk_eval_gate.core.files import read_text
+    from adk_eval_gate.core.files import load_json
+    from adk_eval_gate.core.validation import input_error_from
     from adk_eval_gate.report.html import write_report_html
     from adk_eval_gate.results.build import read_results
 
@@ -116,14 +119,9 @@ def render(results_path: Path, config: str | None = None) -> Path:
     comparison = None
     if comparison_path.is_file():
         try:
-            comparison = Comparison.model_validate_json(read_text(comparison_path, "comparison file"))
-        except ValueError as exc:
-            raise InputError(
-                comparison_path,
-                None,
-                f"is not a comparison file: {str(exc).splitlines()[0]}",
-                "move it away to see the results alone",
-            ) from None
+            comparison = Comparison.model_validate(load_json(comparison_path, "comparison file"))
+        except ValidationError as exc:
+            raise input_error_from(exc, comparison_path, model=Comparison) from None
     expected, history = _expected(config, results), _history(results_path.parent)
     return write_report_html(private_folder(), results, comparison, expected, history)
 
