@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import webbrowser
@@ -123,7 +124,12 @@ def render(results_path: Path, config: str | None = None) -> Path:
         except ValidationError as exc:
             raise input_error_from(exc, comparison_path, model=Comparison) from None
     expected, history = _expected(config, results), _history(results_path.parent)
-    return write_report_html(private_folder(), results, comparison, expected, history)
+    folder = private_folder()
+    try:
+        return write_report_html(folder, results, comparison, expected, history)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)  # a full disk leaves no empty folder behind
+        raise
 
 
 def _can_open() -> bool:
