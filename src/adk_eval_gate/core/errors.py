@@ -55,11 +55,11 @@ class InputError(Exception):
 
 # What to do about each way a write fails; anything else is named by the system's own words.
 _WRITE_FIXES = {
-    errno.ENOSPC: "free space on that disk, or write the output elsewhere (--output-dir), and run again",
-    errno.EDQUOT: "free space within your disk quota, or write the output elsewhere (--output-dir), and run again",
-    errno.EROFS: "the file system is read-only: write the output elsewhere (--output-dir)",
-    errno.EACCES: "make the folder writable, or write the output elsewhere (--output-dir)",
-    errno.EPERM: "make the folder writable, or write the output elsewhere (--output-dir)",
+    errno.ENOSPC: "free space on that disk, or write elsewhere, and run again",
+    errno.EDQUOT: "free space within your disk quota, or write elsewhere, and run again",
+    errno.EROFS: "the file system is read-only: write elsewhere",
+    errno.EACCES: "make the folder writable, or write elsewhere",
+    errno.EPERM: "make the folder writable, or write elsewhere",
     errno.EFBIG: "the file passed the size limit (ulimit -f) or the file system's: raise it, or write elsewhere",
 }
 
