@@ -232,7 +232,7 @@ def test_a_push_whose_baseline_cannot_be_stored_fails_and_says_so(example, fake)
     fake.state.read_only_tokens.add(WORKFLOW_TOKEN)
     done = run_action(example, fake, run_id=200, extra_env=push_event(example))
     assert done.returncode == 1
-    assert "::error title=adk-eval-gate::the baseline could not be stored" in done.stderr
+    assert "::error title=adk-eval-gate::neither the baseline nor the history was stored" in done.stderr
     assert "the baseline was NOT stored" in done.stdout
 
 

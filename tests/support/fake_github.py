@@ -381,6 +381,13 @@ class FakeGitHub:
                 existing = state.files.get((branch, path))
                 if existing is not None and body.get("sha") != hashlib.sha1(existing).hexdigest():
                     return 409, {"message": f"{path} does not match {body.get('sha')}"}, None
+                if method == "DELETE":
+                    if existing is None:
+                        return 404, {"message": "Not Found"}, None
+                    del state.files[(branch, path)]
+                    commit_sha = hashlib.sha1(b"delete " + path.encode()).hexdigest()
+                    state.branches[branch] = commit_sha
+                    return 200, {"content": None, "commit": {"sha": commit_sha, "message": body["message"]}}, None
                 data = base64.b64decode(body["content"])
                 state.files[(branch, path)] = data
                 commit_sha = hashlib.sha1(data + path.encode()).hexdigest()

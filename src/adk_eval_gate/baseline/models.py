@@ -1,13 +1,18 @@
 """The comparison file (`schema_version` 1): every agent × criterion pooled over its eval sets, every agent × eval
 set × criterion and every case × criterion, baseline against current, with a verdict and a one-line reason, plus
 the gate's decision. `pooled` and the `gating` flags were added later, with defaults: files written before them
-still load."""
+still load.
+
+Every number is finite and every count and p-value bounded by its type (`core/numbers.py`): `view` and `publish`
+read comparison files an artifact carried."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
+
+from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, Unit
 
 COMPARISON_SCHEMA_VERSION = 1
 
@@ -23,14 +28,14 @@ ESTIMATE = (
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STORED_FILE
 
 
 class BaselineIdentity(_Model):
     source: str = Field(description="Where the baseline came from: a file path, a branch entry, an artifact.")
     sha: str | None = Field(description="The commit the baseline results were produced at.")
     created_at: str | None = None
-    age_days: float | None = None
+    age_days: NonNegative | None = None
     tool_version: str | None = None
     exact_base: bool = Field(
         default=True,
@@ -49,7 +54,7 @@ class _Verdicted(_Model):
     delta: float | None
     verdict: Verdict
     reason: str
-    p_value: float | None = Field(
+    p_value: Unit | None = Field(
         default=None,
         description="One-sided p-value in the verdict's direction, "
         "adjusted (Holm) over the pooled and eval-set verdicts that gate.",
@@ -63,13 +68,13 @@ class Row(_Verdicted):
 
     eval_set_id: str
     eval_id: str
-    p_value: float | None = Field(
+    p_value: Unit | None = Field(
         default=None,
         description="One-sided p-value in the verdict's direction, "
         "adjusted for the run's many case rows (Benjamini-Hochberg, level gate.case_fdr).",
     )
-    baseline_samples: int = 0
-    current_samples: int = 0
+    baseline_samples: Count = 0
+    current_samples: Count = 0
     stability: Stability | None = Field(
         default=None, description="How this case × criterion fared on the default branch (history); null: unknown."
     )
@@ -79,9 +84,9 @@ class Row(_Verdicted):
 
 
 class _GroupSummary(_Verdicted):
-    baseline_pass_rate: float | None = None
-    current_pass_rate: float | None = None
-    cases_compared: int = 0
+    baseline_pass_rate: Unit | None = None
+    current_pass_rate: Unit | None = None
+    cases_compared: Count = 0
 
 
 class Summary(_GroupSummary):
@@ -89,9 +94,9 @@ class Summary(_GroupSummary):
 
     eval_set_id: str
     baseline: float | None = Field(description="Mean case score over the cases compared.")
-    cases_new: int = 0
-    cases_removed: int = 0
-    cases_not_comparable: int = 0
+    cases_new: Count = 0
+    cases_removed: Count = 0
+    cases_not_comparable: Count = 0
 
 
 class PooledSummary(_GroupSummary):
@@ -99,7 +104,7 @@ class PooledSummary(_GroupSummary):
     no single eval set has. Present only for agents whose criterion was compared in two or more eval sets."""
 
     baseline: float | None = Field(description="Mean case score over every case compared, in every eval set.")
-    eval_sets_compared: int = 0
+    eval_sets_compared: Count = 0
 
 
 EfficiencyMetric = Literal["cost", "latency", "tokens", "tool_calls"]
@@ -117,8 +122,8 @@ class EfficiencyRow(_Model):
     tolerance: float = Field(description="The relative change below which it is never a regression.")
     verdict: Literal["regressed", "improved", "unchanged", "inconclusive"]
     reason: str
-    p_value: float | None = Field(default=None, description="One-sided, Holm-adjusted over the efficiency rows.")
-    cases_compared: int = 0
+    p_value: Unit | None = Field(default=None, description="One-sided, Holm-adjusted over the efficiency rows.")
+    cases_compared: Count = 0
     gating: bool = False
 
 
@@ -155,8 +160,8 @@ class DriftRow(_Model):
     delta: float | None = Field(description="Change in the share of samples at or above the threshold.")
     verdict: Verdict
     reason: str
-    p_value: float | None = Field(default=None, description="One-sided, Holm-adjusted with the gating verdicts.")
-    cases_compared: int = 0
+    p_value: Unit | None = Field(default=None, description="One-sided, Holm-adjusted with the gating verdicts.")
+    cases_compared: Count = 0
     gating: bool = False
     dropped_cases: list[str] = Field(
         default_factory=list,
@@ -182,9 +187,9 @@ class FlakyCase(_Model):
     eval_id: str
     criterion: str
     stability: Stability
-    passes: int = Field(description="Runs that passed (each run's own outcome) over the records counted.")
-    samples: int = Field(description="Runs that passed or failed over the records counted.")
-    records: int
+    passes: Count = Field(description="Runs that passed (each run's own outcome) over the records counted.")
+    samples: Count = Field(description="Runs that passed or failed over the records counted.")
+    records: Count
     quarantined: bool = False
 
 
@@ -192,12 +197,12 @@ class HistoryReport(_Model):
     """What the default branch's history adds: drift against an older record, known flaky cases, trends."""
 
     source: str
-    records: int
+    records: Count
     error: str | None = Field(default=None, description="Why the history could not be used; the gate fails closed.")
     notes: list[str] = Field(default_factory=list)
     reference_sha: str | None = Field(default=None, description="The record the drift gate compared with.")
     reference_date: str | None = None
-    merges: int | None = Field(default=None, description="Records between the reference and the base.")
+    merges: Count | None = Field(default=None, description="Records between the reference and the base.")
     since: str | None = Field(default=None, description="The drift reference, as the drift reasons name it.")
     drift: list[DriftRow] = Field(default_factory=list)
     flaky: list[FlakyCase] = Field(default_factory=list, description="Flaky and broken cases, flaky first.")

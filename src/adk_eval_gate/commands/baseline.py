@@ -37,10 +37,11 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _update(args: argparse.Namespace, workflow, store, context) -> int:
-    """The baseline and, beside it, the history's new record; a history that cannot be read stops both."""
+    """The baseline and, beside it, the history's new record, stored together or not at all; a history that
+    cannot be read stops both."""
     from pathlib import Path
 
-    from adk_eval_gate.baseline.history import load_history, record_run
+    from adk_eval_gate.baseline.history import load_history, next_history
     from adk_eval_gate.commands.loading import plan_of
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.results.build import read_results
@@ -59,8 +60,9 @@ def _update(args: argparse.Namespace, workflow, store, context) -> int:
     history = load_history(workflow, context, store=store)
     if history is not None and history.failure is not None:
         raise InputError(history.failure.source, None, history.failure.problem, history.failure.fix)
-    print(f"baseline updated: {store.save(results)}")
-    note, lost = record_run(history, results, store, whole_suite=True)
-    if note:
-        print(note, file=sys.stderr if lost else sys.stdout)
-    return 1 if lost else 0
+    step = next_history(history, results, whole_suite=True)
+    # Both or neither: a full disk or a refused write changes nothing (stores/file.py, stores/branch.py).
+    print(f"baseline updated: {store.save(results, step.pending)}")
+    if step.note:
+        print(step.note)
+    return 0

@@ -1,10 +1,12 @@
 """The console script: parse, check the arguments, run one subcommand, map every outcome to an exit code.
 
-Exit codes: 0 pass, 1 failed (or a GitHub API error), 2 bad input (one line, never a traceback).
+Exit codes: 0 pass, 1 failed (or a GitHub API error), 2 bad input (one line, never a traceback), 3 a file could
+not be written (a full disk, a quota, a read-only folder: one line naming the file).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -13,8 +15,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
-from adk_eval_gate.core.errors import EXIT_BAD_INPUT, InputError
+from adk_eval_gate.core.errors import InputError, WriteError
 from adk_eval_gate.core.redaction import RedactingStream
+
+_DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -72,12 +76,17 @@ def _redacted_excepthook(kind: type[BaseException], value: BaseException, tb: Tr
 
 def _quiet_broken_pipe() -> int:
     """A reader that stopped early (`| head`) is not an error worth a traceback: end as a SIGPIPE'd program would."""
+    _discard_stdout()
+    return 128 + 13
+
+
+def _discard_stdout() -> None:
+    """What is left in stdout's buffer goes nowhere: the interpreter's final flush must not fail again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+        os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
-    return 128 + 13
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -101,10 +110,18 @@ def _main(argv: Sequence[str] | None) -> int:
         return _quiet_broken_pipe()
     except InputError as exc:
         workflow_commands.input_error(exc)
-        return EXIT_BAD_INPUT
+        return exc.exit_code
     except Exception as exc:
         from adk_eval_gate.github.client import GitHubError
 
+        if isinstance(exc, OSError) and exc.errno in _DISK_ERRORS:
+            # a write not made through core/files.py (a library's, or our standard output redirected to a full
+            # disk, which names no file): the same one line, the same exit code
+            failed = WriteError(exc.filename or "<standard output>", exc)
+            if not exc.filename:
+                _discard_stdout()
+            workflow_commands.input_error(failed)
+            return failed.exit_code
         if not isinstance(exc, GitHubError):
             raise
         hint = "; the token cannot write here (a fork's pull request?)" if exc.read_only else ""

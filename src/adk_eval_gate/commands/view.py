@@ -1,16 +1,20 @@
-"""`adk-eval-gate view [DIR|results.json|report.html]`: open a run's report.html in a browser.
+"""`adk-eval-gate view [DIR|results.json|report.html]`: render a run's report.html and open it in a browser.
 
 A folder is an output folder (`ci`'s adk-eval-gate-out, a downloaded artifact); a results file is the page's
-source. The page is (re)rendered from results.json, with comparison.json and history.json when they sit beside
-it, when it is missing or older than them. Where no browser can be started (a container, ssh), the path and its
-file:// URL are printed instead, to open elsewhere.
+source. The page opened is always one this command rendered, from results.json (with comparison.json and
+history.json when they sit beside it), each read and validated as data, into a fresh private folder of its own:
+a report.html found in the folder is never opened, since a downloaded artifact (a fork's) can carry any page,
+and a page's script runs with the reader's browser. Where no browser can be started (a container, ssh), the
+path and its file:// URL are printed instead, to open elsewhere.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
+import tempfile
 import webbrowser
 from pathlib import Path
 from typing import Any
@@ -22,12 +26,14 @@ DEFAULT_DIR = "adk-eval-gate-out"
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "view", help="open a run's report.html in a browser (rendered from results.json if missing)"
+        "view", help="render a run's report.html from its results.json and open it in a browser"
     )
     parser.add_argument(
-        "path", nargs="?", help="an output folder (default adk-eval-gate-out), a results.json or a report.html"
+        "path",
+        nargs="?",
+        help="an output folder (default adk-eval-gate-out), a results.json, or a report.html (its results.json)",
     )
-    parser.add_argument("--config", help="the workflow YAML: re-render with each unchanged case's expected turns")
+    parser.add_argument("--config", help="the workflow YAML: add each unchanged case's expected turns")
     parser.add_argument("--no-open", action="store_true", help="only print the page's path and file:// URL")
     parser.set_defaults(handler=handle)
 
@@ -36,21 +42,35 @@ def handle(args: argparse.Namespace) -> int:
     return view(args.path, config=args.config, open_browser=not args.no_open)
 
 
-def _sources(path: Path) -> tuple[Path, Path | None]:
-    """(report.html, results.json or None): what to open and what it is rendered from."""
-    if path.is_dir():
-        results = path / "results.json"
-        return path / "report.html", results if results.is_file() else None
-    if path.suffix.lower() in (".html", ".htm"):
-        return path, None
-    return path.parent / "report.html", path
+def _results_of(target: Path) -> Path:
+    """The results file the page is rendered from. A report.html names its folder; it is never opened itself."""
+    if target.is_dir():
+        results = target / "results.json"
+        if not results.is_file():
+            raise InputError(
+                target,
+                None,
+                "holds no results.json to render the report from",
+                "pass the folder `ci` wrote (adk-eval-gate-out) or a results file",
+            )
+        return results
+    if target.suffix.lower() in (".html", ".htm"):
+        results = target.parent / "results.json"
+        if not results.is_file():
+            raise InputError(
+                target,
+                None,
+                "is a page this command did not render, and no results.json sits beside it to render ours from",
+                "pass the results.json of that run (a page from elsewhere, a fork's artifact, could run anything)",
+            )
+        return results
+    return target
 
 
-def _stale(page: Path, sources: list[Path]) -> bool:
-    if not page.is_file():
-        return True
-    built = page.stat().st_mtime
-    return any(source.is_file() and source.stat().st_mtime > built for source in sources)
+def private_folder() -> Path:
+    """A new folder only this user can write (mkdtemp: mode 0700, a name no one could have planted): the page
+    opened is exactly the one written, whoever else can write the artifact's folder or the shared temp folder."""
+    return Path(tempfile.mkdtemp(prefix="adk-eval-gate-view-"))
 
 
 def _history(folder: Path) -> list[Any] | None:
@@ -84,8 +104,14 @@ def _expected(config: str | None, results) -> dict:
     return expected
 
 
-def render(results_path: Path, page: Path, config: str | None = None) -> Path:
+def render(results_path: Path, config: str | None = None) -> Path:
+    """report.html in a new private folder, from the run's data files, each validated as its kind (a results file,
+    a comparison file) before the folder is made; nothing of the artifact's own page is used."""
+    from pydantic import ValidationError
+
     from adk_eval_gate.baseline.models import Comparison
+    from adk_eval_gate.core.files import load_json
+    from adk_eval_gate.core.validation import input_error_from
     from adk_eval_gate.report.html import write_report_html
     from adk_eval_gate.results.build import read_results
 
@@ -94,17 +120,16 @@ def render(results_path: Path, page: Path, config: str | None = None) -> Path:
     comparison = None
     if comparison_path.is_file():
         try:
-            comparison = Comparison.model_validate_json(comparison_path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise InputError(
-                comparison_path,
-                None,
-                f"is not a comparison file: {str(exc).splitlines()[0]}",
-                "move it away to see the results alone",
-            ) from None
-    return write_report_html(
-        page.parent, results, comparison, _expected(config, results), _history(results_path.parent)
-    )
+            comparison = Comparison.model_validate(load_json(comparison_path, "comparison file"))
+        except ValidationError as exc:
+            raise input_error_from(exc, comparison_path, model=Comparison) from None
+    expected, history = _expected(config, results), _history(results_path.parent)
+    folder = private_folder()
+    try:
+        return write_report_html(folder, results, comparison, expected, history)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)  # a full disk leaves no empty folder behind
+        raise
 
 
 def _can_open() -> bool:
@@ -126,18 +151,9 @@ def view(path: str | None = None, *, config: str | None = None, open_browser: bo
             f"{target} does not exist",
             f"pass an output folder (default {DEFAULT_DIR}), a results.json or a report.html",
         )
-    page, results = _sources(target)
-    sources = [results, results.parent / "comparison.json", results.parent / "history.json"] if results else []
-    if results is not None and (config or _stale(page, sources)):
-        page = render(results, page, config)
-        print(f"rendered {page} from {results}")
-    elif not page.is_file():
-        raise InputError(
-            target,
-            None,
-            "holds neither report.html nor results.json",
-            "pass the folder `ci` wrote (adk-eval-gate-out) or a results file",
-        )
+    results = _results_of(target)
+    page = render(results, config)
+    print(f"rendered {page} from {results}")
     url = page.resolve().as_uri()
     print(f"report: {page}")
     opened = False

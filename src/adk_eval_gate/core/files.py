@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.errors import InputError, WriteError
 from adk_eval_gate.core.redaction import redact
 
 # Eval sets are human-authored and ADK history files grow ~60 KB per case; 512 MiB is far past any real
@@ -178,25 +178,96 @@ def _umask() -> int:
     return mask
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Readers (a concurrent job, an upload step) never see a half-written file; no secret is ever written."""
-    text = redact(text)
+def _temp_beside(path: Path, data: bytes) -> Path:
+    """`data` in a new file in `path`'s folder, ready to be renamed onto it; nothing is left behind on failure."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; an output file is as readable as any other
         with os.fdopen(fd, "wb") as handle:
-            handle.write(_utf8(text))
-        os.replace(tmp, path)
+            handle.write(data)
+            handle.flush()  # ENOSPC surfaces here at the latest, never at a close nobody checks
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Readers (a concurrent job, an upload step) never see a half-written file; no secret is ever written. A full
+    disk (or a quota, a read-only or unwritable folder) is a `WriteError` naming the file: the old file stays."""
+    try:
+        tmp = _temp_beside(path, _utf8(redact(text)))
+    except OSError as exc:
+        raise WriteError(path, exc) from None
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise WriteError(path, exc) from None
+
+
+def replace_together(files: list[tuple[Path, str]]) -> None:
+    """Files that must change together (a baseline and its history): all of them, or none. Every new file is
+    written in full beside its target first, which is where a full disk fails, with nothing changed yet; then
+    each is renamed onto its target, the old one kept as a hard link until all are in place, so that a rename that
+    fails puts back the ones before it."""
+    written: list[tuple[Path, Path]] = []
+    try:
+        for path, text in files:
+            written.append((path, _temp_beside(path, _utf8(redact(text)))))
+    except OSError as exc:
+        for _, tmp in written:
+            tmp.unlink(missing_ok=True)
+        raise WriteError(files[len(written)][0], exc, done="nothing was changed") from None
+    kept: list[tuple[Path, Path | None]] = []  # (target, its old version, or None when it was new): replaced
+    try:
+        for path, tmp in written:
+            old = None
+            if path.exists():
+                old = path.with_name(f".{path.name}.old.{os.getpid()}.{os.urandom(4).hex()}")
+                os.link(path, old)  # the old version under a second name: putting it back is a rename
+            try:
+                os.replace(tmp, path)
+            except OSError:
+                if old is not None:
+                    old.unlink(missing_ok=True)
+                raise
+            kept.append((path, old))
+    except OSError as exc:
+        undone = _put_back(kept)
+        for _, tmp in written:
+            tmp.unlink(missing_ok=True)
+        raise WriteError(written[len(kept)][0], exc, done=undone) from None
+    for _, old in kept:
+        if old is not None:
+            old.unlink(missing_ok=True)
+
+
+def _put_back(kept: list[tuple[Path, Path | None]]) -> str:
+    """The files already replaced, restored from their old versions (a rename: it needs no free space)."""
+    problems = []
+    for path, old in reversed(kept):
+        try:
+            if old is None:
+                path.unlink(missing_ok=True)
+            else:
+                os.replace(old, path)
+        except OSError as exc:
+            problems.append(f"{path} could not be put back ({exc.strerror or exc})")
+    for _, old in kept:
+        if old is not None:
+            old.unlink(missing_ok=True)
+    return "; ".join(problems) or "nothing was changed"
 
 
 def append_text(path: Path, text: str) -> None:
     """For files others append to as well (GitHub's step summary and job outputs); no secret is ever written."""
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(redact(text))
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(redact(text))
+    except OSError as exc:
+        raise WriteError(path, exc) from None
 
 
 def _blocking_ancestor(path: Path) -> tuple[Path, str] | None:

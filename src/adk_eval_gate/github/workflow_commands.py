@@ -72,7 +72,7 @@ def input_error(exc: InputError) -> None:
         root = repository_root(Path.cwd(), os.environ.get("GITHUB_WORKSPACE"))
         shown = relative_to_root(Path(exc.file), root) or exc.file
     print(
-        annotation("error", exc.render(), file=shown, line=exc.line, title="adk-eval-gate: bad input"),
+        annotation("error", exc.render(), file=shown, line=exc.line, title=f"adk-eval-gate: {exc.title}"),
         file=sys.stderr,
         flush=True,
     )

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.errors import InputError, WriteError
 from adk_eval_gate.core.files import read_text, write_text_atomic
 
 
@@ -39,5 +40,12 @@ class LlmCache:
             return None  # a missing, torn or odd entry is a miss, never an error
 
     def put(self, key: str, value: dict[str, Any]) -> None:
-        if self.directory is not None:
+        """A cache that cannot be written (a full disk) costs the next run its calls, never this run its verdict:
+        said once, then the run goes on uncached."""
+        if self.directory is None:
+            return
+        try:
             write_text_atomic(self._path(key), json.dumps(value, ensure_ascii=False))
+        except WriteError as exc:
+            self.directory = None
+            print(f"warning: the judge cache is off for this run: {exc.render()}", file=sys.stderr)

@@ -4,13 +4,16 @@ the exit code. The job log ends with the verdict, why, and the comment's link.""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
-from adk_eval_gate.baseline.history import HistoryState, load_history, record_run
+from adk_eval_gate.baseline.history import FILE_NAME as HISTORY_FILE
+from adk_eval_gate.baseline.history import HistoryState, load_history, next_history
 from adk_eval_gate.baseline.history.trend import trend_data
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, build_store
 from adk_eval_gate.config.loader import Workflow
+from adk_eval_gate.core.errors import WriteError
 from adk_eval_gate.core.files import write_text_atomic
 from adk_eval_gate.core.paths import repository_root
 from adk_eval_gate.gate.decision import build_comparison
@@ -55,6 +58,37 @@ def finish(
     conversation: PullRequestRun | None = None,
 ) -> int:
     """`conversation`: what a pull request's run learnt when it started (our comment, an `/eval` command)."""
+    try:
+        return _finish(options, plan, results, context, outcome, conversation)
+    except WriteError as exc:
+        # With the artifact store the output folder is the store: the upload step must not carry this run's
+        # results as the new baseline without the history (or the other files) it should have come with.
+        artifact = plan.workflow.settings.baseline.store == "artifact" and options.shard is None
+        if mode_of(context) == "baseline" and artifact:
+            raise exc.also(_withdraw(Path(options.output_dir) / "results.json")) from None
+        raise
+
+
+def _withdraw(results: Path) -> str:
+    """results.json renamed out of the artifact store's sight (it takes *.json files), kept for whoever looks."""
+    aside = results.with_name(results.name + ".unrecorded")
+    try:
+        os.replace(results, aside)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"{results} could not be moved aside ({exc.strerror or exc}): delete it before the upload step"
+    return f"{results} was moved to {aside.name}, so that the artifact carries no baseline without its history"
+
+
+def _finish(
+    options: PublishOptions,
+    plan: Plan,
+    results: ResultsFile,
+    context: ActionsContext,
+    outcome: LoadOutcome | None,
+    conversation: PullRequestRun | None,
+) -> int:
     out = Path(options.output_dir)
     mode = mode_of(context)
     workflow = plan.workflow
@@ -126,8 +160,7 @@ def finish(
     if comparison.baseline is None:  # said first and loudly: a gate with nothing to compare guards little
         warn(f"no baseline, nothing was compared: {'; '.join(outcome.warnings) or 'no baseline was found'}")
     gating = mode != "baseline" or gate.on_push == "fail"
-    baseline_note, baseline_lost = _baseline_outcome(mode, options, plan, store, results)
-    history_note, history_lost = _history_outcome(mode, options, plan, store, results, history)
+    baseline_note, baseline_lost = _advance(mode, options, plan, store, results, history)
     posting = mode == "pull_request" and options.post_comment
     comment = None
     if posting and context.token and context.repository:
@@ -170,11 +203,11 @@ def finish(
         comparison,
         results,
         comment_url=delivered.comment_url,
-        baseline_note=" · ".join(n for n in (baseline_note, history_note) if n),
+        baseline_note=baseline_note,
         gating=gating,
     ):
         print(line, flush=True)
-    if baseline_lost or history_lost:
+    if baseline_lost:
         return exit_code_for_decision("fail")
     return exit_code_for_decision(comparison.verdict if gating else "pass")
 
@@ -204,25 +237,7 @@ def _name_who_labelled(context: ActionsContext, comparison: Comparison) -> None:
         name_who_labelled(comparison.gate, found.login, found.at)
 
 
-def _baseline_outcome(
-    mode: str, options: PublishOptions, plan: Plan, store: BaselineStore, results: ResultsFile
-) -> tuple[str, bool]:
-    """A line for the log, and whether the baseline was lost (which fails the job: it must keep advancing)."""
-    if mode != "baseline":
-        return "", False
-    if options.cases:  # a partial run never replaces the whole suite's baseline
-        return "baseline not stored: --cases ran only part of the suite", False
-    if why := why_not_a_baseline(results, plan):
-        error(f"the baseline was not stored, so pull requests keep comparing with an older one: {why}")
-        return "the baseline was NOT stored", True
-    try:
-        return f"baseline stored: {store.save(results)}", False
-    except GitHubError as exc:
-        error(f"the baseline could not be stored, so pull requests keep comparing with an older one: {exc}")
-        return "the baseline was NOT stored", True
-
-
-def _history_outcome(
+def _advance(
     mode: str,
     options: PublishOptions,
     plan: Plan,
@@ -230,12 +245,34 @@ def _history_outcome(
     results: ResultsFile,
     history: HistoryState | None,
 ) -> tuple[str, bool]:
-    """A default-branch run adds its record (a whole-suite run only) and passes the history on; a history that
-    could not be read or stored fails the job, since every later pull request would lose its memory."""
+    """A default-branch run stores its baseline and its history record together (a whole-suite run only), or
+    neither; a line for the log, and whether they were lost, which fails the job: every later pull request would
+    compare with an older baseline, or go without the drift gate and the known flaky cases."""
     if mode != "baseline":
         return "", False
-    whole = not options.cases and why_not_a_baseline(results, plan) is None
-    note, lost = record_run(history, results, store, whole_suite=whole, out_dir=Path(options.output_dir))
-    if lost:
-        error(f"{note}; pull requests go without the drift gate and known flaky cases until it is fixed")
-    return note, lost
+    out = Path(options.output_dir)
+    if history is not None and history.error is not None:
+        withdrawn = _withdraw(out / "results.json") if plan.workflow.settings.baseline.store == "artifact" else ""
+        error(
+            "neither the baseline nor the history was stored, since the history cannot advance: "
+            + "; ".join(filter(None, (history.error, withdrawn)))
+        )
+        return "the baseline and the history were NOT stored", True
+    why = "--cases ran only part of the suite" if options.cases else why_not_a_baseline(results, plan)
+    step = next_history(history, results, whole_suite=why is None)
+    if step.carried is not None:
+        # Before the store: a full disk here stores nothing. The artifact store's upload carries it from here.
+        write_text_atomic(out / HISTORY_FILE, step.carried)
+    if options.cases:  # a partial run never replaces the whole suite's baseline
+        return " · ".join(filter(None, (f"baseline not stored: {why}", step.note))), False
+    if why is not None:
+        error(f"the baseline was not stored, so pull requests keep comparing with an older one: {why}")
+        return "the baseline was NOT stored", True
+    try:
+        where = store.save(results, step.pending)
+    except GitHubError as exc:
+        if step.carried is not None:
+            (out / HISTORY_FILE).unlink(missing_ok=True)  # the folder carries no history the store lacks
+        error(f"neither the baseline nor the history was stored, so pull requests keep an older one: {exc}")
+        return "the baseline was NOT stored", True
+    return " · ".join(filter(None, (f"baseline stored: {where}", step.note))), False

@@ -2,14 +2,18 @@
 
 Its JSON Schema (`results.schema.json`, shipped in this package) is generated from these models; a test
 keeps the two in step. Additive changes keep schema_version 1; anything else bumps it.
+
+Every number is finite, and counts, durations and costs are bounded by their types (`core/numbers.py`): a results
+file is also a baseline, read back from a store or a fork's artifact.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, RunCount, Unit
 from adk_eval_gate.core.schema_versions import RESULTS_SCHEMA_VERSION
 
 SCHEMA_VERSION = RESULTS_SCHEMA_VERSION
@@ -36,7 +40,7 @@ CaseStatusName = Literal["passed", "failed", "not_evaluated", "error", "not_run"
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STORED_FILE
 
 
 class InvocationResult(_Model):
@@ -46,7 +50,7 @@ class InvocationResult(_Model):
 
 
 class RunMetric(_Model):
-    run: int = Field(description="0-based run index.")
+    run: Count = Field(description="0-based run index.")
     score: float | None = Field(
         description="The criterion's overall score for this run, as ADK's evaluator computes it."
     )
@@ -72,20 +76,20 @@ class MetricResult(_Model):
 class RunUsage(_Model):
     """What one run of the agent spent, for the efficiency comparison with the baseline."""
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    model_calls: int = 0
-    tool_calls: int = 0
-    latency_seconds: float | None = None
-    cost_usd: float | None = Field(
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    model_calls: Count = 0
+    tool_calls: Count = 0
+    latency_seconds: NonNegative | None = None
+    cost_usd: NonNegative | None = Field(
         default=None, description="Agent and user simulator, from the price table; null when a model used has no price."
     )
 
 
 class RunRecord(_Model):
-    run: int
+    run: Count
     error: str | None = None
-    duration_seconds: float | None = None
+    duration_seconds: NonNegative | None = None
     usage: RunUsage | None = None
     actual_invocations: list[dict[str, Any]] | None = Field(
         default=None, description="The agent's invocations in ADK's Invocation JSON shape (snake_case)."
@@ -97,15 +101,15 @@ class CriterionLook(_Model):
 
     current: float | None = Field(description="Mean of the first round's scores.")
     baseline: float | None = Field(description="Mean of the baseline's selection half (its first half of runs).")
-    p_drop: float | None = Field(default=None, description="One-sided p-value of a drop, first round vs that half.")
+    p_drop: Unit | None = Field(default=None, description="One-sided p-value of a drop, first round vs that half.")
     undecided: bool
 
 
 class ExtraRuns(_Model):
     """Why a case of an adaptive agent got runs beyond the first round."""
 
-    round: int = Field(description="The round that made them (2: the only extra round).")
-    runs: list[int] = Field(description="Their run indices.")
+    round: Count = Field(description="The round that made them (2: the only extra round).")
+    runs: list[Count] = Field(description="Their run indices.")
     reason: str
     criteria: dict[str, CriterionLook] = Field(default_factory=dict)
 
@@ -113,7 +117,7 @@ class ExtraRuns(_Model):
 class Sampling(_Model):
     """Adaptive runs: which runs form the first round; later runs are the extra round's (docs/adaptive-runs.md)."""
 
-    first_round_runs: int
+    first_round_runs: RunCount
     extra: ExtraRuns | None = None
     decided: str | None = Field(default=None, description="Why the case got no extra runs, when it did not.")
 
@@ -154,17 +158,17 @@ class CriterionConfig(_Model):
 
 
 class Counts(_Model):
-    total: int = 0
-    passed: int = 0
-    failed: int = 0
-    not_evaluated: int = 0
-    error: int = 0
-    not_run: int = Field(default=0, description="Cases left out by run.max_cost_usd.")
+    total: Count = 0
+    passed: Count = 0
+    failed: Count = 0
+    not_evaluated: Count = 0
+    error: Count = 0
+    not_run: Count = Field(default=0, description="Cases left out by run.max_cost_usd.")
 
 
 class RunRange(_Model):
-    min: int
-    max: int
+    min: RunCount
+    max: RunCount
 
 
 class EvalSetResult(_Model):
@@ -174,7 +178,7 @@ class EvalSetResult(_Model):
     shape: Literal["evalset", "legacy_turns", "legacy_named"]
     criteria_source: str = Field(description='"inline", "default" or the eval config file it came from.')
     criteria: dict[str, CriterionConfig]
-    num_runs: int = Field(description="Runs per case; with adaptive runs, the most any case could get (max).")
+    num_runs: RunCount = Field(description="Runs per case; with adaptive runs, the most any case could get (max).")
     adaptive_runs: RunRange | None = Field(default=None, description="num_runs: {min, max} when runs were adaptive.")
     target: str
     summary: Counts
@@ -195,18 +199,18 @@ class GitInfo(_Model):
 class Timings(_Model):
     started_at: str
     finished_at: str
-    duration_seconds: float
-    inference_seconds: float
-    scoring_seconds: float
+    duration_seconds: NonNegative
+    inference_seconds: NonNegative
+    scoring_seconds: NonNegative
 
 
 class JudgeCounts(_Model):
-    calls: int = 0
-    cache_hits: int = 0
-    failures: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float | None = Field(
+    calls: Count = 0
+    cache_hits: Count = 0
+    failures: Count = 0
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    cost_usd: NonNegative | None = Field(
         default=0.0, description="Estimated from the price table; null when a model used has no price."
     )
     unpriced_models: list[str] = Field(default_factory=list)
@@ -217,18 +221,18 @@ class JudgeUsage(JudgeCounts):
 
 
 class ModelTokens(_Model):
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
+    calls: Count = 0
+    input_tokens: Count = 0
+    output_tokens: Count = 0
 
 
 class AgentUsage(_Model):
     """What the agent under test spent (its events' usage metadata) and what simulating its users cost."""
 
-    model_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float | None = Field(
+    model_calls: Count = 0
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    cost_usd: NonNegative | None = Field(
         default=0.0, description="Estimated from the price table; null when a model used has no price."
     )
     unpriced_models: list[str] = Field(default_factory=list)
@@ -237,9 +241,9 @@ class AgentUsage(_Model):
 
 
 class Budget(_Model):
-    max_cost_usd: float
-    spent_usd: float = Field(description="Estimated spend of agents, judges and user simulator.")
-    not_run: int = Field(default=0, description="Cases left out because the limit was reached.")
+    max_cost_usd: NonNegative
+    spent_usd: NonNegative = Field(description="Estimated spend of agents, judges and user simulator.")
+    not_run: Count = Field(default=0, description="Cases left out because the limit was reached.")
     unpriced_models: list[str] = Field(
         default_factory=list, description="Models without a price: their spend is unknown and not counted."
     )

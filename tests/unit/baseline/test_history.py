@@ -193,14 +193,17 @@ def test_a_history_that_cannot_be_read_fails_the_gate_closed_and_is_never_overwr
             "delimiter); fix it, or delete it to start a new history (it is never reset silently)"
         ]
         assert "The default branch's history could not be used" in fake.state.comments[7][0]["body"]
-        # The next push neither resets it nor writes over it, and its job fails saying so.
+        # The next push neither resets it nor writes over it, nor stores a baseline without its record, and its
+        # job fails saying so.
         capsys.readouterr()
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[1], tmp_path / "p1") == 1
         assert fake.state.files[("eval-data", "baselines/history.json")] == b'{"schema_version": 1, "format": "x"'
+        assert ("eval-data", f"baselines/{SHA[1]}.json") not in fake.state.files
+        assert json.loads(fake.state.files[("eval-data", "baselines/latest.json")])["sha"] == SHA[0]
         assert not (tmp_path / "p1" / "history.json").exists()
         assert (
-            "::error title=adk-eval-gate::the history was NOT updated: baselines/history.json"
-            in capsys.readouterr().err
+            "::error title=adk-eval-gate::neither the baseline nor the history was stored, since the history cannot "
+            "advance: baselines/history.json" in capsys.readouterr().err
         )
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import re
 import webbrowser
 
@@ -142,32 +141,38 @@ def _folder(tmp_path):
     return tmp_path
 
 
-def test_view_renders_a_missing_page_and_prints_where_it_is_without_a_browser(tmp_path, monkeypatch, capsys):
+def _page_in(out: str):
+    """The page `view` says it rendered (a new private folder each time, never the artifact's)."""
+    from pathlib import Path
+
+    return Path(next(line for line in out.splitlines() if line.startswith("report: ")).removeprefix("report: "))
+
+
+def test_view_renders_the_page_and_prints_where_it_is_without_a_browser(tmp_path, monkeypatch, capsys):
     folder = _folder(tmp_path)
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(webbrowser, "open", lambda url: pytest.fail("no browser should be started"))
     assert main(["view", str(folder)]) == 0
     out = capsys.readouterr().out
-    page = folder / "report.html"
-    assert page.is_file() and page.resolve().as_uri() in out
+    page = _page_in(out)
+    assert page.is_file() and page.resolve().as_uri() in out and folder not in page.parents
+    assert not (folder / "report.html").exists(), "view wrote into the artifact's folder"
     assert embedded_data(page.read_text(encoding="utf-8"))["verdict"]["state"] in ("pass", "fail")
 
 
-def test_view_opens_the_page_and_rerenders_it_only_when_stale(tmp_path, monkeypatch, capsys):
+def test_view_opens_a_page_it_rendered_afresh_every_time(tmp_path, monkeypatch, capsys):
     folder = _folder(tmp_path)
     opened = []
     monkeypatch.setenv("DISPLAY", ":0")
     monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
     assert main(["view", str(folder / "results.json")]) == 0
-    page = folder / "report.html"
-    assert opened == [page.resolve().as_uri()]
-    page.write_text(page.read_text(encoding="utf-8") + "<!-- kept -->", encoding="utf-8")
-    assert main(["view", str(folder)]) == 0 and "kept" in page.read_text(encoding="utf-8")
-    stamp = page.stat().st_mtime + 10
-    os.utime(folder / "comparison.json", (stamp, stamp))
-    assert main(["view", str(folder)]) == 0 and "kept" not in page.read_text(encoding="utf-8")
-    assert "rendered" in capsys.readouterr().out and len(opened) == 3
+    first = _page_in(capsys.readouterr().out)
+    assert opened == [first.resolve().as_uri()]
+    assert main(["view", str(folder)]) == 0
+    second = _page_in(capsys.readouterr().out)
+    assert second != first and opened[-1] == second.resolve().as_uri()
+    assert oct(second.parent.stat().st_mode & 0o777) == "0o700"
 
 
 def test_view_with_the_config_shows_the_expected_turns(example, tmp_path, capsys):
@@ -181,16 +186,19 @@ def test_view_with_the_config_shows_the_expected_turns(example, tmp_path, capsys
             "--quiet",
         ]
     )
+    capsys.readouterr()
     assert main(["view", str(tmp_path), "--no-open", "--config", str(example / "eval-gate.yml")]) == 0
-    data = embedded_data((tmp_path / "report.html").read_text(encoding="utf-8"))
+    out = capsys.readouterr().out
+    page = _page_in(out)
+    data = embedded_data(page.read_text(encoding="utf-8"))
     assert all(c["expected"] for c in data["cases"])
-    assert (tmp_path / "report.html").resolve().as_uri() in capsys.readouterr().out
+    assert page.resolve().as_uri() in out
 
 
 def test_view_of_nothing_is_one_line(tmp_path, capsys):
     assert_bad_input(["view", str(tmp_path / "missing")], tmp_path, capsys, "does not exist")
     (tmp_path / "empty").mkdir()
-    assert_bad_input(["view", str(tmp_path / "empty")], tmp_path, capsys, "neither report.html nor results.json")
+    assert_bad_input(["view", str(tmp_path / "empty")], tmp_path, capsys, "holds no results.json")
 
 
 def test_a_case_without_runs_still_renders():

@@ -2,7 +2,8 @@
 baseline is kept. It gives the gate a memory across merges — a drift gate against an older state, the cases known
 to be flaky, and trends (docs/history-and-drift.md).
 
-The public API: `load_history` (read, before comparing), `record_run` (write, after a default-branch run),
+The public API: `load_history` (read, before comparing), `next_history` (after a default-branch run: what
+its store saves with the baseline),
 `history_view` (what one comparison takes from it), `trend_data` (the series for other reports).
 """
 
@@ -12,10 +13,11 @@ from adk_eval_gate.baseline.history.io import (
     FILE_NAME,
     HistoryError,
     HistoryState,
+    HistoryStep,
     history_text,
     load_history,
+    next_history,
     parse_history,
-    record_run,
 )
 from adk_eval_gate.baseline.history.models import History, HistoryRecord
 from adk_eval_gate.baseline.history.records import record_of
@@ -28,14 +30,15 @@ __all__ = [
     "HistoryError",
     "HistoryRecord",
     "HistoryState",
+    "HistoryStep",
     "HistoryView",
     "history_summary",
     "history_text",
     "history_view",
     "load_history",
+    "next_history",
     "parse_history",
     "record_of",
-    "record_run",
     "sparkline",
     "trend_data",
 ]

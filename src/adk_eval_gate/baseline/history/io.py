@@ -1,5 +1,6 @@
 """Reading and writing the history where the baseline is kept. The one public way in and out:
-`load_history` before a comparison, `record_run` after a default-branch run.
+`load_history` before a comparison, `next_history` after a default-branch run (the store saves it with the
+baseline: both or neither).
 
 A history that cannot be used — unreadable JSON, another schema version, another repository's or another
 config's, or a store that failed to answer — is an error, never "no history": the gate fails closed on it and
@@ -10,20 +11,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from pydantic import ValidationError
 
 from adk_eval_gate.baseline.history.models import FORMAT, History
 from adk_eval_gate.baseline.history.records import appended, record_of
-from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, RawHistory, build_store
+from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, PendingHistory, RawHistory, build_store
 from adk_eval_gate.config.history import HistorySection
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.core.errors import format_loc
-from adk_eval_gate.core.files import MAX_FILE_BYTES, write_text_atomic
+from adk_eval_gate.core.files import MAX_FILE_BYTES
 from adk_eval_gate.core.paths import relative_to_root, repository_root
 from adk_eval_gate.core.schema_versions import HISTORY_SCHEMA_VERSION
-from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
 
@@ -133,32 +133,28 @@ def history_text(history: History) -> str:
     return history.model_dump_json() + "\n"
 
 
-def record_run(
-    state: HistoryState | None,
-    results: ResultsFile,
-    store: BaselineStore,
-    *,
-    whole_suite: bool,
-    out_dir: Path | None = None,
-) -> tuple[str, bool]:
-    """After a default-branch run: its record joins the history (a whole-suite run only), and the history goes
-    where it is kept and into `out_dir/history.json` (the artifact store's upload carries it from there).
-    Returns a line for the log and whether the history failed to advance."""
+@dataclass(frozen=True)
+class HistoryStep:
+    """What a default-branch run does to the history: the history to store with its baseline (None: none to
+    store), the history its output folder carries, and a line for the log."""
+
+    pending: PendingHistory | None
+    carried: str | None
+    note: str
+
+
+def next_history(state: HistoryState | None, results: ResultsFile, *, whole_suite: bool) -> HistoryStep:
+    """The run's record joins the history (a whole-suite run only). A history that cannot be read was refused
+    before this (`HistoryState.failure`): neither it nor the baseline may advance then."""
     if state is None:
-        return "", False
+        return HistoryStep(None, None, "")
     if state.error is not None:
-        return f"the history was NOT updated: {state.error}", True
+        raise ValueError(f"the history failed to load, so it cannot advance: {state.error}")
     if not whole_suite:
-        if state.history is not None and out_dir is not None:
-            write_text_atomic(out_dir / FILE_NAME, history_text(state.history))  # carried forward unchanged
-        return "history unchanged: only a run of the whole suite is recorded", False
+        carried = history_text(state.history) if state.history is not None else None
+        return HistoryStep(None, carried, "history unchanged: only a run of the whole suite is recorded")
     history = state.history or History(repository=state.repository, config=state.config, records=[])
     updated = appended(history, record_of(results), state.settings.max_records)
     text = history_text(updated)
-    if out_dir is not None:
-        write_text_atomic(out_dir / FILE_NAME, text)
-    try:
-        where = store.write_history(text, state.raw or RawHistory(state.source))
-    except GitHubError as exc:
-        return f"the history was NOT stored: {exc}", True
-    return f"history: {len(updated.records)} record(s), {where}", False
+    pending = PendingHistory(text, state.raw or RawHistory(state.source))
+    return HistoryStep(pending, text, f"history: {len(updated.records)} record(s), {state.source}")

@@ -9,35 +9,51 @@ on); and each run's own pass/fail per case and criterion (what the flaky and bro
 `results.flakiness`), as `[runs passed, runs]` only where the sample counts do not already say it — one-turn runs,
 most cases, cost nothing. An eval set recorded by an earlier version (`run_outcomes` false) carries none: it counts
 for drift, not for the labels.
+
+Every number is finite and bounded by its type (`core/numbers.py`): a history comes from a store others can
+write, and a NaN threshold or a forged sample count must be refused, not silently disable drift or exhaust memory.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
+from adk_eval_gate.core.numbers import (
+    MAX_RECORD_SAMPLES,
+    MAX_RUNS,
+    STORED_FILE,
+    Count,
+    Finite,
+    NonNegative,
+    RunCount,
+    SampleCount,
+    Unit,
+)
 from adk_eval_gate.core.schema_versions import HISTORY_SCHEMA_VERSION
 
 FORMAT = "adk-eval-gate history"
 HASH_LENGTH = 16  # hex digits of a case's or criterion's sha256 kept: enough to tell an edit, compact on disk
 
-Unit = Annotated[float, Field(ge=0, le=1)]
-Count = Annotated[int, Field(ge=0)]
-CaseScore = tuple[Unit, Count, Count]
-RunCounts = tuple[Count, Count]
+# The most records `history.max_records` keeps (config/history.py).
+MAX_RECORDS = 10_000
+CaseScore = tuple[Unit, SampleCount, SampleCount]
+RunsOfCase = Annotated[int, Field(ge=0, le=MAX_RUNS)]  # one commit's runs of one case
+RunCounts = tuple[RunsOfCase, RunsOfCase]
+RecordSamples = Annotated[int, Field(ge=0, le=MAX_RECORD_SAMPLES)]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STORED_FILE
 
 
 class CriterionRecord(_Model):
-    threshold: float
+    threshold: Finite
     config_hash: str = Field(max_length=64, description="The criterion's configuration hash, shortened.")
     mean: Unit | None = Field(description="Mean case score over the cases scored.")
     pass_rate: Unit | None = Field(description="Share of those cases whose criterion passed.")
-    samples: Count = Field(description="Every run × invocation score of every case.")
+    samples: RecordSamples = Field(description="Every run × invocation score of every case.")
     cases: Count
 
 
@@ -68,14 +84,14 @@ class CaseRecord(_Model):
 class EvalSetRecord(_Model):
     agent: str
     eval_set_id: str
-    num_runs: int = Field(ge=1)
+    num_runs: RunCount
     run_outcomes: bool = Field(
         default=False,
         description="Its cases' run outcomes are kept (`cases.*.runs`); false in records of earlier versions, which "
         "then say nothing about flakiness.",
     )
-    cost_usd: float | None = Field(default=None, ge=0, description="Mean agent cost of one run of a case.")
-    latency_seconds: float | None = Field(default=None, ge=0, description="Mean latency of one run of a case.")
+    cost_usd: NonNegative | None = Field(default=None, description="Mean agent cost of one run of a case.")
+    latency_seconds: NonNegative | None = Field(default=None, description="Mean latency of one run of a case.")
     criteria: dict[str, CriterionRecord]
     cases: dict[str, CaseRecord]
 
@@ -86,10 +102,20 @@ class HistoryRecord(_Model):
     tool_version: str
     eval_sets: list[EvalSetRecord]
 
+    @model_validator(mode="after")
+    def _bounded(self) -> HistoryRecord:
+        # Each case's count is bounded by its type; the whole record is too, since the drift test expands them all.
+        total = sum(samples for s in self.eval_sets for c in s.cases.values() for _, _, samples in c.scores.values())
+        if total > MAX_RECORD_SAMPLES:
+            raise ValueError(f"{total} samples in one record, over the {MAX_RECORD_SAMPLES} a run can produce")
+        return self
+
 
 class History(_Model):
     schema_version: Literal[1] = HISTORY_SCHEMA_VERSION
     format: Literal["adk-eval-gate history"] = FORMAT
     repository: str | None = Field(description="owner/name it was written in; another repository's is refused.")
     config: str = Field(description="The config it belongs to, relative to the repository root.")
-    records: list[HistoryRecord] = Field(description="Oldest first; one per default-branch commit.")
+    records: list[HistoryRecord] = Field(
+        max_length=MAX_RECORDS, description="Oldest first; one per default-branch commit."
+    )

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from adk_eval_gate.baseline.stores.base import (
     LoadedBaseline,
     LoadOutcome,
+    PendingHistory,
     RawHistory,
     identity_of,
     merge_base_candidates,
@@ -152,14 +153,11 @@ class ArtifactStore:
         outcome = self.load()
         return outcome.history or RawHistory(self._history_where())
 
-    def write_history(self, text: str, read: RawHistory) -> str:
+    def save(self, results: ResultsFile, history: PendingHistory | None = None) -> str:
+        """The upload step stores both: `ci` writes history.json beside results.json in the output folder, and
+        takes results.json back out of it when the history could not be written (publish/finish.py)."""
         return (
-            f"carried by the artifact {self.settings.name!r}: upload {HISTORY_FILE} beside results.json "
-            "from the output directory"
-        )
-
-    def save(self, results: ResultsFile) -> str:
-        return (
-            f"nothing to do here: upload the results file as the artifact {self.settings.name!r} with "
-            "actions/upload-artifact in the workflow that runs on the default branch"
+            f"nothing to do here: upload the output folder (results.json"
+            f"{' with ' + HISTORY_FILE if history is not None else ''}) as the artifact {self.settings.name!r} "
+            "with actions/upload-artifact in the workflow that runs on the default branch"
         )

@@ -31,6 +31,15 @@ class RawHistory:
     note: str | None = None  # why nothing could be looked for here (outside Actions): not an error, not "none yet"
 
 
+@dataclass(frozen=True)
+class PendingHistory:
+    """The history a baseline is stored with (its new record appended): a store saves the two together or
+    neither, so that a pull request never finds a baseline whose run the history lacks, or the reverse."""
+
+    text: str
+    read: RawHistory  # what was read: the write replaces exactly that
+
+
 @dataclass
 class LoadOutcome:
     baseline: LoadedBaseline | None
@@ -44,11 +53,11 @@ class LoadOutcome:
 class BaselineStore(Protocol):
     def load(self) -> LoadOutcome: ...
 
-    def save(self, results: ResultsFile) -> str: ...
+    def save(self, results: ResultsFile, history: PendingHistory | None = None) -> str:
+        """The baseline and, when given, its history, both or neither; what was stored, in words."""
+        ...
 
     def read_history(self) -> RawHistory: ...
-
-    def write_history(self, text: str, read: RawHistory) -> str: ...
 
 
 def slim(results: ResultsFile) -> ResultsFile:

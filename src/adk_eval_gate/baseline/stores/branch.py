@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from adk_eval_gate.baseline.stores.base import (
     LoadedBaseline,
     LoadOutcome,
+    PendingHistory,
     RawHistory,
     identity_of,
     merge_base_candidates,
@@ -102,16 +103,14 @@ class BranchStore:
             return RawHistory(where, error=str(exc))
         return RawHistory(where) if found is None else RawHistory(where, found[0], version=found[1])
 
-    def write_history(self, text: str, read: RawHistory) -> str:
+    def _write_history(self, text: str, read: RawHistory) -> str:
         """Replaces exactly the version that was read: a concurrent push that wrote in between makes this fail
-        loudly (409) instead of dropping its record."""
-        if not self.repo:
-            raise GitHubError("PUT", "contents", None, "GITHUB_REPOSITORY is not set")
-        self._ensure_branch()
+        loudly (409) instead of dropping its record. The new blob's sha."""
         path = self._path("history.json")
+        data = redact(text).encode()
         body = {
             "message": "adk-eval-gate: history",
-            "content": base64.b64encode(redact(text).encode()).decode(),
+            "content": base64.b64encode(data).decode(),
             "branch": self.settings.branch,
         }
         if read.version:
@@ -119,14 +118,15 @@ class BranchStore:
         response = self.client.request("PUT", f"/repos/{self.repo}/contents/{quote(path)}", json=body, ok=(409, 422))
         if response.status_code in (409, 422):
             now = self._get(path)
-            if now is not None and now[0] == redact(text).encode():  # our own write, whose reply was lost
-                return f"branch {self.settings.branch}: {path}"
+            if now is not None and now[0] == data:  # our own write, whose reply was lost
+                return now[1]
             raise GitHubError(
                 "PUT", path, response.status_code, "the history changed since it was read (another push wrote it)"
             )
-        return f"branch {self.settings.branch}: {path}"
+        return _blob_sha(response)
 
-    def _put(self, path: str, text: str, message: str) -> None:
+    def _put(self, path: str, text: str, message: str) -> tuple[bytes | None, str]:
+        """(what the file held before, or None when it was new; the new blob's sha)."""
         for attempt in range(2):
             existing = self._get(path)
             body = {
@@ -138,9 +138,20 @@ class BranchStore:
                 body["sha"] = existing[1]
             response = self.client.request("PUT", f"/repos/{self.repo}/contents/{quote(path)}", json=body, ok=(409,))
             if response.status_code != 409:
-                return
+                return (existing[0] if existing is not None else None), _blob_sha(response)
             if attempt:  # a concurrent writer won twice: give up loudly rather than overwrite blindly
                 raise GitHubError("PUT", path, 409, "the file changed under us twice")
+        raise AssertionError("unreachable")
+
+    def _restore(self, path: str, old: bytes | None, blob: str) -> None:
+        """`path` as it was before this push wrote `blob` over it: its old content, or no file."""
+        message = f"adk-eval-gate: undo {path}: the baseline and its history are stored together or not at all"
+        body = {"message": message, "sha": blob, "branch": self.settings.branch}
+        if old is None:
+            self.client.request("DELETE", f"/repos/{self.repo}/contents/{quote(path)}", json=body)
+        else:
+            body["content"] = base64.b64encode(old).decode()
+            self.client.request("PUT", f"/repos/{self.repo}/contents/{quote(path)}", json=body)
 
     def _ensure_branch(self) -> None:
         response = self.client.request(
@@ -159,7 +170,9 @@ class BranchStore:
                 idempotent=True,
             )
 
-    def save(self, results: ResultsFile) -> str:
+    def save(self, results: ResultsFile, history: PendingHistory | None = None) -> str:
+        """The history first (the write a concurrent push can refuse), then the baseline, then the pointer to it;
+        when a later write fails, the earlier ones are put back as they were, so both advance or neither."""
         if not self.repo:
             raise GitHubError("PUT", "contents", None, "GITHUB_REPOSITORY is not set")
         sha = results.git.sha or self.context.sha
@@ -167,11 +180,48 @@ class BranchStore:
             raise GitHubError("PUT", "contents", None, "the results carry no commit sha to file them under")
         self._ensure_branch()
         path = self._path(f"{sha}.json")
-        self._put(path, slim(results).model_dump_json() + "\n", f"adk-eval-gate baseline for {sha[:12]}")
         pointer = {"sha": sha, "path": path, "updated_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-        self._put(
-            self._path("latest.json"),
-            json.dumps(pointer, indent=2) + "\n",
-            f"adk-eval-gate: latest baseline is {sha[:12]}",
-        )
+        done: list[tuple[str, bytes | None, str]] = []  # (path, its old content, the blob written over it)
+        try:
+            if history is not None:
+                blob = self._write_history(history.text, history.read)
+                done.append((self._path("history.json"), history.read.data, blob))
+            done.append(
+                (
+                    path,
+                    *self._put(path, slim(results).model_dump_json() + "\n", f"adk-eval-gate baseline for {sha[:12]}"),
+                )
+            )
+            latest = self._path("latest.json")
+            done.append(
+                (
+                    latest,
+                    *self._put(
+                        latest, json.dumps(pointer, indent=2) + "\n", f"adk-eval-gate: latest baseline is {sha[:12]}"
+                    ),
+                )
+            )
+        except GitHubError as exc:
+            raise NotStored(exc, self._undo(done)) from None
         return f"branch {self.settings.branch}: {path}"
+
+    def _undo(self, done: list[tuple[str, bytes | None, str]]) -> str:
+        problems = []
+        for path, old, blob in reversed(done):
+            try:
+                self._restore(path, old, blob)
+            except GitHubError as exc:
+                problems.append(f"{path} could not be put back ({exc})")
+        return "; ".join(problems) or "nothing was changed"
+
+
+class NotStored(GitHubError):
+    """A write of the pair failed: what failed, and whether what was written before it was put back."""
+
+    def __init__(self, cause: GitHubError, undone: str) -> None:
+        self.method, self.path, self.status = cause.method, cause.path, cause.status
+        Exception.__init__(self, f"{cause}; {undone}")
+
+
+def _blob_sha(response) -> str:
+    return ((response.json() or {}).get("content") or {}).get("sha", "")

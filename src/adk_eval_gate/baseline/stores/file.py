@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.baseline.stores.base import LoadedBaseline, LoadOutcome, RawHistory, identity_of, slim
+from adk_eval_gate.baseline.stores.base import (
+    LoadedBaseline,
+    LoadOutcome,
+    PendingHistory,
+    RawHistory,
+    identity_of,
+    slim,
+)
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import FileBaseline
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.core.files import read_bytes, write_text_atomic
+from adk_eval_gate.core.files import read_bytes, replace_together
 from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.models import ResultsFile
 
@@ -31,8 +38,12 @@ class FileStore:
         results = read_results(self.path)
         return LoadOutcome(LoadedBaseline(results, identity_of(results, self.label)))
 
-    def save(self, results: ResultsFile) -> str:
-        write_text_atomic(self.path, slim(results).model_dump_json(indent=2) + "\n")
+    def save(self, results: ResultsFile, history: PendingHistory | None = None) -> str:
+        """One rename each, both files written in full first: a full disk changes neither (core/files.py)."""
+        files = [(self.path, slim(results).model_dump_json(indent=2) + "\n")]
+        if history is not None:
+            files.append((self.history_path, history.text))
+        replace_together(files)
         return str(self.path)
 
     def read_history(self) -> RawHistory:
@@ -43,20 +54,13 @@ class FileStore:
         except InputError as exc:
             return RawHistory(self.history_label, error=exc.problem)
 
-    def write_history(self, text: str, read: RawHistory) -> str:
-        write_text_atomic(self.history_path, text)
-        return self.history_label
-
 
 class NoStore:
     def load(self) -> LoadOutcome:
         return LoadOutcome(None, ["no baseline store configured (baseline.store: none)"])
 
-    def save(self, results: ResultsFile) -> str:
+    def save(self, results: ResultsFile, history: PendingHistory | None = None) -> str:
         return "nowhere (baseline.store: none)"
 
     def read_history(self) -> RawHistory:
         return RawHistory("nowhere (baseline.store: none)")
-
-    def write_history(self, text: str, read: RawHistory) -> str:
-        return "nowhere (baseline.store: none)"
