@@ -101,3 +101,55 @@ def test_every_command_shows_an_example_that_parses_and_its_defaults(name: str) 
             shown = " ".join(text.split())
             # the default itself, or the help names it in words ("default: here")
             assert str(action.default) in shown or "(default" in (action.help or ""), (name, action.dest)
+
+
+def test_init_ignores_what_our_runs_write_once(tmp_path: Path) -> None:
+    from adk_eval_gate.commands.gitignore import HEADER, PATTERNS, add_ignores
+
+    (tmp_path / ".gitignore").write_text("node_modules\n/.adk/")  # one already there, no final newline
+    assert add_ignores(tmp_path) == [p for p in PATTERNS if p != ".adk/"]
+    text = (tmp_path / ".gitignore").read_text()
+    assert text.startswith("node_modules\n/.adk/\n") and HEADER in text
+    assert add_ignores(tmp_path) == []  # a second init adds nothing
+    assert (tmp_path / ".gitignore").read_text() == text
+
+
+def test_local_ci_prints_text_at_a_terminal_and_skips_setup(example: Path, monkeypatch) -> None:
+    """At a terminal `ci` prints plain verdict lines (no markdown escapes) and where the comment and page are;
+    `setup:` would install into the user's own environment, so outside Actions it runs only with --setup."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    config = example / "eval-gate.yml"
+    config.write_text("setup: ['touch setup-ran']\n" + config.read_text())
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "RUNNER_"))}
+    leader, follower = pty.openpty()
+    done = subprocess.run(
+        [sys.executable, "-m", "adk_eval_gate", "ci", "--quiet", "--output-dir", "out"],
+        cwd=example,
+        env=env,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    out = b"".join(chunks).decode()
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    assert "Gate: " in out and "hello\\_world" not in out and "&lt;" not in out
+    assert f"the pull request comment (markdown): {Path('out') / 'report.md'}" in out
+    assert (example / "out" / "report.md").is_file()
+    assert not (example / "setup-ran").exists()
+    assert "pass --setup to run them here" in done.stderr
