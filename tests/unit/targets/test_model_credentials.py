@@ -12,10 +12,10 @@ import pytest
 
 pytest.importorskip("google.adk")
 
-from google.adk.agents import LlmAgent  # noqa: E402
-from google.adk.tools.agent_tool import AgentTool  # noqa: E402
+from google.adk.agents import LlmAgent
+from google.adk.tools.agent_tool import AgentTool
 
-from adk_eval_gate.targets.model_credentials import has_gemini_credentials, missing_credentials  # noqa: E402
+from adk_eval_gate.targets.model_credentials import has_gemini_credentials, missing_credentials
 
 
 @pytest.mark.parametrize(
@@ -66,11 +66,7 @@ def test_ci_stops_with_one_line_before_any_case(example: Path) -> None:
     text = agent.read_text()
     assert "model=ScriptedLlm()" in text
     agent.write_text(text.replace("model=ScriptedLlm()", 'model="gemini-2.5-flash"'))
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GITHUB_", "INPUT_", "GOOGLE_", "GEMINI_"))
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "GOOGLE_", "GEMINI_"))}
     done = subprocess.run(
         [sys.executable, "-m", "adk_eval_gate", "ci", "--no-comment", "--output-dir", "out"],
         cwd=example,
