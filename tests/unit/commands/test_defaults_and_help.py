@@ -153,3 +153,16 @@ def test_local_ci_prints_text_at_a_terminal_and_skips_setup(example: Path, monke
     assert (example / "out" / "report.md").is_file()
     assert not (example / "setup-ran").exists()
     assert "pass --setup to run them here" in done.stderr
+
+
+def test_inits_workflow_is_the_quick_start_workflow() -> None:
+    """One workflow, two copies: what init writes and examples/workflows/eval-gate-pr.yml (the README's) differ
+    only in comments, the branch and the config path — a step added to one must be added to the other."""
+    import yaml
+
+    from adk_eval_gate.commands.scaffold import WORKFLOW
+    from tests.conftest import ROOT
+
+    written = yaml.safe_load(WORKFLOW.format(branch="main", config="eval-gate.yml"))
+    example = yaml.safe_load((ROOT / "examples" / "workflows" / "eval-gate-pr.yml").read_text())
+    assert written == example
