@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from adk_eval_gate.commands.options import config_option, publishing_options
@@ -64,6 +65,7 @@ def run_ci(
     run_setup_here: bool = False,
 ) -> int:
     from adk_eval_gate.commands.loading import load_config
+    from adk_eval_gate.core.collector import bulk_data
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.targets.agent_host import finish_warm_up
     from adk_eval_gate.targets.host_start import warm_up_early
@@ -77,7 +79,8 @@ def run_ci(
         # code) are named to the host only after those checks (_run).
         warm_up_early(workflow.path)
     try:
-        return _run(options, context, workflow, setup_allowed)
+        with bulk_data() as loaded:
+            return _run(options, context, workflow, setup_allowed, loaded)
     finally:
         finish_warm_up()
 
@@ -86,7 +89,13 @@ def in_actions() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def _run(options: PublishOptions, context: ActionsContext, workflow: Workflow, setup_allowed: bool) -> int:
+def _run(
+    options: PublishOptions,
+    context: ActionsContext,
+    workflow: Workflow,
+    setup_allowed: bool,
+    loaded: Callable[[], None],
+) -> int:
     from adk_eval_gate.commands.loading import plan_of
     from adk_eval_gate.publish.finish import finish, mode_of
     from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs, with_more_runs
@@ -128,6 +137,7 @@ def _run(options: PublishOptions, context: ActionsContext, workflow: Workflow, s
 
         outcome = build_store(plan.workflow, context).load()
     decider = Decider(outcome.baseline.results if outcome.baseline else None) if outcome else None
+    loaded()  # the plan (and an adaptive run's baseline) live until the end, as in `run`
     results = run_plan(plan, quiet=options.quiet, decider=decider)
     if conversation is not None and context.head_sha:
         results.git.sha = context.head_sha  # an issue_comment run's GITHUB_SHA is the default branch's

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from adk_eval_gate.commands.help import OUTPUT_DIR
 from adk_eval_gate.commands.options import config_option
@@ -29,6 +30,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from adk_eval_gate.core.collector import bulk_data
+
+    with bulk_data() as loaded:
+        return _compare(args, loaded)
+
+
+def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from pathlib import Path
 
     from adk_eval_gate.baseline.history import load_history
@@ -61,6 +69,7 @@ def handle(args: argparse.Namespace) -> int:
     max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
     labels = [*context.labels, *(args.label or [])]
     history = load_history(workflow, context, outcome) if workflow else None
+    loaded()  # the run, its baseline and history live until the end: out of the collector's sight from here
     comparison = build_comparison(current, outcome, gate, labels, max_age_days=max_age, history=history)
     if args.output:
         write_text_atomic(Path(args.output), comparison.model_dump_json(indent=2) + "\n")
