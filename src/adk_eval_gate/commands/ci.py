@@ -12,6 +12,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from adk_eval_gate.commands.options import config_option, publishing_options
@@ -38,6 +41,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="only these cases, as `adk eval` picks them: eval_set_id_or_file[:case1,case2] (globs allowed; "
         "repeatable); such a run is never stored as the baseline",
     )
+    parser.add_argument(
+        "--setup",
+        action="store_true",
+        help="run the config's `setup:` commands here too (in GitHub Actions they always run; on a laptop they "
+        "would install into your active environment, so by default they do not)",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -46,28 +55,47 @@ def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.commands.options import publish_options
 
     workflow = load_config(args.config)  # config errors before the heavy imports
-    return run_ci(publish_options(args), workflow=workflow)
+    return run_ci(publish_options(args), workflow=workflow, run_setup_here=args.setup)
 
 
-def run_ci(options: PublishOptions, context: ActionsContext | None = None, workflow: Workflow | None = None) -> int:
+def run_ci(
+    options: PublishOptions,
+    context: ActionsContext | None = None,
+    workflow: Workflow | None = None,
+    run_setup_here: bool = False,
+) -> int:
     from adk_eval_gate.commands.loading import load_config
+    from adk_eval_gate.core.collector import bulk_data
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.targets.agent_host import finish_warm_up
     from adk_eval_gate.targets.host_start import warm_up_early
 
     context = context or ActionsContext.from_env()
     workflow = workflow or load_config(options.config)
-    if not workflow.settings.setup:  # `setup:` may install the agents' own google-adk: then the host starts after it
-        # google-adk alone, imported while this process checks who asked and loads the eval sets; the agents (the
-        # pull request's code) are named to the host only after those checks (_run).
+    setup_allowed = run_setup_here or in_actions()
+    if not (workflow.settings.setup and setup_allowed):
+        # `setup:` may install the agents' own google-adk: then the host starts after it. Otherwise google-adk alone
+        # is imported while this process checks who asked and loads the eval sets; the agents (the pull request's
+        # code) are named to the host only after those checks (_run).
         warm_up_early(workflow.path)
     try:
-        return _run(options, context, workflow)
+        with bulk_data() as loaded:
+            return _run(options, context, workflow, setup_allowed, loaded)
     finally:
         finish_warm_up()
 
 
-def _run(options: PublishOptions, context: ActionsContext, workflow: Workflow) -> int:
+def in_actions() -> bool:
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def _run(
+    options: PublishOptions,
+    context: ActionsContext,
+    workflow: Workflow,
+    setup_allowed: bool,
+    loaded: Callable[[], None],
+) -> int:
     from adk_eval_gate.commands.loading import plan_of
     from adk_eval_gate.publish.finish import finish, mode_of
     from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs, with_more_runs
@@ -90,8 +118,17 @@ def _run(options: PublishOptions, context: ActionsContext, workflow: Workflow) -
     if options.shard is not None:
         plan = shard_plan(plan, *options.shard)
     settings = plan.workflow.settings
-    if settings.setup:
+    if settings.setup and setup_allowed:
         run_setup(settings.setup, plan.workflow.base_dir, settings.setup_pass_env)
+    elif settings.setup:
+        # Outside Actions `setup:` would change the user's own environment (pip install into the active venv):
+        # a local run touches nothing but its output folder unless asked.
+        count = len(settings.setup)
+        print(
+            f"setup: {count} command{'s' if count != 1 else ''} skipped outside GitHub Actions; "
+            "install the agent's dependencies yourself, or pass --setup to run them here",
+            file=sys.stderr,
+        )
     warm_up(plan.workflow)  # the host imports the agents while a baseline loads and the run's stages import
     outcome = None
     if mode_of(context) != "baseline" and has_adaptive_runs(plan):
@@ -100,6 +137,7 @@ def _run(options: PublishOptions, context: ActionsContext, workflow: Workflow) -
 
         outcome = build_store(plan.workflow, context).load()
     decider = Decider(outcome.baseline.results if outcome.baseline else None) if outcome else None
+    loaded()  # the plan (and an adaptive run's baseline) live until the end, as in `run`
     results = run_plan(plan, quiet=options.quiet, decider=decider)
     if conversation is not None and context.head_sha:
         results.git.sha = context.head_sha  # an issue_comment run's GITHUB_SHA is the default branch's

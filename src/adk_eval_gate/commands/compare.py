@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
+from adk_eval_gate.commands.help import OUTPUT_DIR
 from adk_eval_gate.commands.options import config_option
 
 
@@ -13,20 +15,35 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         parents=[config_option(required=False, text="the workflow YAML (gate policy and baseline store)")],
         help="compare results with a baseline and apply the gate (exit 0 pass, 1 fail)",
     )
-    parser.add_argument("--results", required=True, help="the current results file")
+    parser.add_argument(
+        "--results", metavar="FILE", default=f"{OUTPUT_DIR}/results.json", help="the current results file"
+    )
     parser.add_argument("--baseline", help="a baseline results file (default: the config's baseline store)")
-    parser.add_argument("--output", default="comparison.json", help="where to write the comparison JSON")
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        default=f"{OUTPUT_DIR}/comparison.json",
+        help="where to write the comparison JSON (beside the results, where `view` looks)",
+    )
     parser.add_argument("--label", action="append", help="a pull request label (repeatable; e.g. the override label)")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    from adk_eval_gate.core.collector import bulk_data
+
+    with bulk_data() as loaded:
+        return _compare(args, loaded)
+
+
+def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from pathlib import Path
 
     from adk_eval_gate.baseline.history import load_history
     from adk_eval_gate.baseline.stores import load_baseline
     from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.config.models import GateSettings
+    from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.core.files import existing_input, write_text_atomic
     from adk_eval_gate.gate.decision import build_comparison
     from adk_eval_gate.gate.exit_codes import exit_code_for_decision
@@ -35,6 +52,13 @@ def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.results.build import read_results
 
     # A path the user typed: a typo must not turn into "no baseline", which passes.
+    if args.results == f"{OUTPUT_DIR}/results.json" and not Path(args.results).exists():
+        raise InputError(
+            None,
+            "--results",
+            f"no results at {args.results} (the default, where `adk-eval-gate run` writes them)",
+            "run `adk-eval-gate run` first, or pass --results FILE",
+        )
     results_path = existing_input(args.results, "--results")
     baseline_path = existing_input(args.baseline, "--baseline") if args.baseline else None
     current = read_results(results_path)
@@ -45,6 +69,7 @@ def handle(args: argparse.Namespace) -> int:
     max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
     labels = [*context.labels, *(args.label or [])]
     history = load_history(workflow, context, outcome) if workflow else None
+    loaded()  # the run, its baseline and history live until the end: out of the collector's sight from here
     comparison = build_comparison(current, outcome, gate, labels, max_age_days=max_age, history=history)
     if args.output:
         write_text_atomic(Path(args.output), comparison.model_dump_json(indent=2) + "\n")

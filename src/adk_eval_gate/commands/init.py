@@ -17,9 +17,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from adk_eval_gate.commands.gitignore import add_ignores
     from adk_eval_gate.commands.scaffold import init, next_steps
 
     result = init(Path(args.dir), branch=args.branch)
     print(result.summary())
+    if ignored := add_ignores(Path(args.dir)):  # a local run must leave `git status` clean
+        print(f"added to .gitignore: {' '.join(ignored)}")
     print(next_steps(result.branch))
     return 0

@@ -47,7 +47,12 @@ def _start_agent_host(tokens: list[str]) -> bool:
         None,
     )
     if not config:
-        return False
+        from adk_eval_gate.commands.config_file import find_config
+
+        found = find_config(Path.cwd())  # `run` without --config uses the nearest eval-gate.yml
+        if found is None:
+            return False
+        config = str(found)
     from adk_eval_gate.targets.host_start import warm_up_early
 
     warm_up_early(Path(config))
@@ -91,6 +96,7 @@ def _discard_stdout() -> None:
 
 def _main(argv: Sequence[str] | None) -> int:
     from adk_eval_gate.commands.arguments import check_arguments, check_outputs
+    from adk_eval_gate.commands.config_file import resolve_config
     from adk_eval_gate.commands.parser import build_parser
     from adk_eval_gate.github import workflow_commands
 
@@ -101,6 +107,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     try:
+        resolve_config(args)
         check_arguments(args)
         check_outputs(args)
         code = args.handler(args)

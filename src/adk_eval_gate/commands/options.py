@@ -14,8 +14,15 @@ COMMENT_CHOICES = {"--comment-mode": ("update", "recreate"), "--comment-when": (
 
 
 def config_option(required: bool = True, text: str = "the workflow YAML file") -> argparse.ArgumentParser:
+    """`--config`, defaulting to the nearest eval-gate.yml at or above the working directory (config_file.py);
+    `required` says whether a command without one found stops there or goes on without a config."""
     parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument("--config", required=required, help=text)
+    parent.add_argument(
+        "--config",
+        metavar="FILE",
+        help=f"{text} (default: eval-gate.yml here or in the nearest folder above, like git finds its repository)",
+    )
+    parent.set_defaults(config_wanted="required" if required else "optional")
     return parent
 
 

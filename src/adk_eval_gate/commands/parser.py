@@ -23,11 +23,12 @@ from adk_eval_gate.commands import (
     validate,
     view,
 )
+from adk_eval_gate.commands.help import decorate, overview
 from adk_eval_gate.commands.usage import unknown_option, with_choice_hint
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT
 from adk_eval_gate.core.version import __version__
 
-# In the order `--help` lists them.
+# Registration order; `--help` lists them by group (help.py).
 SUBCOMMANDS = (validate, run, ci, status, merge, publish, compare, baseline, history, init, schema, view)
 
 
@@ -47,10 +48,24 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {first}{joint}see `{self.prog} --help`\n")
 
 
+class TopLevelParser(Parser):
+    """The top-level `--help` groups the subcommands (start here / everyday / CI plumbing) instead of argparse's
+    one alphabet-free list."""
+
+    subcommands: argparse._SubParsersAction | None = None
+
+    def format_help(self) -> str:
+        if self.subcommands is None:
+            return super().format_help()
+        return overview(self.prog, self.subcommands)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="adk-eval-gate", description="Gate pull requests on ADK agent evaluations.")
+    parser = TopLevelParser(prog="adk-eval-gate", description="Gate pull requests on ADK agent evaluations.")
     parser.add_argument("--version", action="version", version=f"adk-eval-gate {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in SUBCOMMANDS:
         command.add_parser(commands)
+    decorate(commands)
+    parser.subcommands = commands
     return parser

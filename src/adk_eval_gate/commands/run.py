@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from adk_eval_gate.commands.help import OUTPUT_DIR
 from adk_eval_gate.commands.options import config_option
 
 
@@ -13,7 +14,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "run", parents=[config_option()], help="run the agents, score every case, write the results file"
     )
-    parser.add_argument("--output", default="adk-eval-results.json", help="where to write the results JSON")
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        default=f"{OUTPUT_DIR}/results.json",
+        help="where to write the results JSON (beside it, `compare` and `view` find it by default)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
     parser.add_argument(
         "--print-detailed-results",

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from adk_eval_gate.config.globs import GlobTooWide, walk_glob
 from adk_eval_gate.config.models import AgentSettings, Settings, is_glob
+from adk_eval_gate.config.near_miss import near_miss
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
 from adk_eval_gate.core.files import has_surrogates
 from adk_eval_gate.core.paths import shown_path
@@ -43,6 +44,12 @@ class Workflow:
     judge_template_dir: Path | None = None
 
 
+def _path_fix(base: Path, pattern: str, what: str) -> str:
+    where = "relative paths resolve against the config file's directory"
+    guess = near_miss(base, pattern)
+    return f"did you mean {guess!r}? ({where})" if guess else f"fix the {what}; {where}"
+
+
 def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error, *, allow_dirs: bool) -> list[Path]:
     if not pattern.strip() or "\x00" in pattern:
         raise workflow_error(
@@ -67,22 +74,14 @@ def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error
                 "rename the file (results and reports are UTF-8)",
             )
         if not matches:
-            raise workflow_error(
-                loc,
-                f"glob {pattern!r} matches no file",
-                "fix the pattern; relative paths resolve against the config file's directory",
-            )
+            raise workflow_error(loc, f"glob {pattern!r} matches no file", _path_fix(base, pattern, "pattern"))
         return matches
     try:
         exists = full.exists()
     except OSError as exc:  # a name too long, a symlink loop
         raise workflow_error(loc, f"{pattern!r} cannot be read: {exc.strerror or exc}", "fix the path") from None
     if not exists:
-        raise workflow_error(
-            loc,
-            f"{pattern!r} does not exist",
-            "fix the path; relative paths resolve against the config file's directory",
-        )
+        raise workflow_error(loc, f"{pattern!r} does not exist", _path_fix(base, pattern, "path"))
     if full.is_dir() and not allow_dirs:
         raise workflow_error(
             loc, f"{pattern!r} is a directory", "point at a file or use a glob like dir/*.evalset.json"

@@ -135,11 +135,32 @@ def input_error_from(
         and not _consequence_of(first, e, fix)
         and (e["type"], _display_loc(e)) != (first["type"], loc)
     ]  # one mistake seen by two union branches
-    if others:
-        problem += f" (and {len(others)} more problem{'s' if len(others) > 1 else ''})"
     full_loc = [*prefix, *loc]
+    if lines is None and file is not None:
+        lines = file_line_lookup(Path(file))
+    if others:
+        problem += _also(others, prefix, model, lines)
     line = lines(full_loc) if lines else None
     return InputError(file, format_loc(full_loc) or None, problem, fix, line=line)
+
+
+# Every problem is worth fixing in one round trip, but the message stays one line: the first few, then a count.
+LISTED_PROBLEMS = 5
+
+
+def _also(
+    others: list[Any], prefix: Sequence[str | int], model: type[BaseModel] | None, lines: LineLookup | None
+) -> str:
+    shown = []
+    for error in others[:LISTED_PROBLEMS]:
+        loc = [*prefix, *_display_loc(error)]
+        problem, _ = _fix_for({**error, "loc": tuple(_display_loc(error))}, model)
+        line = lines(loc) if lines else None
+        shown.append(f"{format_loc(loc) or '(top level)'}{f' (line {line})' if line else ''}: {problem}")
+    rest = len(others) - len(shown)
+    more = f"; and {rest} more" if rest else ""
+    count = f"{len(others)} more problem{'s' if len(others) > 1 else ''}"
+    return f" (and {count}: {'; '.join(shown)}{more})"
 
 
 def _branch_at(loc: Sequence[str | int]) -> tuple[int, str] | None:
@@ -212,5 +233,28 @@ def yaml_line_lookup(root: yaml.Node | None) -> LineLookup:
             else:
                 return best
         return best
+
+    return lookup
+
+
+# Reading a file again to find a line costs nothing on the happy path (only an error asks), but a huge results file
+# is not worth composing into nodes just to name a line.
+_LINE_LOOKUP_LIMIT = 16 * 1024 * 1024
+
+
+def file_line_lookup(path: Path) -> LineLookup | None:
+    """Lines for a JSON or YAML file we read: JSON is YAML's flow style, so one composer maps a loc to its line in
+    either (the file is read and composed only when an error asks for a line)."""
+    if path.suffix.lower() not in {".json", ".yaml", ".yml"}:
+        return None
+
+    def lookup(loc: Sequence[str | int]) -> int | None:
+        try:
+            if path.stat().st_size > _LINE_LOOKUP_LIMIT:
+                return None
+            root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+            return None  # the error is still named by file and field; only the line is missing
+        return yaml_line_lookup(root)(loc)
 
     return lookup

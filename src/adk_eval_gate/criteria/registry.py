@@ -8,12 +8,13 @@ cannot run), never silently dropped. A name ADK does not know is an error with a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
-from adk_eval_gate.core.validation import LineLookup, input_error_from
+from adk_eval_gate.core.validation import LineLookup, file_line_lookup, input_error_from
 from adk_eval_gate.criteria.custom import custom_spec
 from adk_eval_gate.criteria.engine import options as o
 from adk_eval_gate.criteria.engine.base import ConfiguredCriterion, CriterionSpec
@@ -189,6 +190,9 @@ def resolve_criteria(
     lines: LineLookup | None = None,
 ) -> list[ConfiguredCriterion]:
     """Validates a `criteria` mapping; errors name `file` and `<loc>.<criterion>[.<option>]`."""
+
+    # an eval_config.json (JSON) has no composed nodes at hand: its lines are looked up only if an error asks
+    lines = lines or (file_line_lookup(Path(file)) if file else None)
 
     def fail(at: tuple[str | int, ...], problem: str, fix: str) -> InputError:
         return InputError(file, format_loc(at), problem, fix, line=lines(at) if lines else None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 from adk_eval_gate.baseline.history import FILE_NAME as HISTORY_FILE
@@ -29,6 +30,7 @@ from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, deliver
 from adk_eval_gate.publish.outputs import github_outputs
 from adk_eval_gate.publish.settings import PublishOptions, comment_key, comment_policy
 from adk_eval_gate.publish.status import PullRequestRun, acceptance_for, read_sticky, reported_data
+from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.outputs import junit_xml, verdict_lines
@@ -195,7 +197,13 @@ def _finish(
     )
     notes += delivered.notes
     github_outputs(results, comparison, context, workflow.base_dir, root, out, delivered.comment_url)
-    if not context.step_summary or mode == "local":
+    if mode == "local" and _terminal():
+        # A person at a terminal reads text, not GitHub markdown (escapes, entities, HTML): the same verdicts as
+        # plain lines, and where the comment and the page are, to open as a reviewer would see them. Piped into a
+        # file or another program, the markdown itself is what is wanted.
+        print(render_comparison(comparison))
+        print(f"the pull request comment (markdown): {out / 'report.md'}; the page: {out / 'report.html'}")
+    elif not context.step_summary or mode == "local":
         print(markdown)
     for note in notes:
         warn(note)
@@ -210,6 +218,13 @@ def _finish(
     if baseline_lost:
         return exit_code_for_decision("fail")
     return exit_code_for_decision(comparison.verdict if gating else "pass")
+
+
+def _terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        return False
 
 
 def _conversation(context: ActionsContext, options: PublishOptions, workflow: Workflow, key: str) -> PullRequestRun:

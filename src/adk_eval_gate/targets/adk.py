@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import os
 import sys
 import time
 import uuid
@@ -24,6 +25,7 @@ from adk_eval_gate.targets.adk_runtime import import_runtime, require_adk, retry
 from adk_eval_gate.targets.base import CaseRun, TransientTargetError, one_line
 from adk_eval_gate.targets.events import events_to_invocation
 from adk_eval_gate.targets.host_start import load_agent_dotenv
+from adk_eval_gate.targets.model_credentials import missing_credentials
 from adk_eval_gate.targets.simulation import SimulationSettings, Users
 
 
@@ -197,7 +199,7 @@ class AdkTarget:
         if path.is_dir():
             try:
                 _load_dotenv(path)
-                _import_folder(path)
+                module = _import_folder(path)
             except InputError:
                 raise
             except Exception as exc:
@@ -207,10 +209,26 @@ class AdkTarget:
                     f"importing the agent failed: {type(exc).__name__}: {exc}",
                     "fix the agent module so it imports",
                 ) from None
+            # the agent host preloads before forking any worker: a missing key stops the run here, once
+            app = getattr(module, "app", None)
+            self._require_credentials(getattr(app, "root_agent", None) or getattr(module, "root_agent", None))
+
+    def _require_credentials(self, agent: Any) -> None:
+        """One line before any case runs, instead of google-adk's traceback in every case (model_credentials.py)."""
+        if (model := missing_credentials(agent, os.environ)) is not None:
+            raise InputError(
+                self._reference,
+                "target.agent",
+                f"the agent's model {model} calls Gemini, and no credentials are set (GOOGLE_API_KEY, or "
+                "GOOGLE_GENAI_USE_VERTEXAI=TRUE with GOOGLE_CLOUD_PROJECT)",
+                "set them (in Actions: a repository secret in the workflow's env), or try the gate offline by "
+                "replaying recorded answers (docs/try-it-offline.md)",
+            )
 
     async def start(self) -> None:
         self.preload()
         self._app, self._agent = await self._load()
+        self._require_credentials(self._agent)
         from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
         from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
         from google.adk.sessions.in_memory_session_service import InMemorySessionService

@@ -25,7 +25,11 @@ def check_threshold(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not a threshold; use a number between 0 and 1")
     if isinstance(value, str):
-        raise ValueError(f"{value!r} is text, not a number; write the number without quotes, between 0 and 1")
+        try:
+            float(value)
+        except ValueError:  # "high", "strict": a word where a number belongs
+            raise ValueError(f"{value!r} is a word, not a number; use a number between 0 and 1, e.g. 0.8") from None
+        raise ValueError(f"{value!r} is quoted text, not a number; write the number without quotes, between 0 and 1")
     if not isinstance(value, (int, float)):
         raise ValueError(f"{value!r} is not a number; use a number between 0 and 1")
     value = float(value)
