@@ -21,8 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from html_report import results  # noqa: E402
+from html_report import results  # bench/ is on sys.path when this script runs
 
 TARGET = 1.2
 COLLECTOR_OFF = (
@@ -62,7 +61,8 @@ def main() -> int:
     for _ in range(args.repeat):
         for name, argv in variants.items():  # interleaved: drift in the machine's load hits both alike
             measured[name].append(_cpu_of(argv))
-    print(f"compare, {args.cases:,} cases × {args.runs} run(s), results file {size / 1e6:.1f} MB, {os.cpu_count()} cores")
+    shape = f"{args.cases:,} cases × {args.runs} run(s), results file {size / 1e6:.1f} MB"
+    print(f"compare, {shape}, {os.cpu_count()} cores")
     print("| variant | CPU s (median) | wall s (median) |")
     print("|---|---|---|")
     for name, samples in measured.items():
