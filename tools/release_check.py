@@ -6,7 +6,7 @@ publishes anything and in the test suite:
 * action.yml runs the prebuilt image `docker://ghcr.io/<owner>/adk-eval-gate:<version>`, so a job pulls instead
   of building;
 * every `uses: …/adk-eval-gate@<ref>` in the shipped workflows and docs is `v<major>` or `v<version>`, and every
-  `pip install adk-eval-gate` pins `==<version>`;
+  `pip install adk-eval-gate` pins `==<version>` (or the repository at the tag `v<version>`);
 * CHANGELOG.md has a section for the version.
 
     python tools/release_check.py [--tag vX.Y.Z] [--owner OWNER] [--root DIR]
@@ -64,7 +64,10 @@ def pin_problems(root: Path, version: str) -> list[str]:
                     )
             arguments = " ".join(install.group(1) for install in PIP_INSTALL.finditer(line))
             for match in REQUIREMENT.finditer(arguments):
-                if match.group("spec") != f"=={version}":
+                # before a release reaches PyPI: the repository at the release's tag pins it just as well
+                tagged = re.match(rf"\s*@\s*git\+https://github\.com/[\w.-]+/adk-eval-gate@v{re.escape(version)}\b",
+                                  arguments[match.end():])  # fmt: skip
+                if match.group("spec") != f"=={version}" and not tagged:
                     found = match.group(0)
                     problems.append(
                         f"{name}:{number}: pip install {found}: not pinned to the released version; "

@@ -92,7 +92,9 @@ def test_every_shipped_pin_names_the_version():
     assert uses and installs
     assert set(uses) <= {f"v{MAJOR}", f"v{VERSION}"}, uses
     for line in installs:
-        assert re.search(rf"adk-eval-gate(\[[\w,]+\])?=={re.escape(VERSION)}(?![\w.])", line), line
+        pinned = rf"adk-eval-gate(\[[\w,]+\])?=={re.escape(VERSION)}(?![\w.])"
+        tagged = rf"adk-eval-gate(\[[\w,]+\])? @ git\+https://github.com/[\w.-]+/adk-eval-gate@v{re.escape(VERSION)}\b"
+        assert re.search(pinned, line) or re.search(tagged, line), line
 
 
 @pytest.mark.parametrize(
