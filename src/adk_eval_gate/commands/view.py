@@ -15,6 +15,7 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate.core.clip import masked_lines
 from adk_eval_gate.core.errors import InputError
 
 DEFAULT_DIR = "adk-eval-gate-out"
@@ -99,7 +100,7 @@ def render(results_path: Path, page: Path, config: str | None = None) -> Path:
             raise InputError(
                 comparison_path,
                 None,
-                f"is not a comparison file: {str(exc).splitlines()[0]}",
+                f"is not a comparison file: {masked_lines(str(exc))[0]}",
                 "move it away to see the results alone",
             ) from None
     return write_report_html(

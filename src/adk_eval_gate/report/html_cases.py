@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from adk_eval_gate.baseline.models import Row
+from adk_eval_gate.core.clip import clip
+from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric, RunUsage
 
@@ -36,9 +38,11 @@ class Texts:
 
 
 def _clip(text: str) -> str:
+    text = redact(text)  # before the cut, which would leave a secret's first half where the page's masking misses it
     if len(text) <= TEXT_LIMIT:
         return text
-    return f"{text[:TEXT_LIMIT]}\n… ({len(text) - TEXT_LIMIT} more characters in results.json)"
+    head = clip(text, TEXT_LIMIT, marker="")
+    return f"{head}\n… ({len(text) - len(head)} more characters in results.json)"
 
 
 def _turn(invocation: Invocation, texts: Texts) -> list[Any]:
