@@ -14,10 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.test_properties_hostile import workspace
+from tests.e2e.test_properties_masking import pull_request_environment, write_replay_workspace
 from tests.support.fake_github import FakeGitHub
+from tests.support.github_links import links
+from tests.support.hostile import run_cli
 from tests.support.leaks import leaks
 from tests.support.paths import AGENTS
 from tests.unit.core.test_secrets import run_action
+from tests.unit.report.test_unlinked import HAZARDS
 
 # 38 characters, as in the red team's report: a cut at 300 used to keep its first 20
 KEY = "AIzaSyRedTeam_38char-key0123456789abcd"
@@ -118,3 +123,36 @@ def test_a_key_across_every_cut_of_agent_text_leaves_no_piece_anywhere(cutting_r
         assert any("***" in reason for reason in cases), (kind, cases[:2])
         assert any(reason.endswith("…") for reason in cases), (kind, cases[:2])  # cut, and says so
     assert "more characters in results.json" in written["adk-eval-gate-out/report.html"]
+
+
+def test_agent_text_makes_no_live_reference_in_the_comment(capsys, monkeypatch):
+    """Errors, answers and case ids full of references, mentions and links, through `ci` on recorded actuals: the
+    comment, the check run and the step summary link to nothing but our own workflow run."""
+    hazards = " ".join(token for tokens in HAZARDS.values() for token in tokens)
+    cases = [
+        ("error_refs", "error", f"the tool failed: {hazards}"),
+        ("answer_refs", "answer", f"I fixed it, {hazards}"),
+        ("owner/repo#1 @octocat GH-2 a5c3785ed8d6", "error", "see #3"),
+        ("https://evil.example/#4", "answer", "www.evil.example"),
+        ("steady", "pass", ""),
+        *((f"drop_{i}", "answer", "a wrong answer, see #5") for i in range(10)),
+    ]
+    with workspace() as root, FakeGitHub() as fake:
+        write_replay_workspace(root, cases)
+        for name, value in pull_request_environment(root, fake.url).items():
+            monkeypatch.setenv(name, value)
+        assert run_cli(["run", "--config", "good.yml", "--output", "baseline.json", "--quiet"], capsys)[0] == 0
+        code, _, err = run_cli(["ci", "--config", "leaky.yml", "--output-dir", "out"], capsys)
+        assert code == 1, err[-2000:]
+        (comment,) = fake.state.comments[7]
+        texts = {
+            "comment": comment["body"],
+            "check run": fake.state.check_runs[0]["output"]["summary"],
+            "step summary": (root / "summary.md").read_text(),
+        }
+    run_url = "https://github.com/o/r/actions/runs/100"
+    for where, body in texts.items():
+        assert "I fixed it" in body and "the tool failed" in body and "Final response" in body, where  # shown
+        ours = (run_url, "commit: " + "c" * 12)  # the footer names the head commit, as GitHub links it
+        assert [link for link in links(body) if not link.startswith(ours)] == [], where
+        assert "#\u200b1" in body and "@\u200boctocat" in body and "GH-\u200b1" in body, where  # still readable

@@ -60,7 +60,7 @@ def _invocation(eval_id: str, answer: str) -> dict:
     }
 
 
-def _write_workspace(root: Path, cases: list[tuple[str, str, str]]) -> None:
+def write_replay_workspace(root: Path, cases: list[tuple[str, str, str]]) -> None:
     """`cases`: (eval id, kind, text): an `error` run, an `answer` that regresses, or a `pass`."""
     (root / "evals" / "leak.evalset.json").write_text(
         json.dumps(
@@ -111,6 +111,26 @@ def _write_workspace(root: Path, cases: list[tuple[str, str, str]]) -> None:
     )
 
 
+def pull_request_environment(root: Path, api_url: str) -> dict[str, str]:
+    """A pull request's job in GitHub Actions, against the fake GitHub at `api_url`."""
+    return {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_API_URL": api_url,
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_REPOSITORY": "o/r",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(root / "event.json"),
+        "GITHUB_SHA": "c" * 40,
+        "GITHUB_REF": "refs/pull/7/merge",
+        "GITHUB_BASE_REF": "main",
+        "GITHUB_RUN_ID": "100",
+        "GITHUB_WORKSPACE": str(root),
+        "GITHUB_OUTPUT": str(root / "output.txt"),
+        "GITHUB_STEP_SUMMARY": str(root / "summary.md"),
+        "GITHUB_TOKEN": "ghs_workflowToken0123456789",
+    }
+
+
 def _placed(secret: str, cut: int, shift: int, prefix: int = 0) -> str:
     return FILLER * max(0, cut - prefix - shift) + secret + " and more words after it"
 
@@ -135,23 +155,8 @@ def test_a_secret_across_any_cut_of_the_report_leaves_no_piece_in_any_output(cap
     cases += [(f"drop_{i}", "answer", "a wrong answer") for i in range(10)]
 
     with workspace() as root, FakeGitHub() as fake:
-        _write_workspace(root, cases)
-        environment = {
-            name: secret,
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_API_URL": fake.url,
-            "GITHUB_REPOSITORY": "o/r",
-            "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_EVENT_PATH": str(root / "event.json"),
-            "GITHUB_SHA": "c" * 40,
-            "GITHUB_REF": "refs/pull/7/merge",
-            "GITHUB_BASE_REF": "main",
-            "GITHUB_RUN_ID": "100",
-            "GITHUB_WORKSPACE": str(root),
-            "GITHUB_OUTPUT": str(root / "output.txt"),
-            "GITHUB_STEP_SUMMARY": str(root / "summary.md"),
-            "GITHUB_TOKEN": "ghs_workflowToken0123456789",
-        }
+        write_replay_workspace(root, cases)
+        environment = {name: secret, **pull_request_environment(root, fake.url)}
         before = dict(os.environ)
         os.environ.update(environment)
         try:
