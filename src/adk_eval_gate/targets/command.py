@@ -219,8 +219,9 @@ class CommandTarget:
                 transport.close()
         if process.returncode != 0:
             # Masked before the split and the cut; `clip_end` also drops a secret's end that the tail's first
-            # bytes may have kept.
-            lines = masked_lines(clip_end(stderr.decode(errors="replace"), STDERR_TAIL_BYTES))
+            # bytes may have kept (a tail that starts inside a character would decode to U+FFFD before it).
+            text = stderr.decode(errors="replace").lstrip("\ufffd")
+            lines = masked_lines(clip_end(text, STDERR_TAIL_BYTES))
             tail = next((line for line in reversed(lines) if line.strip()), "")
             raise TargetError(
                 f"command exited with status {process.returncode}" + (f": {clip(tail.strip(), 300)}" if tail else "")
