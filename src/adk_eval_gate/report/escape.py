@@ -25,9 +25,16 @@ from adk_eval_gate.core.redaction import redact
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _MARKDOWN = re.compile(r"([\\`*_\[\]|~#$])")
 _BREAK = "\u200b"
-# A zero-width space at each of these positions (see the module's docstring): @user, @org/team, user@sha and
-# e-mail addresses; #1 and owner/repo#1; GH-1; scheme://; www.
-_LINK_JOINTS = re.compile(r"(?<=@)(?=[A-Za-z0-9_-])|(?<=#)(?=\d)|(?<=\bGH-)(?=\d)|(?=://)|(?<=\bwww)(?=\.)", re.I)
+# A zero-width space at each of these positions (see the module's docstring), each rule tried only when its
+# trigger is in the text (most cells have none): @user, @org/team, user@sha and e-mail addresses; #1 and
+# owner/repo#1; GH-1; scheme://; www.
+_JOINTS = (
+    ("@", re.compile(r"(?<=@)(?=[A-Za-z0-9_-])")),
+    ("#", re.compile(r"(?<=#)(?=\d)")),
+    ("-", re.compile(r"(?<=\b[Gg][Hh]-)(?=\d)")),
+    ("://", re.compile(r"(?=://)")),
+    (".", re.compile(r"(?<=\b[Ww]{3})(?=\.)")),
+)
 _HEX_RUN = re.compile(r"(?<![A-Za-z0-9_])[0-9A-Fa-f]{7,}(?![A-Za-z0-9_])")
 _HEX_CHUNK = 6  # GitHub links 7 hex digits or more as a commit
 
@@ -35,7 +42,10 @@ _HEX_CHUNK = 6  # GitHub links 7 hex digits or more as a commit
 def unlinked(text: str) -> str:
     """`text` as it reads, with nothing GitHub would make a link, reference or mention of."""
     text = _HEX_RUN.sub(lambda m: _BREAK.join(re.findall(f".{{1,{_HEX_CHUNK}}}", m.group())), text)
-    return _LINK_JOINTS.sub(_BREAK, text)
+    for trigger, joint in _JOINTS:
+        if trigger in text:
+            text = joint.sub(_BREAK, text)
+    return text
 
 
 def strip_controls(text: str) -> str:
@@ -45,9 +55,10 @@ def strip_controls(text: str) -> str:
 
 def inline(text: str | None, limit: int = 200) -> str:
     """One line of agent text, safe inside a table cell or a sentence."""
-    # Secrets go first (in `clip`): escaping (`_` → `\_`) or a cut at `limit` would hide them from the writers'
-    # masking.
-    text = clip(single_line(_CONTROL.sub("", redact(text or ""))), limit)
+    # Secrets go first (in `single_line` and `clip`), once control characters are out (an agent cannot hide a
+    # secret from the masking by splitting it with them): escaping (`_` → `\_`) or a cut at `limit` would hide
+    # them from the writers' masking.
+    text = clip(single_line(_CONTROL.sub("", text or "")), limit)
     text = html.escape(text, quote=False)
     text = _MARKDOWN.sub(r"\\\1", text)
     return unlinked(text)
@@ -55,7 +66,7 @@ def inline(text: str | None, limit: int = 200) -> str:
 
 def html_text(text: str | None, limit: int = 200) -> str:
     """Agent text inside raw HTML (e.g. a <summary> line): GitHub does no markdown there, so HTML-escape only."""
-    text = clip(single_line(_CONTROL.sub("", redact(text or ""))), limit)
+    text = clip(single_line(_CONTROL.sub("", text or "")), limit)
     return unlinked(html.escape(text, quote=True))
 
 
