@@ -361,7 +361,7 @@ def test_accept_passes_this_commit_only_and_a_forged_acceptance_counts_for_nothi
     assert run_comment(monkeypatch, fake, tmp_path, config, accept, run_id=802, out="accepted") == 0
     body = ours(fake)[0]["body"]
     assert "adk-eval-gate passed (accepted by @\u200bmaint)" in body
-    assert "accepted by @\u200bmaint for commit" in body and "the judge prompt changed, see \\#12" in body
+    assert "accepted by @\u200bmaint for commit" in body and "the judge prompt changed, see \\#\u200b12" in body
     gate = json.loads((tmp_path / "accepted" / "comparison.json").read_text())["gate"]
     assert gate["verdict"] == "pass" and gate["overridden"] and gate["failures"]
     assert gate["override"]["by"] == "maint" and gate["override"]["sha"] == regressed and gate["override"]["at"] == AT

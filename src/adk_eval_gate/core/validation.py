@@ -10,7 +10,9 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_snake
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
+from adk_eval_gate.core.redaction import redact_json
 
 LineLookup = Callable[[Sequence[str | int]], int | None]
 
@@ -75,8 +77,7 @@ def _numeric(text: str) -> bool:
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return clip(repr(redact_json(value)), 60, "...")  # masked before `repr` escapes it and before the cut
 
 
 def _type_name(value: Any) -> str:

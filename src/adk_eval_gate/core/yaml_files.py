@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from adk_eval_gate.core.clip import masked_lines
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import has_lone_surrogate, read_text
 
@@ -30,7 +31,7 @@ def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
         raise InputError(path, None, f"{what} is not valid YAML: {problem}", "fix the YAML syntax", line=line) from None
     except yaml.YAMLError as exc:
         raise InputError(
-            path, None, f"{what} is not valid YAML: {str(exc).splitlines()[0]}", "fix the YAML syntax"
+            path, None, f"{what} is not valid YAML: {masked_lines(str(exc))[0]}", "fix the YAML syntax"
         ) from None
     except RecursionError:
         raise InputError(path, None, f"{what} is nested too deeply", "flatten the YAML") from None

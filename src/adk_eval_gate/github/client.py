@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import requests
 
+from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.redaction import redact_json
 
 API_VERSION = "2022-11-28"
@@ -129,7 +130,7 @@ def _message(response: requests.Response) -> str:
         text = data.get("message") if isinstance(data, dict) else None
     except ValueError:
         text = None
-    return " ".join((text or response.reason or "").split())[:200]
+    return clip(single_line(text or response.reason or ""), 200)
 
 
 class GitHubClient:

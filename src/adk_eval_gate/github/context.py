@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json
 from adk_eval_gate.core.validation import input_error_from
@@ -135,7 +136,7 @@ def read_event(env: dict[str, str]) -> dict[str, Any]:
         raise InputError(
             None,
             "GITHUB_EVENT_PATH",
-            f"{path_text[:200]!r}: no such file",
+            f"{clip(path_text, 200)!r}: no such file",
             fix if strict else "point it at GitHub's event JSON, or unset it to run locally",
         )
     event = load_json(Path(path_text), what)

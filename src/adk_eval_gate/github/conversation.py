@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 
 WRITERS = frozenset({"admin", "maintain", "write"})
@@ -72,7 +73,7 @@ def set_status(
     description: str,
     target_url: str | None = None,
 ) -> None:
-    body = {"state": "success" if passed else "failure", "context": context, "description": description[:140]}
+    body = {"state": "success" if passed else "failure", "context": context, "description": clip(description, 140)}
     if target_url:
         body["target_url"] = target_url
     # A status is per commit and context, the newest wins: repeating it after a lost reply changes nothing.

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.publish.sticky import StickyData, data_line, header, read_data
 from adk_eval_gate.report.markdown import COMMENT_LIMIT
@@ -276,7 +277,7 @@ def create_check_run(
         "head_sha": head_sha,
         "status": "completed",
         "conclusion": "success" if passed else "failure",
-        "output": {"title": title[:255], "summary": summary[: COMMENT_LIMIT - 1]},
+        "output": {"title": clip(title, 255), "summary": clip(summary, COMMENT_LIMIT - 1, marker="")},
     }
     if details_url:
         body["details_url"] = details_url

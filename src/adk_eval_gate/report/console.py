@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from adk_eval_gate.core.clip import clip, clip_middle, single_line
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import strip_controls
@@ -20,17 +21,12 @@ def _cell(metric) -> str:
 
 
 def _clip(text: str, width: int) -> str:
-    text = " ".join(strip_controls(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return clip(single_line(strip_controls(text)), width)  # masked before the cut
 
 
 def _clip_middle(text: str, width: int) -> str:
     """Case ids often share a long prefix and differ at the end (`checkout_flow_..._v2`): keep both ends."""
-    text = " ".join(strip_controls(text).split())
-    if len(text) <= width:
-        return text
-    head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+    return clip_middle(single_line(strip_controls(text)), width)
 
 
 def render_table(results: ResultsFile) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 import jinja2
 
 from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.core.clip import clip, masked_lines
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
@@ -28,6 +29,7 @@ from adk_eval_gate.results.missing import missing_judged_line
 from adk_eval_gate.results.models import ResultsFile
 
 COMMENT_LIMIT = 65_536
+CUT = "\n… (cut)"
 BUDGET = 60_000  # room for the hidden markers and GitHub's own accounting
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -61,12 +63,12 @@ def trajectory_block(expected: Sequence[Any], actual: Sequence[Any]) -> str:
 def response_diff(expected: str, actual: str, limit: int = 1200) -> str | None:
     if expected == actual:
         return None
+    # Masked before the split into lines (a secret spanning lines would lose its shape to the diff's `+`/`-`)
+    # and before the cut (`clip`), which must not leave a secret's first half.
     diff = "\n".join(
-        difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected", "actual", lineterm="", n=1)
+        difflib.unified_diff(masked_lines(expected), masked_lines(actual), "expected", "actual", lineterm="", n=1)
     )
-    if len(diff) > limit:
-        diff = diff[:limit] + "\n… (cut)"
-    return code_block(diff, "diff")
+    return code_block(clip(diff, limit + len(CUT), CUT), "diff")
 
 
 def evidence_for(row: Row, results: ResultsFile, expected_cases: dict[CaseKey, list[Invocation]]) -> Evidence:
@@ -192,5 +194,5 @@ def render_report(
         )
         if len(text) <= budget:
             return text
-    cut = text[: budget - 200]
+    cut = clip(text, budget - 200, marker="")
     return cut[: cut.rfind("\n")] + f"\n\n… the report was cut to fit GitHub's limit; {inline(full_report_hint)}.\n"

@@ -18,6 +18,7 @@ from typing import Any
 import requests
 
 from adk_eval_gate.config.models import HttpTargetSettings as HttpSettings
+from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
@@ -76,7 +77,7 @@ class HttpTarget:
             reason = type(exc.__context__ or exc).__name__ if exc.__context__ else "connection failed"
             raise TransientTargetError(f"{method} {path}: connection dropped or refused ({reason})") from None
         if response.status_code >= 400:
-            detail = " ".join(response.text.split())[:200]
+            detail = clip(single_line(response.text), 200)
             message = f"{method} {path} returned HTTP {response.status_code}: {detail or response.reason}"
             if response.status_code in TRANSIENT_STATUS:
                 raise TransientTargetError(message)

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 import yaml
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.llm.cache import LlmCache, cache_key
 from adk_eval_gate.llm.client import LlmUnavailable
 
@@ -182,7 +183,7 @@ def _download_template(metric: str, version: str) -> dict[str, Any]:
             continue
         if response.status_code != 200:
             raise LlmUnavailable(
-                f"could not download {uri}: HTTP {response.status_code} {response.text[:200]}",
+                f"could not download {uri}: HTTP {response.status_code} {clip(response.text, 200)}",
                 transient=response.status_code >= 500 or response.status_code == 429,
             )
         return _parse_template(uri, response.content.decode("utf-8", errors="replace"), extension)
