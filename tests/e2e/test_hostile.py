@@ -421,7 +421,7 @@ def test_merge_refuses_shards_of_another_config_and_names_overlapping_files(repl
     [
         [],
         ["bogus"],
-        ["run"],
+        ["run", "--cases"],  # (`run` alone looks for eval-gate.yml: tests/unit/commands/test_defaults_and_help.py)
         ["run", "--config"],
         ["run", "--config", "x", "--nope"],
         ["baseline", "delete", "--config", "x"],
