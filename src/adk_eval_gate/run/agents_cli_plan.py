@@ -73,3 +73,14 @@ def agents_cli_criteria(
     )
     summary = {c.name: c.threshold for c in criteria}
     return EvalConfigData(criteria=summary, source=str(path)), tuple(criteria)
+
+
+def agents_cli_cases(plan) -> dict[tuple[str, str], tuple]:
+    """(agent, eval set id) → the agents-cli cases of a plan (`plan.Plan`; not imported: plan.py imports this),
+    for writing their traces in agents-cli's format."""
+    return {
+        (agent.name, eval_set.eval_set_id): tuple(eval_set.file.eval_set.eval_cases)
+        for agent in plan.agents
+        for eval_set in agent.eval_sets
+        if eval_set.file.shape == "agents_cli"
+    }
