@@ -25,7 +25,7 @@ def handle(args: argparse.Namespace) -> int:
 
     from adk_eval_gate.baseline.history import load_history
     from adk_eval_gate.baseline.stores import load_baseline
-    from adk_eval_gate.commands.loading import load_config
+    from adk_eval_gate.commands.loading import load_config, plan_of
     from adk_eval_gate.config.models import GateSettings
     from adk_eval_gate.core.files import existing_input, write_text_atomic
     from adk_eval_gate.gate.decision import build_comparison
@@ -33,12 +33,15 @@ def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.console import render_comparison
     from adk_eval_gate.results.build import read_results
+    from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
 
     # A path the user typed: a typo must not turn into "no baseline", which passes.
     results_path = existing_input(args.results, "--results")
     baseline_path = existing_input(args.baseline, "--baseline") if args.baseline else None
     current = read_results(results_path)
     workflow = load_config(args.config) if args.config else None
+    if workflow is not None and any(s.target == "agents-cli" for s in current.eval_sets):
+        current = named_like_the_plan(current, plan_of(workflow))  # agents-cli's results, named as the config does
     context = ActionsContext.from_env()
     outcome = load_baseline(workflow, context, baseline_path)
     gate = workflow.settings.gate if workflow else GateSettings()

@@ -189,3 +189,12 @@ def _count(statuses: list[str]) -> Counts:
         failed=statuses.count("failed"),
         error=statuses.count("error"),
     )
+
+
+def named_for(results: ResultsFile, agent: str, eval_set_id: str) -> ResultsFile:
+    """agents-cli's results named as the config names the dataset, so they compare with our runs of it and cover
+    the suite as a baseline must; any other results file is returned as it is."""
+    if len(results.eval_sets) != 1 or results.eval_sets[0].target != "agents-cli":
+        return results
+    renamed = results.eval_sets[0].model_copy(update={"agent": agent, "eval_set_id": eval_set_id})
+    return results.model_copy(update={"eval_sets": [renamed]})

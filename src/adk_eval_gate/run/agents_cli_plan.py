@@ -84,3 +84,12 @@ def agents_cli_cases(plan) -> dict[tuple[str, str], tuple]:
         for eval_set in agent.eval_sets
         if eval_set.file.shape == "agents_cli"
     }
+
+
+def named_like_the_plan(results, plan):
+    """agents-cli's own results file takes the names of the plan's only agents-cli dataset (`results.agents_cli_
+    results.named_for`); with several there is no telling which one it graded, so its own names stay."""
+    from adk_eval_gate.results.agents_cli_results import named_for
+
+    datasets = list(agents_cli_cases(plan))
+    return named_for(results, *datasets[0]) if len(datasets) == 1 else results
