@@ -2,10 +2,10 @@
 
 A metric has no threshold in agents-cli: a score is a score. The agent's `thresholds:` in our config turns one
 into pass/fail (`score >= threshold`); without one, a scored metric passes its case and is still compared with
-the baseline, so a drop still gates as a regression. Code metrics are scored here (agents_cli_code.py);
-prompt-template, remote-code and predefined metrics need the Agent Platform evaluation service, which this build
-does not call for agents-cli metrics yet: they are errors with that reason, so the gate fails closed rather than
-pass what was not evaluated.
+the baseline, so a drop still gates as a regression. Code metrics run here (agents_cli_code.py); prompt-template
+and predefined metrics on the evaluation service (agents_cli_service.py). Remote code and the service's
+computation metrics (exact_match, bleu, rouge) are not run yet: they are errors with that reason, so the gate fails
+closed rather than pass what was not evaluated.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
 from adk_eval_gate.core.validation import LineLookup
 from adk_eval_gate.criteria.agents_cli_code import run_code_metric
+from adk_eval_gate.criteria.agents_cli_service import service_scorer
 from adk_eval_gate.criteria.engine.base import (
     Cause,
     ConfiguredCriterion,
@@ -29,7 +30,7 @@ from adk_eval_gate.criteria.engine.base import (
     ScoringInput,
     Status,
 )
-from adk_eval_gate.evalsets.agents_cli_config import AgentsCliConfig, AgentsCliMetric
+from adk_eval_gate.evalsets.agents_cli_config import AgentsCliConfig, AgentsCliMetric, is_service_computed
 from adk_eval_gate.evalsets.agents_cli_traces import generated_case, metric_instance
 
 
@@ -79,15 +80,9 @@ def _code_scorer(metric: AgentsCliMetric, cwd: Path):
     return score
 
 
-def _service_scorer(metric: AgentsCliMetric):
-    kind = {
-        "prompt_template": "a prompt-template (LLM judge) metric",
-        "remote_code": "a code metric with execution: remote",
-        "predefined": "a predefined metric",
-    }[metric.kind]
+def _unsupported_scorer(metric: AgentsCliMetric, why: str):
     reason = (
-        f"{metric.name} is {kind}, scored by the Agent Platform evaluation service, which adk-eval-gate does not "
-        "call for agents-cli metrics yet; not evaluated (use a code metric, or gate agents-cli's own results)"
+        f"{metric.name} is {why}, which adk-eval-gate does not run yet; not evaluated (gate agents-cli's own results)"
     )
 
     async def score(data: ScoringInput, _options: Any, _judge: Any) -> MetricOutcome:
@@ -97,11 +92,16 @@ def _service_scorer(metric: AgentsCliMetric):
 
 
 def agents_cli_spec(metric: AgentsCliMetric, config_dir: Path, has_threshold: bool) -> CriterionSpec:
+    summary = f"agents-cli {metric.kind.replace('_', ' ')} metric"
     if metric.kind == "code":
         where = Path(metric.source_file).name if metric.source_file else "inline"
         scorer, summary = _code_scorer(metric, config_dir), f"agents-cli code metric ({where})"
+    elif metric.kind == "remote_code":
+        scorer = _unsupported_scorer(metric, "a code metric run in the evaluation service's sandbox (remote)")
+    elif metric.entry is None and is_service_computed(metric.name):
+        scorer = _unsupported_scorer(metric, "computed by the evaluation service (exact_match, bleu, rouge)")
     else:
-        scorer, summary = _service_scorer(metric), f"agents-cli {metric.kind.replace('_', ' ')} metric"
+        scorer = service_scorer(metric)
     return CriterionSpec(
         metric.name, AgentsCliOptions, None, summary, judge_scorer=scorer, case_status=_status(has_threshold)
     )

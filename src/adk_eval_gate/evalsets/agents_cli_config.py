@@ -51,6 +51,24 @@ PREDEFINED_METRICS = frozenset(
 )
 
 
+# The SDK's RubricMetric properties: a bare name's pinned version (GROUNDEDNESS is GROUNDING's alias).
+RUBRIC_VERSIONS = {
+    **dict.fromkeys(
+        (
+            "general_quality", "text_quality", "instruction_following", "safety", "multi_turn_general_quality",
+            "multi_turn_text_quality", "multi_turn_tool_use_quality", "multi_turn_trajectory_quality",
+            "multi_turn_task_success", "final_response_reference_free", "coherence", "fluency", "verbosity",
+            "summarization_quality", "question_answering_quality", "multi_turn_chat_quality", "multi_turn_safety",
+            "final_response_quality", "hallucination", "grounding", "tool_use_quality", "gecko_text2image",
+            "gecko_text2video",
+        ),
+        "v1",
+    ),
+    "final_response_match": "v2",
+}  # fmt: skip
+ALIASES = {"groundedness": "grounding"}
+
+
 BODY_KEYS = ("prompt_template", "custom_function", "custom_function_file", "remote_custom_function")
 
 
@@ -61,6 +79,15 @@ def resolve_predefined(name: str) -> str | None:
         return lowered
     versions = [m for m in PREDEFINED_METRICS if m.rpartition("_v")[0] == lowered]
     return max(versions, key=lambda m: int(m.rpartition("_v")[2])) if versions else None
+
+
+def is_known_bare_name(name: str) -> bool:
+    """What the SDK resolves from a bare name in metrics_to_run: a registered metric, one of its RubricMetric
+    names (some are definitions it downloads), or a metric the service computes itself."""
+    lowered = name.lower()
+    return (
+        lowered in PREDEFINED_METRICS or ALIASES.get(lowered, lowered) in RUBRIC_VERSIONS or is_service_computed(name)
+    )
 
 
 def is_service_computed(name: str) -> bool:
@@ -162,8 +189,8 @@ def parse_agents_cli_config(data: Any, path: Path, lines: Any = None) -> AgentsC
         if name in (m.name for m in metrics):
             raise fail(("metrics_to_run", position), f"{name!r} is listed twice", "list each metric once")
         if name not in pool:
-            if resolve_predefined(name) is None and not is_service_computed(name):
-                known = sorted({m.rpartition("_v")[0] for m in PREDEFINED_METRICS} | set(pool))
+            if not is_known_bare_name(name):
+                known = sorted({m.rpartition("_v")[0] for m in PREDEFINED_METRICS} | set(RUBRIC_VERSIONS) | set(pool))
                 guess = did_you_mean(name, known)
                 raise fail(
                     ("metrics_to_run", position),
@@ -220,7 +247,9 @@ def _metric(entry: CustomMetricEntry, where: tuple[str | int, ...], path: Path, 
             return AgentsCliMetric(entry.name, "remote_code", source, source_file, written)
         _check_source(source, source_file or str(path), entry.name, (*where, "custom_function"), fail)
         return AgentsCliMetric(entry.name, "code", source, source_file, written)
-    if entry.prompt_template is not None or entry.remote_custom_function is not None:
+    if entry.remote_custom_function is not None:
+        return AgentsCliMetric(entry.name, "remote_code", entry.remote_custom_function, entry=written)
+    if entry.prompt_template is not None:
         return AgentsCliMetric(entry.name, "prompt_template", entry=written)
     return AgentsCliMetric(entry.name, "predefined", entry=written)
 

@@ -163,7 +163,7 @@ def test_a_crash_or_a_hang_is_an_error_for_that_case(tmp_path, monkeypatch):
 
 
 CONFIG = """\
-metrics_to_run: [word_count, exact, judged]
+metrics_to_run: [word_count, exact, sandboxed]
 custom_metrics:
   - name: word_count
     custom_function: |
@@ -173,8 +173,11 @@ custom_metrics:
     custom_function: |
       def evaluate(instance):
           return float(instance["response"]["parts"][0]["text"] == "Paris")
-  - name: judged
-    prompt_template: "Is {response} right?"
+  - name: sandboxed
+    execution: remote
+    custom_function: |
+      def evaluate(instance):
+          return 1
 """
 
 
@@ -194,8 +197,8 @@ def test_without_thresholds_scores_pass_and_service_metrics_error(tmp_path):
     results = _score(tmp_path, None)
     assert results["word_count"].score == 4.0 and results["word_count"].status is Status.PASSED
     assert results["exact"].score == 0.0 and results["exact"].status is Status.PASSED
-    judged = results["judged"]
-    assert judged.status is Status.ERROR and "prompt-template" in judged.reason and "not evaluated" in judged.reason
+    sandboxed = results["sandboxed"]
+    assert sandboxed.status is Status.ERROR and "(remote)" in sandboxed.reason and "not evaluated" in sandboxed.reason
 
 
 def test_thresholds_make_pass_and_fail(tmp_path):

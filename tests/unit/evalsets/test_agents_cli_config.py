@@ -85,6 +85,24 @@ def test_thresholds_turn_scores_into_pass_fail(tmp_path):
     assert not criteria["inline_metric"].options.has_threshold
 
 
+def test_metric_kinds_follow_agents_cli(tmp_path):
+    config = (
+        "metrics_to_run: [coherence, groundedness, exact_match, rouge_l_sum, safety_v3, remote, judge]\n"
+        "custom_metrics:\n  - name: remote\n    remote_custom_function: 'def evaluate(i): return 1'\n"
+        "  - name: judge\n    prompt_template: 'Rate {response}'\n"
+    )
+    criteria = build_plan(_project(tmp_path, config)).agents[0].eval_sets[0].criteria
+    assert [c.spec.summary.split(" (")[0] for c in criteria] == [
+        "agents-cli predefined metric",  # the SDK downloads coherence's definition: an LLM metric
+        "agents-cli predefined metric",
+        "agents-cli predefined metric",
+        "agents-cli predefined metric",
+        "agents-cli predefined metric",
+        "agents-cli remote code metric",
+        "agents-cli prompt template metric",
+    ]
+
+
 def test_json_config_is_accepted_too(tmp_path):
     config = json.dumps(
         {"metrics_to_run": ["m"], "custom_metrics": [{"name": "m", "custom_function": "evaluate = len"}]}

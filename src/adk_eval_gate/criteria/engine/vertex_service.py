@@ -73,13 +73,19 @@ class VertexEvaluation:
         self._api = client._api_client
 
     async def evaluate(
-        self, metric: str, instance: dict[str, Any], spec: dict[str, Any] | None = None
+        self,
+        metric: str,
+        instance: dict[str, Any],
+        spec: dict[str, Any] | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The service's first metric result, as a cacheable answer: score, explanation, error, rubric verdicts.
-        `spec` is the metric as sent (an LLM metric's); without it the predefined metric named `metric`."""
+        `spec` is the metric as sent (an LLM metric's); without it the predefined metric named `metric`. `extra`:
+        more request fields (an `autoraterConfig`)."""
         if self._api is None:
             self._connect()
         body = {
+            **(extra or {}),
             "metrics": [spec or {"predefined_metric_spec": {"metric_spec_name": metric}}],
             "instance": instance,
         }
