@@ -3,7 +3,7 @@
 A metric has no threshold in agents-cli: a score is a score. The agent's `thresholds:` in our config turns one
 into pass/fail (`score >= threshold`); without one, a scored metric passes its case and is still compared with
 the baseline, so a drop still gates as a regression. Code metrics run here (agents_cli_code.py); prompt-template
-and predefined metrics on the evaluation service (agents_cli_service.py). Remote code and the service's
+, predefined and remote code metrics on the evaluation service (agents_cli_service.py). The service's
 computation metrics (exact_match, bleu, rouge) are not run yet: they are errors with that reason, so the gate fails
 closed rather than pass what was not evaluated.
 """
@@ -96,8 +96,6 @@ def agents_cli_spec(metric: AgentsCliMetric, config_dir: Path, has_threshold: bo
     if metric.kind == "code":
         where = Path(metric.source_file).name if metric.source_file else "inline"
         scorer, summary = _code_scorer(metric, config_dir), f"agents-cli code metric ({where})"
-    elif metric.kind == "remote_code":
-        scorer = _unsupported_scorer(metric, "a code metric run in the evaluation service's sandbox (remote)")
     elif metric.entry is None and is_service_computed(metric.name):
         scorer = _unsupported_scorer(metric, "computed by the evaluation service (exact_match, bleu, rouge)")
     else:

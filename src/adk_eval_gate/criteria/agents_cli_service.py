@@ -6,7 +6,8 @@ agents-cli 1.11 sends them through the SDK (google-cloud-aiplatform 2.7):
   the SDK downloads from its Cloud Storage bucket (`coherence`, `fluency`, …: vertex_service.llm_metric_template).
 * A `custom_metrics` entry without a body takes the newest registered version (agents-cli's own resolution) with
   its `metric_spec_parameters`, and its judge settings as the request's `autoraterConfig`.
-* A `prompt_template` entry is an LLM metric (`llm_based_metric_spec`, vertex_service.llm_metric_spec).
+* A `prompt_template` entry is an LLM metric (`llm_based_metric_spec`, vertex_service.llm_metric_spec); code with
+  `execution: remote` (or `remote_custom_function`) runs in the service's sandbox (`custom_code_execution_spec`).
 * The instance is the SDK's `_build_evaluation_instance` on the generated case: prompt, response, reference,
   `rubricGroups`, the case's `agent_data` as `agent_eval_data`, `context` and the template's other variables in
   `otherData`; a `multi_turn_*` predefined metric gets the conversation history plus the prompt as its prompt.
@@ -139,6 +140,25 @@ def evaluation_instance(generated: dict[str, Any], *, template: str | None, mult
     return instance
 
 
+def code_instance(generated: dict[str, Any]) -> dict[str, Any]:
+    """The instance of a remote code metric (the SDK's CustomCodeExecutionMetricHandler): no rubrics, no other data."""
+    case = AgentsCliCase.model_validate(generated)
+    prompt = case.prompt
+    if prompt is None and case.user_scenario is not None and case.user_scenario.starting_prompt:
+        prompt = {"parts": [{"text": case.user_scenario.starting_prompt}]}
+    instance: dict[str, Any] = {}
+    for key, content in (
+        ("prompt", prompt),
+        ("response", case.responses[0].response if case.responses else None),
+        ("reference", case.reference.response if case.reference else None),
+    ):
+        if content is not None:
+            instance[key] = _instance_data(content)
+    if case.agent_data is not None:
+        instance["agent_eval_data"] = _dump(case.agent_data)
+    return instance
+
+
 def _autorater(entry: dict[str, Any]) -> dict[str, Any]:
     return {wire: entry[field] for field, wire in _AUTORATER if entry.get(field)}
 
@@ -155,6 +175,8 @@ def _without_run_ids(value: Any) -> Any:
 async def _request(metric: AgentsCliMetric, judge: Judge) -> tuple[dict[str, Any], dict[str, Any], str | None, bool]:
     """(metric spec, extra request fields, prompt template, multi-turn) for one metric."""
     entry = metric.entry or {}
+    if metric.kind == "remote_code":  # run in the service's sandbox: the source is the metric
+        return {"custom_code_execution_spec": {"evaluation_function": metric.source}}, {}, None, False
     if metric.kind == "prompt_template":
         return llm_metric_spec(entry), {}, entry["prompt_template"], False
     if metric.entry is not None:  # a body-less custom_metrics entry: the newest version, parameterised
@@ -182,7 +204,10 @@ def service_scorer(metric: AgentsCliMetric):
             return MetricOutcome.error(
                 f"{metric.name}: Response content missing for candidate 0.", Cause.INTERNAL_ERROR, count
             )
-        instance = evaluation_instance(generated, template=template, multi_turn=multi_turn)
+        if "custom_code_execution_spec" in spec:
+            instance = code_instance(generated)
+        else:
+            instance = evaluation_instance(generated, template=template, multi_turn=multi_turn)
         vertex = VertexEvaluation(judge.llm.settings.timeout)
         key = cache_key(purpose="agents-cli", metric=spec, extra=extra, instance=_without_run_ids(instance))
         answer = await judge.llm.cached_call(

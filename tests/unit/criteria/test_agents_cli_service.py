@@ -26,8 +26,13 @@ from tests.unit.criteria.test_agents_cli_metrics import CASES, _invocation
 from tests.unit.criteria.test_vertex_metrics import FakeVertexEval, scored
 
 CONFIG = """\
-metrics_to_run: [general_quality, multi_turn_general_quality, judge, final_response_quality, safety_v3]
+metrics_to_run: [general_quality, multi_turn_general_quality, judge, final_response_quality, safety_v3, sandboxed]
 custom_metrics:
+  - name: sandboxed
+    execution: remote
+    custom_function: |
+      def evaluate(instance):
+          return 1
   - name: judge
     prompt_template: "Rate {response} for {expected_tool}, case {eval_case_id}, said {conversation_history} {nothing}"
     judge_model: gemini-2.5-flash
@@ -97,6 +102,9 @@ def _theirs(service) -> None:
         sdk.LLMMetric.model_validate(entries["judge"]),
         sdk.LLMMetric.model_validate({**entries["final_response_quality"], "name": "final_response_quality_v2"}),
         "safety_v3",
+        sdk.CodeExecutionMetric.model_validate(
+            {"name": "sandboxed", "custom_function": entries["sandboxed"]["custom_function"]}
+        ),
     ]
     client.evals.evaluate(dataset=dataset, metrics=metrics)
 
@@ -111,7 +119,7 @@ def test_requests_are_the_sdks(service, tmp_path):
     service.requests.clear()
     _theirs(service)
     theirs = _bodies(service)
-    assert len(ours) == len(theirs) == 2 * 5
+    assert len(ours) == len(theirs) == 2 * 6
     assert ours == theirs
     names = [json.loads(b)["metrics"][0] for b in ours]
     assert {n.get("predefined_metric_spec", {}).get("metric_spec_name") for n in names} >= {
