@@ -33,10 +33,10 @@ def project(tmp_path) -> Path:
     return root
 
 
-def _config(root: Path, target: str, extra: str = "") -> Path:
-    path = root / f"{abs(hash(target))}.yml"
+def _config(root: Path, target: str, extra: str = "", top: str = "") -> Path:
+    path = root / f"{abs(hash(target + top))}.yml"
     path.write_text(
-        "baseline: {store: none}\nagents:\n  - name: travel_helper\n"
+        f"{top}baseline: {{store: none}}\nagents:\n  - name: travel_helper\n"
         f"    target: {target}\n    evalsets: [{DATASET}]\n    eval_config: {CONFIG}\n{THRESHOLDS}{extra}"
     )
     return path
@@ -103,6 +103,11 @@ def test_both_shapes_run_alike_in_process_and_over_http(project, served):
     # Shape B: "And in Paris?" only means the weather because the history was seeded before the turn
     assert _texts(over_http)["weather_follow_up"] == "The weather in Paris is sunny, 22 C."
     assert in_process.summary.passed == 4
+
+
+def test_worker_processes_seed_the_history_too(project):
+    results = run_plan(build_plan(_config(project, "{kind: adk, agent: app}", top="run: {workers: 2}\n")), quiet=True)
+    assert _texts(results)["weather_follow_up"] == "The weather in Paris is sunny, 22 C."
 
 
 def test_the_command_target_gets_the_history(project):
