@@ -126,10 +126,16 @@ def _convert(case: AgentsCliCase, index: int, path: Path) -> EvalCase:
         raise InputError(path, f"eval_cases[{index}].eval_case_id", "is empty", "give every case a unique id")
     user_content = message if message.role else message.model_copy(update={"role": "user"})
     expected = case.reference.response if case.reference else None
+    try:
+        written = dump_case(case)
+    except (ValueError, RecursionError):  # pydantic refuses to write data nested hundreds of levels deep
+        raise InputError(
+            path, f"eval_cases[{index}]", "is nested too deeply to keep", "flatten the case's own fields"
+        ) from None
     return EvalCase(
         eval_id=case.eval_case_id or f"case_{index}",
         conversation=[Invocation(invocation_id="turn_0", user_content=user_content, final_response=expected)],
-        **{AGENTS_CLI_KEY: {"case": dump_case(case), "index": index}},
+        **{AGENTS_CLI_KEY: {"case": written, "index": index}},
     )
 
 

@@ -115,3 +115,11 @@ def test_bad_cases_name_the_file_and_field(tmp_path, cases, field, words):
 
 def test_an_envelope_without_cases_is_refused(tmp_path):
     assert "eval_cases: is missing" in _error(tmp_path, {"cases": []})
+
+
+def test_a_case_nested_too_deeply_is_one_line(tmp_path):
+    path = tmp_path / "deep-dataset.json"
+    path.write_text('{"eval_cases": [{"prompt": {"parts": [{"text": "x"}]}, "x": ' + "[" * 500 + "]" * 500 + "}]}")
+    with pytest.raises(InputError) as caught:
+        load_eval_set(path)
+    assert "eval_cases[0]: is nested too deeply to keep" in caught.value.render()
