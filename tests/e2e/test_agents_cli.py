@@ -220,3 +220,19 @@ def test_a_damaged_agents_cli_results_file_is_one_line(project, capsys):
     assert main(["compare", "--results", str(path), "--baseline", str(path), "--output", str(project / "c.json")]) == 2
     err = capsys.readouterr().err.strip()
     assert "results_x.json: eval_case_results[0].eval_case_index" in err and len(err.splitlines()) == 1
+
+
+def test_our_agents_cli_results_keep_their_scale_but_not_infinity(project, capsys):
+    config = _config(project, "{kind: adk, agent: app}")
+    out = project / "out" / "results.json"
+    assert main(["run", "--config", str(config), "--output", str(out), "--quiet"]) == 0
+    data = json.loads(out.read_text())
+    metric = data["eval_sets"][0]["cases"][0]["metrics"]["response_length"]
+    assert metric["score"] > 1  # a word count: read back as it is
+    compare = ["compare", "--results", str(out), "--baseline", str(out), "--output", str(project / "c.json")]
+    assert main(compare) == 0
+    metric["score"] = float("inf")
+    out.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(compare) == 2
+    assert "metrics.response_length.score: score inf is not a finite number" in capsys.readouterr().err

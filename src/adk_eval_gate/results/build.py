@@ -204,10 +204,12 @@ def _check_results(results: ResultsFile, path: Path) -> None:
         return InputError(path, field, problem, "pass a results.json written by adk-eval-gate, unedited")
 
     def check_score(value: float | None, field: str, bounded: bool = True) -> None:
-        if value is not None and not math.isfinite(value):
-            raise fail(field, f"score {value!r} is not a finite number")
-        if bounded and value is not None and not 0.0 <= value <= 1.0:
+        if value is None:
+            return
+        if bounded and not (math.isfinite(value) and 0.0 <= value <= 1.0):
             raise fail(field, f"score {value!r} is outside [0, 1]")
+        if not math.isfinite(value):
+            raise fail(field, f"score {value!r} is not a finite number")
 
     for name, value in results.timings.model_dump().items():
         if isinstance(value, float) and not (math.isfinite(value) and value >= 0):
