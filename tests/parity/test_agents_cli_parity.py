@@ -143,7 +143,7 @@ def test_our_traces_are_what_eval_generate_writes(our_run, tmp_path):
     agents_cli = _agents_cli()
     port = _free_port()
     server = subprocess.Popen(
-        [str(BIN / "adk"), "api_server", "--port", str(port), str(EXAMPLE)],
+        [str(BIN / "adk"), "api_server", "--no_use_local_storage", "--port", str(port), str(EXAMPLE)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
