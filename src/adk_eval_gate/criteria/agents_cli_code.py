@@ -3,8 +3,8 @@
 The function gets the SDK's `instance` (evalsets/agents_cli_traces.py) and its result follows the SDK's rules;
 anything else, an exception, a crash or a hang is an error for that case, never a quiet pass. The code comes from
 the pull request, so it runs as the agent does: in a child process (`python -I`, agents_cli_child.py) with the
-environment child_env gives code from a pull request (no GitHub token), its working directory the eval config's
-folder, killed with its process group after `TIMEOUT_SECONDS`.
+environment child_env gives code from a pull request (no GitHub token), its working directory the project root
+(the workflow's folder, where agents-cli runs `eval grade`), killed with its process group after `TIMEOUT_SECONDS`.
 """
 
 from __future__ import annotations

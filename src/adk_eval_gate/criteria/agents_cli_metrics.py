@@ -91,11 +91,11 @@ def _unsupported_scorer(metric: AgentsCliMetric, why: str):
     return score
 
 
-def agents_cli_spec(metric: AgentsCliMetric, config_dir: Path, has_threshold: bool) -> CriterionSpec:
+def agents_cli_spec(metric: AgentsCliMetric, cwd: Path, has_threshold: bool) -> CriterionSpec:
     summary = f"agents-cli {metric.kind.replace('_', ' ')} metric"
     if metric.kind == "code":
         where = Path(metric.source_file).name if metric.source_file else "inline"
-        scorer, summary = _code_scorer(metric, config_dir), f"agents-cli code metric ({where})"
+        scorer, summary = _code_scorer(metric, cwd), f"agents-cli code metric ({where})"
     elif metric.entry is None and is_service_computed(metric.name):
         scorer = _unsupported_scorer(metric, "computed by the evaluation service (exact_match, bleu, rouge)")
     else:
@@ -111,8 +111,10 @@ def resolve_agents_cli_metrics(
     config_file: str,
     loc: tuple[str | int, ...],
     lines: LineLookup | None,
+    cwd: Path | None = None,
 ) -> list[ConfiguredCriterion]:
-    """Every metric of the config, with its threshold from the workflow's `thresholds:` (at `loc`) when given."""
+    """Every metric of the config, with its threshold from the workflow's `thresholds:` (at `loc`) when given.
+    Code metrics run in `cwd`: the workflow's folder, the project root `agents-cli eval grade` runs from."""
     names = [metric.name for metric in config.metrics]
     for name in thresholds or {}:
         if name not in names:
@@ -138,5 +140,6 @@ def resolve_agents_cli_metrics(
                 line=lines(where) if lines else None,
             )
         options = AgentsCliOptions(threshold=value, has_threshold=given)
-        resolved.append(ConfiguredCriterion(agents_cli_spec(metric, config.path.parent, given), options))
+        spec = agents_cli_spec(metric, cwd or config.path.parent, given)
+        resolved.append(ConfiguredCriterion(spec, options))
     return resolved

@@ -69,7 +69,7 @@ def agents_cli_criteria(
             "give this eval set ADK criteria (another agent entry), or convert it with `agents-cli scaffold upgrade`",
         )
     criteria = resolve_agents_cli_metrics(
-        config, agent.settings.thresholds, str(workflow.path), thresholds_loc, workflow.lines
+        config, agent.settings.thresholds, str(workflow.path), thresholds_loc, workflow.lines, workflow.base_dir
     )
     summary = {c.name: c.threshold for c in criteria}
     return EvalConfigData(criteria=summary, source=str(path)), tuple(criteria)
