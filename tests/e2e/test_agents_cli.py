@@ -236,3 +236,28 @@ def test_our_agents_cli_results_keep_their_scale_but_not_infinity(project, capsy
     capsys.readouterr()
     assert main(compare) == 2
     assert "metrics.response_length.score: score inf is not a finite number" in capsys.readouterr().err
+
+
+def test_the_bundled_example_passes_against_its_committed_baseline(tmp_path, capsys):
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".adk"))
+    out = root / "out" / "results.json"
+    assert main(["run", "--config", str(root / "eval-gate.yml"), "--output", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "compare",
+                "--config",
+                str(root / "eval-gate.yml"),
+                "--results",
+                str(out),
+                "--output",
+                str(root / "c.json"),
+            ]
+        )
+        == 0
+    )
+    comparison = json.loads((root / "c.json").read_text())
+    assert comparison["verdict"] == "pass"
+    assert "not comparable" not in capsys.readouterr().out  # the committed case hashes still match the dataset

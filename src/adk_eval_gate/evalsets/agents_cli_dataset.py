@@ -26,7 +26,9 @@ from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.evalsets.agents_cli_models import AgentEvent, AgentsCliCase, AgentsCliDataset, dump_case
 from adk_eval_gate.evalsets.models import EvalCase, EvalSet, Invocation
 
-AGENTS_CLI_KEY = "agents_cli"  # extra key on our EvalCase: {"case": <the case as written>, "index": <position>}
+# Extra key on our EvalCase: {"case": <the case as written>}. Hashed with the case (results' case_hash), so it holds
+# what the case asks and expects, not where it sits in the file.
+AGENTS_CLI_KEY = "agents_cli"
 FIX = 'give each case a `prompt` (Content) or `agent_data` whose turns end with a "user" event'
 
 
@@ -135,7 +137,7 @@ def _convert(case: AgentsCliCase, index: int, path: Path) -> EvalCase:
     return EvalCase(
         eval_id=case.eval_case_id or f"case_{index}",
         conversation=[Invocation(invocation_id="turn_0", user_content=user_content, final_response=expected)],
-        **{AGENTS_CLI_KEY: {"case": written, "index": index}},
+        **{AGENTS_CLI_KEY: {"case": written}},
     )
 
 

@@ -123,3 +123,15 @@ def test_a_case_nested_too_deeply_is_one_line(tmp_path):
     with pytest.raises(InputError) as caught:
         load_eval_set(path)
     assert "eval_cases[0]: is nested too deeply to keep" in caught.value.render()
+
+
+def test_moving_a_case_keeps_its_hash_so_it_stays_comparable(tmp_path):
+    from adk_eval_gate.results.build import case_hash
+
+    first = load_eval_set(_write(tmp_path, {"eval_cases": [SHAPE_A, SHAPE_B]})).eval_set.eval_cases
+    moved = load_eval_set(_write(tmp_path, {"eval_cases": [SHAPE_B, SHAPE_A]})).eval_set.eval_cases
+    assert case_hash(first[0]) == case_hash(moved[1]) and case_hash(first[1]) == case_hash(moved[0])
+    changed = {**SHAPE_A, "reference": {"response": {"role": "model", "parts": [{"text": "Lyon"}]}}}
+    assert case_hash(load_eval_set(_write(tmp_path, {"eval_cases": [changed]})).eval_set.eval_cases[0]) != case_hash(
+        first[0]
+    )
