@@ -52,3 +52,10 @@ def test_a_manifest_pointing_at_no_package_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "agents-cli-manifest.yaml: agent_directory: 'missing' is not an agent package" in err
     assert len(err.splitlines()) == 1 and not (root / "eval-gate.yml").exists()
+
+
+def test_agent_directory_defaults_to_app(tmp_path, capsys):
+    root = _project(tmp_path)
+    (root / "agents-cli-manifest.yaml").write_text('name: "t"\n')
+    assert main(["init", "--dir", str(root), "--branch", "main"]) == 0
+    assert yaml.safe_load((root / "eval-gate.yml").read_text())["agents"][0]["target"]["agent"] == "app"
