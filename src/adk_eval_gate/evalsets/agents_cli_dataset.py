@@ -123,7 +123,18 @@ def last_user_message(case: AgentsCliCase, index: int, path: Path) -> tuple[list
 
 
 def _convert(case: AgentsCliCase, index: int, path: Path) -> EvalCase:
-    _prior, message = last_user_message(case, index, path)
+    try:
+        _prior, message = last_user_message(case, index, path)
+    except InputError as exc:
+        if not case.responses:
+            raise
+        # `eval generate`'s output: the agent's answer is already appended, so there is nothing left to send
+        raise InputError(
+            exc.file,
+            exc.field,
+            f"{exc.problem} (the case has responses: these are traces that were already run)",
+            "list the dataset itself under evalsets; replay traces with target: {kind: replay, actuals: [<file>]}",
+        ) from None
     if case.eval_case_id is not None and not case.eval_case_id.strip():
         raise InputError(path, f"eval_cases[{index}].eval_case_id", "is empty", "give every case a unique id")
     user_content = message if message.role else message.model_copy(update={"role": "user"})

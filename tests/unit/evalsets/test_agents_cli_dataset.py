@@ -135,3 +135,11 @@ def test_moving_a_case_keeps_its_hash_so_it_stays_comparable(tmp_path):
     assert case_hash(load_eval_set(_write(tmp_path, {"eval_cases": [changed]})).eval_set.eval_cases[0]) != case_hash(
         first[0]
     )
+
+
+def test_traces_listed_as_a_dataset_say_to_replay_them(tmp_path):
+    from tests.support.paths import ROOT
+
+    traces = json.loads((ROOT / "tests/support/agents_cli/generated-traces.json").read_text())
+    message = _error(tmp_path, traces)
+    assert "traces that were already run" in message and "kind: replay" in message
