@@ -2,10 +2,10 @@
 
 A metric has no threshold in agents-cli: a score is a score. The agent's `thresholds:` in our config turns one
 into pass/fail (`score >= threshold`); without one, a scored metric passes its case and is still compared with
-the baseline, so a drop still gates as a regression. Code metrics run here (agents_cli_code.py); prompt-template
-, predefined and remote code metrics on the evaluation service (agents_cli_service.py). The service's
-computation metrics (exact_match, bleu, rouge) are not run yet: they are errors with that reason, so the gate fails
-closed rather than pass what was not evaluated.
+the baseline, so a drop still gates as a regression. Code metrics run here (agents_cli_code.py); prompt-template,
+predefined and remote code metrics on the evaluation service (agents_cli_service.py), and so do exact_match, bleu,
+rouge_1 and rouge_l_sum (agents_cli_computation.py). Other computation metrics are not run: they are errors with
+that reason, so the gate fails closed rather than pass what was not evaluated.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
 from adk_eval_gate.core.validation import LineLookup
 from adk_eval_gate.criteria.agents_cli_code import run_code_metric
+from adk_eval_gate.criteria.agents_cli_computation import INPUTS, computation_scorer
 from adk_eval_gate.criteria.agents_cli_service import service_scorer
 from adk_eval_gate.criteria.engine.base import (
     Cause,
@@ -96,8 +97,10 @@ def agents_cli_spec(metric: AgentsCliMetric, cwd: Path, has_threshold: bool) -> 
     if metric.kind == "code":
         where = Path(metric.source_file).name if metric.source_file else "inline"
         scorer, summary = _code_scorer(metric, cwd), f"agents-cli code metric ({where})"
-    elif metric.entry is None and is_service_computed(metric.name):
-        scorer = _unsupported_scorer(metric, "computed by the evaluation service (exact_match, bleu, rouge)")
+    elif metric.entry is not None and metric.name.lower() in INPUTS:
+        scorer = computation_scorer(metric.name)
+    elif is_service_computed(metric.name):
+        scorer = _unsupported_scorer(metric, "a computation metric other than exact_match, bleu, rouge_1, rouge_l_sum")
     else:
         scorer = service_scorer(metric)
     return CriterionSpec(

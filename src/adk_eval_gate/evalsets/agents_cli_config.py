@@ -197,6 +197,12 @@ def parse_agents_cli_config(data: Any, path: Path, lines: Any = None) -> AgentsC
                     f"{name!r} is neither a custom metric of this file nor a predefined metric",
                     f"did you mean `{guess}`?" if guess else "define it under custom_metrics",
                 )
+            if is_service_computed(name):
+                raise fail(
+                    ("metrics_to_run", position),
+                    f"{name!r} alone cannot be resolved by the SDK (agents-cli's grade fails on it)",
+                    f"declare it under custom_metrics without a body: - name: {name}",
+                )
             metrics.append(AgentsCliMetric(name, "predefined"))
             continue
         index, entry = pool[name]

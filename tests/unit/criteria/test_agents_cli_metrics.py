@@ -163,8 +163,9 @@ def test_a_crash_or_a_hang_is_an_error_for_that_case(tmp_path, monkeypatch):
 
 
 CONFIG = """\
-metrics_to_run: [word_count, exact, bleu]
+metrics_to_run: [word_count, exact, rouge_2]
 custom_metrics:
+  - name: rouge_2
   - name: word_count
     custom_function: |
       def evaluate(instance):
@@ -192,8 +193,8 @@ def test_without_thresholds_scores_pass_and_service_metrics_error(tmp_path):
     results = _score(tmp_path, None)
     assert results["word_count"].score == 4.0 and results["word_count"].status is Status.PASSED
     assert results["exact"].score == 0.0 and results["exact"].status is Status.PASSED
-    computed = results["bleu"]
-    assert computed.status is Status.ERROR and "exact_match, bleu, rouge" in computed.reason
+    computed = results["rouge_2"]
+    assert computed.status is Status.ERROR and "other than exact_match, bleu, rouge_1, rouge_l_sum" in computed.reason
     assert "not evaluated" in computed.reason
 
 

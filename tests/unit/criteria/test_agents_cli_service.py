@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -22,12 +23,17 @@ from adk_eval_gate.evalsets.loader import parse_eval_set
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from adk_eval_gate.targets.base import CaseRun
+from tests.support.loopback import LoopbackServer, reply
 from tests.unit.criteria.test_agents_cli_metrics import CASES, _invocation
-from tests.unit.criteria.test_vertex_metrics import FakeVertexEval, scored
+from tests.unit.criteria.test_vertex_metrics import scored
 
 CONFIG = """\
-metrics_to_run: [general_quality, multi_turn_general_quality, judge, final_response_quality, safety_v3, sandboxed]
+metrics_to_run: [general_quality, multi_turn_general_quality, judge, final_response_quality, safety_v3, sandboxed,
+                 exact_match, bleu, rouge_l_sum]
 custom_metrics:
+  - name: exact_match
+  - name: bleu
+  - name: rouge_l_sum
   - name: sandboxed
     execution: remote
     custom_function: |
@@ -46,9 +52,43 @@ custom_metrics:
 HISTORY = [{"author": "user", "content": {"role": "user", "parts": [{"text": "Earlier question"}]}}]
 
 
+class FakeService:
+    """`:evaluateInstances` on 127.0.0.1, recording every body: a computation input gets a computation result (1.0
+    for an exact match of prediction and reference), anything else a metric result scripted by its response text."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        self.replies: dict[str, dict] = {}
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+                fake.requests.append({"path": self.path, "body": body})
+                computed = next((k for k in ("exactMatchInput", "bleuInput", "rougeInput") if k in body), None)
+                if computed:
+                    pair = body[computed]["instances"][0]
+                    payload = {"results": {"values": [{"score": float(pair["prediction"] == pair["reference"])}]}}
+                else:
+                    text = json.dumps(body["instance"].get("response", {}))
+                    payload = next((r for k, r in fake.replies.items() if k in text), scored(0.5))
+                reply(self, 200, json.dumps(payload).encode())
+
+        self._loopback = LoopbackServer(Handler)
+        self.url = self._loopback.url
+
+    def close(self) -> None:
+        self._loopback.close()
+
+
 @pytest.fixture
 def service(monkeypatch, tmp_path):
-    server = FakeVertexEval()
+    server = FakeService()
     monkeypatch.setenv("GOOGLE_API_KEY", "fake-express-key")
     monkeypatch.setenv("GOOGLE_VERTEX_BASE_URL", server.url)
     adc = tmp_path / "adc.json"  # the SDK wants Application Default Credentials even with an API key
@@ -105,6 +145,7 @@ def _theirs(service) -> None:
         sdk.CodeExecutionMetric.model_validate(
             {"name": "sandboxed", "custom_function": entries["sandboxed"]["custom_function"]}
         ),
+        *(sdk.LLMMetric.model_validate({"name": name}) for name in ("exact_match", "bleu", "rouge_l_sum")),
     ]
     client.evals.evaluate(dataset=dataset, metrics=metrics)
 
@@ -119,9 +160,11 @@ def test_requests_are_the_sdks(service, tmp_path):
     service.requests.clear()
     _theirs(service)
     theirs = _bodies(service)
-    assert len(ours) == len(theirs) == 2 * 6
+    # shape_b has no reference: no computation request for it, on either side
+    assert len(ours) == len(theirs) == 2 * 6 + 3
     assert ours == theirs
-    names = [json.loads(b)["metrics"][0] for b in ours]
+    names = [json.loads(b)["metrics"][0] for b in ours if "metrics" in json.loads(b)]
+    assert sum("exactMatchInput" in json.loads(b) for b in ours) == 1
     assert {n.get("predefined_metric_spec", {}).get("metric_spec_name") for n in names} >= {
         "general_quality_v1",
         "multi_turn_general_quality_v1",
@@ -130,6 +173,8 @@ def test_requests_are_the_sdks(service, tmp_path):
     }
     assert scores["shape_a"]["general_quality"] == (0.5, Status.FAILED)  # thresholds: {general_quality: 0.6}
     assert scores["shape_b"]["judge"] == (0.5, Status.PASSED)
+    assert scores["shape_a"]["exact_match"] == (0.0, Status.PASSED)  # "Paris is the capital." is not "Paris"
+    assert scores["shape_b"]["bleu"] == (None, Status.ERROR)  # no reference: the SDK's error too
 
 
 def test_a_service_error_is_an_error_and_no_credentials_is_not_evaluated(service, tmp_path, monkeypatch):

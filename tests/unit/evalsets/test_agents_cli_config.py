@@ -89,7 +89,7 @@ def test_metric_kinds_follow_agents_cli(tmp_path):
     config = (
         "metrics_to_run: [coherence, groundedness, exact_match, rouge_l_sum, safety_v3, remote, judge]\n"
         "custom_metrics:\n  - name: remote\n    remote_custom_function: 'def evaluate(i): return 1'\n"
-        "  - name: judge\n    prompt_template: 'Rate {response}'\n"
+        "  - name: judge\n    prompt_template: 'Rate {response}'\n  - name: exact_match\n  - name: rouge_l_sum\n"
     )
     criteria = build_plan(_project(tmp_path, config)).agents[0].eval_sets[0].criteria
     assert [c.spec.summary.split(" (")[0] for c in criteria] == [
@@ -116,6 +116,7 @@ def test_json_config_is_accepted_too(tmp_path):
     [
         ("metrics_to_run: []\n", "metrics_to_run", "no metric would run"),
         ("metrics_to_run: [general_qualty]\n", "metrics_to_run[0]", "did you mean `general_quality`"),
+        ("metrics_to_run: [exact_match]\n", "metrics_to_run[0]", "- name: exact_match"),
         (
             M + "    custom_fuction: x\n",
             "custom_metrics[0].custom_fuction",
