@@ -1,5 +1,5 @@
-"""Parity with Google's agents-cli 1.11 itself (`make test-agents-cli`, which installs it into .deps/agents-cli and
-points AGENTS_CLI at it): on the same agent and dataset,
+"""Parity with Google's agents-cli 1.11 itself (`make test-agents-cli`, which installs it into
+.deps/agents-cli-<version> and points AGENTS_CLI at it): on the same agent and dataset,
 
 * `agents-cli eval grade` on the traces our run wrote gives every code metric the score we gave it (and errors
   where we errored): the SDK's instance, result rules and metric loading, end to end;
@@ -37,7 +37,7 @@ def _agents_cli() -> str:
         return found
     if os.environ.get("ADK_EVAL_GATE_REQUIRE_AGENTS_CLI") == "1":
         pytest.fail(f"AGENTS_CLI={found!r} is not an agents-cli executable; run `make test-agents-cli`")
-    pytest.skip("needs google-agents-cli: run `make test-agents-cli` (installs it into .deps/agents-cli)")
+    pytest.skip("needs google-agents-cli: run `make test-agents-cli` (installs it into .deps/agents-cli-<version>)")
 
 
 def _offline_env(tmp_path: Path) -> dict[str, str]:
