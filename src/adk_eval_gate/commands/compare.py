@@ -41,7 +41,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
 
     from adk_eval_gate.baseline.history import load_history
     from adk_eval_gate.baseline.stores import load_baseline
-    from adk_eval_gate.commands.loading import load_config
+    from adk_eval_gate.commands.loading import load_config, plan_of
     from adk_eval_gate.config.models import GateSettings
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.core.files import existing_input, write_text_atomic
@@ -50,6 +50,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.console import render_comparison
     from adk_eval_gate.results.build import read_results
+    from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
 
     # A path the user typed: a typo must not turn into "no baseline", which passes.
     if args.results == f"{OUTPUT_DIR}/results.json" and not Path(args.results).exists():
@@ -63,6 +64,8 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     baseline_path = existing_input(args.baseline, "--baseline") if args.baseline else None
     current = read_results(results_path)
     workflow = load_config(args.config) if args.config else None
+    if workflow is not None and any(s.target == "agents-cli" for s in current.eval_sets):
+        current = named_like_the_plan(current, plan_of(workflow))  # agents-cli's results, named as the config does
     context = ActionsContext.from_env()
     outcome = load_baseline(workflow, context, baseline_path)
     gate = workflow.settings.gate if workflow else GateSettings()

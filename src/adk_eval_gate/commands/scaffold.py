@@ -6,6 +6,10 @@ belongs to: the agent folder it sits in, else the agent named in its path, else 
 where ADK users keep them: a `test_config.json` beside the eval files is read as `adk eval` and AgentEvaluator
 read it; an `eval_config.json` (which ADK only reads when passed explicitly) is named in the config. The result is
 validated before anything is written, and existing files are never overwritten.
+
+An agents-cli project (its `agents-cli-manifest.yaml` at the root) gets one entry for its agent folder
+(`agent_directory`, default `app`) with its datasets (`tests/eval/datasets/*-dataset.json`) and its
+`tests/eval/eval_config.yaml`, both read unchanged.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.yaml_files import load_yaml
 from adk_eval_gate.evalsets.eval_config import TEST_CONFIG_NAME
 from adk_eval_gate.evalsets.loader import load_eval_set
 
@@ -181,6 +186,40 @@ def _globs(folder: Path, files: list[Path], root: Path, loadable: set[Path]) -> 
     return out
 
 
+AGENTS_CLI_MANIFEST = "agents-cli-manifest.yaml"
+AGENTS_CLI_DATASETS = Path("tests") / "eval" / "datasets"
+AGENTS_CLI_CONFIG = Path("tests") / "eval" / "eval_config.yaml"
+
+
+def agents_cli_entry(root: Path, taken: set[str]) -> _Entry | None:
+    """The agents-cli project at `root`, as one entry; None when there is no manifest."""
+    manifest = root / AGENTS_CLI_MANIFEST
+    if not manifest.is_file():
+        return None
+    data, _ = load_yaml(manifest, "agents-cli manifest")
+    directory = (data or {}).get("agent_directory") if isinstance(data, dict) else None
+    directory = directory if isinstance(directory, str) and directory.strip() else "app"
+    agent = root / directory
+    if not (agent / "__init__.py").is_file():
+        raise InputError(
+            manifest,
+            "agent_directory",
+            f"{directory!r} is not an agent package (no __init__.py)",
+            "point agent_directory at the folder that holds agent.py",
+        )
+    if not sorted((root / AGENTS_CLI_DATASETS).glob("*-dataset.json")):
+        raise InputError(
+            root / AGENTS_CLI_DATASETS,
+            None,
+            "holds no agents-cli dataset (*-dataset.json)",
+            "create one (agents-cli's basic-dataset.json shape), then run init again",
+        )
+    entry = _Entry(_entry_name(agent, root, root, taken), agent, [f"{AGENTS_CLI_DATASETS.as_posix()}/*-dataset.json"])
+    if (root / AGENTS_CLI_CONFIG).is_file():
+        entry.eval_config = AGENTS_CLI_CONFIG.as_posix()
+    return entry
+
+
 def _yaml(value: str) -> str:
     return json.dumps(value)  # a JSON string is a YAML scalar that needs no further thought about quoting
 
@@ -215,7 +254,9 @@ def render_config(entries: list[_Entry], root: Path) -> str:
             f"    target: {{kind: adk, agent: {_yaml(entry.agent.relative_to(root).as_posix())}}}",
             f"    evalsets: [{', '.join(_yaml(p) for p in entry.evalsets)}]",
         ]
-        if entry.eval_config:
+        if entry.eval_config and entry.eval_config.endswith(".yaml"):
+            lines.append(f"    eval_config: {_yaml(entry.eval_config)}   # agents-cli's own file, read unchanged")
+        elif entry.eval_config:
             lines.append(
                 f"    eval_config: {_yaml(entry.eval_config)}   # ADK's own file, as `adk eval --config_file_path` "
                 "takes it"
@@ -285,23 +326,27 @@ def init(root: Path, branch: str | None = None) -> InitResult:
                 "already exists; init never overwrites a file",
                 "move it aside (or edit it by hand) and run init again",
             )
-    agents = find_agents(root)
-    if not agents:
+    project = agents_cli_entry(root, set())
+    agents = [a for a in find_agents(root) if project is None or a != project.agent]
+    if not agents and project is None:
         raise InputError(
             root,
             None,
             "holds no ADK agent folder (a package whose agent.py defines root_agent)",
             "run init at the repository root, where `adk eval` would find the agent",
         )
-    eval_files = find_eval_files(root)
-    if not eval_files:
+    eval_files = find_eval_files(root) if agents else []
+    if not eval_files and project is None:
         raise InputError(
             root,
             None,
             "holds no eval file (*.evalset.json or *.test.json)",
             "create one with `adk web` or `adk eval_set create`, then run init again",
         )
-    entries, skipped = _plan_entries(root, agents, eval_files)
+    entries, skipped = _plan_entries(root, agents, eval_files) if eval_files else ([], [])
+    if project is not None:
+        project.name = _entry_name(project.agent, root, root, {e.name for e in entries})
+        entries.insert(0, project)
     if not entries:
         raise InputError(
             root,

@@ -129,6 +129,8 @@ class AgentSettings(_Strict):
     evalsets: list[str] = Field(min_length=1)
     criteria: dict[str, Any] | None = None
     eval_config: str | None = None
+    # Pass/fail for agents-cli metrics, which carry no threshold of their own (docs/agents-cli.md).
+    thresholds: dict[str, Any] | None = None
     num_runs: int | AdaptiveRuns = Field(default=1)
 
     @field_validator("num_runs", mode="before")

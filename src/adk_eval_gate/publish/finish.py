@@ -34,8 +34,10 @@ from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.outputs import junit_xml, verdict_lines
+from adk_eval_gate.results.agents_cli_traces import write_traces
 from adk_eval_gate.results.build import write_results
 from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.run.agents_cli_plan import agents_cli_cases
 from adk_eval_gate.run.plan import Plan
 from adk_eval_gate.run.shards import only_cases_of, why_not_a_baseline
 
@@ -96,6 +98,7 @@ def _finish(
     workflow = plan.workflow
     root = repository_root(workflow.base_dir, context.workspace)
     write_results(results, out / "results.json")
+    write_traces(results, agents_cli_cases(plan), out)  # agents-cli's format, for `agents-cli eval grade`
     if options.shard is not None:
         write_text_atomic(out / "junit.xml", junit_xml(results, None, workflow.base_dir, root))
         # A shard only runs part of the suite: `adk-eval-gate merge` compares, reports and gates the whole.

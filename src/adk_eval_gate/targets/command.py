@@ -4,7 +4,8 @@ One process per case and run. It reads one JSON request on stdin:
 
     {"protocol": 1, "eval_set_id": "...", "eval_id": "...", "run": 0,
      "session_input": {"app_name": "...", "user_id": "...", "state": {...}} | null,
-     "turns": [{"invocation_id": "...", "user_content": {"role": "user", "parts": [{"text": "..."}]}}]}
+     "turns": [{"invocation_id": "...", "user_content": {"role": "user", "parts": [{"text": "..."}]}}],
+     "history": [<ADK events>]}   (only for an agents-cli case with earlier turns: the session's history)
 
 and prints one JSON object on stdout, with one entry per turn, in one of these forms:
 
@@ -35,6 +36,7 @@ from adk_eval_gate.config.models import CommandTargetSettings as CommandSettings
 from adk_eval_gate.core.clip import clip, clip_end, masked_lines, single_line
 from adk_eval_gate.core.files import scrub_data
 from adk_eval_gate.core.redaction import child_env
+from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
 from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation
 from adk_eval_gate.targets.base import CaseRun, TargetError
 from adk_eval_gate.targets.events import events_to_invocation
@@ -95,7 +97,7 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
 
 def request_for(eval_set_id: str, case: EvalCase, run: int) -> dict[str, Any]:
     assert case.conversation is not None
-    return {
+    request = {
         "protocol": PROTOCOL_VERSION,
         "eval_set_id": eval_set_id,
         "eval_id": case.eval_id,
@@ -109,6 +111,9 @@ def request_for(eval_set_id: str, case: EvalCase, run: int) -> dict[str, Any]:
             for inv in case.conversation
         ],
     }
+    if history := prior_events(case):  # an agents-cli Shape B case: the session's earlier events (ADK Event JSON)
+        request["history"] = history
+    return request
 
 
 def _turn_invocation(turn: Any, expected: Invocation, index: int) -> Invocation:

@@ -20,6 +20,7 @@ import requests
 from adk_eval_gate.config.models import HttpTargetSettings as HttpSettings
 from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
 from adk_eval_gate.targets.events import content_of, events_to_invocation
@@ -98,6 +99,8 @@ class HttpTarget:
         body: dict[str, Any] = {"state": dict(session_input.state) if session_input else {}}
         if session_input and session_input.session_id:
             body["session_id"] = session_input.session_id
+        if history := prior_events(case):  # an agents-cli Shape B case: its earlier turns, as eval generate posts
+            body["events"] = history
         session = await self._request("POST", f"/apps/{app}/users/{user_id}/sessions", body)
         session_id = session.get("id") if isinstance(session, dict) else None
         if not session_id:
