@@ -158,7 +158,7 @@ class Fault:
 
 @dataclass
 class State:
-    files: dict[tuple[str, str], bytes] = field(default_factory=dict)  # (branch, path) → bytes
+    files: dict[tuple[str, str], bytes] = field(default_factory=dict)  # (branch or commit sha, path) → bytes
     branches: dict[str, str] = field(default_factory=lambda: {"main": "a" * 40})  # branch → head sha
     runs: list[dict[str, Any]] = field(default_factory=list)
     artifacts: dict[int, dict[str, Any]] = field(default_factory=dict)  # id → artifact (with "_zip" bytes, "_run")
@@ -366,8 +366,9 @@ class FakeGitHub:
             if template == "/repos/{owner}/{repo}/contents/{path}":
                 path = unquote(groups[2])
                 if method == "GET":
+                    # `ref` names a branch or a commit: files stored under a sha are that commit's tree
                     branch = query.get("ref", "main")
-                    if branch not in state.branches:
+                    if branch not in state.branches and not any(ref == branch for ref, _ in state.files):
                         return 404, {"message": f"No commit found for the ref {branch}"}, None
                     data = state.files.get((branch, path))
                     return (

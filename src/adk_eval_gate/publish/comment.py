@@ -28,6 +28,9 @@ from adk_eval_gate.results.models import ResultsFile
 
 WORKFLOW_BOT = "github-actions[bot]"
 CREATE_ATTEMPTS = 3
+# comments on one pull request: 50 requests. Which comment is ours (and so whose acceptances count, and whether a
+# newer run reported) is read from the whole list or not at all: ours could be the one past the end.
+MAX_COMMENTS = 5000
 _RUN = re.compile(r"<!-- adk-eval-gate-run: (\d+)\.(\d+) -->")
 _DIGEST = re.compile(r"<!-- adk-eval-gate-digest: ([0-9a-f]+) -->")
 
@@ -177,7 +180,11 @@ class _Publisher:
 
     def find(self) -> list[dict[str, Any]]:
         """Ours, oldest first."""
-        return [comment for comment in self.client.paginate(self.comments_path) if self._is_ours(comment)]
+        return [comment for comment in self._all() if self._is_ours(comment)]
+
+    def _all(self) -> list[dict[str, Any]]:
+        listed = self.client.paginate_whole(self.comments_path, limit=MAX_COMMENTS, what="the pull request's comments")
+        return [comment for comment in listed if isinstance(comment, dict)]
 
     def _current(self, known: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
         if not known:  # none when the run started: one may have been posted since
@@ -235,7 +242,7 @@ class _Publisher:
             # GitHub may have stored the comment and lost only the reply: posting again would make a second one.
             stored = [
                 comment
-                for comment in self.client.paginate(self.comments_path)
+                for comment in self._all()
                 if self._is_ours(comment)
                 # an App's token we could not name: this very text (its run stamp included) is the one we sent
                 or (self.author.assumed and comment.get("body") == text)

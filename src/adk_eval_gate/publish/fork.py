@@ -215,7 +215,7 @@ def run_publish(
         key,
         run["id"],
         attempt,
-        comment_policy(workflow),
+        comment_policy(workflow, author=workflow.settings.comment.author),  # `--config`: the base branch's
         report_digest(comparison, results),
         data=reported_data(conversation, run["head_sha"]),
         author=sticky.author if sticky else None,

@@ -31,12 +31,12 @@ def comment_key(explicit: str | None, workflow: Workflow, root: Path) -> str:
     return explicit or workflow.settings.comment.key or relative_to_root(workflow.path, root) or workflow.path.name
 
 
-def comment_policy(workflow: Workflow, options: PublishOptions | None = None) -> CommentPolicy:
+def comment_policy(workflow: Workflow, options: PublishOptions | None = None, *, author: str | None) -> CommentPolicy:
+    """`author` decides which comment is ours, so the caller names its trusted source (publish/trusted.py): never
+    the `comment.author` of a config the pull request can change."""
     section = workflow.settings.comment
     if options is None:
-        return CommentPolicy(mode=section.mode, when=section.when, author=section.author)
+        return CommentPolicy(mode=section.mode, when=section.when, author=author)
     return CommentPolicy(
-        mode=options.comment_mode or section.mode,
-        when=options.comment_when or section.when,
-        author=options.comment_author or section.author,
+        mode=options.comment_mode or section.mode, when=options.comment_when or section.when, author=author
     )

@@ -29,6 +29,7 @@ from adk_eval_gate.publish.comment import (
     written_by,
 )
 from adk_eval_gate.publish.sticky import Acceptance, StickyData, read_data, result_of, status_text
+from adk_eval_gate.publish.trusted import TrustedSettings
 
 
 @dataclass
@@ -49,6 +50,7 @@ class PullRequestRun:
     note: str | None = None  # who asked for this run, shown under the verdict
     commit_status: bool = False  # set the verdict as a commit status on the commit evaluated
     partial: bool = False  # `/eval cases=…`: no verdict on the commit
+    trusted: TrustedSettings | None = None  # our login and the override label, from the inputs and the base branch
     warnings: list[str] = field(default_factory=list)
 
 
