@@ -261,9 +261,9 @@ class _Publisher:
         if not self.author.assumed or not login or login == self.author.login:
             return None
         return (
-            f"this token posts as {login}, which GitHub does not disclose to an App's token: set `comment: {{author: "
-            f"{login}}}` in the config (or the comment-author input) so the next run updates this comment "
-            "instead of adding another"
+            f"this token posts as {login}, which GitHub does not disclose to an App's token: set the comment-author "
+            f'input to {login} (or `comment: {{author: "{login}"}}` in the default branch\'s config: a pull '
+            "request's own is never read for it) so the next run updates this comment instead of adding another"
         )
 
 
