@@ -240,6 +240,7 @@ def test_compare_counts_only_labels_the_api_confirms(tmp_path, monkeypatch, fake
     event.write_text(json.dumps(payload))
     actions_env(monkeypatch, fake, tmp_path, "pull_request", event, GITHUB_WORKSPACE=str(config.parent))
     argv = ["compare", "--results", str(results), "--baseline", str(config.parent / "base.json")]
+    argv += ["--output", str(tmp_path / "comparison.json")]
     assert main([*argv, "--config", str(config)]) == 1
     assert fake.calls("GET", "/issues/7/labels$")
     fake.add_label(7, OVERRIDE, "lead", BEFORE)
