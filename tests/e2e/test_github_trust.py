@@ -214,14 +214,12 @@ def test_our_comment_past_the_comments_bound_is_an_error_not_absent(fake):
 # --- 4. a label the API cannot confirm never overrides -------------------------------------------------------------
 
 
-def test_a_removed_override_label_still_in_the_payload_does_not_pass(tmp_path, monkeypatch, fake):
+def test_labels_the_api_does_not_confirm_override_nothing_and_the_report_says_so(tmp_path, monkeypatch, fake, capsys):
+    """A re-run's payload still lists the override label: removed since (the API lists none), or on the pull
+    request but the API refuses to list the labels. Neither passes a regression."""
     config, head = repository(tmp_path, "broken")
-    assert run_pr(monkeypatch, fake, tmp_path, config, head, 701, labels=[OVERRIDE]) == 1  # the API lists none
+    assert run_pr(monkeypatch, fake, tmp_path, config, head, 701, labels=[OVERRIDE]) == 1
     assert not gate_of(tmp_path, 701)["overridden"]
-
-
-def test_labels_the_api_refuses_to_list_override_nothing_and_the_report_says_so(tmp_path, monkeypatch, fake, capsys):
-    config, head = repository(tmp_path, "broken")
     fake.add_label(7, OVERRIDE, "lead", BEFORE)
     fake.fault("GET", "/issues/7/labels$", 403, body={"message": "Resource not accessible by integration"})
     assert run_pr(monkeypatch, fake, tmp_path, config, head, 801, labels=[OVERRIDE]) == 1
