@@ -3,7 +3,8 @@
 Ours means: it starts with the key's hidden marker *and* its author is the token's owner. Anyone can write the
 marker into a comment of their own; such a comment is never edited and never stops ours from being posted. The
 owner is `GET /user` for a user's token; an installation token (the workflow's GITHUB_TOKEN, another App's) gets
-403 there, so it is the configured `comment.author`, else the workflow's bot, `github-actions[bot]`.
+403 there, so it is the `comment-author` input or the base branch's `comment.author` (publish/trusted.py: never
+the pull request's own config), else the workflow's bot, `github-actions[bot]`.
 
 Hidden markers also record the run that wrote the comment (an older run, by run id and attempt, never overwrites
 a newer one's), a digest of the report's content (so `when: changed` can leave an unchanged report alone) and the
