@@ -150,6 +150,19 @@ def test_our_login_comes_from_the_base_branchs_config_not_the_pull_requests(tmp_
     assert reads and all(r["query"] == {"ref": BASE} for r in reads)
 
 
+def test_the_pull_request_cannot_borrow_another_comments_acceptances_by_naming_its_key(tmp_path, monkeypatch, fake):
+    """Our comment for another config (key `other`) holds a real acceptance of this very commit; the pull request
+    names that key in its own config: the acceptance stays the other config's, and its comment is left alone."""
+    config, _ = repository(tmp_path, "broken")
+    head = with_config(config, "comment: {key: other}\n")
+    elsewhere = StickyData(acceptances=[Acceptance(head, "maint", "for the other suite", BEFORE)])
+    other = fake.make_comment(7, f"{marker('other')}\n{data_line(elsewhere)}\nreport", fake.url)
+    assert run_pr(monkeypatch, fake, tmp_path, config, head, 451) == 1
+    assert not gate_of(tmp_path, 451)["overridden"]
+    assert len(fake.history(other["id"])) == 1
+    assert ours(fake)[-1]["body"].startswith(marker("eval-gate.yml"))
+
+
 def test_the_override_label_is_the_base_branchs_not_the_one_the_pull_request_names(tmp_path, monkeypatch, fake):
     """The pull request names a label automation adds (or one already on it) as its override: it fails; the same
     label named by the base branch overrides."""

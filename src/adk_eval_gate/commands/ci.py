@@ -132,7 +132,7 @@ def _start(
     trusted = trusted_settings(context, workflow, options.comment_author, root)
     conversation = PullRequestRun()
     if options.post_comment and context.token:
-        key = comment_key(options.comment_key, workflow, root)
+        key = comment_key(options.comment_key, workflow, root, configured=trusted.comment_key)
         progress = workflow.settings.comment.progress
         author = trusted.comment_author
         conversation = start_pull_request_run(context, key, author, context.head_sha or "", progress=progress)

@@ -37,11 +37,11 @@ def handle(args: argparse.Namespace) -> int:
     workflow = load_config(args.config)
     context = ActionsContext.from_env()
     root = repository_root(workflow.base_dir, context.workspace)
-    key = comment_key(args.comment_key, workflow, root)
     try:
-        # which comment is ours: the input or the base branch's config, never the pull request's (publish/trusted.py)
-        author = trusted_settings(context, workflow, args.comment_author, root).comment_author
-        said = mark_stopped(context, key, author, args.state)
+        # which comment is ours: the inputs or the base branch's config, never the pull request's (publish/trusted.py)
+        trusted = trusted_settings(context, workflow, args.comment_author, root)
+        key = comment_key(args.comment_key, workflow, root, configured=trusted.comment_key)
+        said = mark_stopped(context, key, trusted.comment_author, args.state)
     except GitHubError as exc:
         # the job has already failed or been cancelled; a status that cannot be set must not add a second error
         log.warn(f"the comment's status could not be set to {args.state}: {exc}")

@@ -78,10 +78,9 @@ def finish(
     labels, label_warning = current_labels(context) if mode == "pull_request" else (context.labels, None)
     if label_warning:
         notes.append(label_warning)
-    key = comment_key(options.comment_key, workflow, root)
-    trusted = None
-    if mode == "pull_request":
-        trusted = _trusted(conversation, context, workflow, options, root)
+    trusted = _trusted(conversation, context, workflow, options, root) if mode == "pull_request" else None
+    key = comment_key(options.comment_key, workflow, root, configured=trusted.comment_key if trusted else None)
+    if trusted is not None:
         notes += [trusted.warning] if trusted.warning else []
         # the label that overrides is the base branch's (or the default), never the one the pull request names
         gate = gate.model_copy(update={"override_label": trusted.override_label})

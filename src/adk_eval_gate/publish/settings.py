@@ -26,9 +26,11 @@ class PublishOptions:
     cases: list[str] = field(default_factory=list)  # --cases selectors; a partial run is never a baseline
 
 
-def comment_key(explicit: str | None, workflow: Workflow, root: Path) -> str:
-    """The key that keeps one comment per config: two `eval-gate.yml` in different folders get two comments."""
-    return explicit or workflow.settings.comment.key or relative_to_root(workflow.path, root) or workflow.path.name
+def comment_key(explicit: str | None, workflow: Workflow, root: Path, *, configured: str | None) -> str:
+    """The key that keeps one comment per config: two `eval-gate.yml` in different folders get two comments.
+    `configured`: `comment.key` from a config the caller trusts (publish/trusted.py), since the key picks which of
+    our comments, and so whose acceptances, a run reads."""
+    return explicit or configured or relative_to_root(workflow.path, root) or workflow.path.name
 
 
 def comment_policy(workflow: Workflow, options: PublishOptions | None = None, *, author: str | None) -> CommentPolicy:

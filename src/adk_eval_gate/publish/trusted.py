@@ -1,12 +1,14 @@
 """The settings a security decision reads, from where the pull request cannot write: the Action's inputs and the
 base branch, never the checkout.
 
-A pull request's checkout is its author's: its `eval-gate.yml` says whatever they like. Two settings decide trust,
-so neither is read from it:
+A pull request's checkout is its author's: its `eval-gate.yml` says whatever they like. These settings decide
+trust, so none is read from it:
 
 * `comment.author`, the login our comments are posted as: which comment is ours, so whose hidden data (and the
   acceptances in it) counts. A pull request that named its author's login would have its author's comments read
   as ours, forged acceptances included.
+* `comment.key`, which of our comments a run reads and writes: another config's key would borrow that config's
+  acceptances (and overwrite its report).
 * `gate.override_label`, the label that passes a failing gate: a pull request could name a label that automation
   adds, or one already on it.
 
@@ -44,6 +46,7 @@ class TrustedSettings:
     comment_author: str | None  # the login our comments are posted as; None: GitHub says (`GET /user`, else the bot)
     override_label: str | None  # the label that passes a failing gate; None: no label does
     warning: str | None = None  # why the base branch's settings could not be used (then no label overrides)
+    comment_key: str | None = None  # the base branch's `comment.key`; None: the config's path in the repository
 
 
 def trusted_settings(
@@ -70,7 +73,7 @@ def trusted_settings(
     except (InputError, ValidationError, ValueError) as exc:
         first = str(exc).splitlines()[0][:200]
         return _closed(author_input, f"{where} is not a config this version can read ({first})")
-    return TrustedSettings(author_input or comment.author, gate.override_label)
+    return TrustedSettings(author_input or comment.author, gate.override_label, comment_key=comment.key)
 
 
 def _sections(payload: object, relative: str) -> tuple[CommentSection, GateSettings]:
