@@ -224,6 +224,16 @@ def test_our_comment_past_the_comments_bound_is_an_error_not_absent(fake):
     assert found["body"].startswith(marker("k"))
 
 
+def test_a_page_that_is_not_a_list_is_no_answer(fake):
+    fake.add_label(7, OVERRIDE, "lead", BEFORE)
+    fake.fault("GET", "/issues/7/labels$", 200, body={"name": OVERRIDE})  # an object where GitHub sends a list
+    client = GitHubClient(fake.url, "ghs_workflowToken1")
+    path = "/repos/o/r/issues/7/labels"
+    with pytest.raises(GitHubError, match="the pull request's labels: a page that is not a list"):
+        client.paginate_whole(path, limit=100, what="the pull request's labels")
+    assert [label["name"] for label in client.paginate_whole(path, limit=100, what="labels")] == [OVERRIDE]
+
+
 # --- 4. a label the API cannot confirm never overrides -------------------------------------------------------------
 
 

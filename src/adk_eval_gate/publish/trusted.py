@@ -54,9 +54,11 @@ def trusted_settings(
 ) -> TrustedSettings:
     """`author_input`: `--comment-author` (the Action's `comment-author` input), which comes first."""
     relative = relative_to_root(workflow.path, root)
-    if not (context.token and context.repository and context.base_sha):
+    if not (context.token and context.repository):
         # nothing is posted and no label is confirmed without a token: the base branch has nothing to decide
         return TrustedSettings(author_input, None)
+    if not context.base_sha:
+        return _closed(author_input, "the event names no base commit to read the config at")
     if relative is None:
         return _closed(author_input, f"the config {workflow.path.name} is outside the repository")
     where = f"the base branch's {relative} (at {context.base_sha[:12]})"
