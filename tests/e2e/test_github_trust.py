@@ -163,6 +163,22 @@ def test_the_pull_request_cannot_borrow_another_comments_acceptances_by_naming_i
     assert ours(fake)[-1]["body"].startswith(marker("eval-gate.yml"))
 
 
+def test_the_status_eval_sets_has_the_base_branchs_name_not_another_required_checks(tmp_path, monkeypatch, fake):
+    """The pull request names another required check (`build`) as ours: `/eval` must not set that status."""
+    config, _ = repository(tmp_path, "good")
+    original = config.read_text()
+    head = with_config(config, "report: {check_name: build}\n")
+    fake.add_pull(7, head)
+    fake.state.permissions["maint"] = "write"
+    asked = fake.comment_as(7, f"/eval {head}", "maint", created_at=AT)
+    assert run_comment(monkeypatch, fake, tmp_path, config, asked) == 0
+    assert [(s["_sha"], s["context"]) for s in fake.state.statuses] == [(head, "adk-eval-gate")]
+    on_base(fake, "report: {check_name: agent-evals}\n" + original)
+    again = fake.comment_as(7, f"/eval {head}", "maint", created_at=AT)
+    assert run_comment(monkeypatch, fake, tmp_path, config, again, run_id=302) == 0
+    assert [s["context"] for s in fake.state.statuses] == ["adk-eval-gate", "agent-evals"]
+
+
 def test_the_override_label_is_the_base_branchs_not_the_one_the_pull_request_names(tmp_path, monkeypatch, fake):
     """The pull request names a label automation adds (or one already on it) as its override: it fails; the same
     label named by the base branch overrides."""

@@ -153,7 +153,9 @@ def finish(
     if (report.check_run or status) and mode != "local" and context.token and context.repository and head_sha:
         passed = comparison.verdict == "pass" or not gating
         title = comparison.gate.reason
-        check = None if partial else CheckTarget(report.check_name, head_sha, passed, title, report.check_run, status)
+        # the name branch protection requires: a pull request naming another required check must not set it
+        name = trusted.check_name if trusted else report.check_name
+        check = None if partial else CheckTarget(name, head_sha, passed, title, report.check_run, status)
     delivered = deliver(
         GitHubClient(context.api_url, context.token or ""),
         context.repository or "",

@@ -11,6 +11,8 @@ trust, so none is read from it:
   acceptances (and overwrite its report).
 * `gate.override_label`, the label that passes a failing gate: a pull request could name a label that automation
   adds, or one already on it.
+* `report.check_name`, the name of the check run and of the commit status `/eval` sets, which branch protection
+  requires: a pull request could name another required check and pass it.
 
 They come from the command line (the Action's inputs: the workflow file of an `issue_comment` or `workflow_run`
 run is the default branch's), else from the base branch's copy of the config, read with the contents API at the
@@ -31,7 +33,7 @@ from urllib.parse import quote
 from pydantic import ValidationError
 
 from adk_eval_gate.config.loader import Workflow
-from adk_eval_gate.config.models import CommentSection, GateSettings
+from adk_eval_gate.config.models import CommentSection, GateSettings, ReportSection
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.paths import relative_to_root
 from adk_eval_gate.core.yaml_files import parse_yaml
@@ -39,6 +41,7 @@ from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext
 
 DEFAULT_LABEL = GateSettings().override_label
+DEFAULT_CHECK = ReportSection().check_name
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class TrustedSettings:
     override_label: str | None  # the label that passes a failing gate; None: no label does
     warning: str | None = None  # why the base branch's settings could not be used (then no label overrides)
     comment_key: str | None = None  # the base branch's `comment.key`; None: the config's path in the repository
+    check_name: str = DEFAULT_CHECK  # the check run's and commit status's name, which branch protection requires
 
 
 def trusted_settings(
@@ -71,15 +75,15 @@ def trusted_settings(
     if response.status_code == 404:  # the pull request adds the config: nothing on the base branch chose otherwise
         return TrustedSettings(author_input, DEFAULT_LABEL)
     try:
-        comment, gate = _sections(response.json(), relative)
+        comment, gate, report = _sections(response.json(), relative)
     except (InputError, ValidationError, ValueError) as exc:
         first = str(exc).splitlines()[0][:200]
         return _closed(author_input, f"{where} is not a config this version can read ({first})")
-    return TrustedSettings(author_input or comment.author, gate.override_label, comment_key=comment.key)
+    return TrustedSettings(author_input or comment.author, gate.override_label, None, comment.key, report.check_name)
 
 
-def _sections(payload: object, relative: str) -> tuple[CommentSection, GateSettings]:
-    """The `comment:` and `gate:` sections of the contents API's answer (a file, base64, under 1 MB)."""
+def _sections(payload: object, relative: str) -> tuple[CommentSection, GateSettings, ReportSection]:
+    """The `comment:`, `gate:` and `report:` sections of the contents API's answer (a file, base64, under 1 MB)."""
     if not isinstance(payload, dict) or payload.get("type") != "file" or payload.get("encoding") != "base64":
         raise ValueError("not a file whose content GitHub returns")
     try:
@@ -89,7 +93,11 @@ def _sections(payload: object, relative: str) -> tuple[CommentSection, GateSetti
     data, _ = parse_yaml(text, Path(relative), "the base branch's config")
     if not isinstance(data, dict):
         raise ValueError("its top level is not a mapping")
-    return CommentSection.model_validate(data.get("comment") or {}), GateSettings.model_validate(data.get("gate") or {})
+    return (
+        CommentSection.model_validate(data.get("comment") or {}),
+        GateSettings.model_validate(data.get("gate") or {}),
+        ReportSection.model_validate(data.get("report") or {}),
+    )
 
 
 def _closed(author_input: str | None, why: str) -> TrustedSettings:
