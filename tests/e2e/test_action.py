@@ -287,6 +287,8 @@ def test_check_run_and_setup_commands(example, fake):
         "setup: ['echo preparing the agent > setup-ran.txt']\nreport: {check_run: true, check_name: agent evals}\n"
         + config.read_text()
     )
+    # the check's name is the base branch's config's: a pull request's own could name another required check
+    fake.state.files[(BASE, "eval-gate.yml")] = config.read_bytes()
     done = run_action(example, fake, run_id=100)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (example / "setup-ran.txt").read_text().strip() == "preparing the agent"
