@@ -18,7 +18,7 @@ import pytest
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.publish.comment import MAX_COMMENTS, Author, find_ours, marker
-from adk_eval_gate.publish.sticky import Acceptance, StickyData, data_line
+from adk_eval_gate.publish.sticky import Acceptance, StickyData, data_line, read_data
 from tests.e2e.test_comment_commands import (
     AFTER,
     AT,
@@ -177,6 +177,26 @@ def test_the_status_eval_sets_has_the_base_branchs_name_not_another_required_che
     again = fake.comment_as(7, f"/eval {head}", "maint", created_at=AT)
     assert run_comment(monkeypatch, fake, tmp_path, config, again, run_id=302) == 0
     assert [s["context"] for s in fake.state.statuses] == ["adk-eval-gate", "agent-evals"]
+
+
+def test_a_stopped_eval_run_marks_our_comment_under_the_base_branchs_key(tmp_path, monkeypatch, fake):
+    """The status step of an `/eval` run has an issue, not a pull request: the base commit, and so the key, come
+    from the API."""
+    config, first = repository(tmp_path, "good")
+    on_base(fake, "comment: {key: evals}\n" + config.read_text())
+    fake.add_pull(7, first)
+    assert run_pr(monkeypatch, fake, tmp_path, config, first, 901) == 0
+    config.write_text(config.read_text().replace("setup: [", "setup: [\"python -c 'raise SystemExit(3)'\", "))
+    git(config.parent, "commit", "-qam", "a setup command that fails")
+    head = git(config.parent, "rev-parse", "HEAD")
+    fake.push(7, head)
+    fake.state.permissions["maint"] = "write"
+    asked = fake.comment_as(7, f"/eval {head}", "maint", created_at=AT)
+    assert run_comment(monkeypatch, fake, tmp_path, config, asked, run_id=902) == 2
+    (comment,) = ours(fake)
+    assert comment["body"].startswith(marker("evals")) and read_data(comment["body"]).state == "running"
+    assert main(["status", "--state", "failed", "--config", str(config)]) == 0
+    assert read_data(ours(fake)[0]["body"]).state == "failed"
 
 
 def test_the_override_label_is_the_base_branchs_not_the_one_the_pull_request_names(tmp_path, monkeypatch, fake):

@@ -62,6 +62,20 @@ def pull_number(context: ActionsContext) -> int | None:
     return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 
+def with_pull_request(context: ActionsContext) -> ActionsContext:
+    """An `/eval` run's context carries the issue, not the pull request: its base commit, where the settings that
+    decide which comment is ours are read (publish/trusted.py), comes from the API."""
+    number = pull_number(context)
+    if context.pull_request is not None or number is None or not (context.token and context.repository):
+        return context
+    pull = GitHubClient(context.api_url, context.token).get_json(f"/repos/{context.repository}/pulls/{number}")
+    return (
+        dataclasses.replace(context, event={**context.event, "pull_request": pull})
+        if isinstance(pull, dict)
+        else context
+    )
+
+
 def read_sticky(client: GitHubClient, repository: str, number: int, key: str, author_login: str | None) -> Sticky:
     author = token_author(client, author_login)
     ours = find_ours(client, repository, number, key, author)
