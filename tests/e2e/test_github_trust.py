@@ -10,7 +10,9 @@ so "nothing ran" is checked, not assumed).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -79,6 +81,58 @@ def gate_of(tmp_path: Path, run_id: int) -> dict:
 
 
 # --- 1. a commit is authorised only by its full sha ----------------------------------------------------------------
+
+
+def colliding_commits(root: Path, reviewed_tree: str, other_tree: str, parent: str, digits: int = 7) -> tuple[str, str]:
+    """Two commits whose shas share their first `digits` hex digits, one of each tree, written into the repository:
+    the birthday search the pull request's author can run, about 2^(2·digits) tries (2^14 here, milliseconds)."""
+
+    def body(tree: str, i: int) -> bytes:
+        who = "t <t@example.com> 1700000000 +0000"
+        text = f"tree {tree}\nparent {parent}\nauthor {who}\ncommitter {who}\n\nchange {i}\n".encode()
+        return b"commit %d\0" % len(text) + text
+
+    seen: dict[str, int] = {}
+    for i in range(1 << 22):
+        for tree, table in ((reviewed_tree, seen), (other_tree, None)):
+            prefix = hashlib.sha1(body(tree, i)).hexdigest()[:digits]
+            if table is not None:
+                table.setdefault(prefix, i)
+            elif prefix in seen:
+                made = []
+                for tree_, n in ((reviewed_tree, seen[prefix]), (other_tree, i)):
+                    content = body(tree_, n).split(b"\0", 1)[1]
+                    done = subprocess.run(
+                        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+                        cwd=root,
+                        input=content,
+                        capture_output=True,
+                        check=True,
+                    )
+                    made.append(done.stdout.decode().strip())
+                return made[0], made[1]
+    raise AssertionError("no collision found")
+
+
+def test_a_maintainer_naming_the_reviewed_commits_short_sha_never_runs_the_colliding_head(tmp_path, monkeypatch, fake):
+    """The attack itself: the author pushes a commit sharing the 7-digit prefix of the one the maintainer reviewed;
+    `/eval <reviewed[:7]>` must not run it (it used to: the head started with the prefix)."""
+    config, base = repository(tmp_path, "good")
+    root = config.parent
+    reviewed_tree = git(root, "rev-parse", "HEAD^{tree}")
+    config.write_text(config.read_text().replace("SETUP_RAN", "MALICIOUS_RAN"))
+    git(root, "add", "-A")
+    other_tree = git(root, "write-tree")
+    reviewed, malicious = colliding_commits(root, reviewed_tree, other_tree, base)
+    assert reviewed[:7] == malicious[:7] and reviewed != malicious
+    git(root, "reset", "-q", "--hard", malicious)
+    fake.add_pull(7, malicious)
+    fake.state.permissions["maint"] = "write"
+    asked = fake.comment_as(7, f"/eval {reviewed[:7]}", "maint", created_at=AT)
+    assert run_comment(monkeypatch, fake, tmp_path, config, asked) == 1
+    assert not (root / "MALICIOUS_RAN").exists() and fake.state.statuses == []
+    (reply,) = replies(fake)
+    assert f"`/eval {malicious}`" in reply  # the head's full sha, to review before copying
 
 
 @pytest.mark.parametrize("digits", [7, 12, 39])

@@ -128,7 +128,8 @@ def _start(
         options.cases = [*options.cases, *asked.command.cases]
     if mode_of(context) != "pull_request" or options.shard is not None:  # a shard: `merge` reports, and reads then
         return context, None, more_runs
-    # who we are and which label overrides: the inputs and the base branch, never the checkout's config
+    # our login, our comment's key, the override label, the check's name: the inputs and the base branch's config,
+    # never the checkout's (the pull request's own)
     trusted = trusted_settings(context, workflow, options.comment_author, root)
     conversation = PullRequestRun()
     if options.post_comment and context.token:

@@ -9,9 +9,9 @@ predate the comment), and the checkout must be that very commit. Anyone else get
 nothing at all for bots; nothing is run.
 
 Why the full sha: the pull request's author makes both the commit a maintainer reviews and the one that would run,
-so they can search for two commits sharing a prefix (a birthday search: k hex digits cost about 2^(2k) tries, 2^28
-for the 7 GitHub shows, seconds on one core). Only the full sha leaves them a full SHA-1 collision, which Git's own
-collision detection refuses.
+so they need not match a given prefix (2^(4k) tries for k hex digits, 2^28 for the 7 GitHub shows: minutes on one
+core), only find two commits sharing one: a birthday search, about 2^(2k) tries (2^14 for 7 digits: instant).
+Only the full sha leaves them a full SHA-1 collision, which Git's own collision detection refuses.
 """
 
 from __future__ import annotations
