@@ -206,7 +206,7 @@ def test_a_checkout_that_raced_a_push_is_refused(tmp_path, monkeypatch, fake):
     git(config.parent, "commit", "-q", "--allow-empty", "-m", "pushed between the comment and the checkout")
     assert run_comment(monkeypatch, fake, tmp_path, config, asked) == 1
     assert not (config.parent / "SETUP_RAN").exists()
-    assert "a push raced the checkout" in replies(fake)[0]
+    assert "a push raced the checkout" in replies(fake)[0] and f"write `/eval {head}` again" in replies(fake)[0]
 
 
 @pytest.mark.parametrize(

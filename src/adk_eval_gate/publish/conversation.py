@@ -167,5 +167,8 @@ def _why_not_checkout(checkout: Path, head: str) -> str | None:
     if not sha:
         return "the checked-out commit cannot be read (is the workspace a git checkout?)"
     if sha != head:
-        return f"the workflow checked out `{sha[:12]}`, not the head `{head[:12]}` (a push raced the checkout)"
+        return (
+            f"the workflow checked out `{sha[:12]}`, not the head `{head[:12]}` (a push raced the checkout); "
+            f"review the head, then write `/eval {head.lower()}` again"
+        )
     return None
