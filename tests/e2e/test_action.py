@@ -198,7 +198,8 @@ def test_a_rerun_sees_the_override_label_added_since_the_event(example, fake):
     assert "<!-- adk-eval-gate-run: 100.2 -->" in comment["body"]
 
 
-def test_labels_fall_back_to_the_payload_with_a_warning_when_the_api_fails(example, fake):
+def test_a_label_the_api_cannot_confirm_never_overrides(example, fake):
+    """The event lists the override label (since removed, say) and the labels API fails: the gate fails closed."""
     prepare(example, fake)
     gate_on_thresholds(example)
     event = json.loads((example / "event.json").read_text())
@@ -206,9 +207,11 @@ def test_labels_fall_back_to_the_payload_with_a_warning_when_the_api_fails(examp
     (example / "event.json").write_text(json.dumps(event))
     fake.fault("GET", "/issues/7/labels$", 500, times=50)
     done = run_action(example, fake, run_id=100)
-    assert done.returncode == 0
+    assert done.returncode == 1, done.stdout[-2000:]
     assert "::warning title=adk-eval-gate::the pull request's labels could not be read" in done.stderr
-    assert "using the event's, which a re-run does not refresh" in done.stderr
+    assert "so no label overrides the gate on this run" in done.stderr
+    (comment,) = fake.state.comments[7]
+    assert "adk-eval-gate failed" in comment["body"] and "no label overrides the gate on this run" in comment["body"]
 
 
 @pytest.mark.parametrize("on_push", ["pass", "fail"])
@@ -284,6 +287,8 @@ def test_check_run_and_setup_commands(example, fake):
         "setup: ['echo preparing the agent > setup-ran.txt']\nreport: {check_run: true, check_name: agent evals}\n"
         + config.read_text()
     )
+    # the check's name is the base branch's config's: a pull request's own could name another required check
+    fake.state.files[(BASE, "eval-gate.yml")] = config.read_bytes()
     done = run_action(example, fake, run_id=100)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (example / "setup-ran.txt").read_text().strip() == "preparing the agent"

@@ -48,6 +48,8 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.gate.decision import build_comparison
     from adk_eval_gate.gate.exit_codes import exit_code_for_decision
     from adk_eval_gate.github.context import ActionsContext
+    from adk_eval_gate.github.labels import current_labels
+    from adk_eval_gate.github.workflow_commands import warn
     from adk_eval_gate.report.console import render_comparison
     from adk_eval_gate.results.build import read_results
     from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
@@ -70,7 +72,11 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     outcome = load_baseline(workflow, context, baseline_path)
     gate = workflow.settings.gate if workflow else GateSettings()
     max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
-    labels = [*context.labels, *(args.label or [])]
+    # a pull request's labels count only as GitHub's API confirms them now, never as a (re-run's) payload lists them
+    labels, unconfirmed = current_labels(context) if context.pull_request is not None else ([], None)
+    if unconfirmed:
+        warn(unconfirmed)
+    labels = [*labels, *(args.label or [])]
     history = load_history(workflow, context, outcome) if workflow else None
     loaded()  # the run, its baseline and history live until the end: out of the collector's sight from here
     comparison = build_comparison(current, outcome, gate, labels, max_age_days=max_age, history=history)

@@ -239,6 +239,7 @@ class GateSettings(_Strict):
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
     # Relative increases of per-run usage below these are never efficiency regressions: {cost: "+20%", ...}.
     efficiency_tolerance: dict[str, float] = Field(default_factory=lambda: dict(EFFICIENCY_DEFAULTS))
+    # On a pull request the base branch's copy of this setting counts, never the pull request's (publish/trusted.py).
     override_label: str | None = "adk-eval-gate: accept regression"
     # A push to the default branch stores the baseline; failing that job would not stop the push, only hide the
     # baseline's progress behind a red mark, so by default it passes (the comparison is still reported).
@@ -353,7 +354,8 @@ class CommentSection(_Strict):
         default=None,
         min_length=1,
         description="the login the token posts as, when GitHub "
-        "cannot say: another App's installation token (`<app-slug>[bot]`)",
+        "cannot say: another App's installation token (`<app-slug>[bot]`); on a pull request it is read from the "
+        "base branch's copy of this file, never the pull request's",
     )
     progress: bool = Field(
         default=True,

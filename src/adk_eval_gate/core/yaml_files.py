@@ -15,7 +15,11 @@ from adk_eval_gate.core.files import has_lone_surrogate, read_text
 
 def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
     """Returns the parsed document and its node tree (used to point errors at line numbers)."""
-    text = read_text(path, what)
+    return parse_yaml(read_text(path, what), path, what)
+
+
+def parse_yaml(text: str, path: Path, what: str) -> tuple[Any, yaml.Node | None]:
+    """`load_yaml` for text read elsewhere (a file at another commit, from GitHub's API); `path` names it."""
     try:
         loader = yaml.SafeLoader(text)
         try:

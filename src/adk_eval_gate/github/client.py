@@ -249,3 +249,20 @@ class GitHubClient:
                     return
             url = response.links.get("next", {}).get("url")
             query = None  # the next link carries the query
+
+    def paginate_whole(self, path: str, *, limit: int, what: str) -> list[Any]:
+        """Every item of a list a decision rests on, or GitHubError: a list cut at `limit` (or a page that is not a
+        list) is no proof of what it does not show, so it is never returned in part. `what` names it for people."""
+        items: list[Any] = []
+        url, query = path, {"per_page": 100}
+        while url:
+            response = self.request("GET", url, params=query)
+            page = response.json()
+            if not isinstance(page, list):
+                raise GitHubError("GET", path, response.status_code, f"{what}: a page that is not a list")
+            items.extend(page)
+            url = response.links.get("next", {}).get("url")
+            query = None
+            if len(items) > limit or (url and len(items) >= limit):
+                raise GitHubError("GET", path, None, f"{what} has more than {limit} entries; it is not read in part")
+        return items

@@ -20,6 +20,7 @@ from adk_eval_gate.core.clip import clip
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 
 WRITERS = frozenset({"admin", "maintain", "write"})
+MAX_TIMELINE = 3000  # events: 30 requests; a longer timeline is refused as proof, never read in part
 # Events after which the head is what the event says (GitHub puts the new head in commit_id).
 _HEAD_SET = frozenset({"head_ref_force_pushed", "head_ref_restored"})
 
@@ -81,11 +82,11 @@ def set_status(
 
 
 def timeline(client: GitHubClient, repository: str, number: int) -> list[dict[str, Any]]:
-    return [
-        event
-        for event in client.paginate(f"/repos/{repository}/issues/{number}/timeline", limit=3000)
-        if isinstance(event, dict)
-    ]
+    """The whole timeline, or GitHubError: a force-push after the last event read would be invisible, so a
+    timeline cut short proves nothing (the bound keeps a hostile pull request's thousands of events cheap)."""
+    path = f"/repos/{repository}/issues/{number}/timeline"
+    events = client.paginate_whole(path, limit=MAX_TIMELINE, what="the pull request's timeline")
+    return [event for event in events if isinstance(event, dict)]
 
 
 @dataclass(frozen=True)
