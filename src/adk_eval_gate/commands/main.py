@@ -14,19 +14,47 @@ from pathlib import Path
 from types import TracebackType
 
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT, InputError
+from adk_eval_gate.core.held_tokens import holding
 from adk_eval_gate.core.redaction import RedactingStream
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    early = _start_agent_host(list(sys.argv[1:] if argv is None else argv))
-    try:
-        with redacted_console():
-            return _main(argv)
-    finally:
-        if early:  # a host the command never took (an argument refused) is discarded, not left waiting
-            from adk_eval_gate.targets.agent_host import finish_warm_up
+    if argv is None:  # the console script: a process of its own, which nothing started yet (core/isolation.py)
+        isolate_console_process()
+    # Called in process (a test, the Action's entry), GitHub's tokens leave the environment for the call only.
+    with holding():
+        early = _start_agent_host(list(sys.argv[1:] if argv is None else argv))
+        try:
+            with redacted_console():
+                return _main(argv)
+        finally:
+            if early:  # a host the command never took (an argument refused) is discarded, not left waiting
+                from adk_eval_gate.targets.agent_host import finish_warm_up
 
-            finish_warm_up()
+                finish_warm_up()
+
+
+def isolate_console_process() -> None:
+    """Before anything starts: GitHub's tokens out of every environment, this process out of its children's reach,
+    and one line for what this platform or the parent process leaves open (docs/trust.md)."""
+    from adk_eval_gate.core.held_tokens import held
+    from adk_eval_gate.core.isolation import exposed_ancestor, isolate_process
+
+    problems = isolate_process()
+    if not held():
+        return
+    # CI (set by GitHub and most CI services): on a developer's machine the token in the shell is their own.
+    from adk_eval_gate.github.workflow_commands import warn
+
+    if problems:
+        warn(f"the pull request's code may reach GitHub's token: {'; '.join(problems)} (docs/trust.md)")
+    if os.environ.get("CI") and (parent := exposed_ancestor()) is not None:
+        pid, command, names = parent
+        warn(
+            f"{command} (pid {pid}), a parent of this process, holds {', '.join(names)} in its own environment, "
+            "where the pull request's code can read it; give the token to the Action's `github-token` input "
+            "instead of the step's `env:` (docs/trust.md)"
+        )
 
 
 def _start_agent_host(tokens: list[str]) -> bool:

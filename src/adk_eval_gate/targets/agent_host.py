@@ -22,6 +22,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate.core.held_tokens import held
 from adk_eval_gate.targets.host_start import _HEADER, fork_supported, load_agent_dotenv, pack, spawn, take_early
 
 
@@ -217,10 +218,17 @@ _warm: list[AgentHost] = []  # started by warm_up, for the next run
 _finishing: list[AgentHost] = []  # taken by a run, perhaps still writing eval history
 
 
+def in_own_process(workers: int | None) -> bool:
+    """`workers: 1` runs the agents in this process, unless it holds a token (core/held_tokens.py): an agent in
+    process could find it among its objects, so they run in one worker process instead, which shares module-level
+    state between cases all the same."""
+    return workers == 1 and not held()
+
+
 def hosted_agents(targets: list[Any], workers: int | None) -> list[tuple[str, Path]]:
     """What a host for these targets imports: every target that can run in a forked worker (`host_agent`),
-    unless the run asked for its own process (`workers: 1`)."""
-    if workers == 1 or not fork_supported():
+    unless the run asked for its own process (`workers: 1`) and that process holds none of GitHub's tokens."""
+    if in_own_process(workers) or not fork_supported():
         return []
     return [agent for target in targets if (agent := getattr(target, "host_agent", lambda: None)()) is not None]
 
@@ -231,7 +239,7 @@ def warm_up(workflow: Any) -> None:
     Call `finish_warm_up` last."""
     early = AgentHost(*spawned) if (spawned := take_early()) is not None else None
     agents = [(a.settings.target.agent, workflow.base_dir) for a in workflow.agents if a.settings.target.kind == "adk"]
-    if workflow.settings.run.workers == 1 or not fork_supported() or not agents:
+    if in_own_process(workflow.settings.run.workers) or not fork_supported() or not agents:
         if early is not None:
             early.discard()
         return

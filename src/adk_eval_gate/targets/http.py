@@ -19,6 +19,7 @@ import requests
 
 from adk_eval_gate.config.models import HttpTargetSettings as HttpSettings
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.held_tokens import held
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
 from adk_eval_gate.targets.events import content_of, events_to_invocation
@@ -44,7 +45,7 @@ class HttpTarget:
     def _resolve_headers(headers_from_env: dict[str, str]) -> dict[str, str]:
         headers = {}
         for header, variable in headers_from_env.items():
-            value = os.environ.get(variable)
+            value = os.environ.get(variable, held().get(variable))  # a GitHub token is held, not in the environment
             if value is None:
                 raise InputError(
                     None,
