@@ -44,12 +44,12 @@ _HANDOVER_LIMIT = 60_000  # below a pipe's buffer: the write must not block befo
 def isolate_process() -> list[str]:
     """Takes GitHub's tokens out of every environment and hardens this process; returns what it could not do."""
     problems = harden_process()
-    tokens = _handed_over()
-    tokens.update(take_tokens(os.environ))
+    handed, taken = _handed_over(), take_tokens(os.environ)
     _forget_startup_copy()
-    hold(tokens)
-    if tokens and not _wipe_initial_environment():
-        _exec_again(tokens)  # returns only when it cannot
+    hold({**handed, **taken})
+    # A process started again by _exec_again began with a clean environment: only one given tokens needs this.
+    if taken and not _wipe_initial_environment():
+        _exec_again({**handed, **taken})  # returns only when it cannot
         problems.append("the tokens could not be removed from this process's initial environment")
     return problems
 
