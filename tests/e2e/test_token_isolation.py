@@ -5,8 +5,8 @@ A hostile `setup:` step, a hostile `command` agent, a hostile in-process `adk` a
 /proc/*/environ and cmdline, each run process's open files and memory, ptrace, sudo, and the objects of their own
 process. The run is started as GitHub starts it: the console script with GITHUB_TOKEN in its environment, and the
 Action's entry with its inputs and the runner's tokens. The test fails if any token value is among the finds, and
-is shown to look in earnest: a decoy of the same shape, which the environment does carry, must be found by the routes that
-can reach it, and the routes to the process holding the tokens must have been tried and refused.
+is shown to look in earnest: a decoy of the same shape, which the environment does carry, must be found by the
+routes that can reach it, and the routes to the process holding the tokens must have been tried and refused.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT, InputError
-from adk_eval_gate.core.held_tokens import holding
+from adk_eval_gate.core.held_tokens import held, holding
 from adk_eval_gate.core.redaction import RedactingStream
 
 
@@ -37,18 +37,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 def isolate_console_process() -> None:
     """Before anything starts: GitHub's tokens out of every environment, this process out of its children's reach,
     and one line for what this platform or the parent process leaves open (docs/trust.md)."""
-    from adk_eval_gate.core.held_tokens import held
     from adk_eval_gate.core.isolation import exposed_ancestor, isolate_process
 
     problems = isolate_process()
-    if not held():
-        return
     # CI (set by GitHub and most CI services): on a developer's machine the token in the shell is their own.
+    parent = exposed_ancestor() if os.environ.get("CI") and held() else None
+    if not problems and parent is None:
+        return
     from adk_eval_gate.github.workflow_commands import warn
 
     if problems:
         warn(f"the pull request's code may reach GitHub's token: {'; '.join(problems)} (docs/trust.md)")
-    if os.environ.get("CI") and (parent := exposed_ancestor()) is not None:
+    if parent is not None:
         pid, command, names = parent
         warn(
             f"{command} (pid {pid}), a parent of this process, holds {', '.join(names)} in its own environment, "

@@ -42,9 +42,12 @@ _HANDOVER_LIMIT = 60_000  # below a pipe's buffer: the write must not block befo
 
 
 def isolate_process() -> list[str]:
-    """Takes GitHub's tokens out of every environment and hardens this process; returns what it could not do."""
-    problems = harden_process()
+    """Takes GitHub's tokens out of every environment and hardens this process; returns what it could not do.
+    Without a token there is nothing to keep from the children, and nothing is done (nor ctypes imported)."""
     handed, taken = _handed_over(), take_tokens(os.environ)
+    if not handed and not taken:
+        return []
+    problems = harden_process()
     _forget_startup_copy()
     hold({**handed, **taken})
     # A process started again by _exec_again began with a clean environment: only one given tokens needs this.
@@ -149,7 +152,8 @@ def _initial_environment() -> list[bytes]:
 def _exec_again(tokens: Mapping[str, str]) -> None:
     """Starts this command again in this process with the clean environment; the tokens travel on a pipe."""
     data = json.dumps(dict(tokens)).encode()
-    if len(data) > _HANDOVER_LIMIT or not getattr(sys, "orig_argv", None):
+    # Windows' execve starts another process and ends this one: the console would see the command end at once.
+    if os.name != "posix" or len(data) > _HANDOVER_LIMIT or not getattr(sys, "orig_argv", None):
         return
     read, write = os.pipe()
     os.write(write, data)
