@@ -3,10 +3,11 @@
 A hostile `setup:` step, a hostile `command` agent, a hostile in-process `adk` agent and a hostile custom metric
 (tests/support/agents/hunter) each search by every route a process on this machine has: the environment, every
 /proc/*/environ and cmdline, each run process's open files and memory, ptrace, sudo, and the objects of their own
-process. The run is started as GitHub starts it: the console script with GITHUB_TOKEN in its environment, and the
-Action's entry with its inputs and the runner's tokens. The test fails if any token value is among the finds, and
-is shown to look in earnest: a decoy of the same shape, which the environment does carry, must be found by the
-routes that can reach it, and the routes to the process holding the tokens must have been tried and refused.
+process; the agent then sends the run a pickle that would run code as it loads. The run is started as GitHub
+starts it: the console script with GITHUB_TOKEN in its environment, and the Action's entry with its inputs and
+the runner's tokens. The test fails if any token value is among the finds, or the pickle ran, and is shown to
+look in earnest: a decoy of the same shape, which the environment does carry, must be found by the routes that
+can reach it, and the routes to the process holding the tokens must have been tried and refused.
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ def hunted_env(repo: Path, tokens: dict[str, str], decoy: str) -> dict[str, str]
             "HUNT_DIR": str(repo / "hunts"),
             "HUNT_ROOT_PID": str(os.getpid()),
             "HUNT_DECOY": decoy,  # not a token: every process of the run may see it
+            "HUNT_MARKER": str(repo / "smuggled"),  # created if the run ever loads the pickle a worker sends it
             "ADK_DISABLE_LOAD_DOTENV": "1",
             "CI": "true",
             **tokens,
@@ -126,7 +128,9 @@ def hunts(repo: Path) -> dict[str, dict]:
     return {report["kind"]: report for report in reports}
 
 
-def assert_nothing_found(reports: dict[str, dict], tokens: dict[str, str], decoy: str) -> None:
+def assert_nothing_found(repo: Path, tokens: dict[str, str], decoy: str) -> None:
+    assert not (repo / "smuggled").exists(), "the run loaded a pickle from a worker: its code ran with the token"
+    reports = hunts(repo)
     assert set(reports) == {"setup", "command", "adk", "metric"}, reports.keys()
     secrets = set(tokens.values())
     for kind, report in reports.items():
@@ -170,7 +174,7 @@ def test_no_token_reaches_the_pull_requests_code_run_by_the_cli(hunt_repo, worke
     assert done.returncode in (0, 1), done.stderr[-3000:]
     assert "Traceback" not in done.stderr and "GitHub's token" not in done.stderr, done.stderr[-3000:]
     assert "a parent of this process" not in done.stderr  # the test, its parent, holds none
-    assert_nothing_found(hunts(hunt_repo), tokens, decoy)
+    assert_nothing_found(hunt_repo, tokens, decoy)
 
 
 def test_no_token_reaches_the_pull_requests_code_run_by_the_action(hunt_repo):
@@ -194,4 +198,4 @@ def test_no_token_reaches_the_pull_requests_code_run_by_the_action(hunt_repo):
         assert done.returncode in (0, 1), done.stderr[-3000:]
         # The token still did its job: every request to GitHub carried it.
         assert fake.state.requests and {r["token"] for r in fake.state.requests} == {tokens["INPUT_GITHUB-TOKEN"]}
-    assert_nothing_found(hunts(hunt_repo), tokens, decoy)
+    assert_nothing_found(hunt_repo, tokens, decoy)

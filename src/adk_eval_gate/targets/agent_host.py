@@ -7,8 +7,7 @@ neither threads nor a loop when it forks, so workers start in milliseconds whate
 imported code's memory, and the run's own process never imports google-adk at all. The host also writes ADK's
 eval history at the end, since it has google-adk loaded, while this process writes the results file.
 
-Messages on both channels (host control, each worker's connection) are length-prefixed pickles between
-processes of one run, over Unix sockets only this user can open.
+Messages on both channels (host control, each worker's connection): see host_start.py (JSON towards the run).
 """
 
 from __future__ import annotations
@@ -23,14 +22,32 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.core.held_tokens import held
-from adk_eval_gate.targets.host_start import _HEADER, fork_supported, load_agent_dotenv, pack, spawn, take_early
+from adk_eval_gate.targets.host_start import (
+    _HEADER,
+    fork_supported,
+    load_agent_dotenv,
+    pack,
+    spawn,
+    take_early,
+    unpack_json,
+)
 
 
 async def read_message(reader: asyncio.StreamReader) -> Any | None:
-    """The next message, or None once the other side has gone."""
+    """The next message from the run (read by a worker), or None once the run has gone."""
     try:
         size = _HEADER.unpack(await reader.readexactly(_HEADER.size))[0]
         return pickle.loads(await reader.readexactly(size))
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return None
+
+
+async def read_reply(reader: asyncio.StreamReader) -> tuple | None:
+    """The next message from the host or a worker (read by the run): JSON, never a pickle (host_start.py); None
+    once the other side has gone or sent something else."""
+    try:
+        size = _HEADER.unpack(await reader.readexactly(_HEADER.size))[0]
+        return unpack_json(await reader.readexactly(size))
     except (asyncio.IncompleteReadError, ConnectionError):
         return None
 
@@ -92,7 +109,7 @@ class AgentHost:
         self._tasks = [asyncio.ensure_future(self._listen(reader))]
 
     async def _listen(self, reader: asyncio.StreamReader) -> None:
-        while (message := await read_message(reader)) is not None:
+        while (message := await read_reply(reader)) is not None:
             kind = message[0]
             if kind == "ready":
                 self._ready.set_result(message[1])
@@ -118,7 +135,7 @@ class AgentHost:
             writer.close()
             return
         try:
-            hello = await read_message(reader)
+            hello = await read_reply(reader)
         except asyncio.CancelledError:
             writer.close()
             raise

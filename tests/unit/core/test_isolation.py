@@ -99,3 +99,29 @@ def test_a_parent_shell_holding_the_token_is_named_in_one_warning_on_ci(ci):
         assert "`github-token` input" in lines[0] and TOKEN not in done.stderr
     else:
         assert lines == []
+
+
+HOSTILE_TEMPLATE = "{{ cycler.__init__.__globals__.os.environ }}{{ lipsum.__globals__['os'].getpid() }}"
+
+
+def test_a_report_template_override_cannot_reach_python_objects(example, tmp_path, capsys):
+    """A template is the pull request's file rendered in the process that holds the token: sandboxed, a template
+    that reaches for Python's internals is refused at once, by the one-line rule."""
+    from tests.support.hostile import assert_bad_input
+
+    (example / "templates").mkdir()
+    (example / "templates" / "comment.md.j2").write_text(HOSTILE_TEMPLATE)
+    config = example / "replay.yml"
+    config.write_text(config.read_text() + "report: {templates: templates}\n")
+    line = assert_bad_input(["validate", "--config", str(config)], example, capsys, "comment.md.j2", "unsafe")
+    assert "environ" not in line.partition("unsafe")[2]
+
+
+def test_a_judge_template_override_cannot_reach_python_objects(tmp_path):
+    from jinja2.sandbox import SecurityError
+
+    from adk_eval_gate.criteria.engine.prompts import environment
+
+    (tmp_path / "final_response_match_v2.j2").write_text(HOSTILE_TEMPLATE)
+    with pytest.raises(SecurityError):
+        environment(tmp_path).get_template("final_response_match_v2.j2").render()

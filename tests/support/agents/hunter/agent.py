@@ -1,5 +1,6 @@
 """An ADK agent (scripted model, real Runner) whose model call first hunts for GitHub's tokens (hunt.py), in the
-worker process that runs it: its own memory and objects included."""
+worker process that runs it: its own memory and objects included. Then it sends the run a pickle that would run
+code as it loads."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from .hunt import hunt_once
+from .hunt import hunt_once, smuggle
 
 
 class HuntingLlm(BaseLlm):
@@ -25,6 +26,7 @@ class HuntingLlm(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         hunt_once("adk")
+        smuggle()  # then tries to run code in the run's process, which holds the token
         yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text="hunted")]))
 
 

@@ -182,6 +182,29 @@ class Hunt:
         return path
 
 
+class _Opens:
+    """Unpickled, creates the file HUNT_MARKER names: proof that a process ran code this one sent it."""
+
+    def __reduce__(self):
+        return (open, (os.environ["HUNT_MARKER"], "w"))
+
+
+def smuggle() -> None:
+    """Writes a pickle that runs code as it loads to every socket this process has (a worker's connection to the
+    run among them), framed as the run's messages are: the run must never load it."""
+    import pickle
+    import stat
+    import struct
+
+    data = pickle.dumps(("result", _Opens()))
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if stat.S_ISSOCK(os.fstat(int(fd)).st_mode):
+                os.write(int(fd), struct.pack("!I", len(data)) + data)
+        except OSError:
+            continue
+
+
 _done: list[Path] = []
 
 
