@@ -20,7 +20,7 @@ from adk_eval_gate.core.redaction import RedactingStream
 
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the console script: a process of its own, which nothing started yet (core/isolation.py)
-        isolate_console_process()
+        isolate_console_process(runs_pull_request_code=sys.argv[1:2] in (["ci"], ["run"]))
     # Called in process (a test, the Action's entry), GitHub's tokens leave the environment for the call only.
     with holding():
         early = _start_agent_host(list(sys.argv[1:] if argv is None else argv))
@@ -34,12 +34,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 finish_warm_up()
 
 
-def isolate_console_process() -> None:
+def isolate_console_process(runs_pull_request_code: bool = True) -> None:
     """Before anything starts: GitHub's tokens out of every environment, this process out of its children's reach,
-    and one line for what this platform or the parent process leaves open (docs/trust.md)."""
+    and, for a command that runs the pull request's code, one line for what this platform or the parent process
+    leaves open (docs/trust.md)."""
     from adk_eval_gate.core.isolation import exposed_ancestor, isolate_process
 
     problems = isolate_process()
+    if not runs_pull_request_code:  # `publish`, `merge`, `status`: none of the pull request's code runs beside it
+        return
     # CI (set by GitHub and most CI services): on a developer's machine the token in the shell is their own.
     parent = exposed_ancestor() if os.environ.get("CI") and held() else None
     if not problems and parent is None:

@@ -84,21 +84,39 @@ def test_a_command_called_in_process_holds_the_tokens_for_the_call_only(monkeypa
 
 @linux
 @pytest.mark.skipif(not CONSOLE.exists(), reason="the console script is installed with the package")
-@pytest.mark.parametrize("ci", [True, False])
-def test_a_parent_shell_holding_the_token_is_named_in_one_warning_on_ci(ci):
+@pytest.mark.parametrize(
+    ("ci", "command", "warned"),
+    [
+        (True, "run --config missing.yml", True),
+        (False, "run --config missing.yml", False),
+        (True, "schema results", False),
+    ],
+    ids=["ci-run", "laptop-run", "ci-no-pull-request-code"],
+)
+def test_a_parent_shell_holding_the_token_is_named_in_one_warning(tmp_path, ci, command, warned):
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "GITHUB_ACTIONS")}
     env |= {"GITHUB_TOKEN": TOKEN, **({"CI": "true"} if ci else {})}
     # `; true`: the shell stays, as a step's shell does, rather than exec'ing the command in its place
     done = subprocess.run(
-        ["sh", "-c", f"{CONSOLE} schema results > /dev/null; true"], env=env, capture_output=True, text=True, timeout=60
+        ["sh", "-c", f"{CONSOLE} {command} > /dev/null; true"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
-    lines = done.stderr.splitlines()
-    if ci:
-        assert len(lines) == 1, done.stderr
-        assert lines[0].startswith("warning: sh (pid ") and "holds GITHUB_TOKEN in its own environment" in lines[0]
-        assert "`github-token` input" in lines[0] and TOKEN not in done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert TOKEN not in done.stderr
+    if warned:
+        assert len(warnings) == 1, done.stderr
+        assert (
+            warnings[0].startswith("warning: sh (pid ") and "holds GITHUB_TOKEN in its own environment" in warnings[0]
+        )
+        assert "`github-token` input" in warnings[0]
     else:
-        assert lines == []
+        assert warnings == [], done.stderr
+    if command.startswith("run"):  # the command itself went on as usual
+        assert "missing.yml" in done.stderr.splitlines()[-1]
 
 
 HOSTILE_TEMPLATE = "{{ cycler.__init__.__globals__.os.environ }}{{ lipsum.__globals__['os'].getpid() }}"
