@@ -14,6 +14,7 @@ import pytest
 
 from adk_eval_gate.core.held_tokens import held, holding
 from adk_eval_gate.core.redaction import child_env, redact
+from adk_eval_gate.targets.http import HttpTarget
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl and /proc are Linux's")
 TOKEN = "ghs_" + "T0ken" * 7 + "x"
@@ -79,6 +80,8 @@ def test_a_command_called_in_process_holds_the_tokens_for_the_call_only(monkeypa
         assert redact(f"token {TOKEN}") == "token ***"  # held, and still masked
         assert "GITHUB_TOKEN" not in child_env() and child_env()["GOOGLE_API_KEY"] == "AIza-not-a-github-token"
         assert child_env(["GITHUB_TOKEN"])["GITHUB_TOKEN"] == TOKEN  # `pass_env` names it: handed from the holder
+        # an `http` target's `headers_from_env` naming it reads it from the holder too
+        assert HttpTarget._resolve_headers({"Authorization": "GITHUB_TOKEN"}) == {"Authorization": TOKEN}
     assert os.environ["GITHUB_TOKEN"] == TOKEN and "GITHUB_TOKEN" not in held()
 
 
