@@ -97,6 +97,8 @@ def _run(
     loaded: Callable[[], None],
 ) -> int:
     from adk_eval_gate.commands.loading import plan_of
+    from adk_eval_gate.core.paths import repository_root
+    from adk_eval_gate.core.persisted_credentials import refuse_persisted_credential
     from adk_eval_gate.publish.finish import finish, mode_of
     from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs, with_more_runs
     from adk_eval_gate.run.pipeline import run_plan
@@ -105,7 +107,9 @@ def _run(
     from adk_eval_gate.run.shards import shard_plan
     from adk_eval_gate.targets.agent_host import warm_up
 
-    # Before any of the pull request's code is imported (custom metrics, setup, agents): who asked, for which commit.
+    # Before any of the pull request's code is imported (custom metrics, setup, agents): no token it could read in
+    # the checkout, then who asked, for which commit.
+    refuse_persisted_credential(repository_root(workflow.base_dir, context.workspace))
     started = _start(options, context, workflow)
     if isinstance(started, int):
         return started

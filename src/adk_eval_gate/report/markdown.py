@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.sandbox import SandboxedEnvironment
 
 from adk_eval_gate.baseline.models import Comparison, Row
 from adk_eval_gate.core.clip import clip, masked_lines
@@ -105,11 +106,13 @@ def evidence_for(row: Row, results: ResultsFile, expected_cases: dict[CaseKey, l
     return Evidence(row, trajectory, diff, row.reason)
 
 
-def environment(template_dir: Path | None) -> jinja2.Environment:
+def environment(template_dir: Path | None) -> SandboxedEnvironment:
     loaders: list[jinja2.BaseLoader] = [jinja2.FileSystemLoader(str(TEMPLATES))]
     if template_dir is not None:
         loaders.insert(0, jinja2.FileSystemLoader(str(template_dir)))
-    env = jinja2.Environment(
+    # Sandboxed: an override is the pull request's file, rendered in the process that holds GitHub's token, and a
+    # plain template can reach any Python object (`cycler.__init__.__globals__`).
+    env = SandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         autoescape=False,
         trim_blocks=True,

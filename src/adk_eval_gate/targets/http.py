@@ -20,6 +20,7 @@ import requests
 from adk_eval_gate.config.models import HttpTargetSettings as HttpSettings
 from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.held_tokens import held
 from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
@@ -46,7 +47,7 @@ class HttpTarget:
     def _resolve_headers(headers_from_env: dict[str, str]) -> dict[str, str]:
         headers = {}
         for header, variable in headers_from_env.items():
-            value = os.environ.get(variable)
+            value = os.environ.get(variable, held().get(variable))  # a GitHub token is held, not in the environment
             if value is None:
                 raise InputError(
                     None,

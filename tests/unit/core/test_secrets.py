@@ -158,13 +158,13 @@ def test_no_secret_in_any_file_request_or_log_line(leaky_repo):
         results = (leaky_repo / "adk-eval-gate-out" / "results.json").read_text()
         assert f"GOOGLE_API_KEY={MASK}" in results and "model rejected key ***" in results
         assert "cannot authenticate with *** / <absent>" in results
-        assert "401 Unauthorized: API key *** rejected (token ***)" in results  # the in-process agent's error
-        assert f"my key is {MASK}, my token {MASK}" in results
+        assert "401 Unauthorized: API key *** rejected (token <absent>)" in results  # the in-process agent's error
+        assert f"my key is {MASK}, my token <absent>" in results
         assert "leaky agent: calling the model with key ***" in done.stdout + done.stderr
         (comment,) = fake.state.comments[7]
         shown = r"\*\*\*"  # the mask, masked before markdown escaping so an escaped key cannot slip past it
         assert shown in comment["body"] and shown in fake.state.check_runs[0]["output"]["summary"]
-        # ... but the command agent and the setup command never received GitHub's tokens.
+        # ... but no agent (in process or command) and no setup command received GitHub's tokens.
         assert "GITHUB_TOKEN=<absent> ACTIONS_RUNTIME_TOKEN=<absent>" in results
         assert "setup sees token=none runtime=none key=***" in done.stdout
 
