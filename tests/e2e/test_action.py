@@ -65,7 +65,9 @@ def gate_on_thresholds(example):
     """The example's two wrong-golden cases then fail the gate (no baseline change needed)."""
     config = example / "eval-gate.yml"
     config.write_text(
-        config.read_text().replace("fail_on: [regression, error]", "fail_on: [regression, error, threshold]")
+        config.read_text().replace(
+            "fail_on: [regression, error, drift]", "fail_on: [regression, error, drift, threshold]"
+        )
     )
 
 

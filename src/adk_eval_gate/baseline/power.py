@@ -10,8 +10,8 @@ configuration whose every verdict is like that is a gate that cannot fail.
 Nothing here re-derives a formula. Each candidate is decided by the functions the comparison itself uses: the
 stratified test (or, for adaptive runs, the two-stage test with its selection and test halves) from
 `strata.group_test`, the tolerance check and Holm's multiplicity from `compare.decide_gating`; the other members
-of the family are tests that could still reject (so they count fully, as they would whenever they vary). So the
-statement cannot drift from the gate.
+of the family are the gating tests that could ever reject (`could_reject`; `compare` leaves the others out, as
+Tarone's rule lets it), counted in full. So the statement cannot drift from the gate.
 """
 
 from __future__ import annotations
@@ -89,6 +89,14 @@ def regressed(design: Design, broken: int, tolerance: float | None = None) -> bo
     others = [(_row(), TestResult(0.0, 1.0, 1.0, "another gating verdict", 0.0, 0.0), tolerance)]
     decide_gating([(row, test, tolerance), *others * (design.family - 1)], design.alpha)
     return row.verdict == "regressed"
+
+
+def could_reject(design: Design) -> bool:
+    """Whether this design's test can ever reach `alpha` alone: its smallest possible p-value, with every case
+    varying (the most extreme evidence it can hold), is below it. `compare` leaves a test that cannot out of the
+    Holm family (Tarone), so only those that can count in `Design.family`."""
+    test = group_test(_strata(design, design.cases))
+    return test is not None and test.min_p_drop < design.alpha
 
 
 def _smallest(design: Design, tolerance: float) -> int | None:

@@ -15,6 +15,7 @@ from adk_eval_gate.baseline.models import AgentPower, PooledSummary, PowerLine, 
 from adk_eval_gate.baseline.power import (
     Design,
     cases_touched,
+    could_reject,
     is_unconfirmed,
     smallest_confirmable,
     smallest_significant,
@@ -42,15 +43,40 @@ def pushed_baseline_runs(first_runs: int, max_runs: int) -> int:
     return max(first_runs, max_runs)
 
 
-def family_size(sets: Sequence[SetDesign]) -> int:
+def _pooled_shape(mine: Sequence[SetDesign]) -> SetDesign:
+    """An agent's eval sets pooled: every case, the agent's runs (num_runs is per agent), the fewest baseline runs."""
+    return SetDesign(
+        mine[0].agent,
+        f"all {len(mine)} eval sets",
+        sum(s.cases for s in mine),
+        tuple(dict.fromkeys(c for s in mine for c in s.criteria)),
+        min(s.baseline_runs for s in mine),
+        mine[0].first_runs,
+        mine[0].max_runs,
+    )
+
+
+def _by_agent(sets: Sequence[SetDesign]) -> dict[str, list[SetDesign]]:
+    out: dict[str, list[SetDesign]] = {}
+    for s in sets:
+        out.setdefault(s.agent, []).append(s)
+    return out
+
+
+def family_size(sets: Sequence[SetDesign], gate: GateSettings) -> int:
     """Gating verdicts in the run's Holm family: every eval set × criterion, and each agent × criterion pooled over
-    two or more eval sets (baseline/compare.py)."""
-    size = sum(len(s.criteria) for s in sets)
-    for agent in {s.agent for s in sets}:
-        mine = [s for s in sets if s.agent == agent]
-        if len(mine) >= 2:
-            size += len({c for s in mine for c in s.criteria})
+    two or more eval sets (baseline/compare.py), each counted only when its test could ever reach alpha alone."""
+    shapes = list(sets) + [_pooled_shape(mine) for mine in _by_agent(sets).values() if len(mine) >= 2]
+    size = 0
+    for shape in shapes:
+        for criterion in shape.criteria:
+            size += _could_reject(_design(shape.cases, shape, gate.tolerance_for(criterion), gate, 1))
     return max(1, size)
+
+
+@lru_cache(maxsize=4096)
+def _could_reject(design: Design) -> bool:
+    return design.cases > 0 and could_reject(design)
 
 
 @lru_cache(maxsize=4096)
@@ -89,31 +115,25 @@ def runs_setting(suggested: tuple[int, int]) -> str:
     return f"num_runs: {{min: {suggested[0]}, max: {suggested[1]}}}"
 
 
+def _line(scope: str, design: Design) -> PowerLine:
+    confirms = _confirmable(design) if design.cases else None
+    return PowerLine(
+        agent="",
+        scope=scope,
+        cases=design.cases,
+        runs=design.runs_text(),
+        confirms=confirms,
+        statement=f"{scope}: {statement(design, confirms)}",
+    )
+
+
 def assess(sets: Sequence[SetDesign], gate: GateSettings) -> list[AgentPower]:
-    family = family_size(sets)
+    family = family_size(sets, gate)
     out = []
-    for agent in dict.fromkeys(s.agent for s in sets):
-        mine = [s for s in sets if s.agent == agent]
-        designs = [(s.eval_set_id, _design(s.cases, s, _tolerance(gate, s.criteria), gate, family)) for s in mine]
-        if len(mine) >= 2:
-            criteria = tuple(dict.fromkeys(c for s in mine for c in s.criteria))
-            total = sum(s.cases for s in mine)
-            designs.append(
-                (f"all {len(mine)} eval sets", _design(total, mine[0], _tolerance(gate, criteria), gate, family))
-            )
-        lines = []
-        for scope, design in designs:
-            confirms = _confirmable(design) if design.cases else None
-            lines.append(
-                PowerLine(
-                    agent=agent,
-                    scope=scope,
-                    cases=design.cases,
-                    runs=design.runs_text(),
-                    confirms=confirms,
-                    statement=f"{scope}: {statement(design, confirms)}",
-                )
-            )
+    for agent, mine in _by_agent(sets).items():
+        shapes = [*mine, _pooled_shape(mine)] if len(mine) >= 2 else list(mine)
+        designs = [(s.eval_set_id, _design(s.cases, s, _tolerance(gate, s.criteria), gate, family)) for s in shapes]
+        lines = [_line(scope, design).model_copy(update={"agent": agent}) for scope, design in designs]
         weak = all(line.confirms is None for line in lines)
         suggestion = None
         if weak:
@@ -160,36 +180,54 @@ def mark_unconfirmed(
     pooled: Sequence[PooledSummary], summaries: Sequence[Summary], sets: Sequence[SetDesign], gate: GateSettings
 ) -> list[str]:
     """Marks every inconclusive drop the design could not have confirmed; returns, per marked row, what would
-    settle it (the first one is what the headline names)."""
-    family = family_size(sets)
+    settle it (the first one is what the headline names).
+
+    An eval set's drop also counts in its agent's pooled verdict, so it is unconfirmed only when neither that eval
+    set's test nor the pooled one could confirm a clean break of the cases it touches; and a pooled verdict that
+    regressed has already confirmed its eval sets' drops."""
+    family = family_size(sets, gate)
+    agents = _by_agent(sets)
     by_set = {(s.agent, s.eval_set_id): s for s in sets}
-    first_of_agent = {}
-    for s in sets:
-        first_of_agent.setdefault(s.agent, s)
+    pooled_by = {(p.agent, p.criterion): p for p in pooled}
     settles = []
     for row in [*pooled, *summaries]:
         if row.verdict != "inconclusive" or row.delta is None or row.delta >= 0 or not row.cases_compared:
             continue
-        shape = by_set.get((row.agent, row.eval_set_id)) if isinstance(row, Summary) else first_of_agent.get(row.agent)
-        if shape is None:
+        tolerance = gate.tolerance_for(row.criterion)
+        if isinstance(row, PooledSummary):
+            shapes = [(_pooled_shape(agents[row.agent]), row.cases_compared)] if row.agent in agents else []
+        else:
+            together = pooled_by.get((row.agent, row.criterion))
+            if together is not None and together.verdict == "regressed":
+                continue
+            own = by_set.get((row.agent, row.eval_set_id))
+            shapes = [(own, row.cases_compared)] if own else []
+            if together is not None and row.agent in agents:
+                shapes.append((_pooled_shape(agents[row.agent]), together.cases_compared))
+        if not shapes:
             continue
-        design = _design(row.cases_compared, shape, gate.tolerance_for(row.criterion), gate, family)
-        significant = _significant(design)
+        designs = [_design(cases, shape, tolerance, gate, family) for shape, cases in shapes]
+        found = [n for n in (_significant(d) for d in designs) if n is not None]
+        significant = min(found) if found else None
         if not is_unconfirmed(-row.delta, row.cases_compared, significant):
             continue
         row.unconfirmed = True
         # compare said a test that cannot reach alpha stays out of the family; what it does now is gate.unconfirmed's
         row.reason = row.reason.replace(", so it does not gate", "")
         touched = cases_touched(-row.delta, row.cases_compared)
+        own_design = designs[0]
         could = (
             f"confirms nothing at alpha {gate.alpha:g}"
             if significant is None
             else f"confirms only a clean break of {significant} or more cases"
         )
-        settle = _settle(design, row.cases_compared)
+        settle = _settle(designs[-1], designs[-1].cases)
+        weighed = f"{own_design.cases} case(s) × {own_design.runs_text()}" + (
+            f", pooled with the agent's other eval sets ({designs[-1].cases} cases)," if len(designs) > 1 else ""
+        )
         row.reason += (
             f"; unconfirmed: the drop touches at least {touched} case{'s' if touched != 1 else ''} and "
-            f"{row.cases_compared} cases × {design.runs_text()} {could}, so the gate cannot know; {settle}"
+            f"{weighed} {could}, so the gate cannot know; {settle}"
         )
         settles.append(settle)
     return settles

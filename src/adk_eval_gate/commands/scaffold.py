@@ -239,7 +239,7 @@ def sized_runs(plan: Plan) -> dict[str, tuple[str, str]]:
     from adk_eval_gate.run.preflight import plan_designs
 
     designs = plan_designs(plan)
-    family = family_size(designs)
+    family = family_size(designs, plan.workflow.settings.gate)
     gate = plan.workflow.settings.gate
     out = {}
     for agent in plan.agents:
