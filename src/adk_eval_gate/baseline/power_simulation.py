@@ -148,20 +148,36 @@ def simulate_pr(
     return Outcome(row.verdict == "regressed", unconfirmed, spent)
 
 
-def simulated_power(design: Design, drop: float = 0.10, prs: int = 200, seed: str = "power") -> tuple[float, float]:
-    """(share of pull requests the gate fails, runs per case) for a concentrated drop of `drop`, seeded."""
+def simulated_power(
+    design: Design, drop: float = 0.10, prs: int = 200, seed: str = "power", *, target: float | None = None
+) -> tuple[float, float]:
+    """(share of pull requests the gate fails, runs per case) for a concentrated drop of `drop`, seeded.
+
+    With a `target`, the number of pull requests adapts to the question "is the share at least `target`": it stops
+    after a batch of 50 once the share is three standard errors from it (which keeps `init` fast on candidates
+    nowhere near), and goes on up to twice `prs` while it is within two (a borderline design is not decided by
+    the simulation's own noise)."""
     rng = random.Random(f"{seed}-{design}-{drop}")
     significant = smallest_significant(design)
-    outcomes = [simulate_pr(rng, design, drop, significant=significant) for _ in range(prs)]
-    return (
-        statistics.fmean(o.regressed for o in outcomes),
-        statistics.fmean(o.runs_per_case for o in outcomes),
-    )
+    outcomes: list[Outcome] = []
+    while True:
+        outcomes += [simulate_pr(rng, design, drop, significant=significant) for _ in range(50)]
+        share = statistics.fmean(o.regressed for o in outcomes)
+        error = (0.25 / len(outcomes)) ** 0.5
+        enough = len(outcomes) >= prs
+        if target is not None:
+            clear = abs(share - target) > (2 if enough else 3) * error
+            enough = clear or len(outcomes) >= 2 * prs
+        if enough:
+            break
+    return share, statistics.fmean(o.runs_per_case for o in outcomes)
 
 
-# `init`'s candidates, cheapest first: a first round of 2 already sees a broken case; max above 10 costs more than
-# the calibration shows it buys (docs/adaptive-runs.md).
-INIT_RANGES = ((2, 4), (2, 6), (2, 8), (2, 10))
+# `init`'s candidates, cheapest first (runs per case on an unchanged agent, docs/adaptive-runs.md): a first round of
+# 2 already sees a broken case; past {2, 10} a third first-round run buys more power than a larger max.
+INIT_RANGES = ((2, 4), (2, 6), (2, 10), (3, 10))
+# What a suite too small for the target gets: the calibrated default, whose note says what it can detect.
+FALLBACK_RANGE = (2, 10)
 TARGET_POWER = 0.80
 TARGET_DROP = 0.10
 
@@ -191,16 +207,17 @@ class Sizing:
 
 
 def size_runs(cases: int, family: int, alpha: float, tolerance: float, prs: int | None = None) -> Sizing:
-    """The cheapest of `INIT_RANGES` whose simulated power for a 10-point concentrated drop reaches 80%; else the
-    largest, whose note says what it can detect. Seeded: the same suite always gets the same answer."""
-    # fewer simulated pull requests for large suites keep init within seconds; the estimate stays within a few points
-    prs = prs or (200 if cases <= 60 else 100)
-    sizing = None
-    for first, most in INIT_RANGES:
+    """The cheapest of `INIT_RANGES` whose simulated power for a 10-point concentrated drop reaches 80%; else
+    `FALLBACK_RANGE`, whose note says what it can detect. Seeded: the same suite always gets the same answer."""
+    prs = prs or 150
+
+    def sized(first: int, most: int, give_up: bool) -> Sizing:
         design = Design(max(1, cases), most, first, most, alpha, tolerance, family)
-        power, runs = simulated_power(design, TARGET_DROP, prs, seed="init")
-        sizing = Sizing(design, power, runs, smallest_confirmable(design))
+        power, runs = simulated_power(design, TARGET_DROP, prs, "init", target=TARGET_POWER if give_up else None)
+        return Sizing(design, power, runs, smallest_confirmable(design))
+
+    for first, most in INIT_RANGES:
+        sizing = sized(first, most, give_up=True)
         if sizing.enough:
-            break
-    assert sizing is not None
-    return sizing
+            return sizing
+    return sized(*FALLBACK_RANGE, give_up=False)
