@@ -45,9 +45,13 @@ def test_the_example_config_is_what_init_writes_for_its_folder(tmp_path, capsys)
     assert example == written
     assert written["agents"][0]["num_runs"] == {"min": 2, "max": 10}
     assert written["agents"][0]["evalsets"] == ["evals/*.evalset.json"]
-    # init's own line says what the range can and cannot detect, computed for six cases
-    line = next(line for line in (root / "eval-gate.yml").read_text().splitlines() if "num_runs:" in line)
-    assert "6 cases are too few for 80% power" in line and "confirms 1 broken case" in line
+    # init's own lines, comments included, where the example keeps them: what the range can and cannot detect,
+    # computed for six cases
+    for key in ("num_runs:", "fail_on:"):
+        line = next(line for line in (root / "eval-gate.yml").read_text().splitlines() if key in line)
+        assert line in (EXAMPLE / "eval-gate.yml").read_text().splitlines()
+    runs = next(line for line in (root / "eval-gate.yml").read_text().splitlines() if "num_runs:" in line)
+    assert "6 cases are too few for 80% power" in runs and "confirms 1 broken case" in runs
 
 
 def test_the_committed_baseline_is_what_a_push_stores(example, tmp_path, monkeypatch, capsys):
