@@ -142,3 +142,11 @@ def test_validate_states_the_power_and_warns_when_the_gate_cannot_fail(example, 
         "warning: hello_world: no regression can fail this gate, whatever its size; set `num_runs: {min: 2, max: 7}`"
         in out
     )
+
+
+def test_a_bad_unconfirmed_policy_is_one_line_naming_the_field(example, capsys):
+    config = example / "eval-gate.yml"
+    config.write_text(config.read_text().replace("gate:\n", "gate:\n  unconfirmed: maybe\n"))
+    assert main(["validate", "--config", str(config)]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.endswith("eval-gate.yml:12: gate.unconfirmed: 'maybe' is not allowed; use one of 'fail' or 'warn'")
