@@ -241,13 +241,8 @@ class GateSettings(_Strict):
     # A push to the default branch stores the baseline; failing that job would not stop the push, only hide the
     # baseline's progress behind a red mark, so by default it passes (the comparison is still reported).
     on_push: Literal["pass", "fail"] = "pass"
-    # A drop beyond tolerance that the statistics could not settle and that this design could not have confirmed
-    # even as a clean break (docs/pooled-verdicts.md, "Power"): where the gate cannot know, it must not say pass.
-    unconfirmed: Literal["fail", "warn"] = Field(
-        default="fail",
-        description="what a drop the design cannot confirm does (with regression in fail_on): fail the check, or "
-        "warn under a headline that names it",
-    )
+    # fail, or warn visibly: where the gate cannot know (docs/pooled-verdicts.md, "Power"), it must not say pass
+    unconfirmed: Literal["fail", "warn"] = Field(default="fail", description="what an unconfirmed drop does")
     drift: DriftSettings = Field(default_factory=DriftSettings)
     # Flaky cases (known from the history) stay reported but out of every gating test and condition.
     quarantine: QuarantineMode = None
