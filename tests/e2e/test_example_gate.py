@@ -135,6 +135,12 @@ def test_validate_states_the_power_and_warns_when_the_gate_cannot_fail(example, 
     assert "  all 2 eval sets: 12 cases × 1 run → confirms a drop of 8 cases / 66.7 points" in out
     assert "  dice: 6 cases × 1 run → cannot confirm a drop of any size at alpha 0.01" in out
     assert "warning" not in out  # the pooled verdict can still fail: not a gate that cannot
+    # but smaller drops it can neither confirm nor rule out, and says which and what would
+    assert (
+        "  note: a drop from 5 to 58.3 points (all 2 eval sets) is too small for these runs to confirm or rule out: "
+        "it is unconfirmed, and gate.unconfirmed: fail fails it; `num_runs: {min: 2, max: 7}` would confirm every "
+        "drop beyond tolerance"
+    ) in out
     (example / "evals" / "again.evalset.json").unlink()
     assert main(["validate", "--config", str(config)]) == 0
     out = capsys.readouterr().out

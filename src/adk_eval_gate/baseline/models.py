@@ -215,6 +215,10 @@ class PowerLine(_Model):
     runs: str = Field(description="The pull request's runs per case ({min–max} when adaptive), and the baseline's.")
     confirms: int | None = Field(description="The fewest outright broken cases the gate fails on; null: none.")
     statement: str
+    unconfirmed_up_to: float | None = Field(
+        default=None,
+        description="Drops beyond tolerance up to this many points cannot be confirmed or ruled out (unconfirmed).",
+    )
 
 
 class AgentPower(_Model):
@@ -223,7 +227,9 @@ class AgentPower(_Model):
     family: int = Field(description="Gating verdicts in the run's Holm family.")
     weak: bool = Field(description="No verdict of this agent can ever fail the gate on a regression.")
     suggestion: str | None = Field(
-        default=None, description="The num_runs that would give it power; null: none up to max 20 would (add cases)."
+        default=None,
+        description="The num_runs that would give it power, or confirm every drop beyond tolerance; null: none up to "
+        "max 20 would (add cases), or nothing is missing.",
     )
 
 

@@ -115,8 +115,19 @@ def runs_setting(suggested: tuple[int, int]) -> str:
     return f"num_runs: {{min: {suggested[0]}, max: {suggested[1]}}}"
 
 
+def unconfirmed_window(design: Design) -> float | None:
+    """Drops beyond tolerance up to this size (score units) are unconfirmed in this design: they touch fewer cases
+    than its statistics can confirm (`power.is_unconfirmed`). None: no such drop."""
+    significant = _significant(design) if design.cases else None
+    if significant is None:
+        return 1.0
+    largest = (significant - 1) / design.cases  # a drop touching significant − 1 cases or fewer
+    return largest if largest >= design.tolerance else None
+
+
 def _line(scope: str, design: Design) -> PowerLine:
     confirms = _confirmable(design) if design.cases else None
+    window = unconfirmed_window(design)
     return PowerLine(
         agent="",
         scope=scope,
@@ -124,6 +135,7 @@ def _line(scope: str, design: Design) -> PowerLine:
         runs=design.runs_text(),
         confirms=confirms,
         statement=f"{scope}: {statement(design, confirms)}",
+        unconfirmed_up_to=None if window is None else round(100 * window, 1),
     )
 
 
@@ -136,7 +148,7 @@ def assess(sets: Sequence[SetDesign], gate: GateSettings) -> list[AgentPower]:
         lines = [_line(scope, design).model_copy(update={"agent": agent}) for scope, design in designs]
         weak = all(line.confirms is None for line in lines)
         suggestion = None
-        if weak:
+        if weak or lines[-1].unconfirmed_up_to is not None:
             largest = max((d for _, d in designs), key=lambda d: d.cases)
             suggested = _suggested(largest) if largest.cases else None
             suggestion = runs_setting(suggested) if suggested else None

@@ -99,6 +99,15 @@ def power_lines(plan: Plan) -> Iterator[str]:
         yield f"{power.agent}: power at alpha {gate.alpha:g} ({power.family} gating verdict(s) in the run):"
         for line in power.lines:
             yield f"  {line.statement}"
+        for line in power.lines[-1:] if not power.weak else []:
+            # the verdict that weighs every case (the pooled one, with two or more eval sets) decides what is unknown
+            if line.unconfirmed_up_to is not None:
+                yield (
+                    f"  note: a drop from {100 * gate.tolerance_for('default'):g} to {line.unconfirmed_up_to:g} points "
+                    f"({line.scope}) is too small for these runs to confirm or rule out: it is unconfirmed, and "
+                    f"gate.unconfirmed: {gate.unconfirmed} {'fails' if gate.unconfirmed == 'fail' else 'reports'} it"
+                    + (f"; `{power.suggestion}` would confirm every drop beyond tolerance" if power.suggestion else "")
+                )
         if power.weak:
             fix = (
                 f"set `{power.suggestion}` (the default branch's push then runs the maximum)"
