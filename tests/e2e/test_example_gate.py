@@ -156,3 +156,27 @@ def test_a_bad_unconfirmed_policy_is_one_line_naming_the_field(example, capsys):
     assert main(["validate", "--config", str(config)]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.endswith("eval-gate.yml:12: gate.unconfirmed: 'maybe' is not allowed; use one of 'fail' or 'warn'")
+
+
+def test_the_issue_s_one_run_gate_no_longer_reads_as_a_pass(example, tmp_path, capsys):
+    """The user's measurement: num_runs 1 on both sides, the tool call dropped. It used to pass ("✅ … no failing
+    condition", every drop 🟡 inconclusive); now each drop is unconfirmed and the headline says so."""
+    config = example / "eval-gate.yml"
+    config.write_text(config.read_text().replace("num_runs: {min: 2, max: 10}", "num_runs: 1"))
+    baseline = example / "baseline" / "results.json"
+    main(["run", "--config", str(config), "--output", str(baseline), "--quiet"])
+    _break(example, NO_ROLL)
+    code, report, log = _ci(example, tmp_path, capsys)
+    assert code == 1, log
+    lines = report.splitlines()
+    assert lines[0] == "## ❌ adk-eval-gate failed — 2 drop(s) unconfirmed"
+    assert lines[2].startswith("2 failing condition(s); first: unconfirmed: hello\\_world/dice tool\\_trajectory")
+    assert "| 0.833 → 0.417 | -0.417 | 83% → 33% | 🟡 unconfirmed |" in report
+    assert "`num\\_runs: {min: 2, max: 7}` to give it power" in report
+    assert "hello\\_world's gate cannot fail on a regression" in report
+    # gate.unconfirmed: warn lets the check pass, never under a ✅ headline
+    config.write_text(config.read_text().replace("gate:\n", "gate:\n  unconfirmed: warn\n"))
+    code, report, log = _ci(example, tmp_path, capsys)
+    assert code == 0, log
+    assert report.splitlines()[0] == "## ⚠️ adk-eval-gate: 2 drop(s) unconfirmed, not gating (gate.unconfirmed: warn)"
+    assert "adk-eval-gate: PASS — 2 drop(s) unconfirmed, not gating" in log

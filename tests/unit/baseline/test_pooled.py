@@ -160,6 +160,8 @@ def test_fewer_broken_files_than_the_evidence_can_confirm_are_unconfirmed_and_fa
     assert comparison.gate.settle.startswith("num_runs: {min: 2, max: ")
     assert not any(r.verdict == "regressed" for r in comparison.rows)
     assert "REGRESSED" not in printed
+    assert "dice (all 10 eval sets) tool_trajectory_avg_score: UNCONFIRMED" in printed
+    assert "Power, dice: " in printed and "all 10 eval sets: 10 cases × 1 run → confirms a drop of 8 cases" in printed
     markdown = render_report(comparison, mixed, {})
     assert markdown.startswith(f"## ❌ adk-eval-gate failed — {comparison.gate.unconfirmed} drop(s) unconfirmed")
     # the two pooled rows can confirm 8 broken cases; the one-case eval sets nothing
