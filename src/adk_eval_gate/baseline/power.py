@@ -100,10 +100,17 @@ def could_reject(design: Design) -> bool:
 
 
 def _smallest(design: Design, tolerance: float) -> int | None:
-    """Binary search: more broken cases only ever make the drop larger and its p-value smaller."""
-    if design.cases < 1 or not regressed(design, design.cases, tolerance):
+    """Binary search: more broken cases only ever make the drop larger and its p-value smaller. It starts at the
+    fewest cases whose drop reaches the tolerance (fewer can never be a regression), the answer in any design with
+    power, so that the usual case costs one test."""
+    low = max(1, math.ceil(tolerance * design.cases - 1e-9))
+    if design.cases < 1 or low > design.cases:
         return None
-    low, high = 1, design.cases
+    if regressed(design, low, tolerance):
+        return low
+    if not regressed(design, design.cases, tolerance):
+        return None
+    high = design.cases
     while low < high:
         middle = (low + high) // 2
         if regressed(design, middle, tolerance):
