@@ -63,15 +63,16 @@ def _by_agent(sets: Sequence[SetDesign]) -> dict[str, list[SetDesign]]:
     return out
 
 
-def family_size(sets: Sequence[SetDesign], gate: GateSettings) -> int:
+def family_size(sets: Sequence[SetDesign], gate: GateSettings, also: int = 0) -> int:
     """Gating verdicts in the run's Holm family: every eval set × criterion, and each agent × criterion pooled over
-    two or more eval sets (baseline/compare.py), each counted only when its test could ever reach alpha alone."""
+    two or more eval sets (baseline/compare.py), each counted only when its test could ever reach alpha alone;
+    `also`: other tests in the family (the drift tests, when they gate)."""
     shapes = list(sets) + [_pooled_shape(mine) for mine in _by_agent(sets).values() if len(mine) >= 2]
     size = 0
     for shape in shapes:
         for criterion in shape.criteria:
             size += _could_reject(_design(shape.cases, shape, gate.tolerance_for(criterion), gate, 1))
-    return max(1, size)
+    return max(1, size + also)
 
 
 @lru_cache(maxsize=4096)
@@ -139,8 +140,8 @@ def _line(scope: str, design: Design) -> PowerLine:
     )
 
 
-def assess(sets: Sequence[SetDesign], gate: GateSettings) -> list[AgentPower]:
-    family = family_size(sets, gate)
+def assess(sets: Sequence[SetDesign], gate: GateSettings, also: int = 0) -> list[AgentPower]:
+    family = family_size(sets, gate, also)
     out = []
     for agent, mine in _by_agent(sets).items():
         shapes = [*mine, _pooled_shape(mine)] if len(mine) >= 2 else list(mine)
@@ -189,7 +190,11 @@ def _settle(design: Design, cases: int) -> str:
 
 
 def mark_unconfirmed(
-    pooled: Sequence[PooledSummary], summaries: Sequence[Summary], sets: Sequence[SetDesign], gate: GateSettings
+    pooled: Sequence[PooledSummary],
+    summaries: Sequence[Summary],
+    sets: Sequence[SetDesign],
+    gate: GateSettings,
+    also: int = 0,
 ) -> list[str]:
     """Marks every inconclusive drop the design could not have confirmed; returns, per marked row, what would
     settle it (the first one is what the headline names).
@@ -197,7 +202,7 @@ def mark_unconfirmed(
     An eval set's drop also counts in its agent's pooled verdict, so it is unconfirmed only when neither that eval
     set's test nor the pooled one could confirm a clean break of the cases it touches; and a pooled verdict that
     regressed has already confirmed its eval sets' drops."""
-    family = family_size(sets, gate)
+    family = family_size(sets, gate, also)
     agents = _by_agent(sets)
     by_set = {(s.agent, s.eval_set_id): s for s in sets}
     pooled_by = {(p.agent, p.criterion): p for p in pooled}

@@ -65,7 +65,9 @@ def build_comparison(
             known = view.known.get((row.agent, row.eval_set_id, row.eval_id, row.criterion))
             row.stability = known.stability if known else None
     designs = designs_from_results(current, baseline.results if baseline else None)
-    settles = mark_unconfirmed(pooled, summaries, designs, gate)
+    # the drift tests share the Holm family when they gate: they count in what the family lets each verdict confirm
+    in_family = len(drift) if drift_gates else 0
+    settles = mark_unconfirmed(pooled, summaries, designs, gate, in_family)
     efficiency = compare_efficiency(current, baseline.results if baseline else None, gate)
     decision = decide(
         current,
@@ -92,5 +94,5 @@ def build_comparison(
         rows=rows,
         efficiency=efficiency,
         history=view.report if view else None,
-        power=assess(designs, gate),
+        power=assess(designs, gate, in_family),
     )
