@@ -126,11 +126,11 @@ def unconfirmed_window(design: Design) -> float | None:
     return largest if largest >= design.tolerance else None
 
 
-def _line(scope: str, design: Design) -> PowerLine:
+def _line(agent: str, scope: str, design: Design) -> PowerLine:
     confirms = _confirmable(design) if design.cases else None
     window = unconfirmed_window(design)
     return PowerLine(
-        agent="",
+        agent=agent,
         scope=scope,
         cases=design.cases,
         runs=design.runs_text(),
@@ -146,7 +146,7 @@ def assess(sets: Sequence[SetDesign], gate: GateSettings, also: int = 0) -> list
     for agent, mine in _by_agent(sets).items():
         shapes = [*mine, _pooled_shape(mine)] if len(mine) >= 2 else list(mine)
         designs = [(s.eval_set_id, _design(s.cases, s, _tolerance(gate, s.criteria), gate, family)) for s in shapes]
-        lines = [_line(scope, design).model_copy(update={"agent": agent}) for scope, design in designs]
+        lines = [_line(agent, scope, design) for scope, design in designs]
         weak = all(line.confirms is None for line in lines)
         suggestion = None
         if weak or lines[-1].unconfirmed_up_to is not None:
