@@ -65,7 +65,9 @@ def gate_on_thresholds(example):
     """The example's two wrong-golden cases then fail the gate (no baseline change needed)."""
     config = example / "eval-gate.yml"
     config.write_text(
-        config.read_text().replace("fail_on: [regression, error]", "fail_on: [regression, error, threshold]")
+        config.read_text().replace(
+            "fail_on: [regression, error, drift]", "fail_on: [regression, error, drift, threshold]"
+        )
     )
 
 
@@ -153,7 +155,7 @@ def test_pull_request_run_comments_summarises_annotates_and_sets_outputs(example
     )
     verdict = [line for line in done.stdout.splitlines() if line.startswith("adk-eval-gate: PASS")]
     assert verdict == [
-        f"adk-eval-gate: PASS — no failing condition (regression, error) in 2 eval-set comparison(s) · comment: "
+        f"adk-eval-gate: PASS — no failing condition (regression, error, drift) in 2 eval-set comparison(s) · comment: "
         f"{values['comment-url']}"
     ]
     assert (
@@ -272,7 +274,7 @@ def test_two_configs_in_different_folders_keep_two_comments_and_repository_relat
 def test_bad_input_is_an_annotation_on_its_file_and_line(example, fake):
     prepare(example, fake)  # a valid event: the bad input is the config's alone
     config = example / "eval-gate.yml"
-    config.write_text(config.read_text().replace("  tolerance: 0.05", "  tolerance: 5"))
+    config.write_text(config.read_text().replace("gate:\n", "gate:\n  tolerance: 5\n"))
     done = run_action(example, fake, run_id=100)
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()

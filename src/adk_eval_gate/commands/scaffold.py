@@ -19,11 +19,15 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.yaml_files import load_yaml
 from adk_eval_gate.evalsets.eval_config import TEST_CONFIG_NAME
 from adk_eval_gate.evalsets.loader import load_eval_set
+
+if TYPE_CHECKING:
+    from adk_eval_gate.run.plan import Plan
 
 CONFIG_NAME = "eval-gate.yml"
 WORKFLOW_PATH = Path(".github") / "workflows" / "agent-evals.yml"
@@ -172,8 +176,8 @@ def _plan_entries(root: Path, agents: list[Path], eval_files: list[Path]) -> tup
 
 
 def _globs(folder: Path, files: list[Path], root: Path, loadable: set[Path]) -> list[str]:
-    """A glob per eval-file kind, so new files are picked up; the exact files when a glob would also match one
-    that does not load."""
+    """A glob per eval-file kind, so new files are picked up (`validate` lists what each matched); the exact files
+    when a glob would also match one that does not load."""
     out = []
     relative = folder.relative_to(root).as_posix()
     prefix = "" if relative == "." else relative + "/"
@@ -182,7 +186,8 @@ def _globs(folder: Path, files: list[Path], root: Path, loadable: set[Path]) -> 
         if not mine:
             continue
         others = [f for f in folder.glob(f"*{suffix}") if f not in mine or f not in loadable]
-        out += [prefix + f.name for f in mine] if others or len(mine) == 1 else [f"{prefix}*{suffix}"]
+        # a single file gets its glob too: the next file added to the folder is gated without editing the config
+        out += [prefix + f.name for f in mine] if others else [f"{prefix}*{suffix}"]
     return out
 
 
@@ -224,7 +229,8 @@ def _yaml(value: str) -> str:
     return json.dumps(value)  # a JSON string is a YAML scalar that needs no further thought about quoting
 
 
-def render_config(entries: list[_Entry], root: Path) -> str:
+def render_config(entries: list[_Entry], root: Path, runs: dict[str, tuple[str, str]] | None = None) -> str:
+    """`runs`: per entry name, its `num_runs` value and the line saying what it buys (`size_runs`)."""
     lines = [
         "# adk-eval-gate config, written by `adk-eval-gate init`. Relative paths resolve against this file.",
         "# Check it with `adk-eval-gate validate --config eval-gate.yml`; run it with `adk-eval-gate run --config "
@@ -261,8 +267,30 @@ def render_config(entries: list[_Entry], root: Path) -> str:
                 f"    eval_config: {_yaml(entry.eval_config)}   # ADK's own file, as `adk eval --config_file_path` "
                 "takes it"
             )
-        lines.append("    num_runs: 1   # raise it to average out a nondeterministic model")
+        value, note = (runs or {}).get(entry.name, ("1", "sized once the eval sets load"))
+        lines.append(f"    num_runs: {value}   # {note}")
     return "\n".join(lines) + "\n"
+
+
+def sized_runs(plan: Plan) -> dict[str, tuple[str, str]]:
+    """Adaptive runs for each agent, sized by the calibration's simulation to the cases it has (all of them: with
+    two or more eval sets the pooled verdict weighs every case) and the run's Holm family."""
+    from adk_eval_gate.baseline.power_report import family_size
+    from adk_eval_gate.baseline.power_simulation import size_runs
+    from adk_eval_gate.run.preflight import plan_designs
+
+    designs = plan_designs(plan)
+    family = family_size(designs, plan.workflow.settings.gate)
+    gate = plan.workflow.settings.gate
+    out = {}
+    for agent in plan.agents:
+        cases = sum(d.cases for d in designs if d.agent == agent.name)
+        criteria = {c for d in designs if d.agent == agent.name for c in d.criteria}
+        tolerance = max((gate.tolerance_for(c) for c in criteria), default=gate.tolerance_for("default"))
+        sizing = size_runs(cases, family, gate.alpha, tolerance)
+        value = f"{{min: {sizing.design.first_runs}, max: {sizing.design.max_runs}}}"
+        out[agent.name] = (value, f"{sizing.note()}; a push to the default branch runs the max")
+    return out
 
 
 def _setup(root: Path) -> str | None:
@@ -357,7 +385,9 @@ def init(root: Path, branch: str | None = None) -> InitResult:
     branch = branch or default_branch(root)
     config.write_text(render_config(entries, root), encoding="utf-8")
     try:
-        build_plan(config)  # what we wrote must validate, or nothing is left behind
+        plan = build_plan(config)  # what we wrote must validate, or nothing is left behind
+        config.write_text(render_config(entries, root, sized_runs(plan)), encoding="utf-8")
+        build_plan(config)
     except InputError:
         config.unlink()
         raise

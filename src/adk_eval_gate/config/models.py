@@ -244,6 +244,8 @@ class GateSettings(_Strict):
     # A push to the default branch stores the baseline; failing that job would not stop the push, only hide the
     # baseline's progress behind a red mark, so by default it passes (the comparison is still reported).
     on_push: Literal["pass", "fail"] = "pass"
+    # fail, or warn visibly: where the gate cannot know (docs/pooled-verdicts.md, "Power"), it must not say pass
+    unconfirmed: Literal["fail", "warn"] = Field(default="fail", description="what an unconfirmed drop does")
     drift: DriftSettings = Field(default_factory=DriftSettings)
     # Flaky cases (known from the history) stay reported but out of every gating test and condition.
     quarantine: QuarantineMode = None

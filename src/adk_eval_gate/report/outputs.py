@@ -171,6 +171,7 @@ _NOUNS = {
     "inconclusive": ("inconclusive comparison", "inconclusive comparisons"),
     "no baseline": ("no baseline", "no baseline"),
     "not run": ("case not run", "cases not run"),
+    "unconfirmed": ("unconfirmed drop", "unconfirmed drops"),
 }
 
 
