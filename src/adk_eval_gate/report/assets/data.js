@@ -1,0 +1,62 @@
+// The page's data arrives packed (report/html_pack.py): two gzip-compressed JSON parts in base64. The browser's own
+// DecompressionStream reads them, so nothing is fetched and no script of ours parses binary. "head" is what the
+// first screen shows; "detail" (every run's scores per turn, usage, turns, texts) is unpacked after the first frame.
+
+function unpackPart(base64) {
+  var bytes;
+  if (typeof Uint8Array.fromBase64 === "function") {
+    bytes = Uint8Array.fromBase64(base64);
+  } else {
+    var raw = atob(base64);
+    bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+  }
+  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).text().then(JSON.parse);
+}
+
+// Resolves once the frame showing what was just built has been painted (a task queued from requestAnimationFrame
+// runs after that frame), or after a short wait where no frame comes (a tab opened in the background).
+function afterFirstFrame() {
+  return new Promise(function (resolve) {
+    requestAnimationFrame(function () { setTimeout(resolve, 0); });
+    setTimeout(resolve, 250);
+  });
+}
+
+// A case's head and detail back to named fields, texts resolved, as html_cases.expand_case does.
+var USAGE = ["input_tokens", "output_tokens", "model_calls", "tool_calls", "latency_seconds", "cost_usd"];
+function fullCase(c, details) {
+  var d = details.cases[c.index], texts = details.texts;
+  function text(i) { return i === null || i === undefined ? null : texts[i]; }
+  function turn(t) {
+    return {user: text(t[0]) || "", response: text(t[1]) || "", tools: t[2].map(function (k) { return {name: k[0], args: k[1]}; })};
+  }
+  var full = {};
+  Object.keys(c).forEach(function (k) { full[k] = c[k]; });
+  full.metrics = {};
+  Object.keys(c.metrics).forEach(function (n) {
+    var m = {};
+    Object.keys(c.metrics[n]).forEach(function (k) { m[k] = c.metrics[n][k]; });
+    m.runs = d[0][n].map(function (r) {
+      return r === null ? null : {score: r[0], status: CODES[r[1]], reason: text(r[3]),
+        turns: r[2].map(function (t) { return [t[0], CODES[t[1]], text(t[2])]; })};
+    });
+    full.metrics[n] = m;
+  });
+  full.compared = {};
+  Object.keys(c.compared).forEach(function (n) {
+    var r = {};
+    Object.keys(c.compared[n]).forEach(function (k) { r[k] = c.compared[n][k]; });
+    r.reason = text(r.reason);
+    full.compared[n] = r;
+  });
+  full.expected = d[1] ? d[1].map(turn) : null;
+  full.runs = d[2].map(function (r) {
+    var usage = null;
+    if (r[3]) { usage = {}; USAGE.forEach(function (k, i) { usage[k] = r[3][i]; }); }
+    return {run: r[0], error: r[1], duration_seconds: r[2], usage: usage, turns: r[4] ? r[4].map(turn) : null};
+  });
+  full.sampling = d[3];
+  return full;
+}
