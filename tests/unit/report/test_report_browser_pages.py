@@ -1,0 +1,79 @@
+"""report.html with more cases than one page of rows, in real headless Chromium: the table holds the first 100, "Show
+more" adds the next ones, and the filters, their counts and the search still cover every case (a case far past the
+first page is found, and opens with its turns)."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_eval_gate.report.html import render_html
+from tests.support.browser import chromium, console_errors, open_page
+from tests.support.report_data import TRAJECTORY, Case, results_file
+from tests.unit.report.test_report_browser import case_row, js, visible_cases
+
+TOTAL = 230
+FAILED = {i for i in range(TOTAL) if i % 9 == 4}  # 26 failed cases spread over every page
+
+
+def key(i: int) -> str:
+    return f"shop/big/case_{i:03d}"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    cases = [
+        Case(f"case_{i:03d}", {TRAJECTORY: [[0.0 if i in FAILED else 1.0]]}, responses=[f"Answer number {i}."])
+        for i in range(TOTAL)
+    ]
+    path = tmp_path_factory.mktemp("pages") / "report.html"
+    path.write_text(render_html(results_file({("shop", "big"): cases})), encoding="utf-8")
+    return path
+
+
+def rows(session) -> int:
+    return js(session, "return document.querySelectorAll('tr.case').length")
+
+
+def test_the_table_shows_a_page_and_more_on_request(browser, page):
+    open_page(browser, page)
+    assert rows(browser) == 100
+    more = browser.find_element("id", "more-cases")
+    assert more.is_displayed() and "Showing 100 of the 230 matching cases." in more.text
+    # Failed cases come first, then the rest in their order.
+    first = [key(i) for i in sorted(FAILED)] + [key(i) for i in range(TOTAL) if i not in FAILED]
+    assert js(browser, "return [...document.querySelectorAll('tr.case')].map(r => r.dataset.case)") == first[:100]
+    more.find_element("css selector", "button").click()
+    assert rows(browser) == 200
+    more.find_element("css selector", "button").click()
+    assert rows(browser) == TOTAL and visible_cases(browser) == {key(i) for i in range(TOTAL)}
+    assert not more.is_displayed()
+    assert console_errors(browser) == []
+
+
+def test_filters_counts_and_search_cover_every_case(browser, page):
+    open_page(browser, page)
+    counts = {
+        name: int(browser.find_element("css selector", f"button[data-filter='{name}'] .count").text)
+        for name in ("all", "failed", "regressed")
+    }
+    assert counts == {"all": TOTAL, "failed": len(FAILED), "regressed": 0}
+    browser.find_element("css selector", "button[data-filter='failed']").click()
+    assert visible_cases(browser) == {key(i) for i in FAILED}
+    assert not browser.find_element("id", "more-cases").is_displayed()
+    browser.find_element("css selector", "button[data-filter='all']").click()
+    browser.find_element("css selector", "input[type=search]").send_keys("case_229")  # the last case of the last page
+    assert visible_cases(browser) == {key(229)}
+    case_row(browser, key(229)).click()
+    detail = js(browser, "return document.querySelector(`tr.detail[data-detail-for='${arguments[0]}']`)", key(229))
+    assert detail.is_displayed() and "Answer number 229." in detail.text
+    browser.find_element("css selector", "input[type=search]").clear()
+    browser.find_element("css selector", "input[type=search]").send_keys("case_22")
+    assert visible_cases(browser) == {key(i) for i in range(220, 230)}
+    assert detail.is_displayed()  # an opened case stays open while it matches
+    assert console_errors(browser) == []
