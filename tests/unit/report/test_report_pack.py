@@ -86,7 +86,7 @@ def test_a_secret_is_masked_before_it_is_compressed(monkeypatch):
 
 
 def test_a_thousand_cases_of_distinct_responses_fit_a_fraction_of_the_plain_json():
-    words = "the order was shipped to your address and should arrive tomorrow".split()
+    words = ["the", "order", "was", "shipped", "to", "your", "address", "and", "should", "arrive", "tomorrow"]
     cases = [
         Case(
             f"case_{i:04d}",
