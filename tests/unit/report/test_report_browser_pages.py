@@ -77,3 +77,36 @@ def test_filters_counts_and_search_cover_every_case(browser, page):
     assert visible_cases(browser) == {key(i) for i in range(220, 230)}
     assert detail.is_displayed()  # an opened case stays open while it matches
     assert console_errors(browser) == []
+
+
+def test_long_verdict_and_eval_set_tables_show_the_rest_on_request(browser, tmp_path):
+    from tests.support.report_data import RESPONSE, compared
+
+    sets = [f"set_{i:02d}" for i in range(25)]
+    current = results_file({("shop", s): [Case("c", {TRAJECTORY: [[1.0]], RESPONSE: [[1.0]]})] for s in sets})
+    baseline = results_file({("shop", s): [Case("c", {TRAJECTORY: [[1.0]], RESPONSE: [[1.0]]})] for s in sets})
+    comparison = compared(current, baseline)
+    path = tmp_path / "report.html"
+    path.write_text(render_html(current, comparison), encoding="utf-8")
+    open_page(browser, path)
+    verdict_keys = "return [...document.querySelectorAll('tr[data-verdict-key]')].map(r => r.dataset.verdictKey)"
+    every = {f"shop/{s}/{n}" for s in sets for n in (TRAJECTORY, RESPONSE)} | {
+        f"shop/*/{TRAJECTORY}",
+        f"shop/*/{RESPONSE}",
+    }
+    assert len(js(browser, verdict_keys)) == 50 and set(js(browser, verdict_keys)) < every
+    tables = {
+        section: browser.find_element("css selector", f"#{section} p.more") for section in ("verdicts", "eval-sets")
+    }
+    assert "Showing 50 of 52 verdicts." in tables["verdicts"].text
+    assert "Showing 20 of 25 eval sets." in tables["eval-sets"].text
+    for more in tables.values():
+        more.find_element("css selector", "button").click()
+        assert not more.is_displayed()
+    assert set(js(browser, verdict_keys)) == every
+    shown = js(
+        browser,
+        "return new Set([...document.querySelectorAll('#eval-sets tr[data-eval-set]')]"
+        ".map(r => r.dataset.evalSet)).size",
+    )
+    assert shown == 25 and console_errors(browser) == []

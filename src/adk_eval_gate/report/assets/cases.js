@@ -46,7 +46,7 @@ function renderCases(data, state) {
   state.moreButton = el("button", {type: "button"});
   state.moreButton.addEventListener("click", function () { state.limit += PAGE_SIZE; applyFilter(state, true); });
   state.moreText = el("span");
-  state.more = el("p", {"class": "more-cases", id: "more-cases", hidden: "hidden"}, state.moreText, " ", state.moreButton);
+  state.more = el("p", {"class": "more", id: "more-cases", hidden: "hidden"}, state.moreText, " ", state.moreButton);
   var head = ["Case", "Status"].concat(criteria, ["Runs", "Tokens", "Cost"]);
   var table = section("cases", "Cases", [el("div", {"class": "filters", role: "toolbar"}, buttons, search), state.focus,
     el("table", {"class": "grid cases", id: "case-table"}, el("thead", null, el("tr", null,

@@ -15,12 +15,23 @@ function unpackPart(base64) {
   return new Response(stream).text().then(JSON.parse);
 }
 
-// Resolves once the frame showing what was just built has been painted (a task queued from requestAnimationFrame
-// runs after that frame), or after a short wait where no frame comes (a tab opened in the background).
+// Resolves once the first frame with content has been presented (Chromium's and Safari's paint timing report it
+// after the fact; the work that follows would otherwise compete with drawing it), at once in a tab nobody sees,
+// and after a wait where no paint timing comes.
 function afterFirstFrame() {
   return new Promise(function (resolve) {
-    requestAnimationFrame(function () { setTimeout(resolve, 0); });
-    setTimeout(resolve, 250);
+    var done = false;
+    function go() { if (!done) { done = true; setTimeout(resolve, 0); } }
+    var types = typeof PerformanceObserver === "function" ? PerformanceObserver.supportedEntryTypes || [] : [];
+    if (document.visibilityState === "hidden" || types.indexOf("paint") < 0) {
+      requestAnimationFrame(go);
+      setTimeout(go, 250);
+      return;
+    }
+    new PerformanceObserver(function (list, observer) {
+      if (list.getEntriesByName("first-contentful-paint").length) { observer.disconnect(); go(); }
+    }).observe({type: "paint", buffered: true});
+    setTimeout(go, 3000);
   });
 }
 

@@ -150,9 +150,28 @@ function section(id, title, body) {
   return el("section", {id: id}, el("h2", null, title), body);
 }
 
+// A long table shows its first `size` items and a button for the rest, built only when asked for: a run of hundreds
+// of eval sets still draws its first screen at once. `build` makes an item's row (or rows).
+function limitedRows(items, size, build, noun) {
+  var body = el("tbody", null, items.slice(0, size).map(build));
+  if (items.length <= size) return [body];
+  var button = el("button", {type: "button"}, "Show all " + items.length.toLocaleString("en-US") + " " + noun);
+  var more = el("p", {"class": "more"}, "Showing " + size + " of " + items.length.toLocaleString("en-US") + " " + noun +
+    ".", " ", button);
+  button.addEventListener("click", function () { append(body, items.slice(size).map(build)); more.hidden = true; });
+  return [body, more];
+}
+
+// Gating verdicts first, then the others that moved, then the unchanged ones; the data's order within each.
+function byWeight(r, i) {
+  return [r.gating ? 0 : r.verdict === "unchanged" ? 2 : 1, i];
+}
+
 function renderVerdicts(data, state) {
   if (!data.verdicts.length) return null;
-  var rows = data.verdicts.map(function (r) {
+  var ordered = data.verdicts.map(byWeight).sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; })
+    .map(function (o) { return data.verdicts[o[1]]; });
+  var rows = limitedRows(ordered, 50, function (r) {
     var scope = r.scope === "pooled" ? r.agent + " / all " + r.eval_sets_compared + " eval sets" : r.agent + " / " + r.eval_set_id;
     return el("tr", {"data-verdict-key": r.key, "class": r.gating ? "gating" : null},
       el("td", null, r.scope === "pooled" ? el("strong", null, scope) : scope), el("td", null, r.criterion),
@@ -163,26 +182,26 @@ function renderVerdicts(data, state) {
       el("td", null, verdictBadge(r.verdict, r.gating)),
       el("td", {"class": "evidence"}, el("div", null, changeWords(r)), el("div", {"class": "p"}, pWords(r)),
         el("div", {"class": "muted"}, r.reason), casesLink(state, scope + " · " + r.criterion, r.cases, r.verdict)));
-  });
-  return section("verdicts", "Verdicts against the baseline", el("table", {"class": "grid"},
+  }, "verdicts");
+  return section("verdicts", "Verdicts against the baseline", [el("table", {"class": "grid"},
     el("thead", null, el("tr", null, ["Agent / eval set", "Criterion", "Baseline → current", "Change",
       "Pass rate", "Verdict", "Evidence"].map(function (h) { return el("th", null, h); }))),
-    el("tbody", null, rows)));
+    rows[0]), rows[1]]);
 }
 
 function renderEfficiency(data) {
   if (!data.efficiency.length) return null;
-  var rows = data.efficiency.map(function (e) {
+  var rows = limitedRows(data.efficiency, 50, function (e) {
     return el("tr", null, el("td", null, e.agent + " / " + e.eval_set_id), el("td", null, e.metric.replace("_", " ")),
       el("td", {"class": "num"}, e.baseline.toPrecision(4) + " → " + e.current.toPrecision(4)),
       el("td", {"class": "num"}, (e.change >= 0 ? "+" : "−") + Math.abs(Math.round(e.change * 100)) + "%"),
       el("td", null, verdictBadge(e.verdict, e.gating)),
       el("td", {"class": "evidence"}, pWords({p_value: e.p_value, delta: e.change, verdict: e.verdict}),
         el("div", {"class": "muted"}, e.reason)));
-  });
-  return section("efficiency", "Efficiency per run", el("table", {"class": "grid"},
+  }, "rows");
+  return section("efficiency", "Efficiency per run", [el("table", {"class": "grid"},
     el("thead", null, el("tr", null, ["Agent / eval set", "Usage", "Baseline → current", "Change", "Verdict",
-      "Evidence"].map(function (h) { return el("th", null, h); }))), el("tbody", null, rows)));
+      "Evidence"].map(function (h) { return el("th", null, h); }))), rows[0]), rows[1]]);
 }
 
 // One record per earlier run, oldest first; this run is appended when the history does not hold it yet.
@@ -213,23 +232,22 @@ function sparkline(history, key, current, sha) {
 }
 
 function renderEvalSets(data) {
-  var rows = [];
-  data.eval_sets.forEach(function (s) {
-    Object.keys(s.criteria).forEach(function (name, i) {
+  var rows = limitedRows(data.eval_sets, 20, function (s) {
+    return Object.keys(s.criteria).map(function (name, i) {
       var key = s.key + "/" + name;
-      rows.push(el("tr", {"data-eval-set": s.key, "data-criterion": name},
+      return el("tr", {"data-eval-set": s.key, "data-criterion": name},
         i === 0 ? el("td", {rowspan: Object.keys(s.criteria).length}, s.agent + " / " + s.eval_set_id,
           el("div", {"class": "muted"}, s.file + " · " + s.target + " · " + (s.adaptive_runs ? "runs " +
             s.adaptive_runs.min + "–" + s.adaptive_runs.max : s.num_runs + " run" + (s.num_runs > 1 ? "s" : "")) +
             " · " + s.counts.passed + "/" + s.counts.total + " passed")) : null,
         el("td", null, name), el("td", {"class": "num"}, fmt(s.means[name])), el("td", {"class": "num"}, "≥ " + s.criteria[name]),
-        data.history ? el("td", null, sparkline(data.history, key, s.means[name], data.run.sha)) : null));
+        data.history ? el("td", null, sparkline(data.history, key, s.means[name], data.run.sha)) : null);
     });
-  });
+  }, "eval sets");
   var head = ["Agent / eval set", "Criterion", "Mean case score", "Threshold"];
   if (data.history) head.push("Trend (mean case score per run)");
-  return section("eval-sets", "Eval sets", el("table", {"class": "grid"},
-    el("thead", null, el("tr", null, head.map(function (h) { return el("th", null, h); }))), el("tbody", null, rows)));
+  return section("eval-sets", "Eval sets", [el("table", {"class": "grid"},
+    el("thead", null, el("tr", null, head.map(function (h) { return el("th", null, h); }))), rows[0]), rows[1]]);
 }
 
 function main() {
