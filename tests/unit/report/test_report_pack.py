@@ -12,7 +12,7 @@ import re
 import pytest
 
 from adk_eval_gate.report.html import DATA_ID, embed_json, embedded_data, render_page, report_data
-from adk_eval_gate.report.html_pack import PACKING, case_head, pack, unpack
+from adk_eval_gate.report.html_pack import CHUNK, PACKING, case_head, pack, unpack
 from tests.support.report_data import TRAJECTORY, Case, compared, results_file
 from tests.unit.report.test_report_browser import EXPECTED, HISTORY, HOSTILE_TEXT, suite
 
@@ -34,9 +34,11 @@ def test_the_page_gives_back_exactly_the_documented_data():
 
 def test_the_head_has_each_row_and_no_turn_or_text():
     packed = _packed(render_page(_data()))
-    assert set(packed) == {"version", "packing", "head", "detail"} and packed["packing"] == PACKING
+    assert set(packed) == {"version", "packing", "chunk", "head", "detail"} and packed["packing"] == PACKING
     head = json.loads(gzip.decompress(base64.b64decode(packed["head"])))
-    assert "texts" not in head and len(head["cases"]) == 7
+    assert "texts" not in head and len(head["cases"]) == 7 and len(packed["detail"]) == 1
+    # The head's own texts are the comparison rows' reasons only.
+    assert head["reasons"] and all(len(r) < 400 for r in head["reasons"])
     assert HOSTILE_TEXT not in json.dumps(head, ensure_ascii=False)  # agent responses wait for the detail part
     rows = {c["eval_id"]: c for c in head["cases"]}
     assert set(rows["passing_case"]) == {
@@ -73,7 +75,7 @@ def test_usage_total_is_every_run_and_unknown_when_one_run_lacks_it():
 
 def test_a_page_packed_otherwise_is_refused():
     with pytest.raises(ValueError, match="packed as 'zip'"):
-        unpack({"version": 1, "packing": "zip", "head": "", "detail": ""})
+        unpack({"version": 1, "packing": "zip", "chunk": CHUNK, "head": "", "detail": []})
 
 
 def test_a_secret_is_masked_before_it_is_compressed(monkeypatch):
@@ -81,7 +83,7 @@ def test_a_secret_is_masked_before_it_is_compressed(monkeypatch):
     monkeypatch.setenv("MY_API_KEY", secret)
     current = results_file({("a", "s"): [Case("c", {TRAJECTORY: [[1.0]]}, responses=[f"the key is {secret}"])]})
     packed = pack(report_data(current), embed_json)
-    detail = gzip.decompress(base64.b64decode(packed["detail"])).decode()
+    detail = gzip.decompress(base64.b64decode(packed["detail"][0])).decode()
     assert secret not in detail and "the key is ***" in detail
 
 
@@ -99,4 +101,5 @@ def test_a_thousand_cases_of_distinct_responses_fit_a_fraction_of_the_plain_json
     page = render_page(data)
     plain = len(embed_json(data))
     assert len(page) < plain / 3, (len(page), plain)
-    assert len(embedded_data(page)["cases"]) == 1000
+    assert len(_packed(page)["detail"]) == 1000 // CHUNK  # a part per CHUNK cases, each with its own texts
+    assert embedded_data(page) == json.loads(json.dumps(data))  # the same text indexes across parts

@@ -1,7 +1,7 @@
 // The case table: one row per case, built only when its page of rows is shown. Filters, the search and the counts
 // work on the data of every case (filters.js); the table holds the first PAGE_SIZE that match, and "Show more"
 // adds the next ones, so 10,000 cases cost the first screen no more than a hundred. A case's drill-down (case.js)
-// is built when it is opened, from the detail part of the data (data.js).
+// is built when it is opened, from its part of the data's detail (data.js).
 
 var PAGE_SIZE = 100;
 var RANK = ["regressed", "error", "not_run", "failed", "flaky", "changed"];
@@ -96,13 +96,14 @@ function toggleDetail(row, c, state) {
     var cell = el("td", {colspan: state.columns});
     detail = el("tr", {"class": "detail", "data-detail-for": c.key}, cell);
     state.detailRows[c.index] = detail;
-    if (state.details) {
-      append(cell, renderDetail(fullCase(c, state.details)));
-    } else {  // opened before the detail part was unpacked: built as soon as it is
+    var k = partOf(state, c);
+    if (state.loaded[k]) {
+      append(cell, renderDetail(fullCase(state, c)));
+    } else {  // opened before its part was unpacked: built as soon as it is, that part first
       append(cell, el("p", {"class": "muted"}, "Loading this case's runs…"));
-      state.detailsReady.then(function () {
+      detailPart(state, k).then(function () {
         cell.textContent = "";
-        append(cell, renderDetail(fullCase(c, state.details)));
+        append(cell, renderDetail(fullCase(state, c)));
       });
     }
     row.parentNode.insertBefore(detail, row.nextSibling);

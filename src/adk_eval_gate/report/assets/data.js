@@ -1,6 +1,7 @@
-// The page's data arrives packed (report/html_pack.py): two gzip-compressed JSON parts in base64. The browser's own
+// The page's data arrives packed (report/html_pack.py): gzip-compressed JSON parts in base64. The browser's own
 // DecompressionStream reads them, so nothing is fetched and no script of ours parses binary. "head" is what the
-// first screen shows; "detail" (every run's scores per turn, usage, turns, texts) is unpacked after the first frame.
+// first screen shows; "detail" is one part per `chunk` cases (every run's scores per turn, usage, turns, their
+// texts), unpacked one at a time after the first frame, a part whose case is opened first.
 
 function unpackPart(base64) {
   var bytes;
@@ -35,10 +36,31 @@ function afterFirstFrame() {
   });
 }
 
+// The promise of detail part k, unpacked once; `state.loaded[k]` holds it when it has arrived.
+function detailPart(state, k) {
+  if (!state.parts[k]) {
+    state.parts[k] = unpackPart(state.packed.detail[k]).then(function (part) { state.loaded[k] = part; return part; });
+  }
+  return state.parts[k];
+}
+
+// Every part in turn, yielding between them so that a click or a scroll is never kept waiting for long.
+function loadParts(state) {
+  var k = 0;
+  function next() {
+    if (k >= state.packed.detail.length) return Promise.resolve();
+    return detailPart(state, k++).then(function () { return new Promise(function (r) { setTimeout(r, 0); }); }).then(next);
+  }
+  return next();
+}
+
+function partOf(state, c) { return Math.floor(c.index / state.packed.chunk); }
+
 // A case's head and detail back to named fields, texts resolved, as html_cases.expand_case does.
 var USAGE = ["input_tokens", "output_tokens", "model_calls", "tool_calls", "latency_seconds", "cost_usd"];
-function fullCase(c, details) {
-  var d = details.cases[c.index], texts = details.texts;
+function fullCase(state, c) {
+  var part = state.loaded[partOf(state, c)];
+  var d = part.cases[c.index % state.packed.chunk], texts = part.texts, reasons = state.reasons;
   function text(i) { return i === null || i === undefined ? null : texts[i]; }
   function turn(t) {
     return {user: text(t[0]) || "", response: text(t[1]) || "", tools: t[2].map(function (k) { return {name: k[0], args: k[1]}; })};
@@ -59,7 +81,7 @@ function fullCase(c, details) {
   Object.keys(c.compared).forEach(function (n) {
     var r = {};
     Object.keys(c.compared[n]).forEach(function (k) { r[k] = c.compared[n][k]; });
-    r.reason = text(r.reason);
+    r.reason = r.reason === null ? null : reasons[r.reason];
     full.compared[n] = r;
   });
   full.expected = d[1] ? d[1].map(turn) : null;

@@ -256,17 +256,16 @@ function main() {
     return Promise.reject(new Error("this browser cannot unpack the report's data (it needs DecompressionStream: " +
       "Chrome 80, Firefox 113, Safari 16.4 or newer); results.json and comparison.json hold the same data"));
   }
-  var state = {filter: "all", search: "", only: null, details: null};
+  var state = {filter: "all", search: "", only: null, packed: packed, parts: [], loaded: []};
   return unpackPart(packed.head).then(function (data) {
+    state.reasons = data.reasons;
     var app = document.getElementById("app");
     append(app, [renderBanner(data, state), renderFacts(data), renderVerdicts(data, state), renderEfficiency(data),
       renderEvalSets(data), renderCases(data, state),
       el("footer", null, "adk-eval-gate " + data.run.tool_version + " · scores follow " + data.run.adk_semantics +
         " · " + data.run.started_at + " · results.json and comparison.json hold every number on this page")]);
     // What only a case's drill-down shows waits until the first screen is on the glass.
-    state.detailsReady = afterFirstFrame().then(function () { return unpackPart(packed.detail); })
-      .then(function (details) { state.details = details; });
-    return state.detailsReady;
+    return afterFirstFrame().then(function () { return loadParts(state); });
   }).then(function () { document.documentElement.setAttribute("data-state", "ready"); });
 }
 
