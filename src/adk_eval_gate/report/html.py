@@ -1,7 +1,7 @@
 """report.html: one self-contained page per run (docs/report-html.md).
 
 The page is a fixed script and style sheet (report/assets/) plus the run's data, embedded as JSON in
-`<script type="application/json" id="adk-eval-gate-data">`, packed in two compressed parts so that 10,000 cases
+`<script type="application/json" id="adk-eval-gate-data">`, packed in compressed parts so that 10,000 cases
 stay a small page that draws its first screen at once (report/html_pack.py). Nothing is fetched: a
 Content-Security-Policy of `default-src 'none'` with the hashes of the page's own script and style is what lets it
 open from a downloaded artifact over file://, offline, and what keeps any markup that slipped into the data from

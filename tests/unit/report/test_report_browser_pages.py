@@ -110,3 +110,28 @@ def test_long_verdict_and_eval_set_tables_show_the_rest_on_request(browser, tmp_
         ".map(r => r.dataset.evalSet)).size",
     )
     assert shown == 25 and console_errors(browser) == []
+
+
+# Installed before the page's own script runs (DevTools, so the page's policy does not apply to it): as soon as the
+# first case row exists, click it and keep what its drill-down says at that moment.
+EARLY_CLICK = """
+const poll = setInterval(() => {
+  const row = document.querySelector('tr.case');
+  if (!row) return;
+  clearInterval(poll);
+  row.click();
+  window.__early = document.querySelector('tr.detail').innerText;
+}, 1);
+"""
+
+
+def test_a_case_opened_before_its_part_arrived_fills_in(page):
+    with chromium() as session:
+        session.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": EARLY_CLICK})
+        open_page(session, page)
+        assert js(session, "return window.__early") == "Loading this case's runs…"
+        first = js(session, "return document.querySelector('tr.case').dataset.case")
+        detail = js(session, "return document.querySelector(`tr.detail[data-detail-for='${arguments[0]}']`)", first)
+        number = int(first.rsplit("_", 1)[1])
+        assert detail.is_displayed() and f"Answer number {number}." in detail.text
+        assert "Loading" not in detail.text and console_errors(session) == []
