@@ -216,10 +216,20 @@ setTimeout(() => done({fcp: fcp ? fcp.startTime : null, lcp: lcp}), 200);
 
 
 STATE = "return document.documentElement.getAttribute('data-state')"
+# Informational, not a target: when every case's drill-down has been unpacked (the page's data-state turns
+# "ready"), seen by an observer installed through DevTools before the page's own script runs.
+READY_WATCH = """
+new MutationObserver(() => {
+  if (!window.__benchReady && document.documentElement.getAttribute('data-state') === 'ready') {
+    window.__benchReady = performance.now();
+  }
+}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-state']});
+"""
 
 
-def paint_times(page: Path, repeat: int) -> list[tuple[float, float]]:
-    """(first contentful paint, largest contentful paint) per fresh browser, in ms from navigation start."""
+def paint_times(page: Path, repeat: int) -> list[tuple[float, float, float]]:
+    """(first contentful paint, largest contentful paint, every drill-down unpacked) per fresh browser, in ms from
+    navigation start."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.support.ui import WebDriverWait
@@ -238,6 +248,7 @@ def paint_times(page: Path, repeat: int) -> list[tuple[float, float]]:
         session = webdriver.Chrome(service=Service(driver), options=options)
         try:
             session.set_script_timeout(30)
+            session.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": READY_WATCH})
             session.get(page.resolve().as_uri())
             WebDriverWait(session, 120).until(lambda s: s.execute_script(STATE) in ("ready", "error"))
             if session.execute_script(STATE) != "ready":
@@ -245,7 +256,7 @@ def paint_times(page: Path, repeat: int) -> list[tuple[float, float]]:
             paints = session.execute_async_script(PAINTS)
             if paints["fcp"] is None or paints["lcp"] is None:
                 sys.exit(f"Chromium reported no paint timing: {paints}")
-            times.append((paints["fcp"], paints["lcp"]))
+            times.append((paints["fcp"], paints["lcp"], session.execute_script("return window.__benchReady")))
         finally:
             session.quit()
             shutil.rmtree(profile, ignore_errors=True)
@@ -277,6 +288,8 @@ def measure(cases: int, runs: int, repeat: int, keep: str | None) -> bool:
     for name, value, index in (("first frame (FCP)", fcp, 0), ("first screen (LCP)", lcp, 1)):
         each = ", ".join(f"{t[index]:.0f}" for t in times)
         print(f"  {name:<18} {value:.0f} ms median of {len(times)} ({each})   (target ≤ {TIME_TARGET_MS} ms)")
+    ready = statistics.median(t[2] for t in times)
+    print(f"  every drill-down   {ready:.0f} ms median (unpacked after the first frame; not a target)")
     print(f"  Python rendering   {render_seconds:.2f} s (data from the models, JSON, compression, page)")
     return size <= SIZE_TARGET and fcp <= TIME_TARGET_MS and lcp <= TIME_TARGET_MS
 
