@@ -28,10 +28,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 PACKING = "gzip+base64"
-# Cases per detail part: at 10,000 cases, 20 parts of about 2 MB of JSON each, each unpacked in well under 100 ms.
+# Cases per detail part: at 10,000 cases (bench/html_report.py), 20 parts of about 2 MB of JSON each, all 20
+# unpacked within about 0.6 s after the first frame, one short step each.
 CHUNK = 500
 HEAD_CASE_FIELDS = ("key", "agent", "eval_set_id", "eval_id", "status", "reason", "tags", "flaky", "compared")
-# Level 6 is zlib's default: level 9 is a few per cent smaller and several times slower on 30 MB of text.
+# zlib's default level: level 9 took 12 s on the 10,000-case benchmark's texts alone.
 _LEVEL = 6
 
 
