@@ -19,7 +19,7 @@ from tests.e2e.test_properties_masking import pull_request_environment, write_re
 from tests.support.fake_github import FakeGitHub
 from tests.support.github_links import REFERENCES, links
 from tests.support.hostile import run_cli
-from tests.support.leaks import leaks
+from tests.support.leaks import leaks, readable
 from tests.support.paths import AGENTS
 from tests.unit.core.test_secrets import run_action
 from tests.unit.report.test_unlinked import HAZARDS
@@ -102,7 +102,7 @@ def test_a_key_across_every_cut_of_agent_text_leaves_no_piece_anywhere(cutting_r
     assert done.returncode == 1, done.stderr[-3000:]  # the agents' errors gate
     out = cutting_repo / "adk-eval-gate-out"
     written = {
-        str(p.relative_to(cutting_repo)): p.read_text(errors="replace")
+        str(p.relative_to(cutting_repo)): readable(p)
         for p in cutting_repo.rglob("*")
         if p.is_file() and p.suffix != ".py"
     }

@@ -23,7 +23,7 @@ from adk_eval_gate.core.redaction import MIN_SECRET_LENGTH
 from tests.e2e.test_properties_hostile import workspace
 from tests.support.fake_github import FakeGitHub
 from tests.support.hostile import run_cli
-from tests.support.leaks import leaks
+from tests.support.leaks import leaks, readable
 
 MASKING = settings(
     max_examples=15,
@@ -168,7 +168,7 @@ def test_a_secret_across_any_cut_of_the_report_leaves_no_piece_in_any_output(cap
         assert code == 1, err[-2000:]  # the errors and the regression gate
         bodies = [json.dumps(r["body"], ensure_ascii=False) for r in fake.state.requests if r["body"] is not None]
         written = {
-            str(p.relative_to(root)): p.read_text(errors="replace")
+            str(p.relative_to(root)): readable(p)
             for p in [*(root / "out").iterdir(), root / "summary.md", root / "output.txt"]
         }
     assert {"out/report.md", "out/report.html", "out/junit.xml", "out/results.json", "out/comparison.json"} <= set(

@@ -42,3 +42,16 @@ def leaks(text: str, secret: str) -> list[str]:
     text = text.replace("\u200b", "")
     found = sorted((p for p in pieces(secret) if p in text), key=len, reverse=True)
     return found[:3]
+
+
+def readable(path) -> str:
+    """A file's text as a reader could get it: report.html's inline data is packed (compressed), so its unpacked
+    data is added — a secret hidden by compression is still a leak."""
+    from pathlib import Path
+
+    from adk_eval_gate.report.html import embedded_data
+
+    text = Path(path).read_text(errors="replace")
+    if Path(path).suffix == ".html":
+        text += "\n" + json.dumps(embedded_data(text), ensure_ascii=False)
+    return text

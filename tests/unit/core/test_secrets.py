@@ -20,6 +20,7 @@ import pytest
 
 from adk_eval_gate.core.redaction import MASK, child_env, redact, redact_json, secret_values
 from tests.support.fake_github import FakeGitHub
+from tests.support.leaks import readable
 from tests.support.paths import AGENTS
 
 HEAD, BASE = "c" * 40, "b" * 40
@@ -140,11 +141,12 @@ def test_no_secret_in_any_file_request_or_log_line(leaky_repo):
         done = run_action(leaky_repo, fake)
         assert done.returncode == 1, done.stderr[-3000:]  # the failing cases are errors, which gate
         assert leaked(done.stdout) == [] and leaked(done.stderr) == []
-        written = {p: p.read_text(errors="replace") for p in leaky_repo.rglob("*") if p.is_file() and p.suffix != ".py"}
+        written = {p: readable(p) for p in leaky_repo.rglob("*") if p.is_file() and p.suffix != ".py"}
         assert {str(p.relative_to(leaky_repo)) for p in written} >= {
             "adk-eval-gate-out/results.json",
             "adk-eval-gate-out/comparison.json",
             "adk-eval-gate-out/report.md",
+            "adk-eval-gate-out/report.html",
             "adk-eval-gate-out/junit.xml",
             "summary.md",
             "output.txt",
