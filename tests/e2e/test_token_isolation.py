@@ -164,7 +164,8 @@ def test_no_token_reaches_the_pull_requests_code_run_by_the_cli(hunt_repo, worke
     tokens = {"GITHUB_TOKEN": token(), "GH_TOKEN": token(), "ACTIONS_RUNTIME_TOKEN": token()}
     decoy = token()
     done = subprocess.run(
-        [console_script(), "ci", "--config", "eval-gate.yml", "--no-comment"],
+        # --setup: outside Actions `setup:` runs only when asked, and the hostile setup step must run
+        [console_script(), "ci", "--setup", "--config", "eval-gate.yml", "--no-comment"],
         cwd=hunt_repo,
         env=hunted_env(hunt_repo, tokens, decoy),
         capture_output=True,

@@ -35,7 +35,9 @@ def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str,
         return "is not a known field", fix
     if kind in {"less_than_equal", "greater_than_equal", "less_than", "greater_than"}:
         return f"{_show(value)} is out of range", error["msg"].lower()
-    if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float", "finite_number"}:
+    if kind == "finite_number":
+        return f"{_show(value)} is not a finite number", "use a finite number (NaN and infinity are refused)"
+    if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"}:
         if isinstance(value, bool):  # strict: `true` and "0.8" are mistakes, not numbers
             return f"{_show(value)} is a boolean, not a number", "use a plain number"
         if isinstance(value, str) and _numeric(value):

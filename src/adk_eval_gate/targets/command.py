@@ -32,7 +32,7 @@ from typing import Any
 from google.genai import types as genai_types
 from pydantic import ValidationError
 
-from adk_eval_gate.config.models import CommandTargetSettings as CommandSettings
+from adk_eval_gate.config.target_settings import CommandTargetSettings as CommandSettings
 from adk_eval_gate.core.clip import clip, clip_end, masked_lines, single_line
 from adk_eval_gate.core.files import scrub_data
 from adk_eval_gate.core.redaction import child_env

@@ -17,7 +17,7 @@ from typing import Any
 
 import requests
 
-from adk_eval_gate.config.models import HttpTargetSettings as HttpSettings
+from adk_eval_gate.config.target_settings import HttpTargetSettings as HttpSettings
 from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.held_tokens import held
