@@ -342,7 +342,7 @@ def _first_metric(data: dict) -> dict:
     [
         (
             lambda d: _first_metric(d).update(score=float("nan")),
-            ["eval_sets[0].cases[0].metrics.", "score: nan is not a valid number"],
+            ["eval_sets[0].cases[0].metrics.", "score: nan is not a finite number"],
         ),
         (lambda d: _first_metric(d).update(score=7.5), ["score 7.5 is outside [0, 1]"]),
         (lambda d: _first_metric(d).update(threshold=-1), ["threshold", "outside [0, 1]"]),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -218,6 +219,9 @@ def test_with_a_token_held_the_function_runs_in_a_process_of_its_own_with_the_sa
     project, tmp_path, monkeypatch, capfd
 ):
     (project / "where_metrics.py").write_text(WHERE)
+    # one run a case (no adaptive extra round), so the calls of each `run` below can be counted
+    gate = project / "eval-gate.yml"
+    gate.write_text(re.sub(r"(?m)^(\s*num_runs:).*$", r"\1 1", gate.read_text()))
     config = json.loads((project / "evals" / "eval_config.json").read_text())
     config["criteria"]["where"] = 0.5
     config["custom_metrics"]["where"] = {"code_config": {"name": "where_metrics.where"}}
