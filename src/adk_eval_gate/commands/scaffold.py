@@ -233,8 +233,8 @@ def render_config(entries: list[_Entry], root: Path, runs: dict[str, tuple[str, 
     """`runs`: per entry name, its `num_runs` value and the line saying what it buys (`size_runs`)."""
     lines = [
         "# adk-eval-gate config, written by `adk-eval-gate init`. Relative paths resolve against this file.",
-        "# Check it with `adk-eval-gate validate --config eval-gate.yml`; run it with `adk-eval-gate run --config "
-        "eval-gate.yml`.",
+        "# Check it with `adk-eval-gate validate`; try it with `adk-eval-gate ci` (both find this file from anywhere "
+        "in the repository).",
     ]
     setup = _setup(root)
     if setup:
@@ -333,8 +333,9 @@ def next_steps(branch: str) -> str:
             "  2. The workflow asks for contents: read, pull-requests: write and actions: read; if your organisation "
             "limits",
             "     GITHUB_TOKEN, allow these (Settings > Actions > General > Workflow permissions).",
-            "  3. Try it here: adk-eval-gate validate --config eval-gate.yml && adk-eval-gate run --config "
-            "eval-gate.yml",
+            "  3. Try it here: adk-eval-gate validate && adk-eval-gate ci   (the comment and the page go to "
+            "adk-eval-gate-out/;",
+            "     adk-eval-gate view opens the page; no key at hand: docs/try-it-offline.md)",
             f"  4. Commit both files and push to {branch}: that run stores the first baseline; pull requests compare "
             "with it.",
         ]
