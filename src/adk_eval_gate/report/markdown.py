@@ -135,6 +135,17 @@ def stability_mark(row: Row) -> str:
     return mark + (" (quarantined)" if row.quarantined else "")
 
 
+_ORDER = {"regressed": 0, "inconclusive": 2, "error": 3, "not_comparable": 3, "improved": 4}
+
+
+def _importance(summary: Any) -> int:
+    """Gating regressions, then other regressions, unconfirmed drops, errors, improvements, the rest (a stable sort
+    keeps the eval sets' own order within each)."""
+    if summary.verdict == "regressed":
+        return 0 if summary.gating else 1
+    return 2 if getattr(summary, "unconfirmed", False) else _ORDER.get(summary.verdict, 5)
+
+
 def render_report(
     comparison: Comparison,
     results: ResultsFile,
@@ -158,16 +169,19 @@ def render_report(
     others = [r for r in comparison.rows if r.verdict != "improved" and id(r) not in shown]
     evidence = [evidence_for(r, results, expected_cases) for r in regressions]
     quarantined = len({(r.agent, r.eval_set_id, r.eval_id) for r in comparison.rows if r.quarantined})
+    # The eval-set table, what failed first: with many eval sets it is the comment's largest part, and what it
+    # leaves out must never be a regression while a quiet row is shown.
+    summaries = sorted(comparison.summaries, key=_importance)
     # detail levels, most complete first; each drops the least important remaining part
-    many = len(regressions) + 1
+    many, every_set = len(regressions) + 1, len(summaries)
     levels = [
-        {"evidence": len(evidence), "improvements": True, "others": True, "rows": many},
-        {"evidence": len(evidence), "improvements": True, "others": False, "rows": many},
-        {"evidence": len(evidence), "improvements": False, "others": False, "rows": many},
-        {"evidence": 10, "improvements": False, "others": False, "rows": many},
-        {"evidence": 3, "improvements": False, "others": False, "rows": many},
-        {"evidence": 0, "improvements": False, "others": False, "rows": 200},
-        {"evidence": 0, "improvements": False, "others": False, "rows": 20},
+        {"evidence": len(evidence), "improvements": True, "others": True, "rows": many, "sets": every_set},
+        {"evidence": len(evidence), "improvements": True, "others": False, "rows": many, "sets": every_set},
+        {"evidence": len(evidence), "improvements": False, "others": False, "rows": many, "sets": every_set},
+        {"evidence": 10, "improvements": False, "others": False, "rows": many, "sets": 500},
+        {"evidence": 3, "improvements": False, "others": False, "rows": many, "sets": 200},
+        {"evidence": 0, "improvements": False, "others": False, "rows": 200, "sets": 100},
+        {"evidence": 0, "improvements": False, "others": False, "rows": 20, "sets": 20},
     ]
     text = ""
     for level in levels:
@@ -186,6 +200,8 @@ def render_report(
             run_url=run_url,
             head_sha=head_sha,
             rows_limit=level["rows"],
+            summaries=summaries[: level["sets"]],
+            hidden_summaries=summaries[level["sets"] :],
             full_report_hint=full_report_hint,
             truncated=level is not levels[0],
             spend=spend_line(results),
