@@ -31,12 +31,14 @@ import socket
 import threading
 import zipfile
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
 import jsonschema
+
+from tests.support.loopback import LoopbackHTTPServer
 
 SLICE = Path(__file__).resolve().parent / "github_api" / "rest-api-slice.json"
 SPEC = json.loads(SLICE.read_text())
@@ -609,7 +611,7 @@ class FakeGitHub:
                 return 302, None, {"Location": f"{base}/blob/{artifact['id']}"}
             return 404, {"message": "Not Found"}, None
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = LoopbackHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
