@@ -66,29 +66,33 @@ def _strata(design: Design, broken: int) -> Strata:
     return Strata(pairs, [], [], staged if design.adaptive else None)
 
 
-def _row() -> Summary:
-    return Summary(
-        agent="agent",
-        eval_set_id="set",
-        criterion=_CRITERION,
-        baseline=None,
-        current=None,
-        delta=None,
-        verdict="unchanged",
-        reason="",
-    )
+def decided_in_family(test: TestResult | None, design: Design, tolerance: float | None = None) -> Summary:
+    """A verdict row for `test`, decided as `compare` decides it: the tolerance check, and Holm over a family of
+    `design.family` gating tests whose others could reject (counted in full)."""
+
+    def row() -> Summary:
+        return Summary(
+            agent="agent",
+            eval_set_id="set",
+            criterion=_CRITERION,
+            baseline=None,
+            current=None,
+            delta=None,
+            verdict="unchanged",
+            reason="",
+        )
+
+    tolerance = design.tolerance if tolerance is None else tolerance
+    decided = row()
+    decided.delta = test.delta if test else None
+    others = [(row(), TestResult(0.0, 1.0, 1.0, "another gating verdict", 0.0, 0.0), tolerance)]
+    decide_gating([(decided, test, tolerance), *others * (design.family - 1)], design.alpha)
+    return decided
 
 
 def regressed(design: Design, broken: int, tolerance: float | None = None) -> bool:
     """Would the gate call `broken` outright broken cases of this design a regression?"""
-    test = group_test(_strata(design, broken))
-    row = _row()
-    row.delta = test.delta if test else None
-    tolerance = design.tolerance if tolerance is None else tolerance
-    # the rest of the family: tests that could reject, which Holm counts in full
-    others = [(_row(), TestResult(0.0, 1.0, 1.0, "another gating verdict", 0.0, 0.0), tolerance)]
-    decide_gating([(row, test, tolerance), *others * (design.family - 1)], design.alpha)
-    return row.verdict == "regressed"
+    return decided_in_family(group_test(_strata(design, broken)), design, tolerance).verdict == "regressed"
 
 
 def could_reject(design: Design) -> bool:

@@ -16,11 +16,14 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from adk_eval_gate.baseline.compare import decide_gating
-from adk_eval_gate.baseline.models import Summary
-from adk_eval_gate.baseline.power import Design, is_unconfirmed, smallest_confirmable, smallest_significant
+from adk_eval_gate.baseline.power import (
+    Design,
+    decided_in_family,
+    is_unconfirmed,
+    smallest_confirmable,
+    smallest_significant,
+)
 from adk_eval_gate.baseline.stages import StagedPair, undecided
-from adk_eval_gate.baseline.stats import TestResult
 from adk_eval_gate.baseline.strata import Strata, group_test
 
 JUDGE_FLIP = 0.05
@@ -92,19 +95,6 @@ class Outcome:
     runs_per_case: float  # the pull request's runs, averaged over cases
 
 
-def _row() -> Summary:
-    return Summary(
-        agent="agent",
-        eval_set_id="set",
-        criterion=CRITERION,
-        baseline=None,
-        current=None,
-        delta=None,
-        verdict="unchanged",
-        reason="",
-    )
-
-
 def simulate_pr(
     rng: random.Random,
     design: Design,
@@ -134,11 +124,7 @@ def simulate_pr(
             staged[i].extra = samples
         strata = Strata([(p.baseline, p.first + p.extra) for p in staged], [], [], staged)
         spent = design.first_runs + len(chosen) * (design.max_runs - design.first_runs) / design.cases
-    test = group_test(strata)
-    row = _row()
-    row.delta = test.delta if test else None
-    others = [(_row(), TestResult(0.0, 1.0, 1.0, "another gating verdict", 0.0, 0.0), design.tolerance)]
-    decide_gating([(row, test, design.tolerance), *others * (design.family - 1)], design.alpha)
+    row = decided_in_family(group_test(strata), design)
     unconfirmed = (
         row.verdict == "inconclusive"
         and row.delta is not None
