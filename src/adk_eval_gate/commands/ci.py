@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.publish.settings import PublishOptions
     from adk_eval_gate.publish.status import PullRequestRun
+    from adk_eval_gate.targets.host_pool import AgentHostPool
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -67,22 +68,22 @@ def run_ci(
     from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.core.collector import bulk_data
     from adk_eval_gate.github.context import ActionsContext
-    from adk_eval_gate.targets.agent_host import finish_warm_up
-    from adk_eval_gate.targets.host_start import warm_up_early
+    from adk_eval_gate.targets.host_pool import AgentHostPool
 
     context = context or ActionsContext.from_env()
     workflow = workflow or load_config(options.config)
     setup_allowed = run_setup_here or in_actions()
+    hosts = AgentHostPool()  # this command's agent hosts, handed to the run (targets/host_pool.py)
     if not (workflow.settings.setup and setup_allowed):
         # `setup:` may install the agents' own google-adk: then the host starts after it. Otherwise google-adk alone
         # is imported while this process checks who asked and loads the eval sets; the agents (the pull request's
         # code) are named to the host only after those checks (_run).
-        warm_up_early(workflow.path)
+        hosts.start_early(workflow.path)
     try:
         with bulk_data() as loaded:
-            return _run(options, context, workflow, setup_allowed, loaded)
+            return _run(options, context, workflow, setup_allowed, loaded, hosts)
     finally:
-        finish_warm_up()
+        hosts.finish()
 
 
 def in_actions() -> bool:
@@ -95,6 +96,7 @@ def _run(
     workflow: Workflow,
     setup_allowed: bool,
     loaded: Callable[[], None],
+    hosts: AgentHostPool,
 ) -> int:
     from adk_eval_gate.commands.loading import plan_of
     from adk_eval_gate.core.paths import repository_root
@@ -105,7 +107,6 @@ def _run(
     from adk_eval_gate.run.selection import select_cases
     from adk_eval_gate.run.setup import run_setup
     from adk_eval_gate.run.shards import shard_plan
-    from adk_eval_gate.targets.agent_host import warm_up
 
     # Before any of the pull request's code is imported (custom metrics, setup, agents): no token it could read in
     # the checkout, then who asked, for which commit.
@@ -133,7 +134,7 @@ def _run(
             "install the agent's dependencies yourself, or pass --setup to run them here",
             file=sys.stderr,
         )
-    warm_up(plan.workflow)  # the host imports the agents while a baseline loads and the run's stages import
+    hosts.warm_up(plan.workflow)  # the host imports the agents while a baseline loads and the run's stages import
     outcome = None
     if mode_of(context) != "baseline" and has_adaptive_runs(plan):
         # adaptive runs decide against the baseline the comparison will use: load it before running
@@ -142,7 +143,7 @@ def _run(
         outcome = build_store(plan.workflow, context).load()
     decider = Decider(outcome.baseline.results if outcome.baseline else None) if outcome else None
     loaded()  # the plan (and an adaptive run's baseline) live until the end, as in `run`
-    results = run_plan(plan, quiet=options.quiet, decider=decider)
+    results = run_plan(plan, quiet=options.quiet, decider=decider, hosts=hosts)
     if conversation is not None and context.head_sha:
         results.git.sha = context.head_sha  # an issue_comment run's GITHUB_SHA is the default branch's
     return finish(options, plan, results, context, outcome, conversation)

@@ -12,6 +12,7 @@ from adk_eval_gate.config.loader import Workflow, load_workflow
 
 if TYPE_CHECKING:
     from adk_eval_gate.run.plan import Plan
+    from adk_eval_gate.targets.host_pool import AgentHostPool
 
 
 def load_config(config: str) -> Workflow:
@@ -25,18 +26,14 @@ def plan_of(workflow: Workflow) -> Plan:
     return plan_for(workflow, checks=(check_report_templates,))
 
 
-def load_plan(config: str, *, warm_up: bool = False) -> Plan:
-    """`warm_up` (a run that may host in-process agents) starts the agent host, which imports google-adk, while
+def load_plan(config: str, *, hosts: AgentHostPool | None = None) -> Plan:
+    """`hosts` (a run that may host in-process agents) start the agent host, which imports google-adk, while
     this process validates the config and the eval sets."""
-    if warm_up:
+    if hosts is not None:
         from pathlib import Path
 
-        from adk_eval_gate.targets.host_start import warm_up_early
-
-        warm_up_early(Path(config))
+        hosts.start_early(Path(config))
     workflow = load_config(config)
-    if warm_up:
-        from adk_eval_gate.targets.agent_host import warm_up as name_agents
-
-        name_agents(workflow)
+    if hosts is not None:
+        hosts.warm_up(workflow)
     return plan_of(workflow)

@@ -18,6 +18,7 @@ from types import TracebackType
 from adk_eval_gate.core.errors import InputError, WriteError
 from adk_eval_gate.core.held_tokens import held, holding
 from adk_eval_gate.core.redaction import RedactingStream
+from adk_eval_gate.targets.host_pool import AgentHostPool
 
 _DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 
@@ -27,15 +28,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         isolate_console_process(runs_pull_request_code=sys.argv[1:2] in (["ci"], ["run"]))
     # Called in process (a test, the Action's entry), GitHub's tokens leave the environment for the call only.
     with holding():
-        early = _start_agent_host(list(sys.argv[1:] if argv is None else argv))
+        hosts = AgentHostPool()  # this command's agent hosts, handed down to the run (targets/host_pool.py)
+        _start_agent_host(list(sys.argv[1:] if argv is None else argv), hosts)
         try:
             with redacted_console():
-                return _main(argv)
+                return _main(argv, hosts)
         finally:
-            if early:  # a host the command never took (an argument refused) is discarded, not left waiting
-                from adk_eval_gate.targets.agent_host import finish_warm_up
-
-                finish_warm_up()
+            hosts.finish()  # a host the command never took (an argument refused) is discarded, not left waiting
 
 
 def isolate_console_process(runs_pull_request_code: bool = True) -> None:
@@ -64,11 +63,11 @@ def isolate_console_process(runs_pull_request_code: bool = True) -> None:
         )
 
 
-def _start_agent_host(tokens: list[str]) -> bool:
+def _start_agent_host(tokens: list[str], hosts: AgentHostPool) -> None:
     """`run --config FILE`: the agent host starts importing google-adk before this process imports the parser and
     the stages (see targets/host_start.py). Only `run`: `ci` names no agent before it has checked who asked."""
     if not tokens or tokens[0] != "run":
-        return False
+        return
     config = next(
         (
             token.partition("=")[2] if token.startswith("--config=") else following
@@ -82,12 +81,9 @@ def _start_agent_host(tokens: list[str]) -> bool:
 
         found = find_config(Path.cwd())  # `run` without --config uses the nearest eval-gate.yml
         if found is None:
-            return False
+            return
         config = str(found)
-    from adk_eval_gate.targets.host_start import warm_up_early
-
-    warm_up_early(Path(config))
-    return True
+    hosts.start_early(Path(config))
 
 
 @contextmanager
@@ -125,13 +121,14 @@ def _discard_stdout() -> None:
         pass
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, hosts: AgentHostPool) -> int:
     from adk_eval_gate.commands.arguments import check_arguments, check_outputs
     from adk_eval_gate.commands.config_file import resolve_config
     from adk_eval_gate.commands.parser import build_parser
     from adk_eval_gate.github import workflow_commands
 
     args = build_parser().parse_args(argv)
+    args.agent_hosts = hosts
     # Importing the user's agent must not leave __pycache__ folders in their repository (nor after a refusal).
     sys.dont_write_bytecode = True
     for stream in (sys.stdout, sys.stderr):  # agent text printed to a log must never crash the command

@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adk_eval_gate.commands.help import OUTPUT_DIR
 from adk_eval_gate.commands.options import config_option
+
+if TYPE_CHECKING:
+    from adk_eval_gate.targets.host_pool import AgentHostPool
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -44,33 +48,33 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="adaptive agents run every case num_runs.max times, as a push run building the baseline does",
     )
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=handle, agent_hosts=None)
 
 
 def handle(args: argparse.Namespace) -> int:
     import gc
 
-    from adk_eval_gate.targets.host_start import warm_up_early
+    from adk_eval_gate.targets.host_pool import AgentHostPool
 
+    hosts = args.agent_hosts or AgentHostPool()  # main's, which may have started the host already
     collecting = gc.isenabled()
     try:
         gc.disable()  # until the run starts: imports and loading make little garbage (see _run_and_report)
         # The agent host imports google-adk (about a second) while this process imports the stages: main() has
         # usually started it already; this covers an abbreviated --config and callers of handle itself.
-        warm_up_early(Path(args.config))
-        return _run_and_report(args)
+        hosts.start_early(Path(args.config))
+        return _run_and_report(args, hosts)
     finally:
         if collecting:  # a refusal before the run started leaves it off: a caller in this process needs it back
             gc.enable()
-        from adk_eval_gate.targets.agent_host import finish_warm_up
-
-        finish_warm_up()
+        hosts.finish()
 
 
-def _run_and_report(args: argparse.Namespace) -> int:
+def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     import gc
 
     from adk_eval_gate.commands.loading import load_plan
+    from adk_eval_gate.core.keys import CaseKey
     from adk_eval_gate.gate.exit_codes import exit_code_for
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.adk_details import print_case_details
@@ -82,7 +86,7 @@ def _run_and_report(args: argparse.Namespace) -> int:
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
 
-    plan = load_plan(args.config, warm_up=True)  # names the agents to the host started above
+    plan = load_plan(args.config, hosts=hosts)  # names the agents to the host started above
     if args.cases:
         plan = select_cases(plan, args.cases)
     baseline = Path(args.baseline) if args.baseline else None
@@ -92,7 +96,7 @@ def _run_and_report(args: argparse.Namespace) -> int:
     gc.freeze()
     gc.set_threshold(20_000, 50, 100)
     gc.enable()
-    results = run_plan(plan, quiet=args.quiet, decider=decider)
+    results = run_plan(plan, quiet=args.quiet, decider=decider, hosts=hosts)
     write_results(results, Path(args.output))
     write_traces(results, agents_cli_cases(plan), Path(args.output).parent)
     if results.interrupted:
@@ -101,7 +105,7 @@ def _run_and_report(args: argparse.Namespace) -> int:
         expected = plan.expected_cases()
         for eval_set in results.eval_sets:
             for case in eval_set.cases:
-                key = (eval_set.agent, eval_set.eval_set_id, case.eval_id)
+                key = CaseKey(eval_set.agent, eval_set.eval_set_id, case.eval_id)
                 print_case_details(eval_set.eval_set_id, case, expected[key])
     if not args.quiet:
         print(render_table(results))

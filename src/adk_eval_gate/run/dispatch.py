@@ -13,7 +13,7 @@ from adk_eval_gate.run.budget import SpendingLimit
 from adk_eval_gate.run.early_scores import EarlyScores
 from adk_eval_gate.run.settings import worker_count
 from adk_eval_gate.targets import CaseRun, Target, agent_logs
-from adk_eval_gate.targets.agent_host import AgentHost
+from adk_eval_gate.targets.agent_host import AgentHost, host_agent
 from adk_eval_gate.targets.runner import Job, RunnerSettings, run_jobs
 from adk_eval_gate.targets.workers import run_jobs_in_workers
 
@@ -88,7 +88,7 @@ async def dispatch(
     local: list[int] = []
     for target in targets:
         indices = [i for i, job in enumerate(jobs) if job.target is target]
-        if hosted and indices and getattr(target, "host_agent", lambda: None)() is not None:
+        if hosted and indices and host_agent(target) is not None:
             pooled.append((target, indices))
         else:
             local.extend(indices)
@@ -124,6 +124,7 @@ async def dispatch(
                 indices,
             )
             for (target, indices), part in zip(pooled, parts, strict=False)
+            if host is not None  # always so: only a host's targets are pooled
         ]
         local_targets = {id(jobs[i].target): jobs[i].target for i in local}
 

@@ -11,6 +11,7 @@ import asyncio
 import time
 from datetime import datetime, timezone
 
+from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, JudgeProgress, judge_all
 from adk_eval_gate.criteria.engine.prompts import environment
@@ -29,7 +30,9 @@ from adk_eval_gate.run.rounds import Rounds, drop_cut_extra_runs, first_round_ru
 from adk_eval_gate.run.settings import cache_dir, llm_settings, runner_settings, simulation_settings
 from adk_eval_gate.targets import CaseRun, Target, agent_logs, build_target
 from adk_eval_gate.targets.adk_history import history_folder
-from adk_eval_gate.targets.agent_host import AgentHost, hosted_agents, take_warm_host
+from adk_eval_gate.targets.agent_host import AgentHost, hosted_agents
+from adk_eval_gate.targets.host_pool import AgentHostPool
+from adk_eval_gate.targets.host_timeouts import host_timeouts
 from adk_eval_gate.targets.runner import Job, RunnerSettings
 
 
@@ -47,7 +50,7 @@ async def _judge_round(
     quiet: bool,
 ) -> dict:
     judge_jobs = [
-        JudgeJob((names[id(job.target)], job.eval_set_id, job.case.eval_id), job.case, run, criterion)
+        JudgeJob(CaseKey(names[id(job.target)], job.eval_set_id, job.case.eval_id), job.case, run, criterion)
         for job, run in zip(jobs, runs, strict=True)
         if run.ok
         for criterion in criteria[(id(job.target), job.eval_set_id)]
@@ -65,10 +68,12 @@ async def run_plan_async(
     settings: RunnerSettings | None = None,
     decider: Decider | None = None,
     targets: list[Target] | None = None,
+    hosts: AgentHostPool | None = None,
 ) -> ResultsFile:
     """`decider` (built from the baseline) lets adaptive agents spend extra runs only where they are needed.
     `targets`, one per agent of the plan, replace the ones its config describes (AgentEvaluator's agent is a
-    Python module, not a config entry)."""
+    Python module, not a config entry). `hosts`, the command's agent hosts, may hold one warmed for this plan's
+    agents; without it (or a warm one) the run starts its own and waits for it before returning."""
     started_at, start = _now(), time.perf_counter()
     settings = settings or runner_settings(plan)
     if targets is None:
@@ -97,9 +102,9 @@ async def run_plan_async(
     started: list[Target] = []
     inference_seconds = 0.0
     agents = hosted_agents(targets, settings.workers)
-    host, own_host = take_warm_host(agents), False
+    host, own_host = hosts.take(agents) if hosts is not None else None, False
     if host is None and agents:
-        host, own_host = AgentHost.start(agents), True
+        host, own_host = AgentHost.start(agents, hosts.timeouts if hosts is not None else host_timeouts()), True
     tags = {
         id(t): a.name
         for a, t in zip(plan.agents, targets, strict=True)
@@ -202,5 +207,7 @@ def _judge_total(judge: Judge) -> UsageStats:
     return UsageStats.total(judge.llm.stats.values())
 
 
-def run_plan(plan: Plan, *, quiet: bool = False, decider: Decider | None = None) -> ResultsFile:
-    return asyncio.run(run_plan_async(plan, quiet=quiet, decider=decider))
+def run_plan(
+    plan: Plan, *, quiet: bool = False, decider: Decider | None = None, hosts: AgentHostPool | None = None
+) -> ResultsFile:
+    return asyncio.run(run_plan_async(plan, quiet=quiet, decider=decider, hosts=hosts))

@@ -11,36 +11,29 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import signal
 import socket
 import sys
 import traceback
 from pathlib import Path
 
-from adk_eval_gate.targets.host_start import pack_json, recv_blocking
-
-_IDLE_SECONDS = 1.0
+from adk_eval_gate.targets.host_messages import Hello, HoldInvocations, WriteHistory, pack_json, recv_from_run
 
 
-RUN_GONE = signal.SIGUSR1  # from the host, once the run has closed its control socket (see _serve)
-_run_gone = False
-
-
-def start(control: socket.socket, address: str) -> int:
-    """Forks the writer; its pid. `control` is the host's own socket, closed in the child."""
-    # Blocked across the fork, so a RUN_GONE sent at once waits for the child's handler instead of killing it.
-    signal.pthread_sigmask(signal.SIG_BLOCK, {RUN_GONE})
+def start(control: socket.socket, address: str) -> tuple[int, int]:
+    """Forks the writer; its pid, and the write end of a pipe the host closes once the run has gone (the writer
+    sees its end of the pipe become readable, at end of file). `control` is the host's own socket, closed in the
+    child."""
+    gone, run_gone = os.pipe()
     pid = os.fork()
     if pid:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {RUN_GONE})
-        return pid
+        os.close(gone)
+        return pid, run_gone
     code = 1
     try:
-        signal.signal(RUN_GONE, _on_run_gone)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {RUN_GONE})
+        os.close(run_gone)
         control.close()
         os.nice(10)
-        code = _serve(address)
+        code = _serve(address, gone)
     except BaseException:
         traceback.print_exc()
     finally:
@@ -49,12 +42,7 @@ def start(control: socket.socket, address: str) -> int:
         os._exit(code)
 
 
-def _on_run_gone(*_: object) -> None:
-    global _run_gone
-    _run_gone = True
-
-
-def _serve(address: str) -> int:
+def _serve(address: str, gone: int) -> int:
     from adk_eval_gate.targets.adk_history import (
         case_results_adapter,
         invocations_adapter,
@@ -68,25 +56,26 @@ def _serve(address: str) -> int:
     except OSError:  # the run ended before it took this connection: it sent the history to the host instead
         return 0
     try:
-        run.sendall(pack_json(("hello", os.getpid(), "historian")))
+        run.sendall(pack_json(Hello(os.getpid(), "historian")))
     except OSError:  # taken and closed at once: the run ended as this process called
         return 0
     case_results_adapter()
     invocations_adapter()
-    held: dict[tuple, list] = {}
+    held: dict[tuple[object, ...], list[object]] = {}
     while True:
         # The run closes this connection when it is done. Should that close be lost (a connection it never took
-        # up), the host's RUN_GONE says the run has ended: once nothing more arrives, nothing more will.
-        readable, _, _ = select.select([run], [], [], _IDLE_SECONDS)
-        if not readable:
-            if _run_gone:
-                break
-            continue
-        if (message := recv_blocking(run)) is None:
+        # up), the host closing `gone` says the run has ended: what the run sent is read first, then nothing more
+        # will come.
+        readable, _, _ = select.select([run.fileno(), gone], [], [])
+        if run.fileno() not in readable:
             break
-        if message[0] == "invocations":
-            held[message[1]] = prevalidate(message[2])
-        elif message[0] == "history":
-            _, agent, folder, eval_set_id, results = message
-            write_history_or_warn(agent, Path(folder), eval_set_id, results, held)
+        match recv_from_run(run):
+            case None:
+                break
+            case HoldInvocations(key=key, invocations=invocations):
+                held[key] = prevalidate(invocations)
+            case WriteHistory() as message:
+                write_history_or_warn(message.agent, Path(message.folder), message.eval_set_id, message.results, held)
+            case _:  # nothing else is ever sent here
+                pass
     return 0

@@ -13,15 +13,24 @@ import select
 import signal
 import socket
 import sys
-import threading
 import time
 import traceback
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.targets.host_start import pack_json, recv_blocking
+from adk_eval_gate.targets.host_messages import (
+    Exited,
+    Fork,
+    Forked,
+    Preload,
+    Ready,
+    WriteHistory,
+    pack_json,
+    recv_from_run,
+)
+from adk_eval_gate.targets.host_start import os_thread_count
 
-_CHILDREN_GRACE_SECONDS = 300.0
+_REAP_POLL_SECONDS = 0.05  # how soon a worker's exit is reported while workers run (the run waits on it)
 
 
 def main(fd: int) -> None:
@@ -34,12 +43,12 @@ def main(fd: int) -> None:
     redact_standard_streams()
     control = socket.socket(fileno=fd)
     error = _import_runtime()  # before the agents are named: the run may still be reading its config
-    message = recv_blocking(control)
-    if message is None:
+    message = recv_from_run(control)
+    if not isinstance(message, Preload):
         return
-    control.sendall(pack_json(("ready", error or _preload(message[1]))))
+    control.sendall(pack_json(Ready(error or _preload(message.agents))))
     gc.enable()
-    _serve(control)
+    _serve(control, message.children_grace_seconds)
     # Every child is reaped and the history written: tearing down an interpreter holding all of google-adk takes
     # longer than the run's last step, and the run waits for this process to end.
     for stream in (sys.stdout, sys.stderr):
@@ -50,7 +59,7 @@ def main(fd: int) -> None:
 
 def _import_runtime() -> str | None:
     from adk_eval_gate.core.errors import InputError
-    from adk_eval_gate.targets import workers  # noqa: F401  (what every worker runs, imported once here)
+    from adk_eval_gate.targets import worker_process  # noqa: F401  (what every worker runs, imported once here)
     from adk_eval_gate.targets.adk_runtime import import_runtime
 
     try:
@@ -64,7 +73,7 @@ def _import_runtime() -> str | None:
     return None
 
 
-def _preload(agents: list[tuple[str, str]]) -> str | None:
+def _preload(agents: tuple[tuple[str, str], ...]) -> str | None:
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.targets.adk import AdkTarget
     from adk_eval_gate.targets.base import one_line
@@ -79,49 +88,50 @@ def _preload(agents: list[tuple[str, str]]) -> str | None:
     from adk_eval_gate.targets.adk_runtime import cache_missing_optionals
 
     cache_missing_optionals()  # after the agents: an agent that needs one of them hears the usual ImportError
-    if threading.active_count() > 1:
-        return "an agent started a thread while importing, so worker processes cannot be forked from it"
+    threads = os_thread_count()
+    if threads > 1:  # the kernel's count: a native library's threads (grpc's) are invisible to `threading`
+        return f"an agent started {threads - 1} thread(s) while importing, so worker processes cannot be forked from it"
     # Objects that exist now are shared with every worker: kept out of the collector's way, they stay shared
     # instead of being copied into each worker when a collection touches them.
     gc.freeze()
     return None
 
 
-def _serve(control: socket.socket) -> None:
+def _serve(control: socket.socket, grace: float) -> None:
     children: set[int] = set()
-    historian: int | None = None
+    historian: tuple[int, int] | None = None  # its pid, and the pipe whose closing tells it the run has gone
     while True:
-        readable, _, _ = select.select([control], [], [], 0.05 if children else None)
+        readable, _, _ = select.select([control], [], [], _REAP_POLL_SECONDS if children else None)
         _reap(control, children, block=False)
         if not readable:
             continue
-        message = recv_blocking(control)
-        if message is None:
-            break
-        if message[0] == "fork":
-            _, target, count, settings, address, history = message
-            pids = [_fork(control, target, settings, address) for _ in range(count)]
-            children.update(pids)
-            control.sendall(pack_json(("forked", pids)))
-            if history and historian is None:
-                from adk_eval_gate.targets import historian as history_writer
+        match recv_from_run(control):
+            case None:
+                break
+            case Fork(target=target, count=count, settings=settings, address=address, writes_history=history):
+                keep = [historian[1]] if historian is not None else []
+                pids = tuple(_fork(control, target, settings, address, keep) for _ in range(count))
+                children.update(pids)
+                control.sendall(pack_json(Forked(pids)))
+                if history and historian is None:
+                    from adk_eval_gate.targets import historian as history_writer
 
-                historian = history_writer.start(control, address)
-                children.add(historian)
-        elif message[0] == "history":  # sent here only when the writer never connected
-            _write_history(*message[1:])
-    if historian is not None and historian in children:
-        from adk_eval_gate.targets.historian import RUN_GONE
-
+                    historian = history_writer.start(control, address)
+                    children.add(historian[0])
+            case WriteHistory() as history_message:  # sent here only when the writer never connected
+                _write_history(history_message)
+            case _:  # nothing else is ever sent here
+                pass
+    if historian is not None:  # the run has gone: once nothing more arrives from it, nothing more will
         with contextlib.suppress(OSError):
-            os.kill(historian, RUN_GONE)
-    _reap_all(control, children)
+            os.close(historian[1])
+    _reap_all(control, children, grace)
 
 
-def _reap_all(control: socket.socket, children: set[int]) -> None:
-    """Waits for every worker and the history writer once the run has gone; one still there after five minutes
+def _reap_all(control: socket.socket, children: set[int], grace: float) -> None:
+    """Waits for every worker and the history writer once the run has gone; one still there after the grace
     (waiting on a connection nobody will use again) is killed rather than keeping the run waiting for ever."""
-    deadline = time.monotonic() + _CHILDREN_GRACE_SECONDS
+    deadline = time.monotonic() + grace
     while children and time.monotonic() < deadline:
         _reap(control, children, block=False)
         if children:
@@ -142,18 +152,22 @@ def _reap(control: socket.socket, children: set[int], *, block: bool) -> None:
             return
         children.discard(pid)
         with contextlib.suppress(OSError):  # the run may have closed its end: nobody is asking any more
-            control.sendall(pack_json(("exited", pid, os.waitstatus_to_exitcode(status))))
+            control.sendall(pack_json(Exited(pid, os.waitstatus_to_exitcode(status))))
 
 
-def _fork(control: socket.socket, target: Any, settings: Any, address: str) -> int:
+def _fork(control: socket.socket, target: Any, settings: Any, address: str, inherited: list[int]) -> int:
+    """A worker; `inherited` are descriptors of the host's own it must not hold (the history writer's pipe, whose
+    end would otherwise stay open in every worker)."""
     pid = os.fork()
     if pid:
         return pid
     code = 1
     try:
         control.close()
+        for fd in inherited:
+            os.close(fd)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        from adk_eval_gate.targets.workers import worker_main
+        from adk_eval_gate.targets.worker_process import worker_main
 
         code = worker_main(target, address, settings)
     except BaseException:
@@ -165,7 +179,7 @@ def _fork(control: socket.socket, target: Any, settings: Any, address: str) -> i
         os._exit(code)  # never return into the host's loop, nor run its exit handlers
 
 
-def _write_history(agent: str, folder: str, eval_set_id: str, results: list[dict]) -> None:
+def _write_history(message: WriteHistory) -> None:
     from adk_eval_gate.targets.adk_history import write_history_or_warn
 
-    write_history_or_warn(agent, Path(folder), eval_set_id, results)
+    write_history_or_warn(message.agent, Path(message.folder), message.eval_set_id, message.results)

@@ -1,67 +1,17 @@
-"""Starting the agent host (agent_host.py), and the message framing both sides use. Kept light (no asyncio), so
-a run can start the host before anything else.
-
-Messages on both channels (host control, each worker's connection) are length-prefixed, over Unix sockets only
-this user can open: pickles from the run to the host and its workers, JSON from them to the run. The host and the
-workers run the pull request's code, which could write to their sockets: the run, which holds GitHub's token,
-never unpickles what they send (a pickle can run any code as it loads).
+"""Starting the agent host (agent_host.py): its process, the agents' `.env`, and whether this platform may fork
+at all. Kept light (no asyncio, no pydantic), so a run can start the host before anything else; the messages both
+sides exchange are in host_messages.py.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import pickle
 import re
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
-
-_HEADER = struct.Struct("!I")
-
-
-def pack(message: Any) -> bytes:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    return _HEADER.pack(len(data)) + data
-
-
-def pack_json(message: Any) -> bytes:
-    """A message to the run, from a process that runs the pull request's code."""
-    data = json.dumps(message).encode()
-    return _HEADER.pack(len(data)) + data
-
-
-def unpack_json(data: bytes) -> tuple | None:
-    """A message the run received: a JSON array, as a tuple; anything else counts as the other side gone."""
-    try:
-        message = json.loads(data)
-    except ValueError:
-        return None
-    return tuple(message) if isinstance(message, list) and message else None
-
-
-def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
-    chunks, left = [], size
-    while left:
-        try:
-            chunk = sock.recv(left)
-        except ConnectionResetError:  # the other side closed with our notices unread: it has gone all the same
-            return None
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def recv_blocking(sock: socket.socket) -> Any | None:
-    header = _recv_exactly(sock, _HEADER.size)
-    data = header and _recv_exactly(sock, _HEADER.unpack(header)[0])
-    return None if data is None else pickle.loads(data)
 
 
 def load_agent_dotenv(reference: str, base_dir: Path) -> None:
@@ -77,8 +27,23 @@ def load_agent_dotenv(reference: str, base_dir: Path) -> None:
     load_dotenv(env_file, override=False)
 
 
-def fork_supported() -> bool:
-    return hasattr(os, "fork") and sys.platform != "win32"
+def fork_supported(platform: str = sys.platform) -> bool:
+    """Forking from a process that has imported libraries is known safe on Linux only: macOS's system frameworks
+    may hold locks or threads a forked child inherits broken (CPython defaults to spawn there since 3.8 for that
+    reason), and Windows has no fork. Elsewhere the agents run in the run's own process, as `workers: 1` does."""
+    return platform.startswith("linux") and hasattr(os, "fork")
+
+
+def os_thread_count() -> int:
+    """This process's threads as the kernel counts them: a native library's threads (grpc's, a C extension's)
+    make a fork as unsafe as Python's own, and `threading` knows nothing of them. Python's count only where the
+    kernel does not say (no /proc)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
 
 
 def spawn() -> tuple[subprocess.Popen, socket.socket, Path]:
@@ -94,22 +59,13 @@ def spawn() -> tuple[subprocess.Popen, socket.socket, Path]:
 
 
 _ADK_TARGET = re.compile(r"""kind\s*:\s*["']?adk["']?\s*(?:[,}#\n]|$)""")
-_early: list[tuple[subprocess.Popen, socket.socket, Path]] = []  # agents not named yet
 
 
-def warm_up_early(config: Path) -> None:
-    """Starts the agent host before the config is even validated when its text names an `adk` target: the host
-    spends the next second importing google-adk, which the run would otherwise wait for. `agent_host.warm_up`
-    then names the agents, or discards the host when the config runs none here."""
-    if _early:  # already started for this run
-        return
+def names_adk_target(config: Path) -> bool:
+    """Whether the config's text (not yet validated) names an `adk` target: then starting the host before the
+    config is read pays off, since google-adk takes a second to import."""
     try:
         text = config.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return
-    if fork_supported() and _ADK_TARGET.search(text):
-        _early.append(spawn())
-
-
-def take_early() -> tuple[subprocess.Popen, socket.socket, Path] | None:
-    return _early.pop() if _early else None
+        return False
+    return fork_supported() and _ADK_TARGET.search(text) is not None

@@ -1,21 +1,44 @@
 """What the agent host and its workers send the run is JSON, never a pickle: they run the pull request's code, and
-the run holds GitHub's token (targets/host_start.py). A result crosses intact; anything else ends the channel."""
+the run holds GitHub's token (targets/host_messages.py). Every message crosses intact as its own type; anything
+else decodes to `Malformed`, never to a guess."""
 
 from __future__ import annotations
 
 import json
 import pickle
 
+import pytest
+
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.llm.client import UsageStats
 from adk_eval_gate.targets.base import CaseRun
-from adk_eval_gate.targets.host_start import _HEADER, pack_json, unpack_json
-from adk_eval_gate.targets.workers import _decode, _encode
+from adk_eval_gate.targets.host_messages import (
+    HEADER,
+    Exited,
+    Fatal,
+    Forked,
+    Hello,
+    Log,
+    LogCounts,
+    Malformed,
+    Ready,
+    Result,
+    Started,
+    pack_json,
+    unpack_json,
+)
 
 
 class Opens:
     def __reduce__(self):
         return (open, ("/nonexistent/never-created", "w"))
+
+
+def _through(message):
+    frame = pack_json(message)
+    (size,) = HEADER.unpack(frame[: HEADER.size])
+    assert size == len(frame) - HEADER.size
+    return unpack_json(frame[HEADER.size :])
 
 
 def test_a_result_crosses_as_json_intact():
@@ -24,12 +47,48 @@ def test_a_result_crosses_as_json_intact():
     )
     usage = UsageStats(calls=2, input_tokens=5, cost_usd=0.25, unpriced={"some-model"})
     run = CaseRun("set", "case", 2, (invocation,), None, 1.5, usage)
-    frame = pack_json(("result", 3, _encode(run)))
-    kind, index, data = unpack_json(frame[_HEADER.size :])
-    assert (kind, index) == ("result", 3) and _decode(data) == run
+    assert _through(Result(3, run)) == Result(3, run)
 
 
-def test_a_pickle_or_anything_but_a_json_array_is_not_a_message():
-    assert unpack_json(pickle.dumps(("result", Opens()))) is None  # never loaded: nothing runs
-    for data in (b"{}", b'"result"', b"[]", b"\xff", json.dumps({"kind": "result"}).encode()):
-        assert unpack_json(data) is None, data
+@pytest.mark.parametrize(
+    "message",
+    [
+        Ready(None),
+        Ready("agent.py: broken on import"),
+        Forked((11, 12)),
+        Exited(11, -9),
+        Hello(11, "worker"),
+        Hello(12, "historian"),
+        Started(4),
+        Log("a line"),
+        LogCounts({"a line": 3}),
+        Fatal("RuntimeError: no model"),
+        Result(0, CaseRun("s", "c", 0, None, "timed out after 2s", 2.0)),
+    ],
+)
+def test_every_reply_decodes_to_its_own_type(message):
+    assert _through(message) == message and type(_through(message)) is type(message)
+
+
+def test_a_pickle_or_anything_but_a_known_message_is_malformed():
+    assert isinstance(unpack_json(pickle.dumps(("result", Opens()))), Malformed)  # never loaded: nothing runs
+    for data in (
+        b"{}",
+        b'"result"',
+        b"[]",
+        b"\xff",
+        b'["result", 3, {}]',  # the old positional tuples are not messages any more
+        json.dumps({"type": "shell", "command": "id"}).encode(),
+        json.dumps({"type": "started", "index": "3"}).encode(),
+        json.dumps({"type": "started", "index": True}).encode(),
+        json.dumps({"type": "started", "index": 3, "extra": 1}).encode(),
+        json.dumps({"type": "hello", "pid": 1, "role": "root"}).encode(),
+        json.dumps({"type": "result", "index": 1, "run": {"eval_id": "c"}}).encode(),
+        json.dumps({"type": "log_counts", "counts": {"a": "many"}}).encode(),
+    ):
+        assert isinstance(unpack_json(data), Malformed), data
+
+
+def test_a_malformed_message_says_what_it_was_in_one_short_line():
+    got = unpack_json(json.dumps({"type": "x" * 1000}).encode())
+    assert isinstance(got, Malformed) and len(got.reason) < 100 and "unknown message type" in got.reason

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from collections.abc import AsyncGenerator
 from pathlib import Path
 
@@ -52,6 +53,9 @@ class FaultyLlm(BaseLlm):
             mine.unlink()
         if "die now" in prompt:
             os._exit(3)  # the whole process vanishes, as a segfaulting native extension would make it
+        if "kill me" in prompt:
+            os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer ends a process
+            await asyncio.sleep(3600)
         if "crash" in prompt:
             raise RuntimeError("model exploded")
         if "hang" in prompt:

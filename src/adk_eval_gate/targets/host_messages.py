@@ -1,0 +1,351 @@
+"""Every message between the run, the agent host (agent_host.py), its workers and its history writer: one frozen
+dataclass each, framed and coded here only, dispatched by type.
+
+Two directions, two codings. Towards the host and its children (`ToHost`, `ToWorker`, `ToHistorian`): pickles,
+because a fork request carries the target and its settings, and the run is the trusted side. Towards the run
+(`FromHost`, `FromWorker`): JSON only. The host and its workers run the pull request's code, which could write to
+their sockets, and the run holds GitHub's token: it never unpickles what they send (a pickle can run any code as
+it loads). A reply that is not one of the known shapes, field for field, decodes to `Malformed`, never to a guess.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import pickle
+import socket
+import struct
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from adk_eval_gate.evalsets.models import Invocation, dump_invocation
+from adk_eval_gate.llm.client import UsageStats
+from adk_eval_gate.targets.base import CaseRun
+
+HEADER = struct.Struct("!I")  # every frame: its length, then its bytes
+MAX_REPLY_BYTES = 256 * 1024 * 1024  # a result is a case's invocations; a length beyond this is not a reply
+
+
+# --- the run → the host and its children (pickled) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Preload:
+    """Import these agents (reference, base directory) and say `Ready`."""
+
+    agents: tuple[tuple[str, str], ...]
+    children_grace_seconds: float
+
+
+@dataclass(frozen=True)
+class Fork:
+    """Fork `count` workers running `target` with `settings`, each calling back on `address`; start the history
+    writer too when `writes_history` (once)."""
+
+    target: Any
+    count: int
+    settings: Any
+    address: str
+    writes_history: bool
+
+
+@dataclass(frozen=True)
+class HoldInvocations:
+    """Invocations the history writer prepares while the agent runs (results/eval_history.Ref names them)."""
+
+    key: tuple[Any, ...]
+    invocations: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class WriteHistory:
+    """ADK eval history of one eval set, to the history writer (or to the host, if the writer never called)."""
+
+    agent: str
+    folder: str
+    eval_set_id: str
+    results: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """One (case, run) for a worker; `index` names it in the worker's replies."""
+
+    index: int
+    eval_set_id: str
+    case: dict[str, Any]
+    run: int
+
+
+@dataclass(frozen=True)
+class Finish:
+    """No more jobs: a worker cancels what it still holds (nothing, unless the run stopped) and closes."""
+
+
+ToHost = Preload | Fork | WriteHistory
+ToWorker = RunJob | Finish
+ToHistorian = HoldInvocations | WriteHistory
+
+
+def pack(message: ToHost | ToWorker | ToHistorian) -> bytes:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return HEADER.pack(len(data)) + data
+
+
+def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
+    chunks, left = [], size
+    while left:
+        try:
+            chunk = sock.recv(left)
+        except ConnectionResetError:  # the other side closed with our notices unread: it has gone all the same
+            return None
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def recv_from_run(sock: socket.socket) -> object | None:
+    """The next message from the run (read by the host or the history writer, blocking); None once it has gone.
+    The caller dispatches by type and ignores what it does not know."""
+    header = _recv_exactly(sock, HEADER.size)
+    data = header and _recv_exactly(sock, HEADER.unpack(header)[0])
+    return None if data is None else pickle.loads(data)
+
+
+async def read_from_run(reader: asyncio.StreamReader) -> object | None:
+    """The same, read by a worker's event loop."""
+    try:
+        size = HEADER.unpack(await reader.readexactly(HEADER.size))[0]
+        message: object = pickle.loads(await reader.readexactly(size))
+        return message
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return None
+
+
+# --- the host and its children → the run (JSON) -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ready:
+    """The host imported the agents (`error` None), or why it could not."""
+
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Forked:
+    pids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Exited:
+    """A child of the host ended; `code` as os.waitstatus_to_exitcode gives it (negative: the signal)."""
+
+    pid: int
+    code: int
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The first message on a worker's (or the history writer's) connection."""
+
+    pid: int
+    role: Literal["worker", "historian"]
+
+
+@dataclass(frozen=True)
+class Started:
+    """A worker began running job `index` (it holds more than it runs): if the worker dies now, this is the case
+    that was running."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Result:
+    index: int
+    run: CaseRun
+
+
+@dataclass(frozen=True)
+class Log:
+    """A line the agent's libraries logged, the first time it came."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class LogCounts:
+    """A worker's last word: how often each line it sent once came again."""
+
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Fatal:
+    """The worker could not start the agent; every worker would fail the same way."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """What arrived was none of the messages above (decoded by no one: a pickle is never loaded)."""
+
+    reason: str
+
+
+FromHost = Ready | Forked | Exited
+FromWorker = Hello | Started | Result | Log | LogCounts | Fatal
+Reply = FromHost | FromWorker
+
+_TAGS: dict[type[Any], str] = {
+    Ready: "ready",
+    Forked: "forked",
+    Exited: "exited",
+    Hello: "hello",
+    Started: "started",
+    Result: "result",
+    Log: "log",
+    LogCounts: "log_counts",
+    Fatal: "fatal",
+}
+
+
+def pack_json(message: Reply) -> bytes:
+    """A message to the run, from a process that runs the pull request's code."""
+    if isinstance(message, Result):
+        fields: dict[str, Any] = {"index": message.index, "run": encode_run(message.run)}
+    else:
+        fields = dataclasses.asdict(message)
+    data = json.dumps({"type": _TAGS[type(message)], **fields}).encode()
+    return HEADER.pack(len(data)) + data
+
+
+async def read_reply(reader: asyncio.StreamReader) -> Reply | Malformed | None:
+    """The next message from the host or a worker (read by the run); None once the other side has gone."""
+    try:
+        size = HEADER.unpack(await reader.readexactly(HEADER.size))[0]
+        if size > MAX_REPLY_BYTES:
+            return Malformed(f"a message of {size} bytes")
+        return unpack_json(await reader.readexactly(size))
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return None
+
+
+def unpack_json(data: bytes) -> Reply | Malformed:
+    """One message the run received, checked field for field; anything else is `Malformed`."""
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return Malformed("not JSON")
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return Malformed("not a message object")
+    try:
+        return _decode(message)
+    except (KeyError, TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        return Malformed(f"a {message['type'][:40]!r} message that does not fit its shape ({type(exc).__name__})")
+
+
+def _decode(message: dict[str, Any]) -> Reply | Malformed:
+    kind = message["type"]
+    if set(message) - {"type"} - _FIELDS.get(kind, set()):
+        return Malformed(f"unknown fields in a {kind[:40]!r} message")
+    if kind == "ready":
+        return Ready(_optional_str(message["error"]))
+    if kind == "forked":
+        return Forked(tuple(_int(pid) for pid in _list(message["pids"])))
+    if kind == "exited":
+        return Exited(_int(message["pid"]), _int(message["code"]))
+    if kind == "hello":
+        role = message["role"]
+        if role not in ("worker", "historian"):
+            raise ValueError(role)
+        return Hello(_int(message["pid"]), role)
+    if kind == "started":
+        return Started(_int(message["index"]))
+    if kind == "result":
+        return Result(_int(message["index"]), decode_run(message["run"]))
+    if kind == "log":
+        return Log(_str(message["text"]))
+    if kind == "log_counts":
+        counts = message["counts"]
+        if not isinstance(counts, dict):
+            raise TypeError("counts")
+        return LogCounts({_str(text): _int(count) for text, count in counts.items()})
+    if kind == "fatal":
+        return Fatal(_str(message["reason"]))
+    return Malformed(f"an unknown message type {kind[:40]!r}")
+
+
+_FIELDS: dict[str, set[str]] = {tag: {f.name for f in dataclasses.fields(kind)} for kind, tag in _TAGS.items()}
+
+
+def _int(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("int")
+    return value
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("str")
+    return value
+
+
+def _optional_str(value: object) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _list(value: object) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError("list")
+    return value
+
+
+def _number(value: object) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError("number")
+    return float(value)
+
+
+# --- a case's run, as JSON ---------------------------------------------------------------------------------------
+
+
+def encode_run(run: CaseRun) -> dict[str, Any]:
+    usage = run.simulator_usage
+    return {
+        "eval_set_id": run.eval_set_id,
+        "eval_id": run.eval_id,
+        "run": run.run,
+        "error": run.error,
+        "duration": run.duration_seconds,
+        "simulator_usage": None if usage is None else {**dataclasses.asdict(usage), "unpriced": sorted(usage.unpriced)},
+        "invocations": [dump_invocation(i) for i in run.invocations] if run.invocations is not None else None,
+    }
+
+
+def decode_run(data: object) -> CaseRun:
+    if not isinstance(data, dict):
+        raise TypeError("run")
+    invocations = data["invocations"]
+    if invocations is not None:
+        invocations = _list(invocations)
+    usage = data["simulator_usage"]
+    if usage is not None:
+        if not isinstance(usage, dict):
+            raise TypeError("simulator_usage")
+        usage = UsageStats(**{**usage, "unpriced": {_str(model) for model in _list(usage["unpriced"])}})
+    return CaseRun(
+        _str(data["eval_set_id"]),
+        _str(data["eval_id"]),
+        _int(data["run"]),
+        tuple(Invocation.model_validate(i) for i in invocations) if invocations is not None else None,
+        _optional_str(data["error"]),
+        _number(data["duration"]),
+        usage,
+        tuple(invocations) if invocations is not None else None,
+    )
