@@ -110,9 +110,11 @@ def _serve(control: socket.socket, grace: float) -> None:
                 break
             case Fork(target=target, count=count, settings=settings, address=address, writes_history=history):
                 keep = [historian[1]] if historian is not None else []
-                pids = tuple(_fork(control, target, settings, address, keep) for _ in range(count))
+                # A list, filled one fork at a time: `tuple(generator)` would fork while its half-filled tuple
+                # (empty slots, tracked by the collector) exists, and a worker walking gc.get_objects() would crash.
+                pids = [_fork(control, target, settings, address, keep) for _ in range(count)]
                 children.update(pids)
-                control.sendall(pack_json(Forked(pids)))
+                control.sendall(pack_json(Forked(tuple(pids))))
                 if history and historian is None:
                     from adk_eval_gate.targets import historian as history_writer
 

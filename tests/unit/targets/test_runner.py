@@ -336,3 +336,19 @@ def test_an_agent_that_fails_to_import_is_refused_in_one_line_without_waiting_on
         )
         assert done.returncode == 2, done.stderr
         assert "broken on import" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_worker_that_writes_what_the_run_cannot_read_costs_its_case_not_the_run(tmp_path):
+    """The agent's code writes a frame that is not a message to its worker's connection: that worker is stopped,
+    the case it was running is an error saying why, and a worker forked in its place runs the rest."""
+    prompts = {"nonsense": "speak nonsense", **{f"ok{i}": "hello" for i in range(5)}}
+    # Concurrency 1: one worker, so only the one forked in its place can run the other cases.
+    config = faulty_suite(tmp_path, prompts, run="run: {workers: 2, concurrency: 1, retries: 0}\n")
+    results = run_plan(build_plan(config), quiet=True)
+    got = {c.eval_id: (c.status, c.reason) for c in results.eval_sets[0].cases}
+    assert got.pop("nonsense") == (
+        "error",
+        "worker process sent a message the run cannot read (not JSON), so it was stopped while running this case",
+    )
+    assert got == {f"ok{i}": ("passed", None) for i in range(5)}
+    assert results.interrupted is False

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
+import struct
 from collections.abc import AsyncGenerator
 from pathlib import Path
 
@@ -25,6 +27,22 @@ def get_name(tool_context: ToolContext) -> str:
 
 def _text(text: str) -> LlmResponse:
     return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+
+
+def _write_to_the_run(data: bytes) -> None:
+    """A frame of `data` on every Unix socket this process has open to a listening path (its worker's connection
+    to the run), as an agent that found it among its file descriptors could."""
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            sock = socket.socket(fileno=os.dup(int(name)))
+        except OSError:
+            continue
+        with sock:
+            try:
+                if sock.family == socket.AF_UNIX and sock.getpeername():
+                    sock.sendall(struct.pack("!I", len(data)) + data)
+            except OSError:
+                continue
 
 
 class FaultyLlm(BaseLlm):
@@ -53,6 +71,9 @@ class FaultyLlm(BaseLlm):
             mine.unlink()
         if "die now" in prompt:
             os._exit(3)  # the whole process vanishes, as a segfaulting native extension would make it
+        if "speak nonsense" in prompt:  # the pull request's code writing to its worker's connection to the run
+            _write_to_the_run(b"\x80 not json")
+            await asyncio.sleep(3600)
         if "kill me" in prompt:
             os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer ends a process
             await asyncio.sleep(3600)
