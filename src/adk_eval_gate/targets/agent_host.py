@@ -19,7 +19,7 @@ import os
 import socket
 import subprocess
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from adk_eval_gate.core.held_tokens import held
 from adk_eval_gate.targets.base import Target
@@ -35,7 +35,7 @@ from adk_eval_gate.targets.host_messages import (
     pack,
     read_reply,
 )
-from adk_eval_gate.targets.host_start import fork_supported, load_agent_dotenv, spawn
+from adk_eval_gate.targets.host_start import host_supported, load_agent_dotenv, spawn, worker_start_method
 from adk_eval_gate.targets.host_timeouts import HostTimeouts
 from adk_eval_gate.targets.runner import RunnerSettings
 
@@ -55,9 +55,12 @@ def host_agent(target: Target) -> tuple[str, Path] | None:
 
 
 class AgentHost:
-    def __init__(self, spawned: Spawned, timeouts: HostTimeouts) -> None:
+    def __init__(
+        self, spawned: Spawned, timeouts: HostTimeouts, start_method: Literal["fork", "spawn"] | None = None
+    ) -> None:
         self._process, self._control, self._workdir = spawned
         self.timeouts = timeouts
+        self.start_method = start_method or worker_start_method()  # how the host starts each worker
         self.address = str(self._workdir / "w")
         self.writes_history = False  # set when the run will ask for ADK eval history: the host prepares for it
         self.agents: list[tuple[str, str]] = []  # what `preload` named: a run takes a warm host only for these
@@ -77,11 +80,16 @@ class AgentHost:
         self._gone: str | None = None  # why the host can fork no more, once it has gone
 
     @classmethod
-    def start(cls, agents: list[tuple[str, Path]] | None, timeouts: HostTimeouts) -> AgentHost:
+    def start(
+        cls,
+        agents: list[tuple[str, Path]] | None,
+        timeouts: HostTimeouts,
+        start_method: Literal["fork", "spawn"] | None = None,
+    ) -> AgentHost:
         """Starts the host, which imports google-adk's runtime at once, then `agents` (reference, base directory)
         once they are named here or later by `preload`. This returns without waiting, so the imports overlap
         this process's own start-up."""
-        host = cls(spawn(), timeouts)
+        host = cls(spawn(), timeouts, start_method)
         if agents is not None:
             host.preload(agents)
         return host
@@ -91,7 +99,8 @@ class AgentHost:
         for reference, base_dir in agents:
             load_agent_dotenv(reference, base_dir)
         self.agents = named(agents)
-        message = Preload(tuple((ref, str(base)) for ref, base in agents), self.timeouts.children_grace)
+        named_agents = tuple((ref, str(base)) for ref, base in agents)
+        message = Preload(named_agents, self.timeouts.children_grace, self.start_method)
         with contextlib.suppress(OSError):  # a host that died importing google-adk: preload_error says so
             self._control.sendall(pack(message))
 
@@ -259,8 +268,8 @@ def in_own_process(workers: int | None) -> bool:
 def hosted_agents(targets: list[Target], workers: int | None) -> list[tuple[str, Path]]:
     """What a host for these targets imports: every target that can run in a forked worker (`host_agent`),
     unless the run asked for its own process (`workers: 1`) and that process holds none of GitHub's tokens, or
-    this platform may not fork (host_start.fork_supported)."""
-    if in_own_process(workers) or not fork_supported():
+    this platform can run no host (host_start.host_supported)."""
+    if in_own_process(workers) or not host_supported():
         return []
     return [agent for target in targets if (agent := host_agent(target)) is not None]
 

@@ -32,10 +32,12 @@ MAX_REPLY_BYTES = 256 * 1024 * 1024  # a result is a case's invocations; a lengt
 
 @dataclass(frozen=True)
 class Preload:
-    """Import these agents (reference, base directory) and say `Ready`."""
+    """Import these agents (reference, base directory) and say `Ready`; then start workers as `start_method`
+    says."""
 
     agents: tuple[tuple[str, str], ...]
     children_grace_seconds: float
+    start_method: Literal["fork", "spawn"]  # how workers start (host_start.worker_start_method)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ class AgentHostPool:
         """Has the agent host import the workflow's `adk` agents (starting it if `start_early` did not), so
         google-adk is imported while this process loads the eval sets; the run takes it (`take`)."""
         from adk_eval_gate.targets.agent_host import AgentHost, in_own_process
-        from adk_eval_gate.targets.host_start import fork_supported
+        from adk_eval_gate.targets.host_start import host_supported
 
         timeouts = self.timeouts
         early, self._early = self._early, None
@@ -57,7 +57,7 @@ class AgentHostPool:
             (a.settings.target.agent, workflow.base_dir) for a in workflow.agents if a.settings.target.kind == "adk"
         ]
         workers = workflow.settings.run.workers
-        if in_own_process(None if workers == "auto" else workers) or not fork_supported() or not agents:
+        if in_own_process(None if workers == "auto" else workers) or not host_supported() or not agents:
             if host is not None:
                 host.discard()
             return

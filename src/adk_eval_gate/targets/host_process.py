@@ -1,7 +1,9 @@
 """The agent host process (see agent_host.py): imports google-adk and the agents, then forks workers on request,
 reports each worker's exit, and writes ADK eval history; it exits when the run closes its control socket.
 
-It never starts a thread or an event loop, so every fork happens from a single-threaded process.
+It never starts a thread or an event loop, so every fork happens from a single-threaded process. Where forking
+is not known safe (host_start.worker_start_method), it spawns each worker as a fresh interpreter instead and
+writes ADK eval history itself.
 """
 
 from __future__ import annotations
@@ -9,9 +11,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import pickle
 import select
 import signal
 import socket
+import subprocess
 import sys
 import time
 import traceback
@@ -46,9 +50,10 @@ def main(fd: int) -> None:
     message = recv_from_run(control)
     if not isinstance(message, Preload):
         return
-    control.sendall(pack_json(Ready(error or _preload(message.agents))))
+    forks = message.start_method == "fork"
+    control.sendall(pack_json(Ready(error or _preload(message.agents, forks))))
     gc.enable()
-    _serve(control, message.children_grace_seconds)
+    _serve(control, message.children_grace_seconds, forks)
     # Every child is reaped and the history written: tearing down an interpreter holding all of google-adk takes
     # longer than the run's last step, and the run waits for this process to end.
     for stream in (sys.stdout, sys.stderr):
@@ -73,7 +78,7 @@ def _import_runtime() -> str | None:
     return None
 
 
-def _preload(agents: tuple[tuple[str, str], ...]) -> str | None:
+def _preload(agents: tuple[tuple[str, str], ...], forks: bool) -> str | None:
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.targets.adk import AdkTarget
     from adk_eval_gate.targets.base import one_line
@@ -89,7 +94,7 @@ def _preload(agents: tuple[tuple[str, str], ...]) -> str | None:
 
     cache_missing_optionals()  # after the agents: an agent that needs one of them hears the usual ImportError
     threads = os_thread_count()
-    if threads > 1:  # the kernel's count: a native library's threads (grpc's) are invisible to `threading`
+    if forks and threads > 1:  # the kernel's count: a native library's threads (grpc's) are invisible to `threading`
         return f"an agent started {threads - 1} thread(s) while importing, so worker processes cannot be forked from it"
     # Objects that exist now are shared with every worker: kept out of the collector's way, they stay shared
     # instead of being copied into each worker when a collection touches them.
@@ -97,8 +102,9 @@ def _preload(agents: tuple[tuple[str, str], ...]) -> str | None:
     return None
 
 
-def _serve(control: socket.socket, grace: float) -> None:
+def _serve(control: socket.socket, grace: float, forks: bool) -> None:
     children: set[int] = set()
+    spawned: dict[int, subprocess.Popen[bytes]] = {}  # held, so no Popen is collected and reaps behind our back
     historian: tuple[int, int] | None = None  # its pid, and the pipe whose closing tells it the run has gone
     while True:
         readable, _, _ = select.select([control], [], [], _REAP_POLL_SECONDS if children else None)
@@ -112,10 +118,15 @@ def _serve(control: socket.socket, grace: float) -> None:
                 keep = [historian[1]] if historian is not None else []
                 # A list, filled one fork at a time: `tuple(generator)` would fork while its half-filled tuple
                 # (empty slots, tracked by the collector) exists, and a worker walking gc.get_objects() would crash.
-                pids = [_fork(control, target, settings, address, keep) for _ in range(count)]
+                pids = [
+                    _fork(control, target, settings, address, keep)
+                    if forks
+                    else _spawn(target, settings, address, spawned)
+                    for _ in range(count)
+                ]
                 children.update(pids)
                 control.sendall(pack_json(Forked(tuple(pids))))
-                if history and historian is None:
+                if history and historian is None and forks:  # spawning, the host writes the history itself
                     from adk_eval_gate.targets import historian as history_writer
 
                     historian = history_writer.start(control, address)
@@ -179,6 +190,21 @@ def _fork(control: socket.socket, target: Any, settings: Any, address: str, inhe
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(code)  # never return into the host's loop, nor run its exit handlers
+
+
+def _spawn(target: Any, settings: Any, address: str, spawned: dict[int, subprocess.Popen[bytes]]) -> int:
+    """A worker as a fresh interpreter, where forking is not known safe: it imports google-adk and the agent
+    itself, and reads what a forked worker would inherit from its standard input (worker_process.spawned_main)."""
+    code = (
+        f"import sys; sys.path[:] = {sys.path!r}; from adk_eval_gate.targets.worker_process import spawned_main; "
+        "sys.exit(spawned_main())"
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE)
+    assert process.stdin is not None
+    with process.stdin:
+        process.stdin.write(pickle.dumps((target, address, settings), protocol=pickle.HIGHEST_PROTOCOL))
+    spawned[process.pid] = process
+    return process.pid
 
 
 def _write_history(message: WriteHistory) -> None:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Literal
 
 
 def load_agent_dotenv(reference: str, base_dir: Path) -> None:
@@ -30,8 +31,20 @@ def load_agent_dotenv(reference: str, base_dir: Path) -> None:
 def fork_supported(platform: str = sys.platform) -> bool:
     """Forking from a process that has imported libraries is known safe on Linux only: macOS's system frameworks
     may hold locks or threads a forked child inherits broken (CPython defaults to spawn there since 3.8 for that
-    reason), and Windows has no fork. Elsewhere the agents run in the run's own process, as `workers: 1` does."""
+    reason), and Windows has no fork. Elsewhere workers are spawned (worker_start_method)."""
     return platform.startswith("linux") and hasattr(os, "fork")
+
+
+def host_supported(platform: str = sys.platform) -> bool:
+    """Whether an agent host can run here at all: it talks over Unix sockets, which asyncio has nowhere on
+    Windows. Where it cannot, the agents run in the run's own process."""
+    return not platform.startswith(("win32", "cygwin")) and hasattr(socket, "AF_UNIX")
+
+
+def worker_start_method(platform: str = sys.platform) -> Literal["fork", "spawn"]:
+    """Workers are forked from the warm host where that is known safe, else each is a fresh interpreter that
+    imports google-adk and the agent itself (a second or two of CPU apiece, and no fork)."""
+    return "fork" if fork_supported(platform) else "spawn"
 
 
 def os_thread_count() -> int:
@@ -68,4 +81,4 @@ def names_adk_target(config: Path) -> bool:
         text = config.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return fork_supported() and _ADK_TARGET.search(text) is not None
+    return host_supported() and _ADK_TARGET.search(text) is not None

@@ -41,6 +41,16 @@ def worker_main(target: Target, address: str, settings: RunnerSettings) -> int:
     return 0
 
 
+def spawned_main() -> int:
+    """A worker started as a fresh interpreter (host_process._spawn): the target, the run's address and the
+    settings a forked worker would inherit arrive pickled on standard input, from the host (the trusted side)."""
+    import pickle
+    import sys
+
+    target, address, settings = pickle.load(sys.stdin.buffer)
+    return worker_main(target, address, settings)
+
+
 async def _serve(target: Target, address: str, settings: RunnerSettings) -> None:
     reader, writer = await asyncio.open_unix_connection(address)
     loop = asyncio.get_running_loop()

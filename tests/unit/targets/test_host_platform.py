@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate.targets.agent_host import AgentHost
-from adk_eval_gate.targets.host_start import fork_supported, os_thread_count
+from adk_eval_gate.targets.host_start import fork_supported, host_supported, os_thread_count, worker_start_method
 from adk_eval_gate.targets.host_timeouts import HostTimeouts
 from tests.conftest import FAULTY_AGENT
 
@@ -20,12 +20,21 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="co
 
 
 @pytest.mark.parametrize(
-    ("platform", "forks"),
-    [("linux", True), ("darwin", False), ("win32", False), ("cygwin", False), ("freebsd14", False)],
+    ("platform", "forks", "method", "hosted"),
+    [
+        ("linux", True, "fork", True),
+        ("darwin", False, "spawn", True),
+        ("freebsd14", False, "spawn", True),
+        ("win32", False, "spawn", False),
+        ("cygwin", False, "spawn", False),
+    ],
 )
-def test_workers_are_forked_on_linux_only(platform, forks):
-    """macOS's frameworks are not fork-safe (CPython spawns there by default), Windows has no fork."""
+def test_workers_are_forked_on_linux_only(platform, forks, method, hosted):
+    """macOS's frameworks are not fork-safe (CPython spawns there by default): its workers are spawned. Windows
+    has neither fork nor the host's Unix sockets: its agents run in the run's own process."""
     assert fork_supported(platform) is forks
+    assert worker_start_method(platform) == method
+    assert host_supported(platform) is hosted
 
 
 def _native_thread(seconds: int) -> ctypes.c_ulong:
@@ -98,3 +107,64 @@ def test_the_host_forks_from_an_agent_that_started_no_thread(tmp_path):
             await asyncio.get_running_loop().run_in_executor(None, host.wait)
 
     assert asyncio.run(ask()) is None
+
+
+def _through_workers(tmp_path, prompts: dict[str, str], start_method: str) -> dict[str, tuple[str | None, str]]:
+    """The faulty agent's cases through two workers the host starts as `start_method` says: each case's error
+    (None) and its answer."""
+    from adk_eval_gate.evalsets.models import EvalCase
+    from adk_eval_gate.targets.adk import AdkTarget
+    from adk_eval_gate.targets.runner import Job, RunnerSettings
+    from adk_eval_gate.targets.workers import run_jobs_in_workers
+
+    shutil.copytree(FAULTY_AGENT, tmp_path / "faulty", ignore=shutil.ignore_patterns("__pycache__"))
+    target = AdkTarget("faulty", Path(tmp_path))
+    jobs = [
+        Job(
+            target,
+            "s",
+            EvalCase.model_validate(
+                {
+                    "eval_id": eval_id,
+                    "conversation": [{"user_content": {"role": "user", "parts": [{"text": prompt}]}}],
+                    "session_input": {"app_name": "faulty", "user_id": "u", "state": {}},
+                }
+            ),
+            0,
+        )
+        for eval_id, prompt in prompts.items()
+    ]
+
+    async def run() -> list:
+        host = AgentHost.start([("faulty", Path(tmp_path))], HostTimeouts(), start_method)
+        try:
+            runs, stopped = await run_jobs_in_workers(
+                host, target, jobs, RunnerSettings(concurrency=2, retries=0), 2, quiet=True
+            )
+            assert stopped is None
+            return runs
+        finally:
+            await host.release()
+            await asyncio.get_running_loop().run_in_executor(None, host.wait)
+
+    return {
+        run.eval_id: (run.error, run.invocations[-1].final_response.parts[0].text if run.ok else "")
+        for run in asyncio.run(run())
+    }
+
+
+def test_where_fork_is_not_known_safe_workers_are_spawned_and_a_dead_one_still_costs_one_case(tmp_path):
+    """The spawn path, as macOS takes it, run here on purpose: each worker is a fresh interpreter (its command
+    line says so), the agent answers as it does in a forked worker, and a worker that dies is replaced."""
+    prompts = {"first": "how were you started", "dies": "die now", "second": "how were you started"}
+    got = _through_workers(tmp_path, prompts, "spawn")
+    assert got == {
+        "first": (None, "spawned"),
+        "dies": ("worker process died (exit code 3) while running this case", ""),
+        "second": (None, "spawned"),
+    }
+
+
+def test_on_linux_workers_are_forked_from_the_warm_host(tmp_path):
+    got = _through_workers(tmp_path, {"first": "how were you started"}, "fork")
+    assert got == {"first": (None, "forked")}

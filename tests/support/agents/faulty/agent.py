@@ -69,6 +69,10 @@ class FaultyLlm(BaseLlm):
             with (folder.parent / "inflight.log").open("a") as log:
                 log.write(f"{len(list(folder.iterdir()))}\n")
             mine.unlink()
+        if "how were you started" in prompt:  # a worker spawned as a fresh interpreter, or forked from the host
+            with open("/proc/self/cmdline", "rb") as cmdline:
+                yield _text("spawned" if b"spawned_main" in cmdline.read() else "forked")
+            return
         if "die now" in prompt:
             os._exit(3)  # the whole process vanishes, as a segfaulting native extension would make it
         if "speak nonsense" in prompt:  # the pull request's code writing to its worker's connection to the run
