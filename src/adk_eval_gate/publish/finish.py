@@ -20,7 +20,7 @@ from adk_eval_gate.core.paths import repository_root
 from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.gate.exit_codes import exit_code_for_decision
 from adk_eval_gate.gate.policy import name_who_labelled
-from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.github.conversation import label_added
 from adk_eval_gate.github.labels import UNCONFIRMED, current_labels
@@ -195,7 +195,7 @@ def _finish(
         name = trusted.check_name if trusted else report.check_name
         check = None if partial else CheckTarget(name, head_sha, passed, title, report.check_run, status)
     delivered = deliver(
-        GitHubClient(context.api_url, context.token or ""),
+        context.client(),
         context.repository or "",
         markdown,
         failing=comparison.verdict == "fail",
@@ -256,7 +256,7 @@ def _conversation(context: ActionsContext, options: PublishOptions, author: str 
     if not (context.token and context.repository and options.post_comment):
         return run
     try:
-        client = GitHubClient(context.api_url, context.token)
+        client = context.client()
         run.sticky = read_sticky(client, context.repository, int(context.pull_request["number"]), key, author)
     except GitHubError as exc:
         run.warnings.append(f"the pull request comment could not be read, so no /eval accept could count: {exc}")
@@ -268,7 +268,7 @@ def _name_who_labelled(context: ActionsContext, comparison: Comparison) -> None:
     override, number = comparison.gate.override, (context.pull_request or {}).get("number")
     if override is None or not override.label or not isinstance(number, int) or not context.token:
         return
-    client = GitHubClient(context.api_url, context.token)
+    client = context.client()
     found = label_added(client, context.repository or "", number, override.label)
     if found is not None:
         name_who_labelled(comparison.gate, found.login, found.at)

@@ -24,7 +24,7 @@ from adk_eval_gate.baseline.stores.base import (
 )
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import ArtifactBaseline
-from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
 
@@ -35,7 +35,7 @@ RUNS_TO_SEARCH = 20  # runs that died before their upload step have no artifact;
 class ArtifactStore:
     def __init__(self, settings: ArtifactBaseline, workflow: Workflow, context: ActionsContext) -> None:
         self.settings, self.workflow, self.context = settings, workflow, context
-        self.client = GitHubClient(context.api_url, context.token)
+        self.client = context.client()
         self.repo = context.repository
 
     def _runs(self, branch: str) -> list[dict]:
