@@ -17,6 +17,7 @@ from types import TracebackType
 
 from adk_eval_gate.core.errors import InputError, WriteError
 from adk_eval_gate.core.held_tokens import held, holding
+from adk_eval_gate.core.interpreter import restored_interpreter
 from adk_eval_gate.core.redaction import RedactingStream
 
 _DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
@@ -25,8 +26,9 @@ _DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the console script: a process of its own, which nothing started yet (core/isolation.py)
         isolate_console_process(runs_pull_request_code=sys.argv[1:2] in (["ci"], ["run"]))
-    # Called in process (a test, the Action's entry), GitHub's tokens leave the environment for the call only.
-    with holding():
+    # Called in process (a test, the Action's entry), GitHub's tokens leave the environment for the call only, and
+    # whatever the run changes in the interpreter (sys.path, variables, the collector) is put back after it.
+    with holding(), restored_interpreter():
         early = _start_agent_host(list(sys.argv[1:] if argv is None else argv))
         try:
             with redacted_console():
