@@ -155,7 +155,7 @@ class ArtifactStore:
 
     def save(self, results: ResultsFile, history: PendingHistory | None = None) -> str:
         """The upload step stores both: `ci` writes history.json beside results.json in the output folder, and
-        takes results.json back out of it when the history could not be written (publish/finish.py)."""
+        takes results.json back out of it when the history could not be written (publish/store.py)."""
         return (
             f"nothing to do here: upload the output folder (results.json"
             f"{' with ' + HISTORY_FILE if history is not None else ''}) as the artifact {self.settings.name!r} "
