@@ -11,7 +11,7 @@ import os
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from types import TracebackType
 
@@ -27,8 +27,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the console script: a process of its own, which nothing started yet (core/isolation.py)
         isolate_console_process(runs_pull_request_code=sys.argv[1:2] in (["ci"], ["run"]))
     # Called in process (a test, the Action's entry), GitHub's tokens leave the environment for the call only, and
-    # whatever the run changes in the interpreter (sys.path, variables, the collector) is put back after it.
-    with holding(), restored_interpreter():
+    # whatever the run changes in the interpreter (sys.path, variables, the collector) is put back after it. The
+    # console script's process ends with the command: handing a large frozen run back to the collector there would
+    # only cost a last full collection at exit.
+    with holding(), restored_interpreter() if argv is not None else nullcontext():
         early = _start_agent_host(list(sys.argv[1:] if argv is None else argv))
         try:
             with redacted_console():
