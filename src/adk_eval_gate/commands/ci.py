@@ -12,9 +12,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from adk_eval_gate.commands.options import config_option, publishing_options
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.publish.settings import PublishOptions
     from adk_eval_gate.publish.status import PullRequestRun
+    from adk_eval_gate.results.models import ResultsFile
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
 
@@ -101,7 +104,8 @@ def _run(
     from adk_eval_gate.commands.loading import plan_of
     from adk_eval_gate.core.paths import repository_root
     from adk_eval_gate.core.persisted_credentials import refuse_persisted_credential
-    from adk_eval_gate.publish.finish import finish, mode_of
+    from adk_eval_gate.publish.finish import finish
+    from adk_eval_gate.publish.mode import mode_of
     from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs, with_more_runs
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
@@ -112,14 +116,14 @@ def _run(
     # the checkout, then who asked, for which commit.
     refuse_persisted_credential(repository_root(workflow.base_dir, context.workspace))
     started = _start(options, context, workflow)
-    if isinstance(started, int):
-        return started
-    context, conversation, more_runs = started
+    if started.exit_code is not None:
+        return started.exit_code
+    options, context, conversation = started.options, started.context, started.conversation
     plan = plan_of(workflow)
     if options.cases:
         plan = select_cases(plan, options.cases)
-    if more_runs:
-        plan = with_more_runs(plan, more_runs)
+    if started.more_runs:
+        plan = with_more_runs(plan, started.more_runs)
     if options.shard is not None:
         plan = shard_plan(plan, *options.shard)
     settings = plan.workflow.settings
@@ -145,18 +149,29 @@ def _run(
     loaded()  # the plan (and an adaptive run's baseline) live until the end, as in `run`
     results = run_plan(plan, quiet=options.quiet, decider=decider, hosts=hosts)
     if conversation is not None and context.head_sha:
-        results.git.sha = context.head_sha  # an issue_comment run's GITHUB_SHA is the default branch's
+        results = evaluated_at(results, context.head_sha)  # an issue_comment run's GITHUB_SHA is the default branch's
     return finish(options, plan, results, context, outcome, conversation)
 
 
-def _start(
-    options: PublishOptions, context: ActionsContext, workflow: Workflow
-) -> int | tuple[ActionsContext, PullRequestRun | None, int | None]:
+@dataclass(frozen=True)
+class _Start:
+    """What a run settles before its agents run. `exit_code` set: nothing is to run (an `/eval` refused or
+    answered); otherwise the options (with an `/eval`'s cases), the context (an `/eval`'s pull request) and what a
+    pull request's run read and showed when it started."""
+
+    options: PublishOptions
+    context: ActionsContext
+    conversation: PullRequestRun | None = None
+    more_runs: int | None = None
+    exit_code: int | None = None
+
+
+def _start(options: PublishOptions, context: ActionsContext, workflow: Workflow) -> _Start:
     """An `/eval` comment becomes its pull request's run (or an exit code when nothing is to run); a pull request's
     run reads our comment and shows that it started."""
     from adk_eval_gate.core.paths import repository_root
     from adk_eval_gate.publish.conversation import prepare_comment_run
-    from adk_eval_gate.publish.finish import mode_of
+    from adk_eval_gate.publish.mode import mode_of
     from adk_eval_gate.publish.settings import comment_key
     from adk_eval_gate.publish.status import PullRequestRun, start_pull_request_run
     from adk_eval_gate.publish.trusted import trusted_settings
@@ -166,11 +181,11 @@ def _start(
     if mode_of(context) == "comment":
         asked = prepare_comment_run(context, root, options.comment_author)
         if isinstance(asked, int):
-            return asked
+            return _Start(options, context, exit_code=asked)
         context, command, more_runs = asked.context, asked, asked.command.runs
-        options.cases = [*options.cases, *asked.command.cases]
+        options = dataclasses.replace(options, cases=[*options.cases, *asked.command.cases])
     if mode_of(context) != "pull_request" or options.shard is not None:  # a shard: `merge` reports, and reads then
-        return context, None, more_runs
+        return _Start(options, context, None, more_runs)
     # our login, our comment's key, the override label, the check's name: the inputs and the base branch's config,
     # never the checkout's (the pull request's own)
     trusted = trusted_settings(context, workflow, options.comment_author, root)
@@ -180,8 +195,19 @@ def _start(
         progress = workflow.settings.comment.progress
         author = trusted.comment_author
         conversation = start_pull_request_run(context, key, author, context.head_sha or "", progress=progress)
-    conversation.trusted = trusted
+    conversation = dataclasses.replace(conversation, trusted=trusted)
     if command is not None:
-        conversation.acceptance, conversation.note = command.acceptance, command.note
-        conversation.commit_status, conversation.partial = True, command.command.partial
-    return context, conversation, more_runs
+        conversation = dataclasses.replace(
+            conversation,
+            acceptance=command.acceptance,
+            note=command.note,
+            commit_status=True,
+            partial=command.command.partial,
+        )
+    return _Start(options, context, conversation, more_runs)
+
+
+def evaluated_at(results: ResultsFile, sha: str) -> ResultsFile:
+    """The results as of the commit evaluated, a new value: the run reads the checkout's commit, which for an
+    `/eval` run (issue_comment: GITHUB_SHA is the default branch's) is not the pull request's head it evaluated."""
+    return results.model_copy(update={"git": results.git.model_copy(update={"sha": sha})})

@@ -42,7 +42,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.baseline.history import load_history
     from adk_eval_gate.baseline.stores import load_baseline
     from adk_eval_gate.commands.loading import load_config, plan_of
-    from adk_eval_gate.config.models import GateSettings
+    from adk_eval_gate.config.models import GateSettings, max_age_days
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.core.files import existing_input, write_text_atomic
     from adk_eval_gate.gate.decision import build_comparison
@@ -71,7 +71,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     context = ActionsContext.from_env()
     outcome = load_baseline(workflow, context, baseline_path)
     gate = workflow.settings.gate if workflow else GateSettings()
-    max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
+    max_age = max_age_days(workflow.settings.baseline) if workflow else None
     # a pull request's labels count only as GitHub's API confirms them now, never as a (re-run's) payload lists them
     labels, unconfirmed = current_labels(context) if context.pull_request is not None else ([], None)
     if unconfirmed:

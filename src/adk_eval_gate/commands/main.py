@@ -11,12 +11,13 @@ import os
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from types import TracebackType
 
 from adk_eval_gate.core.errors import InputError, WriteError
 from adk_eval_gate.core.held_tokens import held, holding
+from adk_eval_gate.core.interpreter import restored_interpreter
 from adk_eval_gate.core.redaction import RedactingStream
 from adk_eval_gate.targets.host_pool import AgentHostPool
 
@@ -26,8 +27,11 @@ _DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the console script: a process of its own, which nothing started yet (core/isolation.py)
         isolate_console_process(runs_pull_request_code=sys.argv[1:2] in (["ci"], ["run"]))
-    # Called in process (a test, the Action's entry), GitHub's tokens leave the environment for the call only.
-    with holding():
+    # Called in process (a test, the Action's entry), GitHub's tokens leave the environment for the call only, and
+    # whatever the run changes in the interpreter (sys.path, variables, the collector) is put back after it. The
+    # console script's process ends with the command: handing a large frozen run back to the collector there would
+    # only cost a last full collection at exit.
+    with holding(), restored_interpreter() if argv is not None else nullcontext():
         hosts = AgentHostPool()  # this command's agent hosts, handed down to the run (targets/host_pool.py)
         _start_agent_host(list(sys.argv[1:] if argv is None else argv), hosts)
         try:

@@ -133,6 +133,13 @@ BaselineSettings = Annotated[
     FileBaseline | BranchBaseline | ArtifactBaseline | NoBaseline, Field(discriminator="store")
 ]
 
+
+def max_age_days(baseline: BaselineSettings) -> float | None:
+    """How old a stored baseline may be before the comparison warns; None for a committed file or no store, whose
+    age is the repository's own business."""
+    return baseline.max_age_days if isinstance(baseline, (BranchBaseline, ArtifactBaseline)) else None
+
+
 GateCondition = Literal[
     "regression",
     "case_regression",
@@ -167,7 +174,7 @@ def _relative(key: str, value: Any) -> float:
 
 
 class GateSettings(_Strict):
-    fail_on: list[GateCondition] = Field(default_factory=lambda: ["regression", "error", "drift"])
+    fail_on: list[GateCondition] = Field(default_factory=lambda: list[GateCondition](["regression", "error", "drift"]))
     # Changes smaller than this (in score units) are never regressions or improvements; per criterion allowed.
     tolerance: float | dict[str, float] = 0.05
     alpha: float = Field(

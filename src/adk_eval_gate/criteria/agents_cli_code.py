@@ -16,6 +16,7 @@ import math
 import os
 import signal
 import sys
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,9 @@ CHILD = Path(__file__).with_name("agents_cli_child.py")
 # agents-cli retries a transient failure for up to 120 s; a metric still running well past that is stuck.
 TIMEOUT_SECONDS = 180.0
 MAX_OUTPUT_BYTES = 4 * 1024 * 1024
-_slots: dict[int, asyncio.Semaphore] = {}
+# One semaphore per event loop (a run's `asyncio.run`), gone with the loop: keyed by the loop itself, not its id,
+# which a later run's loop may reuse while the old semaphore, bound to the dead loop, would still be found.
+_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -38,10 +41,11 @@ class CodeResult:
 
 def _slot() -> asyncio.Semaphore:
     """One metric process per core at a time: hundreds of (case, run, metric) jobs arrive together."""
-    loop = id(asyncio.get_running_loop())
-    if loop not in _slots:
-        _slots[loop] = asyncio.Semaphore(max(1, os.cpu_count() or 1))
-    return _slots[loop]
+    loop = asyncio.get_running_loop()
+    slot = _slots.get(loop)
+    if slot is None:
+        slot = _slots[loop] = asyncio.Semaphore(max(1, os.cpu_count() or 1))
+    return slot
 
 
 def read_result(data: Any) -> CodeResult:

@@ -9,6 +9,8 @@ is safe to repeat (`idempotent=True`).
 An API that does not answer (a closed port, a host that never replies, a name that never resolves) costs the whole
 run at most NO_ANSWER_BUDGET seconds, attempts and back-off together, shared by every call to that API: once spent,
 later calls fail at once, so a run with a dead API fails closed in seconds rather than minutes of retries per call.
+The budget and the names already resolved belong to a `GitHubSession`, one per run: the command creates it (with
+its `ActionsContext`) and every client of that run shares it; nothing of it outlives the run in the process.
 """
 
 from __future__ import annotations
@@ -32,32 +34,58 @@ MAX_WAIT = 60.0  # a CI step should not sleep longer than this on one call
 NO_ANSWER_BUDGET = 25.0  # seconds: with the rest of a failing run, under half a minute
 CONNECT_TIMEOUT = 10.0
 
-# Seconds spent on attempts that got no answer, per API base, since that API last answered: process-wide, because
-# the baseline store, the labels and the comment each build their own client.
-_silence: dict[str, float] = {}
-
 
 class NameLookupTimeout(requests.ConnectTimeout):
     """The API's host name did not resolve in time: requests' timeouts start only once a socket exists."""
 
 
-_resolved: set[tuple[str, int]] = set()  # names that resolved once in this run: not looked up ahead again
+class GitHubSession:
+    """What one run's clients share: the baseline store, the labels and the comment each build their own client, and
+    the no-answer budget must hold for them all. Threads may share it (the name look-up records from its own)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # seconds spent on attempts that got no answer, per API base, since that API last answered
+        self._silence: dict[str, float] = {}
+        self._resolved: set[tuple[str, int]] = set()  # names that resolved once in this run: not looked up again
+
+    def silent_for(self, api_url: str, seconds: float) -> float:
+        """Counts `seconds` without an answer against `api_url`'s budget; the seconds left."""
+        with self._lock:
+            self._silence[api_url] = self._silence.get(api_url, 0.0) + max(0.0, seconds)
+        return self.no_answer_left(api_url)
+
+    def answered(self, api_url: str) -> None:
+        with self._lock:
+            self._silence.pop(api_url, None)
+
+    def no_answer_left(self, api_url: str) -> float:
+        with self._lock:
+            return NO_ANSWER_BUDGET - self._silence.get(api_url, 0.0)
+
+    def resolved(self, host: str, port: int) -> bool:
+        with self._lock:
+            return (host, port) in self._resolved
+
+    def resolved_now(self, host: str, port: int) -> None:
+        with self._lock:
+            self._resolved.add((host, port))
 
 
-def _resolve_within(url: str, seconds: float) -> None:
+def _resolve_within(url: str, seconds: float, session: GitHubSession) -> None:
     """A resolver that never answers would hold a request outside every timeout; looked up on a thread here, it
     costs at most `seconds`, counted like any attempt that got no answer. A name that does not exist is left to
     requests, which fails on it at once."""
     parts = urlsplit(url)
     host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
-    if not host or (host, port) in _resolved or _is_address(host):
+    if not host or session.resolved(host, port) or _is_address(host):
         return
     looked_up = threading.Event()
 
     def look_up() -> None:
         try:
             socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            _resolved.add((host, port))
+            session.resolved_now(host, port)
         except (OSError, UnicodeError):
             pass
         finally:
@@ -144,8 +172,11 @@ class GitHubClient:
         timeout: float = 30.0,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
+        session: GitHubSession | None = None,
     ) -> None:
+        """`session`: the run's, shared with its other clients (ActionsContext.client); none: a budget of its own."""
         self.api_url = api_url.rstrip("/")
+        self.session = session or GitHubSession()
         self.retries, self.backoff, self.timeout, self._sleep, self._clock = retries, backoff, timeout, sleep, clock
         self._session = requests.Session()
         self._session.headers.update(
@@ -183,7 +214,7 @@ class GitHubClient:
                 raise GitHubError(method, path, None, self._unreachable("not tried", spent=True))
             started = self._clock()
             try:
-                _resolve_within(url, min(CONNECT_TIMEOUT, left))
+                _resolve_within(url, min(CONNECT_TIMEOUT, left), self.session)
                 response = self._session.request(
                     method,
                     url,
@@ -202,7 +233,7 @@ class GitHubClient:
                 raise GitHubError(
                     method, path, None, self._unreachable(type(exc).__name__, spent=pause >= left)
                 ) from None
-            _silence.pop(self.api_url, None)
+            self.session.answered(self.api_url)
             if response.status_code < 300 or response.status_code in ok:
                 return response
             retryable = (repeatable and response.status_code >= 500) or _rate_limited(response)
@@ -213,11 +244,10 @@ class GitHubClient:
         raise AssertionError("unreachable")
 
     def no_answer_left(self) -> float:
-        return NO_ANSWER_BUDGET - _silence.get(self.api_url, 0.0)
+        return self.session.no_answer_left(self.api_url)
 
     def _silent_for(self, seconds: float) -> float:
-        _silence[self.api_url] = _silence.get(self.api_url, 0.0) + max(0.0, seconds)
-        return self.no_answer_left()
+        return self.session.silent_for(self.api_url, seconds)
 
     def _unreachable(self, what: str, *, spent: bool) -> str:
         text = f"no answer from {self.api_url} ({what})"
@@ -236,7 +266,8 @@ class GitHubClient:
         self, path: str, params: dict[str, Any] | None = None, *, key: str | None = None, limit: int = 5000
     ) -> Iterator[Any]:
         """Every item across pages (following `Link: rel="next"`), up to `limit` items."""
-        url, query = path, {"per_page": 100, **(params or {})}
+        url: str | None = path
+        query: dict[str, Any] | None = {"per_page": 100, **(params or {})}
         seen = 0
         while url:
             response = self.request("GET", url, params=query)
@@ -254,7 +285,8 @@ class GitHubClient:
         """Every item of a list a decision rests on, or GitHubError: a list cut at `limit` (or a page that is not a
         list) is no proof of what it does not show, so it is never returned in part. `what` names it for people."""
         items: list[Any] = []
-        url, query = path, {"per_page": 100}
+        url: str | None = path
+        query: dict[str, int] | None = {"per_page": 100}
         while url:
             response = self.request("GET", url, params=query)
             page = response.json()

@@ -21,6 +21,7 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json
 from adk_eval_gate.core.held_tokens import held
 from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.github.client import GitHubClient, GitHubSession
 from adk_eval_gate.github.variables import check_variables
 
 _Sha = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{7,64}$")]
@@ -182,6 +183,9 @@ class ActionsContext:
     workspace: str | None = None  # GITHUB_WORKSPACE: the repository root inside Actions
     step_summary: str | None = None  # GITHUB_STEP_SUMMARY: the file the run's summary page shows
     output: str | None = None  # GITHUB_OUTPUT: the step's outputs for later steps
+    # The run's GitHub session (its no-answer budget, the names resolved): created with the context by the command,
+    # carried by every copy of it (dataclasses.replace), so each client of the run shares it and no module keeps it.
+    github: GitHubSession = field(default_factory=GitHubSession, repr=False, compare=False)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ActionsContext:
@@ -205,6 +209,10 @@ class ActionsContext:
             step_summary=env.get("GITHUB_STEP_SUMMARY") or None,
             output=env.get("GITHUB_OUTPUT") or None,
         )
+
+    def client(self) -> GitHubClient:
+        """A client of this run's API with its token, sharing the run's session."""
+        return GitHubClient(self.api_url, self.token, session=self.github)
 
     @property
     def attempt(self) -> int:

@@ -7,7 +7,7 @@ have been removed since (and a label added since is only visible through the API
 
 from __future__ import annotations
 
-from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 
 MAX_LABELS = 1000  # GitHub allows 100 labels on an issue; a longer list is not GitHub's answer
@@ -27,7 +27,7 @@ def current_labels(context: ActionsContext) -> tuple[list[str], str | None]:
             "with GitHub's API, so no label overrides the gate on this run"
         )
     try:
-        client = GitHubClient(context.api_url, context.token)
+        client = context.client()
         path = f"/repos/{context.repository}/issues/{number}/labels"
         found = client.paginate_whole(path, limit=MAX_LABELS, what="the pull request's labels")
     except GitHubError as exc:

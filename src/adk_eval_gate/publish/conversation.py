@@ -74,7 +74,7 @@ def prepare_comment_run(context: ActionsContext, checkout: Path, author_input: s
     if not (context.token and context.repository):
         raise InputError(None, "GITHUB_TOKEN", "is not set", "pass the workflow's token to answer /eval")
     login = comment["user"]["login"]
-    asked = _Asked(GitHubClient(context.api_url, context.token), context.repository, issue["number"], comment)
+    asked = _Asked(context.client(), context.repository, issue["number"], comment)
     ours = token_author(asked.client, author_input).login
     if comment["user"]["type"] == "Bot" or login.endswith("[bot]") or login == ours:
         print(f"adk-eval-gate: a comment by {login} (a bot, or this token) is never a command: nothing to do")
@@ -143,6 +143,7 @@ def _why_not_head(asked: _Asked, command: EvalCommand, head: str) -> str | None:
             f"the pull request's head is now `{head.lower()}`, not `{command.sha[:40]}`, the commit you named; "
             f"review it, then write {again}"
         )
+    why: str | None
     try:
         events = timeline(asked.client, asked.repository, asked.number)
     except GitHubError as exc:

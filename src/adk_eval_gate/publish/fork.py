@@ -25,6 +25,7 @@ from adk_eval_gate.baseline.history import load_history
 from adk_eval_gate.baseline.models import Comparison, Override
 from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.config.loader import Workflow, load_workflow
+from adk_eval_gate.config.models import max_age_days
 from adk_eval_gate.core.errors import InputError, format_loc
 from adk_eval_gate.core.files import load_json, write_text_atomic
 from adk_eval_gate.core.paths import repository_root
@@ -127,7 +128,7 @@ def _trusted_comparison(
         outcome,
         workflow.settings.gate,
         labels,
-        max_age_days=getattr(workflow.settings.baseline, "max_age_days", None),
+        max_age_days=max_age_days(workflow.settings.baseline),
         acceptance=acceptance,
         history=load_history(workflow, pull_context, outcome, store),
     )
@@ -162,9 +163,9 @@ def run_publish(
     run = _workflow_run(context)
     results = read_results(folder / "results.json")
     numbers = _candidate_numbers(run, folder)
-    client = GitHubClient(context.api_url, context.token)
+    client, repository = context.client(), context.repository or ""
     try:
-        pull = _verified_pull(client, context.repository, run, numbers)
+        pull = _verified_pull(client, repository, run, numbers)
     except GitHubError as exc:
         log.error(f"cannot read the pull request: {exc}; nothing was posted")
         return 1
@@ -180,7 +181,7 @@ def run_publish(
     key = comment_key(comment_key_option, workflow, root, configured=workflow.settings.comment.key)
     conversation = PullRequestRun()
     try:  # an `/eval accept` for this commit counts here too, and our comment keeps the acceptances
-        conversation.sticky = read_sticky(client, context.repository, number, key, workflow.settings.comment.author)
+        conversation.sticky = read_sticky(client, repository, number, key, workflow.settings.comment.author)
     except GitHubError as exc:
         log.warn(f"the pull request comment could not be read, so no /eval accept could count: {exc}")
     acceptance = acceptance_for(conversation, run["head_sha"])
@@ -204,7 +205,8 @@ def run_publish(
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
     write_text_atomic(out / "report.md", markdown)
     write_report_html(out, results, comparison, run_url=run_url, report_url=artifacts_url(own_run))
-    attempt = run.get("run_attempt") if isinstance(run.get("run_attempt"), int) else 1
+    given = run.get("run_attempt")
+    attempt = given if isinstance(given, int) else 1
     check = None
     if workflow.settings.report.check_run:
         check = CheckTarget(
@@ -224,7 +226,7 @@ def run_publish(
     )
     outcome = deliver(
         client,
-        context.repository,
+        repository,
         markdown,
         failing=comparison.verdict == "fail",
         comment=comment,

@@ -68,7 +68,7 @@ def with_pull_request(context: ActionsContext) -> ActionsContext:
     number = pull_number(context)
     if context.pull_request is not None or number is None or not (context.token and context.repository):
         return context
-    pull = GitHubClient(context.api_url, context.token).get_json(f"/repos/{context.repository}/pulls/{number}")
+    pull = context.client().get_json(f"/repos/{context.repository}/pulls/{number}")
     return (
         dataclasses.replace(context, event={**context.event, "pull_request": pull})
         if isinstance(pull, dict)
@@ -129,7 +129,7 @@ def start_pull_request_run(
 ) -> PullRequestRun:
     """Reads our comment (and its acceptances) and, unless `comment.progress` is off, shows the live status."""
     run = PullRequestRun()
-    client = GitHubClient(context.api_url, context.token)
+    client = context.client()
     try:
         run.sticky = read_sticky(client, context.repository or "", pull_number(context) or 0, key, author_login)
         if progress:
@@ -144,7 +144,7 @@ def mark_stopped(context: ActionsContext, key: str, author_login: str | None, st
     number = pull_number(context)
     if number is None or not (context.token and context.repository):
         return "not a pull request's run (or no token): nothing to mark"
-    client = GitHubClient(context.api_url, context.token)
+    client = context.client()
     ours = find_ours(client, context.repository, number, key, token_author(client, author_login))
     if not ours:
         return "no adk-eval-gate comment on this pull request: nothing to mark"

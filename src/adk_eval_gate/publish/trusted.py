@@ -37,7 +37,7 @@ from adk_eval_gate.config.models import CommentSection, GateSettings, ReportSect
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.paths import relative_to_root
 from adk_eval_gate.core.yaml_files import parse_yaml
-from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 
 DEFAULT_LABEL = GateSettings().override_label
@@ -66,7 +66,7 @@ def trusted_settings(
     if relative is None:
         return _closed(author_input, f"the config {workflow.path.name} is outside the repository")
     where = f"the base branch's {relative} (at {context.base_sha[:12]})"
-    client = GitHubClient(context.api_url, context.token)
+    client = context.client()
     path = f"/repos/{context.repository}/contents/{quote(relative, safe='/')}"
     try:
         response = client.request("GET", path, params={"ref": context.base_sha}, ok=(404,))

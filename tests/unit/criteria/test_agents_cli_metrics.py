@@ -137,6 +137,25 @@ def test_non_finite_scores_are_errors_not_numbers(tmp_path):
     assert result.score is None and "not a finite number" in result.error
 
 
+def test_each_run_has_its_own_metric_slots_and_none_outlive_it(tmp_path):
+    """The slots belong to a run's event loop: a later run (a new loop, maybe at the old one's address) gets fresh
+    ones, never a semaphore bound to a closed loop, and nothing is kept once a run's loop is gone."""
+    import gc
+
+    gc.collect()
+    before = len(agents_cli_code._slots)  # loops other tests of this process still hold
+
+    async def one_run() -> None:
+        result = await run_code_metric("m", "def evaluate(i):\n    return 1\n", {}, tmp_path)
+        assert result.score == 1.0 and len(agents_cli_code._slots) == before + 1  # this run's loop only
+
+    asyncio.run(one_run())
+    gc.collect()  # a closed loop sits in reference cycles until the collector runs
+    asyncio.run(one_run())
+    gc.collect()
+    assert len(agents_cli_code._slots) == before
+
+
 def test_metric_code_runs_isolated_without_tokens(tmp_path, monkeypatch):
     monkeypatch.setenv("GITHUB_TOKEN", "ghs_secret")
     monkeypatch.setenv("PYTHONPATH", "/nowhere")

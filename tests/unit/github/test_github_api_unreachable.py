@@ -4,6 +4,7 @@ attempts and back-off together), and says so: a closed loopback port and a serve
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 import threading
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate.github import client as client_module
-from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.client import GitHubClient, GitHubError, GitHubSession
+from adk_eval_gate.github.context import ActionsContext
 from tests.support.hostile import run_cli
 from tests.support.loopback import LoopbackServer, reply
 
@@ -45,11 +47,11 @@ def test_the_budget_for_an_unreachable_api_is_at_most_30_seconds():
 
 
 def test_a_closed_port_costs_the_whole_run_at_most_the_budget():
-    url, clock = f"http://127.0.0.1:{closed_port()}", FakeClock()
+    url, clock, session = f"http://127.0.0.1:{closed_port()}", FakeClock(), GitHubSession()
     errors = []
     # the baseline store, the labels, the comment, the check run...: each its own client, one budget for all
     for retries in (10, 4, 4, 4, 4, 4):
-        github = GitHubClient(url, "t", retries=retries, backoff=1.0, sleep=clock.sleep, clock=clock)
+        github = GitHubClient(url, "t", retries=retries, backoff=1.0, sleep=clock.sleep, clock=clock, session=session)
         with pytest.raises(GitHubError) as raised:
             github.get_json("/repos/o/r/issues/7/labels")
         errors.append(raised.value)
@@ -59,11 +61,11 @@ def test_a_closed_port_costs_the_whole_run_at_most_the_budget():
 
 
 def test_an_answer_gives_the_api_its_whole_budget_back():
-    port, clock = closed_port(), FakeClock()
+    port, clock, session = closed_port(), FakeClock(), GitHubSession()
     url = f"http://127.0.0.1:{port}"
     with pytest.raises(GitHubError):
-        GitHubClient(url, "t", retries=1, sleep=clock.sleep, clock=clock).get_json("/user")
-    assert GitHubClient(url, "t").no_answer_left() < client_module.NO_ANSWER_BUDGET
+        GitHubClient(url, "t", retries=1, sleep=clock.sleep, clock=clock, session=session).get_json("/user")
+    assert GitHubClient(url, "t", session=session).no_answer_left() < client_module.NO_ANSWER_BUDGET
 
     class Answer(BaseHTTPRequestHandler):
         def do_GET(self):
@@ -82,10 +84,24 @@ def test_an_answer_gives_the_api_its_whole_budget_back():
 
     server = SamePort()
     try:
-        assert GitHubClient(url, "t").get_json("/user") == {}
+        assert GitHubClient(url, "t", session=session).get_json("/user") == {}
     finally:
         server.close()
-    assert GitHubClient(url, "t").no_answer_left() == client_module.NO_ANSWER_BUDGET
+    assert GitHubClient(url, "t", session=session).no_answer_left() == client_module.NO_ANSWER_BUDGET
+
+
+def test_the_budget_is_the_runs_not_the_processes():
+    """Two runs in one process (a test suite, an integration calling `ci` twice): the second gets its whole budget,
+    and every copy of a run's context shares its session."""
+    url, clock = f"http://127.0.0.1:{closed_port()}", FakeClock()
+    first = ActionsContext(api_url=url, token="t")
+    with pytest.raises(GitHubError):
+        GitHubClient(url, "t", retries=1, sleep=clock.sleep, clock=clock, session=first.github).get_json("/user")
+    assert first.client().no_answer_left() < client_module.NO_ANSWER_BUDGET
+    assert dataclasses.replace(first, event={"x": 1}).client().no_answer_left() == first.client().no_answer_left()
+    assert ActionsContext(api_url=url, token="t").client().no_answer_left() == client_module.NO_ANSWER_BUDGET
+    assert not [name for name in vars(client_module) if name.startswith("_") and name[1:2] != "_" and isinstance(
+        getattr(client_module, name), (dict, set, list))]  # fmt: skip
 
 
 def test_a_server_that_never_answers_is_given_up_on_within_the_budget(monkeypatch):
@@ -95,14 +111,15 @@ def test_a_server_that_never_answers_is_given_up_on_within_the_budget(monkeypatc
         silent.listen(8)  # connections complete in the kernel's backlog; nothing is ever read or written
         url = f"http://127.0.0.1:{silent.getsockname()[1]}"
         started = time.monotonic()
+        session = GitHubSession()
         with pytest.raises(GitHubError) as raised:
-            GitHubClient(url, "t").get_json("/repos/o/r/actions/artifacts")
+            GitHubClient(url, "t", session=session).get_json("/repos/o/r/actions/artifacts")
         elapsed = time.monotonic() - started
         assert f"no answer from {url}" in str(raised.value) and "unreachable" in str(raised.value)
         assert elapsed < 15  # generous: the budget is 1 s; without it this waits 30 s per attempt, 5 attempts
         started = time.monotonic()
         with pytest.raises(GitHubError, match="unreachable"):
-            GitHubClient(url, "t").request("POST", "/repos/o/r/issues/7/comments", json={"body": "x"})
+            GitHubClient(url, "t", session=session).request("POST", "/repos/o/r/issues/7/comments", json={"body": "x"})
         assert time.monotonic() - started < 5  # the budget is spent: the next call does not wait again
 
 

@@ -24,7 +24,7 @@ from adk_eval_gate.baseline.stores.base import (
 )
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import ArtifactBaseline
-from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
 
@@ -35,7 +35,7 @@ RUNS_TO_SEARCH = 20  # runs that died before their upload step have no artifact;
 class ArtifactStore:
     def __init__(self, settings: ArtifactBaseline, workflow: Workflow, context: ActionsContext) -> None:
         self.settings, self.workflow, self.context = settings, workflow, context
-        self.client = GitHubClient(context.api_url, context.token)
+        self.client = context.client()
         self.repo = context.repository
 
     def _runs(self, branch: str) -> list[dict]:
@@ -155,7 +155,7 @@ class ArtifactStore:
 
     def save(self, results: ResultsFile, history: PendingHistory | None = None) -> str:
         """The upload step stores both: `ci` writes history.json beside results.json in the output folder, and
-        takes results.json back out of it when the history could not be written (publish/finish.py)."""
+        takes results.json back out of it when the history could not be written (publish/store.py)."""
         return (
             f"nothing to do here: upload the output folder (results.json"
             f"{' with ' + HISTORY_FILE if history is not None else ''}) as the artifact {self.settings.name!r} "

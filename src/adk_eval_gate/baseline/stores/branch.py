@@ -26,7 +26,7 @@ from adk_eval_gate.baseline.stores.base import (
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import BranchBaseline
 from adk_eval_gate.core.redaction import redact  # base64 hides a secret from the client's own redaction
-from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
 
@@ -34,7 +34,7 @@ from adk_eval_gate.results.models import ResultsFile
 class BranchStore:
     def __init__(self, settings: BranchBaseline, workflow: Workflow, context: ActionsContext) -> None:
         self.settings, self.workflow, self.context = settings, workflow, context
-        self.client = GitHubClient(context.api_url, context.token)
+        self.client = context.client()
         self.repo = context.repository
 
     def _path(self, name: str) -> str:

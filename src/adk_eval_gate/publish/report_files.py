@@ -1,0 +1,75 @@
+"""The write step of a report: the files a run leaves in its output folder after the comparison (comparison.json,
+junit.xml, report.md, report.html, and a pull request's hand-off to the fork-safe `publish` step). Files come before
+GitHub: an API that fails later never loses them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+from adk_eval_gate.baseline.history import HistoryState
+from adk_eval_gate.baseline.history.trend import trend_data
+from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.core.files import write_text_atomic
+from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.report.html import artifacts_url, write_report_html
+from adk_eval_gate.report.markdown import render_report
+from adk_eval_gate.report.outputs import junit_xml
+from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.run.plan import Plan
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """What the trusted `publish` step of the fork-safe workflow needs; data only, checked again there."""
+
+    number: object  # as the event has it: `publish` checks it against GitHub
+    head_sha: str | None
+    comment_key: str
+    run_id: str | None
+
+
+def write_report_files(
+    out: Path,
+    plan: Plan,
+    results: ResultsFile,
+    comparison: Comparison,
+    context: ActionsContext,
+    *,
+    root: Path,
+    head_sha: str | None,
+    history: HistoryState | None,
+    note: str,
+    handoff: Handoff | None,
+) -> str:
+    """The report's markdown, as written to report.md (the comment and the step summary show the same)."""
+    workflow = plan.workflow
+    write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
+    write_text_atomic(out / "junit.xml", junit_xml(results, comparison, workflow.base_dir, root))
+    run_url, expected = context.run_url, plan.expected_cases()
+    # a CaseKey is a (agent, eval set, case) tuple; the page's signature names the plain tuple, and Mapping's keys
+    # are invariant to mypy
+    by_tuple = cast("Mapping[tuple[str, str, str], list[Invocation]]", expected)
+    report_url = artifacts_url(run_url)
+    markdown = render_report(
+        comparison,
+        results,
+        expected,
+        run_url=run_url,
+        head_sha=head_sha,
+        template_dir=workflow.template_dir,
+        report_url=report_url,
+        note=note,
+    )
+    write_text_atomic(out / "report.md", markdown)
+    trend = trend_data(history.history) if history is not None and history.history is not None else None
+    write_report_html(out, results, comparison, by_tuple, trend, run_url=run_url, report_url=report_url)
+    if handoff is not None:
+        fields = {"number": handoff.number, "head_sha": handoff.head_sha, "comment_key": handoff.comment_key,
+                  "run_id": handoff.run_id}  # fmt: skip
+        write_text_atomic(out / "pull-request.json", json.dumps(fields) + "\n")
+    return markdown
