@@ -54,6 +54,7 @@ test: $(STAMP) $(ACTIONLINT)
 	$(BIN)/ruff check src tests bench tools
 	$(BIN)/ruff format --check src tests bench tools
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 ## Dependency legs: the scoring and judge tests on (a) the newest release of every runtime dependency without
@@ -137,6 +138,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/gate_calibration.py
 	$(BIN)/python bench/judges.py
 	$(BIN)/python bench/html_report.py
+	$(BIN)/python bench/history_writer_end.py
 
 ## Regenerate the JSON Schemas (results, comparison, history) from the pydantic models.
 schema: $(STAMP)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from adk_eval_gate.commands.help import OUTPUT_DIR
 from adk_eval_gate.commands.options import config_option
+from adk_eval_gate.core.keys import CaseKey
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -101,7 +102,7 @@ def _run_and_report(args: argparse.Namespace) -> int:
         expected = plan.expected_cases()
         for eval_set in results.eval_sets:
             for case in eval_set.cases:
-                key = (eval_set.agent, eval_set.eval_set_id, case.eval_id)
+                key = CaseKey(eval_set.agent, eval_set.eval_set_id, case.eval_id)
                 print_case_details(eval_set.eval_set_id, case, expected[key])
     if not args.quiet:
         print(render_table(results))

@@ -143,6 +143,7 @@ def _why_not_head(asked: _Asked, command: EvalCommand, head: str) -> str | None:
             f"the pull request's head is now `{head.lower()}`, not `{command.sha[:40]}`, the commit you named; "
             f"review it, then write {again}"
         )
+    why: str | None
     try:
         events = timeline(asked.client, asked.repository, asked.number)
     except GitHubError as exc:

@@ -45,7 +45,8 @@ from adk_eval_gate.results.models import ResultsFile
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 
 
-def _workflow_run(context: ActionsContext) -> dict[str, Any]:
+def _workflow_run(context: ActionsContext) -> tuple[dict[str, Any], str]:
+    """The pull request's workflow run, and the repository publish posts to (both required)."""
     try:
         WorkflowRunEvent.model_validate(context.event)
     except ValidationError as exc:
@@ -71,7 +72,7 @@ def _workflow_run(context: ActionsContext) -> dict[str, Any]:
             "publish needs GITHUB_REPOSITORY and a token (GITHUB_TOKEN)",
             "pass `GITHUB_TOKEN: ${{ github.token }}` to the step",
         )
-    return run
+    return run, context.repository
 
 
 def _candidate_numbers(run: dict[str, Any], folder: Path) -> list[int]:
@@ -159,12 +160,12 @@ def run_publish(
 ) -> int:
     folder = Path(directory)
     workflow = load_workflow(config)
-    run = _workflow_run(context)
+    run, repository = _workflow_run(context)
     results = read_results(folder / "results.json")
     numbers = _candidate_numbers(run, folder)
     client = GitHubClient(context.api_url, context.token)
     try:
-        pull = _verified_pull(client, context.repository, run, numbers)
+        pull = _verified_pull(client, repository, run, numbers)
     except GitHubError as exc:
         log.error(f"cannot read the pull request: {exc}; nothing was posted")
         return 1
@@ -180,7 +181,7 @@ def run_publish(
     key = comment_key(comment_key_option, workflow, root, configured=workflow.settings.comment.key)
     conversation = PullRequestRun()
     try:  # an `/eval accept` for this commit counts here too, and our comment keeps the acceptances
-        conversation.sticky = read_sticky(client, context.repository, number, key, workflow.settings.comment.author)
+        conversation.sticky = read_sticky(client, repository, number, key, workflow.settings.comment.author)
     except GitHubError as exc:
         log.warn(f"the pull request comment could not be read, so no /eval accept could count: {exc}")
     acceptance = acceptance_for(conversation, run["head_sha"])
@@ -204,7 +205,8 @@ def run_publish(
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
     write_text_atomic(out / "report.md", markdown)
     write_report_html(out, results, comparison, run_url=run_url, report_url=artifacts_url(own_run))
-    attempt = run.get("run_attempt") if isinstance(run.get("run_attempt"), int) else 1
+    given_attempt = run.get("run_attempt")
+    attempt = given_attempt if isinstance(given_attempt, int) else 1
     check = None
     if workflow.settings.report.check_run:
         check = CheckTarget(
@@ -224,7 +226,7 @@ def run_publish(
     )
     outcome = deliver(
         client,
-        context.repository,
+        repository,
         markdown,
         failing=comparison.verdict == "fail",
         comment=comment,

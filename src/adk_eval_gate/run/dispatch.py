@@ -83,12 +83,13 @@ async def dispatch(
             return limit.admit((id(job.target), job.eval_set_id, job.case.eval_id, round_number))
 
         finished = limit.record_run
-    hosted = host is not None and await host.preload_error() is None  # else the agent's own error, raised here
+    # the host when its workers can run agents; else the agent's own error is raised here, in the run
+    hosted = host if host is not None and await host.preload_error() is None else None
     pooled: list[tuple[Target, list[int]]] = []
     local: list[int] = []
     for target in targets:
         indices = [i for i, job in enumerate(jobs) if job.target is target]
-        if hosted and indices and getattr(target, "host_agent", lambda: None)() is not None:
+        if hosted is not None and indices and getattr(target, "host_agent", lambda: None)() is not None:
             pooled.append((target, indices))
         else:
             local.extend(indices)
@@ -106,25 +107,29 @@ async def dispatch(
     # One `run.concurrency` for the whole run, however many pools share it (a user's limit may be a model's).
     parts = split_concurrency(settings.concurrency, [len(i) for _, i in pooled] + ([len(local)] if local else []))
     with _stop_on_signals(stop):
-        groups = [
-            run_group(
-                run_jobs_in_workers(
-                    host,
-                    target,
-                    [jobs[i] for i in indices],
-                    replace(settings, concurrency=part),
-                    worker_count(replace(settings, concurrency=part), len(indices)),
-                    quiet=quiet,
-                    stop_event=stop,
-                    logs=logs,
-                    admit=admit,
-                    finished=_both(finished, early.recorder(target) if early is not None else None),
-                    history_tag=(history_tags or {}).get(id(target)),
-                ),
-                indices,
-            )
-            for (target, indices), part in zip(pooled, parts, strict=False)
-        ]
+        groups = (
+            [
+                run_group(
+                    run_jobs_in_workers(
+                        hosted,
+                        target,
+                        [jobs[i] for i in indices],
+                        replace(settings, concurrency=part),
+                        worker_count(replace(settings, concurrency=part), len(indices)),
+                        quiet=quiet,
+                        stop_event=stop,
+                        logs=logs,
+                        admit=admit,
+                        finished=_both(finished, early.recorder(target) if early is not None else None),
+                        history_tag=(history_tags or {}).get(id(target)),
+                    ),
+                    indices,
+                )
+                for (target, indices), part in zip(pooled, parts, strict=False)
+            ]
+            if hosted is not None  # without a host nothing is pooled
+            else []
+        )
         local_targets = {id(jobs[i].target): jobs[i].target for i in local}
 
         async def run_local():

@@ -11,6 +11,7 @@ import asyncio
 import time
 from datetime import datetime, timezone
 
+from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, JudgeProgress, judge_all
 from adk_eval_gate.criteria.engine.prompts import environment
@@ -47,7 +48,7 @@ async def _judge_round(
     quiet: bool,
 ) -> dict:
     judge_jobs = [
-        JudgeJob((names[id(job.target)], job.eval_set_id, job.case.eval_id), job.case, run, criterion)
+        JudgeJob(CaseKey(names[id(job.target)], job.eval_set_id, job.case.eval_id), job.case, run, criterion)
         for job, run in zip(jobs, runs, strict=True)
         if run.ok
         for criterion in criteria[(id(job.target), job.eval_set_id)]
