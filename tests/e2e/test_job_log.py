@@ -15,7 +15,7 @@ from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.report.outputs import annotation_lines, junit_xml, verdict_lines
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
-from tests.unit.baseline.test_compare import degrade
+from tests.integration.baseline.test_compare import degrade
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
 from adk_eval_gate.targets.runner import Job, Progress, RunnerSettings, run_jobs
-from tests.unit.targets.test_target_adk import faulty_suite
+from tests.integration.targets.test_target_adk import faulty_suite
 
 
 class ScriptedTarget:

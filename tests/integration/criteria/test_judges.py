@@ -40,16 +40,6 @@ def scripted() -> FakeGemini:
     return FakeGemini(cycling(SCRIPTS, "answer {}"))
 
 
-@pytest.fixture
-def gemini_env(monkeypatch):
-    def use(server: FakeGemini) -> None:
-        monkeypatch.setenv("GOOGLE_API_KEY", "fake-judge-key")
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
-        monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
-
-    return use
-
-
 def invocation(answer: str) -> dict:
     return {
         "user_content": {"role": "user", "parts": [{"text": "question"}]},
