@@ -28,12 +28,14 @@ from adk_eval_gate.targets.base import CaseRun, TransientTargetError, one_line
 from adk_eval_gate.targets.events import events_to_invocation
 from adk_eval_gate.targets.host_start import load_agent_dotenv
 from adk_eval_gate.targets.model_credentials import missing_credentials
-from adk_eval_gate.targets.simulation import SimulationSettings, Users
+from adk_eval_gate.targets.simulation import ScriptedUser, SimulationSettings, Users, UserSimulator
 
 if TYPE_CHECKING:  # google-adk is optional: imported when the target starts, not with this module
     from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
     from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
+    from google.adk.runners import Runner
     from google.adk.sessions.in_memory_session_service import InMemorySessionService
+    from google.adk.sessions.session import Session
 
 
 @dataclass(frozen=True)
@@ -251,7 +253,7 @@ class AdkTarget:
 
         self._services = _Services(InMemorySessionService(), InMemoryArtifactService(), InMemoryMemoryService())
         self._recorder = _app_details_plugin()
-        self._runners: dict[str, Any] = {}
+        self._runners: dict[str, Runner] = {}
         self._users = Users(self._simulation)
 
     @property
@@ -263,7 +265,7 @@ class AdkTarget:
     async def _load(self) -> tuple[Any, Any]:
         return await load_agent(self._reference, self._base_dir)
 
-    def _runner(self, app_name: str) -> Any:
+    def _runner(self, app_name: str) -> Runner:
         """One Runner per app name, shared by concurrent cases, as `adk api_server` shares one per app: each
         case still runs in its own session."""
         runner = self._runners.get(app_name)
@@ -319,7 +321,7 @@ class AdkTarget:
             await sessions.delete_session(app_name=session.app_name, user_id=user_id, session_id=session.id)
         return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=user.usage)
 
-    async def _seed_history(self, session: Any, case: EvalCase) -> None:
+    async def _seed_history(self, session: Session, case: EvalCase) -> None:
         """An agents-cli Shape B case's earlier turns, as the session's history (as `eval generate` seeds it)."""
         history = prior_events(case)
         if not history:
@@ -329,7 +331,9 @@ class AdkTarget:
         for payload in history:
             await self._started.sessions.append_event(session, Event.model_validate(payload))
 
-    async def _run_turns(self, user: Any, runner: Any, user_id: str, session_id: str, invocations: list) -> None:
+    async def _run_turns(
+        self, user: ScriptedUser | UserSimulator, runner: Runner, user_id: str, session_id: str, invocations: list
+    ) -> None:
         history: list[tuple[str, Any]] = []
         try:
             while (message := await user.next_message(history)) is not None:
