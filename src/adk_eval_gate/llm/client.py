@@ -170,7 +170,7 @@ class LlmClient:
         answer = await self.cached_call(
             purpose, model, key, lambda: self._generate(model, prompt, config, skip_thoughts), tally=tally
         )
-        return answer["text"]
+        return str(answer["text"])
 
     async def cached_call(
         self,

@@ -132,6 +132,8 @@ def test_the_cache_key_covers_every_part_and_a_torn_entry_is_a_miss(tmp_path):
     assert cache.get(key) == {"text": "x"}
     (tmp_path / key[:2] / f"{key}.json").write_text('{"text": ')
     assert cache.get(key) is None
+    (tmp_path / key[:2] / f"{key}.json").write_text('["an answer is an object"]')
+    assert cache.get(key) is None
     assert LlmCache(None).get(key) is None
 
 
