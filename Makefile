@@ -54,14 +54,15 @@ test: $(STAMP) $(ACTIONLINT)
 	$(BIN)/ruff check src tests bench tools
 	$(BIN)/ruff format --check src tests bench tools
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 ## Dependency legs: the scoring and judge tests on (a) the newest release of every runtime dependency without
 ## google-adk (what a plain `pip install adk-eval-gate` gets), (b) the lowest versions pyproject allows, (c) the
 ## google-adk pin. Each builds its own venv under .deps/ and tests the installed package, not src/.
 DEPS := .deps
-DEPS_TESTS := tests/unit/criteria/test_scoring.py tests/unit/criteria/test_judges.py tests/unit/criteria/test_judge_failures.py tests/unit/criteria/test_rubric_judges.py \
-	tests/unit/criteria/test_hallucinations.py tests/unit/criteria/test_conversation_judges.py tests/unit/criteria/test_safety.py tests/unit/evalsets/test_models.py tests/unit/targets/test_replay.py
+DEPS_TESTS := tests/unit/criteria/test_scoring.py tests/integration/criteria/test_judges.py tests/integration/criteria/test_judge_failures.py tests/unit/criteria/test_rubric_judges.py \
+	tests/unit/criteria/test_hallucinations.py tests/unit/criteria/test_conversation_judges.py tests/unit/criteria/test_safety.py tests/unit/evalsets/test_models.py tests/integration/targets/test_replay.py
 DEPS_TOOLS := pytest hypothesis jsonschema
 
 test-deps-newest:
@@ -89,11 +90,11 @@ test-deps-pin: $(STAMP)
 ## 1.x release agents still pin: every test that runs an in-process agent, on the installed package. The two tests
 ## deselected compare with google-adk's own `adk eval` and AgentEvaluator, which is the dev pin's job (`make test`).
 ADK_FLOOR ?= 2.2.0
-ADK_TARGET_TESTS := tests/test_target_adk.py tests/test_eval_history.py tests/test_user_simulation.py \
-	tests/test_runner.py tests/test_adaptive.py tests/test_pooled.py tests/test_secrets.py tests/test_job_log.py \
-	tests/test_pytest_plugin.py \
-	--deselect tests/test_eval_history.py::test_adk_reads_our_run_as_it_reads_adk_evals_own \
-	--deselect tests/test_eval_history.py::test_agent_evaluator_keeps_history_through_the_callers_results_manager
+ADK_TARGET_TESTS := tests/integration/targets/test_target_adk.py tests/integration/results/test_eval_history.py tests/integration/targets/test_user_simulation.py \
+	tests/integration/targets/test_runner.py tests/integration/run/test_adaptive.py tests/integration/baseline/test_pooled.py tests/integration/core/test_secrets.py tests/e2e/test_job_log.py \
+	tests/integration/integrations/test_pytest_plugin.py \
+	--deselect tests/integration/results/test_eval_history.py::test_adk_reads_our_run_as_it_reads_adk_evals_own \
+	--deselect tests/integration/results/test_eval_history.py::test_agent_evaluator_keeps_history_through_the_callers_results_manager
 
 test-deps-adk-floor:
 	rm -rf $(DEPS)/adk-$(ADK_FLOOR) && $(PYTHON) -m venv $(DEPS)/adk-$(ADK_FLOOR)
@@ -137,6 +138,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/gate_calibration.py
 	$(BIN)/python bench/judges.py
 	$(BIN)/python bench/html_report.py
+	$(BIN)/python bench/history_writer_end.py
 
 ## Regenerate the JSON Schemas (results, comparison, history) from the pydantic models.
 schema: $(STAMP)

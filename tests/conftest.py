@@ -106,3 +106,15 @@ def api_server(tmp_path_factory):
     yield url
     process.terminate()
     process.wait(timeout=20)
+
+
+@pytest.fixture
+def gemini_env(monkeypatch):
+    """Points google-genai at a fake Gemini (tests/support/fake_gemini.py): `gemini_env(server)`, with a key."""
+
+    def use(server) -> None:
+        monkeypatch.setenv("GOOGLE_API_KEY", "fake-judge-key")
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
+        monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+
+    return use

@@ -12,10 +12,10 @@ from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.decision import build_comparison
-from adk_eval_gate.report.outputs import annotations, junit_xml, verdict_lines
+from adk_eval_gate.report.outputs import annotation_lines, junit_xml, verdict_lines
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
-from tests.unit.baseline.test_compare import degrade
+from tests.integration.baseline.test_compare import degrade
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_a_gating_regression_is_an_error_annotation_and_the_verdict_line_says_wh
         f"adk-eval-gate: 6 case(s): {counts.passed} passed, {counts.failed} failed, 0 error(s), 0 not evaluated"
         " · baseline: branch data: abc"
     )
-    lines = annotations(current, comparison, config.parent, root)
+    lines = annotation_lines(current, comparison, config.parent, root)
     errors = [line for line in lines if line.startswith("::error ")]
     assert len(errors) == 2 and all(
         line.startswith("::error file=agents/ex/evals/dice.evalset.json,line=") for line in errors
@@ -71,7 +71,7 @@ def test_a_regression_that_does_not_gate_is_a_warning_never_an_error(example_run
     current = degrade(degrade(results, "roll_6"), "dice_then_primes")
     comparison = compare(results, current, ["error"])
     assert comparison.verdict == "pass"
-    lines = annotations(current, comparison, config.parent, root)
+    lines = annotation_lines(current, comparison, config.parent, root)
     assert not [line for line in lines if line.startswith("::error")]
     assert sum(line.startswith("::warning ") and "regressed (not gating)" in line for line in lines) == 2
     (first, _) = verdict_lines(comparison, current)

@@ -16,12 +16,12 @@ import pytest
 
 from tests.e2e.test_properties_hostile import workspace
 from tests.e2e.test_properties_masking import pull_request_environment, write_replay_workspace
+from tests.integration.core.test_secrets import run_action
 from tests.support.fake_github import FakeGitHub
 from tests.support.github_links import REFERENCES, links
 from tests.support.hostile import run_cli
 from tests.support.leaks import leaks, readable
 from tests.support.paths import AGENTS
-from tests.unit.core.test_secrets import run_action
 from tests.unit.report.test_unlinked import HAZARDS
 
 # 38 characters, as in the red team's report: a cut at 300 used to keep its first 20

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
-from tests.unit.targets.test_target_http import http_config
+from tests.integration.targets.test_target_http import http_config
 
 
 def run_adk_eval(example: Path) -> dict[str, tuple[str, dict[str, float]]]:

@@ -40,10 +40,10 @@ UNITS: dict[EfficiencyMetric, str] = {
 
 
 def run_values(case: CaseResult, metric: EfficiencyMetric) -> list[float]:
-    runs = [r for r in case.runs if r.usage is not None and r.error is None]
+    runs = [r for r in case.runs if r.error is None]
     if case.sampling is not None:
         runs = [r for r in runs if r.run < case.sampling.first_round_runs]
-    values = [METRICS[metric](r.usage) for r in runs]
+    values = [METRICS[metric](r.usage) for r in runs if r.usage is not None]
     return [float(v) for v in values if v is not None]
 
 
@@ -74,6 +74,8 @@ def _row(
     if not strata or not ratios:
         return None
     test = stratified_test(strata)
+    if test is None:  # only when there are no strata, excluded above
+        return None
     row = EfficiencyRow(
         agent=agent,
         eval_set_id=set_id,
@@ -145,5 +147,6 @@ def compare_efficiency(current: ResultsFile, baseline: ResultsFile | None, gate:
         for (row, _), value in zip(members, holm([adjusted[id(row)][side] for row, _ in members]), strict=True):
             adjusted[id(row)][side] = value
     for row, _ in found:
-        _decide(row, *adjusted[id(row)], gate.alpha)
+        p_rise, p_drop = adjusted[id(row)]
+        _decide(row, p_rise, p_drop, gate.alpha)
     return [row for row, _ in found]

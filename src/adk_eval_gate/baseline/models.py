@@ -8,13 +8,13 @@ read comparison files an artifact carried."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
 from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, Unit
 
-COMPARISON_SCHEMA_VERSION = 1
+COMPARISON_SCHEMA_VERSION: Final = 1
 
 Stability = Literal["stable", "flaky", "broken"]
 Verdict = Literal["regressed", "improved", "unchanged", "inconclusive", "new", "removed", "not_comparable", "error"]

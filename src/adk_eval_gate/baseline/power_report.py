@@ -207,7 +207,8 @@ def mark_unconfirmed(
     by_set = {(s.agent, s.eval_set_id): s for s in sets}
     pooled_by = {(p.agent, p.criterion): p for p in pooled}
     settles = []
-    for row in [*pooled, *summaries]:
+    rows: list[PooledSummary | Summary] = [*pooled, *summaries]
+    for row in rows:
         if row.verdict != "inconclusive" or row.delta is None or row.delta >= 0 or not row.cases_compared:
             continue
         tolerance = gate.tolerance_for(row.criterion)

@@ -195,7 +195,8 @@ def stratified_test(strata: Sequence[tuple[Sequence[float], Sequence[float]]], s
     # many cases of continuous scores would outgrow the exact limits anyway: do not spend the enumeration on them
     if binary or len(varying) < NORMAL_MIN_STRATA:
         distributions = [_stratum_distribution(b, c) for b, c in varying]
-        exact = _convolve(distributions) if all(d is not None for d in distributions) else None
+        known = [d for d in distributions if d is not None]
+        exact = _convolve(known) if len(known) == len(distributions) else None
         if exact is not None:
             p_drop = math.fsum(p for k, p in exact.items() if k <= observed_key + slack)
             p_rise = math.fsum(p for k, p in exact.items() if k >= observed_key - slack)

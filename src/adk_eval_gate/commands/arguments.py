@@ -38,11 +38,11 @@ def check_outputs(args: argparse.Namespace) -> None:
         if getattr(args, name, None) is not None:
             check_output_file(getattr(args, name), f"--{name.replace('_', '-')}")
     written: set[Path] = set()
-    if (name := _OUTPUT_DIRS.get(args.command)) is not None:
-        folder = check_output_dir(getattr(args, name), f"--{name.replace('_', '-')}")
+    if (dir_name := _OUTPUT_DIRS.get(args.command)) is not None:
+        folder = check_output_dir(getattr(args, dir_name), f"--{dir_name.replace('_', '-')}")
         for file in DIR_FILES:
             if (folder / file).exists():
-                check_output_file(folder / file, f"--{name.replace('_', '-')}")
+                check_output_file(folder / file, f"--{dir_name.replace('_', '-')}")
         # GitHub's files must not be what we write, nor a folder we create on the way to it
         written = {folder.absolute(), *folder.absolute().parents, *(folder.absolute() / file for file in DIR_FILES)}
     for variable in _GITHUB_FILES.get(args.command, ()):

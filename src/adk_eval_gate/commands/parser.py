@@ -36,7 +36,7 @@ class Parser(argparse.ArgumentParser):
     """Usage errors are one line, like every other bad input, with the way to the full usage; a misspelt option is
     named before argparse's complaint about the option it hides (see usage.py)."""
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         tokens = list(sys.argv[1:] if args is None else args)
         if problem := unknown_option(self, tokens):
             self.error(problem)

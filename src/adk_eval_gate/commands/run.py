@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from adk_eval_gate.commands.help import OUTPUT_DIR
 from adk_eval_gate.commands.options import config_option
+from adk_eval_gate.core.keys import CaseKey
 
 if TYPE_CHECKING:
     from adk_eval_gate.targets.host_pool import AgentHostPool
@@ -74,7 +75,6 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     import gc
 
     from adk_eval_gate.commands.loading import load_plan
-    from adk_eval_gate.core.keys import CaseKey
     from adk_eval_gate.gate.exit_codes import exit_code_for
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.adk_details import print_case_details

@@ -143,7 +143,8 @@ def _plan_entries(root: Path, agents: list[Path], eval_files: list[Path]) -> tup
     folders: dict[tuple[Path, Path], list[Path]] = {}
     for path in list(loaded):
         owner = _owner(path, agents)
-        twin = next((f for f in folders.get((owner, path.parent), []) if loaded[f] == loaded[path]), None)
+        siblings = folders.get((owner, path.parent), []) if owner is not None else []
+        twin = next((f for f in siblings if loaded[f] == loaded[path]), None)
         if owner is None:
             skipped.append(
                 f"{path.relative_to(root).as_posix()} (no single agent it belongs to; add it to an agent by hand)"

@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from pydantic import BaseModel
+
 _PACKAGE = Path(__file__).parent.parent
 SHIPPED = {
     "results": _PACKAGE / "results" / "results.schema.json",
@@ -33,7 +35,13 @@ def json_schema_text(kind: str) -> str:
     from adk_eval_gate.config.models import Settings
     from adk_eval_gate.results.models import ResultsFile
 
-    model = {"results": ResultsFile, "comparison": Comparison, "history": History, "config": Settings}[kind]
+    models: dict[str, type[BaseModel]] = {
+        "results": ResultsFile,
+        "comparison": Comparison,
+        "history": History,
+        "config": Settings,
+    }
+    model = models[kind]
     schema = model.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = f"https://github.com/adk-eval-gate/adk-eval-gate/{kind}.schema.json"

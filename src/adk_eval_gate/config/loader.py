@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,12 +13,16 @@ from pydantic import ValidationError
 from adk_eval_gate.config.globs import GlobTooWide, walk_glob
 from adk_eval_gate.config.models import AgentSettings, Settings, is_glob
 from adk_eval_gate.config.near_miss import near_miss
+from adk_eval_gate.config.target_settings import CommandTargetSettings
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
 from adk_eval_gate.core.files import has_surrogates
 from adk_eval_gate.core.paths import shown_path
 from adk_eval_gate.core.validation import LineLookup, input_error_from, yaml_line_lookup
 from adk_eval_gate.core.yaml_files import load_yaml
 from adk_eval_gate.evalsets.criterion_names import CRITERION_NAMES
+
+# Builds the one-line error for a field of the workflow file: (location, problem, fix) -> the error to raise.
+WorkflowError = Callable[[tuple[str | int, ...], str, str], InputError]
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,9 @@ def _path_fix(base: Path, pattern: str, what: str) -> str:
     return f"did you mean {guess!r}? ({where})" if guess else f"fix the {what}; {where}"
 
 
-def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error, *, allow_dirs: bool) -> list[Path]:
+def _expand(
+    base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error: WorkflowError, *, allow_dirs: bool
+) -> list[Path]:
     if not pattern.strip() or "\x00" in pattern:
         raise workflow_error(
             loc, "is an empty path" if not pattern.strip() else "holds a NUL byte", "give a file path or a glob"
@@ -89,9 +96,10 @@ def _expand(base: Path, pattern: str, loc: tuple[str | int, ...], workflow_error
     return [full]
 
 
-def _check_command(agent: AgentSettings, base: Path, where: tuple[str | int, ...], workflow_error) -> None:
+def _check_command(
+    target: CommandTargetSettings, base: Path, where: tuple[str | int, ...], workflow_error: WorkflowError
+) -> None:
     """A missing program or working directory fails every case the same way: say so once, before anything runs."""
-    target = agent.target
     cwd = Path(target.cwd).expanduser() if target.cwd else base
     cwd = cwd if cwd.is_absolute() else base / cwd
     if target.cwd is not None and not cwd.is_dir():
@@ -122,13 +130,13 @@ def _check_command(agent: AgentSettings, base: Path, where: tuple[str | int, ...
                 f"{program!r} is not executable",
                 f"run `chmod +x {program}` or start it through its interpreter",
             )
-    elif shutil.which(program, path=(agent.target.env.get("PATH") or os.environ.get("PATH"))) is None:
+    elif shutil.which(program, path=(target.env.get("PATH") or os.environ.get("PATH"))) is None:
         raise workflow_error(
             (*where, "target", "command", 0), f"{program!r} is not on PATH", "install it or give its path"
         )
 
 
-def _check_cache(base: Path, value: str, workflow_error) -> None:
+def _check_cache(base: Path, value: str, workflow_error: WorkflowError) -> None:
     """Created on the first judge call; a file in its place would fail every call of the run instead."""
     if "\x00" in value:
         raise workflow_error(("judge", "cache"), "holds a NUL byte", "give a directory path or null")
@@ -145,7 +153,7 @@ def _check_cache(base: Path, value: str, workflow_error) -> None:
             return
 
 
-def _check_baseline_path(base: Path, value: str, workflow_error) -> None:
+def _check_baseline_path(base: Path, value: str, workflow_error: WorkflowError) -> None:
     """`baseline update` writes it and every run reads it: a directory, or a path under a file, fails both."""
     if "\x00" in value:
         raise workflow_error(("baseline", "path"), "holds a NUL byte", "give a file path")
@@ -164,7 +172,7 @@ def _check_baseline_path(base: Path, value: str, workflow_error) -> None:
         )
 
 
-def _check_tolerance(settings: Settings, workflow_error) -> None:
+def _check_tolerance(settings: Settings, workflow_error: WorkflowError) -> None:
     tolerance = settings.gate.tolerance
     if not isinstance(tolerance, dict):
         return
@@ -180,7 +188,7 @@ def _check_tolerance(settings: Settings, workflow_error) -> None:
             )
 
 
-def _check_drift(settings: Settings, workflow_error) -> None:
+def _check_drift(settings: Settings, workflow_error: WorkflowError) -> None:
     """A window the history cannot hold would quietly compare with its oldest record forever."""
     window, kept = settings.gate.drift.window, settings.history.max_records
     if settings.gate.drift.reference is None and window >= kept:
@@ -233,7 +241,7 @@ def load_workflow(path: str | Path) -> Workflow:
         elif agent.target.kind == "adk" and ":" not in agent.target.agent:
             _expand(base, agent.target.agent, (*where, "target", "agent"), error, allow_dirs=True)
         elif agent.target.kind == "command":
-            _check_command(agent, base, where, error)
+            _check_command(agent.target, base, where, error)
         agents.append(AgentPlan(index, agent, tuple(evalsets), eval_config, tuple(actuals)))
     template_dir = None
     if settings.report.templates:

@@ -173,8 +173,12 @@ def _relative(key: str, value: Any) -> float:
     return number
 
 
+def _default_fail_on() -> list[GateCondition]:
+    return ["regression", "error", "drift"]
+
+
 class GateSettings(_Strict):
-    fail_on: list[GateCondition] = Field(default_factory=lambda: list[GateCondition](["regression", "error", "drift"]))
+    fail_on: list[GateCondition] = Field(default_factory=_default_fail_on)
     # Changes smaller than this (in score units) are never regressions or improvements; per criterion allowed.
     tolerance: float | dict[str, float] = 0.05
     alpha: float = Field(

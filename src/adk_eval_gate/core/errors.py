@@ -56,7 +56,7 @@ class InputError(Exception):
 
 
 # What to do about each way a write fails; anything else is named by the system's own words.
-_WRITE_FIXES = {
+_WRITE_FIXES: dict[int | None, str] = {
     errno.ENOSPC: "free space on that disk, or write elsewhere, and run again",
     errno.EDQUOT: "free space within your disk quota, or write elsewhere, and run again",
     errno.EROFS: "the file system is read-only: write elsewhere",

@@ -102,9 +102,10 @@ def parse_json(text: str, path: Path, what: str) -> Any:
         raise InputError(path, None, f"{what} is nested too deeply to read", "flatten the JSON") from None
     except ValueError:  # an integer literal with thousands of digits
         raise InputError(path, None, f"{what} holds a number too long to read", "remove the absurd number") from None
-    if _SURROGATE_ESCAPE.search(text) and has_lone_surrogate(data):
+    escape = _SURROGATE_ESCAPE.search(text)
+    if escape is not None and has_lone_surrogate(data):
         # JSON allows `\ud800` alone, but no UTF-8 file can hold it: every results file written from it would fail.
-        line = text.count("\n", 0, _SURROGATE_ESCAPE.search(text).start()) + 1
+        line = text.count("\n", 0, escape.start()) + 1
         raise InputError(
             path,
             None,

@@ -18,7 +18,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TextIO
 
 from adk_eval_gate.core.held_tokens import held, is_github_token_name
 
@@ -115,16 +115,12 @@ def redact_standard_streams() -> None:
 class RedactingStream(io.TextIOBase):
     """A text stream (sys.stdout / sys.stderr) that masks secrets in everything written to it."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: TextIO) -> None:
         self._inner = inner
 
     def write(self, text: str) -> int:
         self._inner.write(redact(text))
         return len(text)
-
-    def writelines(self, lines: Iterable[str]) -> None:
-        for line in lines:
-            self.write(line)
 
     def flush(self) -> None:
         self._inner.flush()

@@ -10,6 +10,7 @@ import json
 import random
 import sys
 import time
+from typing import Any
 
 RETRYABLE_STATUS = {408, 429, 500, 502, 503, 504}
 MAX_TRIES = 5
@@ -63,7 +64,7 @@ def _result(value, function_name):
 
 def main():
     request = json.loads(sys.stdin.read())
-    namespace = {}
+    namespace: dict[str, Any] = {}
     try:
         exec(compile(request["source"], f"<custom_metric:{request['name']}>", "exec"), namespace)
     except Exception as exc:

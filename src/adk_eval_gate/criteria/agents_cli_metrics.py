@@ -31,6 +31,7 @@ from adk_eval_gate.criteria.engine.base import (
     ScoringInput,
     Status,
 )
+from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.evalsets.agents_cli_config import AgentsCliConfig, AgentsCliMetric, is_service_computed
 from adk_eval_gate.evalsets.agents_cli_traces import generated_case, metric_instance
 
@@ -65,7 +66,7 @@ def _code_scorer(metric: AgentsCliMetric, cwd: Path):
     assert metric.source is not None
     source = metric.source
 
-    async def score(data: ScoringInput, options: AgentsCliOptions, _judge: Any) -> MetricOutcome:
+    async def score(data: ScoringInput, options: AgentsCliOptions, _judge: Judge) -> MetricOutcome:
         count = len(data.actual)
         instance = metric_instance(generated_case(data.case, data.actual))
         if isinstance(instance, str):  # the agent gave no text response: the SDK errors the case
@@ -86,7 +87,7 @@ def _unsupported_scorer(metric: AgentsCliMetric, why: str):
         f"{metric.name} is {why}, which adk-eval-gate does not run yet; not evaluated (gate agents-cli's own results)"
     )
 
-    async def score(data: ScoringInput, _options: Any, _judge: Any) -> MetricOutcome:
+    async def score(data: ScoringInput, _options: AgentsCliOptions, _judge: Judge) -> MetricOutcome:
         return MetricOutcome.error(reason, Cause.UNSUPPORTED, len(data.actual))
 
     return score

@@ -23,6 +23,8 @@ import json
 import re
 from typing import Any
 
+from google.genai import types as genai_types
+
 from adk_eval_gate.criteria.engine.base import (
     Cause,
     InvocationScore,
@@ -107,7 +109,8 @@ def _contents(value: Any) -> list[dict[str, Any]]:
 def evaluation_instance(generated: dict[str, Any], *, template: str | None, multi_turn: bool) -> dict[str, Any]:
     """The request's `instance` for one generated case (its first response), as the SDK builds and sends it."""
     case = AgentsCliCase.model_validate(generated)
-    prompt = case.prompt
+    # the SDK sends a scenario's starting prompt as plain Content JSON, not a validated Content
+    prompt: genai_types.Content | dict[str, Any] | None = case.prompt
     if prompt is None and case.user_scenario is not None and case.user_scenario.starting_prompt:
         prompt = {"parts": [{"text": case.user_scenario.starting_prompt}]}
     response = case.responses[0].response if case.responses else None
@@ -143,7 +146,8 @@ def evaluation_instance(generated: dict[str, Any], *, template: str | None, mult
 def code_instance(generated: dict[str, Any]) -> dict[str, Any]:
     """The instance of a remote code metric (the SDK's CustomCodeExecutionMetricHandler): no rubrics, no other data."""
     case = AgentsCliCase.model_validate(generated)
-    prompt = case.prompt
+    # the SDK sends a scenario's starting prompt as plain Content JSON, not a validated Content
+    prompt: genai_types.Content | dict[str, Any] | None = case.prompt
     if prompt is None and case.user_scenario is not None and case.user_scenario.starting_prompt:
         prompt = {"parts": [{"text": case.user_scenario.starting_prompt}]}
     instance: dict[str, Any] = {}

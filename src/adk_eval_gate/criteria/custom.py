@@ -13,7 +13,6 @@ function runs in a process of its own (custom_function.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +24,7 @@ from adk_eval_gate.criteria.engine.base import (
     ScoringInput,
     Status,
 )
+from adk_eval_gate.criteria.engine.judge import Judge
 
 
 class CustomOptions(BaseModel):
@@ -35,7 +35,7 @@ class CustomOptions(BaseModel):
 
 
 def custom_spec(name: str, path: str) -> CriterionSpec:
-    async def score(data: ScoringInput, options: CustomOptions, _judge: Any) -> MetricOutcome:
+    async def score(data: ScoringInput, options: CustomOptions, _judge: Judge) -> MetricOutcome:
         call = metric_call(name, path, data, options)
         if held():  # an object walk in this process would find the token: the code runs where none is
             return await score_elsewhere(call)

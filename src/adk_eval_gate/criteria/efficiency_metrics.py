@@ -96,6 +96,7 @@ def case_value(name: str, runs: Sequence[Sequence[Invocation]]) -> EfficiencyVal
     width = max((len(r.per_invocation) for r in per_run), default=0)
     per_turn = []
     for i in range(width):
-        turn = [r.per_invocation[i] for r in per_run if i < len(r.per_invocation) and r.per_invocation[i] is not None]
+        cells = [r.per_invocation[i] for r in per_run if i < len(r.per_invocation)]
+        turn = [v for v in cells if v is not None]
         per_turn.append(statistics.mean(turn) if turn else None)
     return EfficiencyValue(statistics.mean(pooled) if pooled else None, per_turn)

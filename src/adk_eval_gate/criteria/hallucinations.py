@@ -96,8 +96,8 @@ def steps(invocation: Invocation, intermediate: bool) -> list[tuple[str, str]]:
     before: list[InvocationEvent] = []
     if intermediate:
         for event in events:
-            texts = [p.text for p in (event.content.parts or [])] if event.content else []
-            texts = [t for t in texts if t]
+            raw_texts = [p.text for p in (event.content.parts or [])] if event.content else []
+            texts = [t for t in raw_texts if t]
             if texts:
                 seen = [*before, event.model_copy(update={"content": None})] if event.grounding_metadata else before
                 context = context_for(invocation, seen)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from adk_eval_gate.criteria.engine.base import InvocationScore, MetricOutcome, ScoringInput, Status
 from adk_eval_gate.criteria.engine.judge import Judge
@@ -55,7 +56,7 @@ def dialogue(invocations: Sequence[Invocation]) -> list[tuple[str, str]]:
 
 def _function_declarations(tools: list) -> list[dict]:
     """Recorded tools are genai Tool dicts, in either spelling."""
-    found = []
+    found: list[dict[str, Any]] = []
     for tool in tools or []:
         if isinstance(tool, dict):
             found += tool.get("function_declarations") or tool.get("functionDeclarations") or []

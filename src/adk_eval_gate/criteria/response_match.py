@@ -39,9 +39,10 @@ def score_response_match(data: ScoringInput, options: ThresholdOptions) -> Metri
         raise NotEvaluable("needs expected invocations (a reference conversation)")
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
-    per_invocation = []
+    per_invocation, scores = [], []
     for actual, expected in zip(data.actual, data.expected, strict=True):
         score = rouge1_f(content_text(actual.final_response), content_text(expected.final_response))
+        scores.append(score)
         per_invocation.append(InvocationScore(score, status_for(score, options.threshold)))
-    overall = running_mean([item.score for item in per_invocation])
+    overall = running_mean(scores)
     return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)

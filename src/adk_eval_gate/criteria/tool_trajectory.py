@@ -71,12 +71,13 @@ def score_tool_trajectory(data: ScoringInput, options: ToolTrajectoryOptions) ->
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     match = MATCHERS[options.match_type]
-    per_invocation = []
+    per_invocation, scores = [], []
     for actual, expected in zip(data.actual, data.expected, strict=True):
         matched = match(
             tool_calls(actual.intermediate_data), tool_calls(expected.intermediate_data), options.ignore_args
         )
         score = 1.0 if matched else 0.0
+        scores.append(score)
         per_invocation.append(InvocationScore(score, status_for(score, options.threshold)))
-    overall = running_mean([item.score for item in per_invocation])
+    overall = running_mean(scores)
     return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)

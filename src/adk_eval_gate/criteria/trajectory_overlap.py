@@ -62,11 +62,12 @@ def _per_turn(
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     expected: Sequence[Invocation | None] = data.expected if data.expected is not None else [None] * len(data.actual)
-    per_invocation = []
+    per_invocation, scores = [], []
     for actual, reference in zip(data.actual, expected, strict=True):
         score = score_turn(actual, reference)
+        scores.append(score)
         per_invocation.append(InvocationScore(score, status_for(score, threshold)))
-    overall = running_mean([item.score for item in per_invocation])
+    overall = running_mean(scores)
     return MetricOutcome(overall, status_for(overall, threshold), per_invocation)
 
 
@@ -78,7 +79,10 @@ def _overlap_scorer(measure: Callable[[Sequence[Call], Sequence[Call], bool], fl
             data,
             options.threshold,
             lambda actual, reference: measure(
-                tool_calls(actual.intermediate_data), tool_calls(reference.intermediate_data), options.ignore_args
+                tool_calls(actual.intermediate_data),
+                # never None here: this scorer needs expected invocations (checked above)
+                tool_calls(reference.intermediate_data if reference is not None else None),
+                options.ignore_args,
             ),
         )
 

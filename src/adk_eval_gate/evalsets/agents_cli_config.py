@@ -184,7 +184,7 @@ def parse_agents_cli_config(data: Any, path: Path, lines: Any = None) -> AgentsC
                 "give each custom metric a unique name",
             )
         pool[entry.name] = (index, entry)
-    metrics = []
+    metrics: list[AgentsCliMetric] = []
     for position, name in enumerate(parsed.metrics_to_run):
         if name in (m.name for m in metrics):
             raise fail(("metrics_to_run", position), f"{name!r} is listed twice", "list each metric once")

@@ -145,10 +145,12 @@ def _convert(case: AgentsCliCase, index: int, path: Path) -> EvalCase:
         raise InputError(
             path, f"eval_cases[{index}]", "is nested too deeply to keep", "flatten the case's own fields"
         ) from None
+    # the case as agents-cli wrote it rides along as an extra field, for the replay and the judges to read
+    extra: dict[str, Any] = {AGENTS_CLI_KEY: {"case": written}}
     return EvalCase(
         eval_id=case.eval_case_id or f"case_{index}",
         conversation=[Invocation(invocation_id="turn_0", user_content=user_content, final_response=expected)],
-        **{AGENTS_CLI_KEY: {"case": written}},
+        **extra,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -14,12 +14,14 @@ from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.evalsets import agents_cli_dataset, legacy
 from adk_eval_gate.evalsets.models import EvalSet
 
+EvalSetShape = Literal["evalset", "legacy_turns", "legacy_named", "agents_cli"]
+
 
 @dataclass(frozen=True)
 class EvalSetFile:
     path: Path
     eval_set: EvalSet
-    shape: str  # "evalset" | "legacy_turns" | "legacy_named" | "agents_cli"
+    shape: EvalSetShape
 
 
 def parse_eval_set(data: Any, path: Path) -> EvalSetFile:
@@ -27,6 +29,7 @@ def parse_eval_set(data: Any, path: Path) -> EvalSetFile:
         eval_set = agents_cli_dataset.parse_dataset(data, path)
         _check_cases(eval_set, path)
         return EvalSetFile(path, eval_set, "agents_cli")
+    shape: EvalSetShape
     try:
         if isinstance(data, dict):
             if "eval_cases" not in data and "evalCases" in data:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest._code.code import TerminalRepr  # repr_failure's return type; pytest does not re-export it
 
 from adk_eval_gate.core.keys import CaseKey
 
@@ -63,6 +64,14 @@ def pytest_configure(config: pytest.Config) -> None:
         except InputError as exc:
             raise pytest.UsageError(f"--eval-gate-output: {exc.problem}; {exc.fix}") from None
     config.pluginmanager.register(_Session(config, plan), _STATE)
+
+
+def _session(config: pytest.Config) -> _Session:
+    """The session state pytest_configure registered (pluggy hands plugins back untyped)."""
+    state = config.pluginmanager.get_plugin(_STATE)
+    if not isinstance(state, _Session):
+        raise pytest.UsageError("adk-eval-gate: the plugin was not configured for this session")
+    return state
 
 
 __all__ = ["CaseFailed", "CaseItem", "ConfigFile", "pytest_addoption", "pytest_configure"]
@@ -132,7 +141,7 @@ class _Session:
         self.results.append(results)
         for eval_set in results.eval_sets:
             for case in eval_set.cases:
-                self.cases[(eval_set.agent, eval_set.eval_set_id, case.eval_id)] = case
+                self.cases[CaseKey(eval_set.agent, eval_set.eval_set_id, case.eval_id)] = case
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.results:
@@ -162,7 +171,7 @@ class ConfigFile(pytest.File):
 
     def collect_items(self) -> list[pytest.Item]:
         """Agent and eval set as nested collectors, so node ids and `-k` name them."""
-        state: _Session = self.config.pluginmanager.get_plugin(_STATE)
+        state = _session(self.config)
         items: list[pytest.Item] = []
         xdist = self.config.pluginmanager.hasplugin("xdist")  # its marker is unknown (strict markers) without it
         for agent in state.plan.agents:
@@ -194,7 +203,7 @@ class CaseItem(pytest.Item):
         self.key = key
 
     def runtest(self) -> None:
-        state: _Session = self.config.pluginmanager.get_plugin(_STATE)
+        state = _session(self.config)
         case = state.case(self)
         if case.status == "passed":
             return
@@ -202,7 +211,7 @@ class CaseItem(pytest.Item):
             pytest.skip(f"not evaluated: {case.reason}")
         raise CaseFailed(_explain(case, state.expected.get(self.key, [])))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)

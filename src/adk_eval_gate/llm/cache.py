@@ -35,9 +35,10 @@ class LlmCache:
             return None
         try:
             # the shared reader: a pipe or device restored into the cache is refused, never waited on
-            return json.loads(read_text(self._path(key), "cache entry"))
+            entry = json.loads(read_text(self._path(key), "cache entry"))
         except (InputError, ValueError, RecursionError):
             return None  # a missing, torn or odd entry is a miss, never an error
+        return entry if isinstance(entry, dict) else None  # an entry is an answer object: anything else is odd
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         """A cache that cannot be written (a full disk) costs the next run its calls, never this run its verdict:

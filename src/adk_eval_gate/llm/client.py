@@ -23,9 +23,13 @@ import re
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adk_eval_gate.llm.cache import LlmCache, cache_key
+
+if TYPE_CHECKING:  # imported when the first call is made: a run without judges never loads the SDK
+    from google import genai
+    from google.genai import errors
 from adk_eval_gate.llm.prices import PriceTable
 
 RETRYABLE = {408, 429, 500, 502, 503, 504}
@@ -119,10 +123,10 @@ class LlmClient:
         self._pool: asyncio.Semaphore | None = None
         self._calls = 0
         self._tokens = 0
-        self._client: Any = None
+        self._client: genai.Client | None = None
         self.available = has_credentials()
 
-    def _genai(self) -> Any:
+    def _genai(self) -> genai.Client:
         if self._client is None:
             from google import genai
             from google.genai import types
@@ -166,7 +170,7 @@ class LlmClient:
         answer = await self.cached_call(
             purpose, model, key, lambda: self._generate(model, prompt, config, skip_thoughts), tally=tally
         )
-        return answer["text"]
+        return str(answer["text"])
 
     async def cached_call(
         self,
@@ -272,7 +276,7 @@ class LlmClient:
         raise AssertionError("unreachable")
 
 
-def _retry_after(exc: Any) -> float | None:
+def _retry_after(exc: errors.APIError) -> float | None:
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None) or {}
     value = headers.get("retry-after") if hasattr(headers, "get") else None

@@ -46,7 +46,8 @@ from adk_eval_gate.results.models import ResultsFile
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 
 
-def _workflow_run(context: ActionsContext) -> dict[str, Any]:
+def _workflow_run(context: ActionsContext) -> tuple[dict[str, Any], str]:
+    """The pull request's workflow run, and the repository publish posts to (both required)."""
     try:
         WorkflowRunEvent.model_validate(context.event)
     except ValidationError as exc:
@@ -72,7 +73,7 @@ def _workflow_run(context: ActionsContext) -> dict[str, Any]:
             "publish needs GITHUB_REPOSITORY and a token (GITHUB_TOKEN)",
             "pass `GITHUB_TOKEN: ${{ github.token }}` to the step",
         )
-    return run
+    return run, context.repository
 
 
 def _candidate_numbers(run: dict[str, Any], folder: Path) -> list[int]:
@@ -160,10 +161,10 @@ def run_publish(
 ) -> int:
     folder = Path(directory)
     workflow = load_workflow(config)
-    run = _workflow_run(context)
+    run, repository = _workflow_run(context)
     results = read_results(folder / "results.json")
     numbers = _candidate_numbers(run, folder)
-    client, repository = context.client(), context.repository or ""
+    client = context.client()
     try:
         pull = _verified_pull(client, repository, run, numbers)
     except GitHubError as exc:

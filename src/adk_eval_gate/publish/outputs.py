@@ -8,7 +8,7 @@ from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.gate.evidence import regression_cases
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.github.workflow_commands import in_actions
-from adk_eval_gate.report.outputs import annotations, write_outputs
+from adk_eval_gate.report.outputs import annotation_lines, write_outputs
 from adk_eval_gate.results.models import ResultsFile
 
 
@@ -42,5 +42,5 @@ def github_outputs(
             },
         )
     if in_actions():
-        for line in annotations(results, comparison, base_dir, root):
+        for line in annotation_lines(results, comparison, base_dir, root):
             print(line)

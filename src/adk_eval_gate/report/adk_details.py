@@ -29,7 +29,8 @@ class _Turn:
     actual: Invocation | None
 
     def cells(self) -> dict[str, str]:
-        prompt = (self.expected or self.actual).user_content if (self.expected or self.actual) else None
+        shown = self.expected or self.actual
+        prompt = shown.user_content if shown else None
         return {
             "prompt": content_text(prompt),
             "expected_response": content_text(self.expected.final_response) if self.expected else "",

@@ -20,9 +20,8 @@ def efficiency_line(cases: Iterable[CaseResult]) -> str | None:
     cases = list(cases)
     parts = []
     for name, label in _LABELS:
-        values = [
-            c.efficiency[name].score for c in cases if name in c.efficiency and c.efficiency[name].score is not None
-        ]
+        scores = [c.efficiency[name].score for c in cases if name in c.efficiency]
+        values = [s for s in scores if s is not None]
         if values:
             parts.append(label.format(statistics.mean(values)))
     return "per turn: " + ", ".join(parts) if parts else None

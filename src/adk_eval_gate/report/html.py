@@ -67,7 +67,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.baseline.models import Comparison, PooledSummary, Row, Summary
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.report.html_cases import Texts, case_data, cases_behind
@@ -107,8 +107,9 @@ def embed_json(data: Any) -> str:
 
 
 def _mean_case_score(eval_set: EvalSetResult, name: str) -> float | None:
-    scores = [c.metrics[name].score for c in eval_set.cases if name in c.metrics and c.metrics[name].score is not None]
-    return statistics.fmean(scores) if scores else None
+    scores = [c.metrics[name].score for c in eval_set.cases if name in c.metrics]
+    known = [s for s in scores if s is not None]
+    return statistics.fmean(known) if known else None
 
 
 def _verdicts(comparison: Comparison, behind: Mapping[str, list[str]]) -> list[dict[str, Any]]:
@@ -159,7 +160,7 @@ def _drift(comparison: Comparison, behind: Mapping[str, list[str]]) -> list[dict
     ]
 
 
-def _numbers(row: Any) -> dict[str, Any]:
+def _numbers(row: Summary | PooledSummary) -> dict[str, Any]:
     return {
         name: getattr(row, name)
         for name in (
@@ -214,7 +215,7 @@ def _history(records: Iterable[Mapping[str, Any]] | None) -> list[dict[str, Any]
             if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")
         }
         kept.append({"sha": str(record.get("sha") or ""), "date": str(record.get("date") or ""), "criteria": means})
-    kept.sort(key=lambda r: r["date"])
+    kept.sort(key=lambda r: str(r["date"]))
     return kept or None
 
 

@@ -94,7 +94,7 @@ def cases_behind(comparison: Comparison) -> dict[str, list[str]]:
     none, so the page never names a regression it cannot show. Quarantined rows left the test and are not listed.
     A regressed drift test (key `drift:agent/criterion`) is behind the cases whose share of passing samples fell
     since its reference record."""
-    groups = [
+    groups: list[tuple[str, str, str | None, str]] = [
         (f"{p.agent}/*/{p.criterion}", p.agent, None, p.criterion)
         for p in comparison.pooled
         if p.verdict == "regressed"

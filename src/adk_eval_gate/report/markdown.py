@@ -13,12 +13,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import jinja2
+from google.genai import types as genai_types
 from jinja2.sandbox import SandboxedEnvironment
 
-from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.baseline.models import Comparison, PooledSummary, Row, Summary
 from adk_eval_gate.core.clip import clip, masked_lines
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
@@ -43,11 +43,11 @@ class Evidence:
     rationale: str
 
 
-def _call_text(call: Any) -> str:
+def _call_text(call: genai_types.FunctionCall) -> str:
     return f"{call.name}({json.dumps(call.args, sort_keys=True, ensure_ascii=False) if call.args is not None else ''})"
 
 
-def trajectory_block(expected: Sequence[Any], actual: Sequence[Any]) -> str:
+def trajectory_block(expected: Sequence[genai_types.FunctionCall], actual: Sequence[genai_types.FunctionCall]) -> str:
     lines = []
     divergence = next(
         (i for i, (e, a) in enumerate(zip(expected, actual, strict=False)) if _call_text(e) != _call_text(a)),
@@ -83,11 +83,11 @@ def evidence_for(row: Row, results: ResultsFile, expected_cases: dict[CaseKey, l
         ),
         None,
     )
-    expected = expected_cases.get((row.agent, row.eval_set_id, row.eval_id), [])
+    expected = expected_cases.get(CaseKey(row.agent, row.eval_set_id, row.eval_id), [])
     trajectory = diff = None
     run = next((r for r in (case.runs if case else []) if r.actual_invocations), None)
     if run and expected:
-        actual = [Invocation.model_validate(i) for i in run.actual_invocations]
+        actual = [Invocation.model_validate(i) for i in run.actual_invocations or []]
         turn = next(
             (
                 i
@@ -138,7 +138,7 @@ def stability_mark(row: Row) -> str:
 _ORDER = {"regressed": 0, "inconclusive": 2, "error": 3, "not_comparable": 3, "improved": 4}
 
 
-def _importance(summary: Any) -> int:
+def _importance(summary: Summary | PooledSummary) -> int:
     """Gating regressions, then other regressions, unconfirmed drops, errors, improvements, the rest (a stable sort
     keeps the eval sets' own order within each)."""
     if summary.verdict == "regressed":

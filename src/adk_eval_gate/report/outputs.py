@@ -111,21 +111,23 @@ def case_line(eval_set_file: Path, eval_id: str) -> int:
     return text.count("\n", 0, found.start()) + 1 if found else 1
 
 
-def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: Path, root: Path | None) -> list[str]:
+def annotation_lines(
+    results: ResultsFile, comparison: Comparison | None, base_dir: Path, root: Path | None
+) -> list[str]:
     """One annotation on the eval set line of each failing, erroring or regressed case: `::error` when it made the
     gate fail, else `::warning` (a regression or an error that did not gate) or `::notice` (a failed threshold).
     The regressed cases are the ones the comment lists, chosen once in gate/evidence.py."""
     gate = comparison.gate if comparison else None
     failing = comparison is not None and comparison.verdict == "fail"
     fail_on = set(gate.fail_on) if gate else set()
-    pass_rate_failed = failing and any(f.startswith("pass rate") for f in gate.failures)
+    pass_rate_failed = failing and gate is not None and any(f.startswith("pass rate") for f in gate.failures)
     regressions: dict[CaseKey, tuple[str, bool]] = {}
     behind = regression_cases(comparison) if comparison else []
     for row, gates in [
         *((r, failing) for r in behind),
         *((r, False) for r in (non_gating_regressions(comparison) if comparison else [])),
     ]:
-        key = (row.agent, row.eval_set_id, row.eval_id)
+        key = CaseKey(row.agent, row.eval_set_id, row.eval_id)
         if key not in regressions or (gates and not regressions[key][1]):
             regressions[key] = (f"{row.criterion}: {row.reason}", gates)
     lines = []
@@ -133,7 +135,7 @@ def annotations(results: ResultsFile, comparison: Comparison | None, base_dir: P
         absolute = (base_dir / eval_set.file).resolve()
         shown = file_from_root(base_dir, eval_set.file, root)
         for case in eval_set.cases:
-            regression = regressions.get((eval_set.agent, eval_set.eval_set_id, case.eval_id))
+            regression = regressions.get(CaseKey(eval_set.agent, eval_set.eval_set_id, case.eval_id))
             if case.status in ("error", "not_run"):  # a case the spending limit left out is no pass
                 gates = failing and "error" in fail_on
                 level, title, message = (

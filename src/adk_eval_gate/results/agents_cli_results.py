@@ -12,6 +12,7 @@ EvaluationResult) read as a results file of ours, so they can be compared, gated
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.results.models import (
     CaseResult,
+    CaseStatusName,
     Counts,
     CriterionConfig,
     EvalSetResult,
@@ -31,6 +33,7 @@ from adk_eval_gate.results.models import (
     ResultsFile,
     RunMetric,
     RunRecord,
+    StatusName,
     Timings,
     ToolInfo,
 )
@@ -88,7 +91,7 @@ def _metric(name: str, outcomes: list[MetricResultIn | None]) -> MetricResult:
         error = outcome.error_message
         if error is None and (outcome.score is None or not math.isfinite(outcome.score)):
             error = f"agents-cli recorded score {outcome.score!r}, not a finite number"
-        status = "error" if error else "passed"
+        status: StatusName = "error" if error else "passed"
         score = None if error else outcome.score
         detail = error or outcome.explanation
         runs.append(
@@ -124,7 +127,7 @@ def _case(eval_id: str, result: CaseResultIn) -> CaseResult:
     names = list(dict.fromkeys(name for c in candidates for name in (c.metric_results or {})))
     metrics = {name: _metric(name, [(c.metric_results or {}).get(name) for c in candidates]) for name in names}
     errors = [f"{name}: {m.reason}" for name, m in metrics.items() if m.status == "error"]
-    status = "error" if errors or not metrics else "passed"
+    status: CaseStatusName = "error" if errors or not metrics else "passed"
     reason = "; ".join(errors) if errors else (None if metrics else "agents-cli recorded no metric for this case")
     runs = [RunRecord(run=index) for index in range(max(1, len(candidates)))]
     return CaseResult(eval_id=eval_id, status=status, reason=reason, metrics=metrics, runs=runs)
@@ -182,7 +185,7 @@ def results_from_agents_cli(data: dict[str, Any], path: Path, version: str) -> R
     )
 
 
-def _count(statuses: list[str]) -> Counts:
+def _count(statuses: Sequence[str]) -> Counts:
     return Counts(
         total=len(statuses),
         passed=statuses.count("passed"),

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from adk_eval_gate.evalsets.models import EvalCase
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric
+from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric, RunRecord
 from adk_eval_gate.targets.adk_history import Ref, save_case_results
 
 _STATUS = {"passed": 1, "failed": 2, "not_evaluated": 3, "error": 2}  # ADK's EvalStatus values
@@ -57,6 +57,7 @@ def case_results(
     for case in eval_set.cases:
         source = cases.get(case.eval_id)
         expected_key = ("expected", tag, eval_set.eval_set_id, case.eval_id)
+        expected: list[Ref] | list[dict[str, Any]]
         if expected_key in held:
             expected = [Ref(expected_key, i) for i in range(len(source.conversation or []))] if source else []
         else:
@@ -100,8 +101,9 @@ def case_results(
     return out
 
 
-def _actual(record: Any, key: tuple, held: set[tuple] | frozenset) -> list[Any]:
-    return [Ref(key, i) for i in range(len(record.actual_invocations))] if key in held else record.actual_invocations
+def _actual(record: RunRecord, key: tuple, held: set[tuple] | frozenset) -> list[Ref] | list[dict[str, Any]]:
+    recorded = record.actual_invocations or []  # a run without invocations is written as a failed run first
+    return [Ref(key, i) for i in range(len(recorded))] if key in held else recorded
 
 
 def _per_run(case: CaseResult, run: int) -> dict[str, RunMetric]:

@@ -9,14 +9,14 @@ file is also a baseline, read back from a store or a fork's artifact.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, Field
 
 from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, RunCount, Unit
 from adk_eval_gate.core.schema_versions import RESULTS_SCHEMA_VERSION
 
-SCHEMA_VERSION = RESULTS_SCHEMA_VERSION
+SCHEMA_VERSION: Final = RESULTS_SCHEMA_VERSION
 
 StatusName = Literal["passed", "failed", "not_evaluated", "error"]
 # Why a criterion has no score (criteria.base.Cause): the first four are designed absences (`not_evaluated`), the

@@ -79,7 +79,7 @@ class Decider:
     ) -> Sampling:
         base_set = self._base_set(agent, eval_set_id)
         base = next((c for c in base_set.cases if c.eval_id == first.eval_id), None) if base_set else None
-        if base is None:
+        if base_set is None or base is None:
             return Sampling(first_round_runs=first_round_runs, decided="not in the baseline: nothing to compare with")
         if base.case_hash and first.case_hash and base.case_hash != first.case_hash:
             return Sampling(first_round_runs=first_round_runs, decided="edited since the baseline: not comparable")

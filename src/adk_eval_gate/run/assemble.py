@@ -41,6 +41,7 @@ def eval_set_result(
     ]
     num_runs = agent.num_runs
     adaptive = RunRange(min=num_runs.min, max=num_runs.max) if isinstance(num_runs, AdaptiveRuns) else None
+    most_runs = num_runs.max if isinstance(num_runs, AdaptiveRuns) else num_runs
     return EvalSetResult(
         agent=agent.name,
         eval_set_id=eval_set.eval_set_id,
@@ -48,7 +49,7 @@ def eval_set_result(
         shape=eval_set.file.shape,
         criteria_source=eval_set.criteria_source,
         criteria=criteria_config(eval_set.criteria),
-        num_runs=num_runs.max if adaptive else num_runs,
+        num_runs=most_runs,
         adaptive_runs=adaptive if any(c.sampling for c in cases) else None,
         target=target.kind,
         summary=count(c.status for c in cases),

@@ -83,7 +83,8 @@ async def dispatch(
             return limit.admit((id(job.target), job.eval_set_id, job.case.eval_id, round_number))
 
         finished = limit.record_run
-    hosted = host is not None and await host.preload_error() is None  # else the agent's own error, raised here
+    # the host when its workers can run agents; else the agent's own error is raised here, in the run
+    hosted = host if host is not None and await host.preload_error() is None else None
     pooled: list[tuple[Target, list[int]]] = []
     local: list[int] = []
     for target in targets:

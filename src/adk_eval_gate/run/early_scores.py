@@ -7,9 +7,8 @@ objects, in the same order), so an early entry never differs from one scored at 
 
 from __future__ import annotations
 
-from typing import Any
-
 from adk_eval_gate.config.models import AdaptiveRuns
+from adk_eval_gate.criteria.engine.base import ConfiguredCriterion
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.llm.prices import PriceTable
 from adk_eval_gate.results.build import case_result
@@ -42,7 +41,7 @@ class EarlyScores:
         `runs_per_case` (one per agent) is final unless the agent is adaptive and `decided` (a decider may add
         a second round)."""
         self._prices = prices
-        self._settled: dict[tuple[int, str], tuple[Any, int, dict[str, EvalCase]]] = {}
+        self._settled: dict[tuple[int, str], tuple[tuple[ConfiguredCriterion, ...], int, dict[str, EvalCase]]] = {}
         for agent, target, expected in zip(plan.agents, targets, runs_per_case, strict=True):
             if decided and isinstance(agent.num_runs, AdaptiveRuns):
                 continue

@@ -75,14 +75,17 @@ def select_cases(plan: Plan, selectors: list[str]) -> Plan:
                         f"no case {pattern!r} in eval set {eval_set.eval_set_id!r}",
                         f"did you mean {guess!r}?" if guess else f"use one of: {', '.join(ids[:20])}",
                     )
-                if chosen.get(key, set()) is not None:
-                    chosen[key] = chosen.get(key, set()) | hits
-    return keep_cases(
-        plan,
-        lambda agent, set_id, eval_id: (
-            (agent, set_id) in chosen and (chosen[(agent, set_id)] is None or eval_id in chosen[(agent, set_id)])
-        ),
-    )
+                picked = chosen.get(key, set())
+                if picked is not None:  # None: the whole eval set is chosen already
+                    chosen[key] = picked | hits
+
+    def kept(agent: str, set_id: str, eval_id: str) -> bool:
+        if (agent, set_id) not in chosen:
+            return False
+        picked = chosen[(agent, set_id)]
+        return picked is None or eval_id in picked
+
+    return keep_cases(plan, kept)
 
 
 def keep_cases(plan: Plan, wanted: Callable[[str, str, str], bool]) -> Plan:

@@ -76,14 +76,15 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
         for eval_set in part.eval_sets:
             key = (eval_set.agent, eval_set.eval_set_id)
             for case in eval_set.cases:
-                if (*key, case.eval_id) in owner:
+                case_key = CaseKey(*key, case.eval_id)
+                if case_key in owner:
                     raise InputError(
                         name,
                         "merge",
-                        f"case {case.eval_id!r} of {key[0]}/{key[1]} is also in {owner[(*key, case.eval_id)]}",
+                        f"case {case.eval_id!r} of {key[0]}/{key[1]} is also in {owner[case_key]}",
                         "give each shard a different --shard i/n",
                     )
-                owner[(*key, case.eval_id)] = name
+                owner[case_key] = name
             if key not in by_set:
                 by_set[key] = eval_set.model_copy(deep=True)
                 merged.eval_sets.append(by_set[key])

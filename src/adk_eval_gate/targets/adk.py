@@ -16,8 +16,9 @@ import os
 import sys
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
@@ -27,7 +28,23 @@ from adk_eval_gate.targets.base import CaseRun, TransientTargetError, one_line
 from adk_eval_gate.targets.events import events_to_invocation
 from adk_eval_gate.targets.host_start import load_agent_dotenv
 from adk_eval_gate.targets.model_credentials import missing_credentials
-from adk_eval_gate.targets.simulation import SimulationSettings, Users
+from adk_eval_gate.targets.simulation import ScriptedUser, SimulationSettings, Users, UserSimulator
+
+if TYPE_CHECKING:  # google-adk is optional: imported when the target starts, not with this module
+    from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+    from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
+    from google.adk.runners import Runner
+    from google.adk.sessions.in_memory_session_service import InMemorySessionService
+    from google.adk.sessions.session import Session
+
+
+@dataclass(frozen=True)
+class _Services:
+    """ADK's in-memory services of one started target, shared by its cases as `adk api_server` shares them."""
+
+    sessions: InMemorySessionService
+    artifacts: InMemoryArtifactService
+    memory: InMemoryMemoryService
 
 
 def _load_dotenv(folder: Path) -> None:
@@ -185,7 +202,7 @@ class AdkTarget:
         self._simulation = simulation
         self._app = None
         self._agent = None
-        self._sessions = None
+        self._services: _Services | None = None
 
     def host_agent(self) -> tuple[str, Path] | None:
         """What the agent host imports to run this agent in forked workers (agent_host.py)."""
@@ -234,17 +251,21 @@ class AdkTarget:
         from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
         from google.adk.sessions.in_memory_session_service import InMemorySessionService
 
-        self._sessions = InMemorySessionService()
-        self._artifacts = InMemoryArtifactService()
-        self._memory = InMemoryMemoryService()
+        self._services = _Services(InMemorySessionService(), InMemoryArtifactService(), InMemoryMemoryService())
         self._recorder = _app_details_plugin()
-        self._runners: dict[str, Any] = {}
+        self._runners: dict[str, Runner] = {}
         self._users = Users(self._simulation)
+
+    @property
+    def _started(self) -> _Services:
+        if self._services is None:
+            raise RuntimeError("the adk target ran a case before start()")
+        return self._services
 
     async def _load(self) -> tuple[Any, Any]:
         return await load_agent(self._reference, self._base_dir)
 
-    def _runner(self, app_name: str) -> Any:
+    def _runner(self, app_name: str) -> Runner:
         """One Runner per app name, shared by concurrent cases, as `adk api_server` shares one per app: each
         case still runs in its own session."""
         runner = self._runners.get(app_name)
@@ -253,16 +274,25 @@ class AdkTarget:
         from google.adk.runners import Runner
 
         plugins = [self._recorder, *_retry_plugin()]
-        services = {
-            "session_service": self._sessions,
-            "artifact_service": self._artifacts,
-            "memory_service": self._memory,
-        }
+        services = self._started
         if self._app is not None:
             app = self._app.model_copy(update={"plugins": list(self._app.plugins) + plugins, "root_agent": self._agent})
-            runner = Runner(app=app, app_name=app_name, **services)
+            runner = Runner(
+                app=app,
+                app_name=app_name,
+                session_service=services.sessions,
+                artifact_service=services.artifacts,
+                memory_service=services.memory,
+            )
         else:
-            runner = Runner(app_name=app_name, agent=self._agent, plugins=plugins, **services)
+            runner = Runner(
+                app_name=app_name,
+                agent=self._agent,
+                plugins=plugins,
+                session_service=services.sessions,
+                artifact_service=services.artifacts,
+                memory_service=services.memory,
+            )
         self._runners[app_name] = runner
         return runner
 
@@ -272,11 +302,12 @@ class AdkTarget:
         app_name = session_input.app_name if session_input else "EvaluationGenerator"
         user_id = session_input.user_id if session_input else "test_user_id"
         session_id = (session_input.session_id if session_input else None) or f"adk-eval-gate-{uuid.uuid4()}"
+        sessions = self._started.sessions
         session = None
         if session_input and session_input.session_id:
-            session = await self._sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+            session = await sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
         if session is None:
-            session = await self._sessions.create_session(
+            session = await sessions.create_session(
                 app_name=app_name,
                 user_id=user_id,
                 state=dict(session_input.state) if session_input else {},
@@ -287,10 +318,10 @@ class AdkTarget:
             await self._seed_history(session, case)
             await self._run_turns(user, self._runner(session.app_name), user_id, session.id, invocations)
         finally:
-            await self._sessions.delete_session(app_name=session.app_name, user_id=user_id, session_id=session.id)
+            await sessions.delete_session(app_name=session.app_name, user_id=user_id, session_id=session.id)
         return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=user.usage)
 
-    async def _seed_history(self, session: Any, case: EvalCase) -> None:
+    async def _seed_history(self, session: Session, case: EvalCase) -> None:
         """An agents-cli Shape B case's earlier turns, as the session's history (as `eval generate` seeds it)."""
         history = prior_events(case)
         if not history:
@@ -298,9 +329,11 @@ class AdkTarget:
         from google.adk.events.event import Event
 
         for payload in history:
-            await self._sessions.append_event(session, Event.model_validate(payload))
+            await self._started.sessions.append_event(session, Event.model_validate(payload))
 
-    async def _run_turns(self, user: Any, runner: Any, user_id: str, session_id: str, invocations: list) -> None:
+    async def _run_turns(
+        self, user: ScriptedUser | UserSimulator, runner: Runner, user_id: str, session_id: str, invocations: list
+    ) -> None:
         history: list[tuple[str, Any]] = []
         try:
             while (message := await user.next_message(history)) is not None:

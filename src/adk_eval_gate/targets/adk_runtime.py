@@ -31,9 +31,10 @@ def retry_plugin_class() -> Any:
     name = "google.adk.evaluation._retry_options_utils"
     if "google.adk.evaluation" not in sys.modules:
         adk = importlib.util.find_spec("google.adk")
-        path = Path(adk.submodule_search_locations[0], "evaluation", "_retry_options_utils.py") if adk else None
-        if path is not None and path.is_file():
-            spec = importlib.util.spec_from_file_location(name, path)
+        locations = adk.submodule_search_locations if adk else None
+        path = Path(locations[0], "evaluation", "_retry_options_utils.py") if locations else None
+        spec = importlib.util.spec_from_file_location(name, path) if path is not None and path.is_file() else None
+        if spec is not None and spec.loader is not None:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             return getattr(module, "EnsureRetryOptionsPlugin", None)
@@ -102,7 +103,9 @@ def cache_missing_optionals() -> None:
         try:
             importlib.import_module(name)
         except ImportError:
-            sys.modules[name] = None  # the next import raises ModuleNotFoundError at once, as it would have
+            # the next import raises ModuleNotFoundError at once, as it would have. None is the import system's
+            # documented "blocked" entry, which typeshed's dict[str, ModuleType] for sys.modules leaves out.
+            sys.modules[name] = None  # type: ignore[assignment]
 
 
 _RETRIED_OPTIONAL = ("google.adk.agents.remote_a2a_agent",)  # needs the `a2a` package

@@ -28,7 +28,9 @@ def recorded_invocation(case: AgentsCliCase, index: int, path: Path) -> Invocati
     if case.prompt is not None:
         user_content, new = case.prompt, events
     else:
-        users = [i for i, event in enumerate(events) if event.author == "user" and event.content is not None]
+        users = [
+            (i, event.content) for i, event in enumerate(events) if event.author == "user" and event.content is not None
+        ]
         if not users:
             raise InputError(
                 path,
@@ -36,7 +38,8 @@ def recorded_invocation(case: AgentsCliCase, index: int, path: Path) -> Invocati
                 "hold no user message, and the case has no prompt",
                 "replay the traces `agents-cli eval generate` wrote",
             )
-        user_content, new = events[users[-1]].content, events[users[-1] + 1 :]
+        last, user_content = users[-1]
+        new = events[last + 1 :]
     responses = [r.response for r in case.responses or [] if r.response is not None]
     if not new and not responses:
         return None

@@ -196,7 +196,7 @@ class CommandTarget:
             raise TargetError(f"cannot start {self._argv[0]}: {getattr(exc, 'strerror', None) or exc}") from None
         started = time.monotonic()
         stdout, stderr = bytearray(), bytearray()
-        readers = [
+        readers: list[asyncio.Future[Any]] = [
             asyncio.ensure_future(_feed(process, payload)),
             asyncio.ensure_future(_read_capped(process.stdout, stdout, limit)),
             asyncio.ensure_future(_read_tail(process.stderr, stderr)),

@@ -16,11 +16,14 @@ Per turn:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from google.genai import types as genai_types
+from pydantic import BaseModel
 
 from adk_eval_gate.evalsets.models import AppDetails, Invocation, InvocationEvent, InvocationEvents
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 _USER = "user"
 
@@ -60,7 +63,7 @@ def content_of(event: Any) -> genai_types.Content | None:
     return genai_types.Content.model_validate(raw)
 
 
-def _optional(model: type, raw: Any) -> Any:
+def _optional(model: type[_Model], raw: Any) -> _Model | None:
     if raw is None or isinstance(raw, model):
         return raw
     return model.model_validate(raw)

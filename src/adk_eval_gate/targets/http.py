@@ -100,8 +100,8 @@ class HttpTarget:
         body: dict[str, Any] = {"state": dict(session_input.state) if session_input else {}}
         if session_input and session_input.session_id:
             body["session_id"] = session_input.session_id
-        if history := prior_events(case):  # an agents-cli Shape B case: its earlier turns, as eval generate posts
-            body["events"] = history
+        if prior := prior_events(case):  # an agents-cli Shape B case: its earlier turns, as eval generate posts
+            body["events"] = prior
         session = await self._request("POST", f"/apps/{app}/users/{user_id}/sessions", body)
         session_id = session.get("id") if isinstance(session, dict) else None
         if not session_id:

@@ -13,7 +13,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from adk_eval_gate.core.progress import ProgressLine
 from adk_eval_gate.evalsets.models import EvalCase
@@ -99,15 +99,17 @@ async def run_jobs(
         async with semaphore:
             refusal = admit(job) if admit is not None else None
             if refusal is not None:
-                results[index] = CaseRun(job.eval_set_id, job.case.eval_id, job.run, None, refusal)
+                run = CaseRun(job.eval_set_id, job.case.eval_id, job.run, None, refusal)
             else:
-                results[index] = await attempt(job, settings)
+                run = await attempt(job, settings)
                 if finished is not None:
-                    finished(results[index])
-        progress.update(results[index])
+                    finished(run)
+            results[index] = run
+        progress.update(run)
 
     tasks = [asyncio.ensure_future(worker(i, job)) for i, job in enumerate(jobs)]
-    waiters = [asyncio.ensure_future(asyncio.gather(*tasks, return_exceptions=True))]
+    # the whole batch, and the caller's stop signal when there is one: whichever ends first
+    waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(asyncio.gather(*tasks, return_exceptions=True))]
     if stop is not None:
         waiters.append(asyncio.ensure_future(stop.wait()))
     done, _ = await asyncio.wait(waiters, timeout=settings.job_timeout, return_when=asyncio.FIRST_COMPLETED)

@@ -22,7 +22,7 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.evalsets.models import ConversationScenario
+from adk_eval_gate.evalsets.models import ConversationScenario, EvalCase
 from adk_eval_gate.evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings, LlmUnavailable, UsageStats
@@ -167,9 +167,12 @@ class Users:
         self._settings = settings or SimulationSettings()
         self._client: LlmClient | None = None
 
-    def for_case(self, eval_set_id: str, case: Any, run: int) -> ScriptedUser | UserSimulator:
+    def for_case(self, eval_set_id: str, case: EvalCase, run: int) -> ScriptedUser | UserSimulator:
         if case.conversation is not None:
             return ScriptedUser([turn.user_content for turn in case.conversation])
+        scenario = case.conversation_scenario
+        if scenario is None:  # the eval set's own check holds one or the other: never a case with neither
+            raise TargetError(f"case {case.eval_id!r} has neither a conversation nor a conversation_scenario")
         if self._client is None:
             self._client = self._settings.client()
-        return UserSimulator(case.conversation_scenario, self._settings.configs.get(eval_set_id), self._client, run)
+        return UserSimulator(scenario, self._settings.configs.get(eval_set_id), self._client, run)

@@ -36,7 +36,6 @@ from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings, LlmUnavailable
 from tests.support.fake_gemini import FakeGemini, GeminiFault
-from tests.unit.criteria.test_judges import gemini_env  # noqa: F401  (fixture)
 from tests.unit.criteria.test_rubric_judges import block
 
 
@@ -126,7 +125,7 @@ def by_tag(scripts: dict[str, list[str]]) -> Callable[[str], str]:
     return reply
 
 
-def test_multi_turn_trajectory_scores_equal_adks(gemini_env):  # noqa: F811
+def test_multi_turn_trajectory_scores_equal_adks(gemini_env):
     mine_server, adk_server = FakeGemini(by_tag(TRAJECTORY_SCRIPTS)), FakeGemini(by_tag(TRAJECTORY_SCRIPTS))
     try:
         gemini_env(mine_server)
@@ -227,7 +226,7 @@ CONVERSATIONS_WITH_SIMULATOR = {
 }
 
 
-def test_user_simulator_quality_scores_equal_adks(gemini_env):  # noqa: F811
+def test_user_simulator_quality_scores_equal_adks(gemini_env):
     options = UserSimulatorQualityOptions(threshold=0.5, judge_model_options={"num_samples": 3})
     adk_criterion = LlmBackedUserSimulatorCriterion(threshold=0.5, judge_model_options={"num_samples": 3})
     results = {}
@@ -277,7 +276,7 @@ def test_labels_parse_like_adks():
         assert quality.parse_label(text) == expected[_parse_llm_response(text)], text
 
 
-def test_scenario_is_required_and_a_failed_judge_call_fails_the_criterion(gemini_env):  # noqa: F811
+def test_scenario_is_required_and_a_failed_judge_call_fails_the_criterion(gemini_env):
     options = UserSimulatorQualityOptions(threshold=0.5, judge_model_options={"num_samples": 1})
     actual = [Invocation.model_validate(t) for t in simulated("Roll a die", "msg-ok")]
     from adk_eval_gate.criteria.engine.base import NotEvaluable

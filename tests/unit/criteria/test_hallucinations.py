@@ -22,7 +22,6 @@ from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from tests.support.fake_gemini import FakeGemini
-from tests.unit.criteria.test_judges import gemini_env  # noqa: F401  (fixture)
 
 LABELS = {
     "zqsup": "supported",
@@ -78,7 +77,7 @@ CASES = [
 ]
 
 
-def test_scores_equal_adks(gemini_env):  # noqa: F811
+def test_scores_equal_adks(gemini_env):
     mine_server, adk_server = FakeGemini(reply), FakeGemini(reply)
     try:
         gemini_env(mine_server)

@@ -27,7 +27,6 @@ from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from tests.support.fake_gemini import FakeGemini, cycling
-from tests.unit.criteria.test_judges import gemini_env  # noqa: F401  (fixture)
 
 RUBRICS = [
     {"rubric_id": "concise", "rubric_content": {"text_property": "The response is concise."}},
@@ -100,7 +99,7 @@ def inv(answer: str, rubrics=None) -> dict:
     return data
 
 
-def test_rubric_scores_equal_adks(gemini_env):  # noqa: F811
+def test_rubric_scores_equal_adks(gemini_env):
     cases = [["one"], ["two"], ["three"], ["one", "two", "three"]]
     scores = {}
     for adk_class, our_scorer in (
@@ -139,7 +138,7 @@ def test_rubric_scores_equal_adks(gemini_env):  # noqa: F811
         assert values == [1.0, 0.5, 0.0, 0.6], name
 
 
-def test_case_and_invocation_rubrics_need_the_right_type(gemini_env):  # noqa: F811
+def test_case_and_invocation_rubrics_need_the_right_type(gemini_env):
     case = EvalCase.model_validate(
         {
             "eval_id": "c",

@@ -8,7 +8,6 @@ import json
 import pytest
 
 from adk_eval_gate.commands.ci import run_ci
-from adk_eval_gate.commands.main import main
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.publish.settings import PublishOptions
@@ -47,45 +46,6 @@ def test_unknown_names_are_bad_input(example, selector, named):
         select_cases(build_plan(example / "eval-gate.yml"), [selector])
 
 
-def test_run_with_cases_scores_only_those_and_unknown_exits_2(example, tmp_path, capsys):
-    out = tmp_path / "r.json"
-    assert (
-        main(
-            [
-                "run",
-                "--config",
-                str(example / "eval-gate.yml"),
-                "--output",
-                str(out),
-                "--quiet",
-                "--cases",
-                "dice:roll_6,capabilities",
-            ]
-        )
-        == 0
-    )
-    cases = json.loads(out.read_text())["eval_sets"][0]["cases"]
-    assert [c["eval_id"] for c in cases] == ["roll_6", "capabilities"]
-    capsys.readouterr()
-    assert (
-        main(
-            [
-                "run",
-                "--config",
-                str(example / "eval-gate.yml"),
-                "--output",
-                str(out),
-                "--quiet",
-                "--cases",
-                "dice:roll_7",
-            ]
-        )
-        == 2
-    )
-    err = capsys.readouterr().err
-    assert "roll_7" in err and "did you mean 'roll_6'?" in err and len(err.strip().splitlines()) == 1
-
-
 def test_a_selected_run_on_the_default_branch_never_overwrites_the_baseline(example, tmp_path, capsys):
     baseline = example / "baseline" / "results.json"
     before = baseline.read_bytes()
@@ -111,19 +71,3 @@ def test_a_selected_run_on_the_default_branch_never_overwrites_the_baseline(exam
     comparison = json.loads((tmp_path / "out" / "comparison.json").read_text())
     assert {row["eval_id"] for row in comparison["rows"]} == {"roll_6"}
     assert "removed" not in {row["verdict"] for row in comparison["rows"]}
-
-
-def test_baseline_update_refuses_the_results_of_a_selected_run(example, tmp_path, capsys):
-    partial, full = tmp_path / "partial.json", tmp_path / "full.json"
-    config = str(example / "eval-gate.yml")
-    main(["run", "--config", config, "--output", str(partial), "--quiet", "--cases", "dice:roll_6"])
-    baseline = example / "baseline" / "results.json"
-    before = baseline.read_bytes()
-    capsys.readouterr()
-    assert main(["baseline", "update", "--config", config, "--results", str(partial)]) == 2
-    err = capsys.readouterr().err
-    assert "covers 1 of the suite's 6 cases" in err and "is not a baseline" in err
-    assert baseline.read_bytes() == before
-    main(["run", "--config", config, "--output", str(full), "--quiet"])
-    assert main(["baseline", "update", "--config", config, "--results", str(full)]) == 0
-    assert baseline.read_bytes() != before

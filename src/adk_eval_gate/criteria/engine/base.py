@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
+
+if TYPE_CHECKING:  # judge.py builds on this module
+    from adk_eval_gate.criteria.engine.judge import Judge
 
 
 class Status(str, Enum):
@@ -105,7 +108,7 @@ class UnparseableReply(Exception):
 
 
 Scorer = Callable[[ScoringInput, Any], MetricOutcome]
-JudgeScorer = Callable[[ScoringInput, Any, Any], Awaitable[MetricOutcome]]  # (input, options, JudgeClient)
+JudgeScorer = Callable[[ScoringInput, Any, "Judge"], Awaitable[MetricOutcome]]  # (input, options, the judge)
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,20 @@ class CriterionSpec:
     # How the case's pooled score becomes a status when the criterion is not ADK's `score >= threshold` (custom
     # metrics decide themselves): (score, threshold, every run's outcome) -> status.
     case_status: Callable[[float | None, float, Sequence[MetricOutcome | None]], Status] | None = None
+
+    def __post_init__(self) -> None:
+        """A criterion is scored one way: in process (`scorer`), by a judge or a metric's own code (`judge_scorer`,
+        run with the judges), or not at all in this build (`unavailable_reason`). A spec naming two ways, or none,
+        would be scored by whichever the pipeline looks at first, or pass as a quiet gap: refused when built."""
+        ways = [self.scorer is not None, self.judge_scorer is not None, self.unavailable_reason is not None]
+        if sum(ways) != 1:
+            raise ValueError(f"criterion {self.name!r}: give exactly one of scorer, judge_scorer, unavailable_reason")
+        if self.judged and self.judge_scorer is None:
+            raise ValueError(f"criterion {self.name!r}: a judged criterion is scored by its judge_scorer")
+        if self.case_status is not None and self.unavailable_reason is not None:
+            raise ValueError(f"criterion {self.name!r}: an unavailable criterion has no status of its own")
+        if not self.name.strip():
+            raise ValueError("a criterion needs a name")
 
 
 @dataclass(frozen=True)

@@ -48,8 +48,8 @@ class CriterionResult:
         pooled: list[float | None] = []
         for i in range(width):
             scores = [o.per_invocation[i].score for o in self.runs if o and i < len(o.per_invocation)]
-            scores = [s for s in scores if s is not None]
-            pooled.append(statistics.mean(scores) if scores else None)
+            known = [s for s in scores if s is not None]
+            pooled.append(statistics.mean(known) if known else None)
         return pooled
 
 

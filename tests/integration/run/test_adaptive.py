@@ -21,7 +21,7 @@ from adk_eval_gate.core.errors import EXIT_BAD_INPUT
 from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.report.console import render_table
 from adk_eval_gate.report.markdown import render_report
-from adk_eval_gate.report.outputs import annotations, junit_xml
+from adk_eval_gate.report.outputs import annotation_lines, junit_xml
 from adk_eval_gate.results.build import read_results, write_results
 from adk_eval_gate.run.adaptive import Decider, undecided
 from adk_eval_gate.run.pipeline import run_plan
@@ -380,7 +380,7 @@ def test_budget_cut_cases_are_errors_in_junit_and_annotations(tmp_path, fresh_dr
     results = run_plan(build_plan(config), quiet=True)
     xml = junit_xml(results)
     assert 'errors="1"' in xml and '<error message="not run: the spending limit' in xml
-    lines = annotations(results, build_comparison(results, LoadOutcome(None, []), GateSettings()), tmp_path, None)
+    lines = annotation_lines(results, build_comparison(results, LoadOutcome(None, []), GateSettings()), tmp_path, None)
     assert any("title=delta not_run::not run: the spending limit" in line for line in lines)
 
 

@@ -15,7 +15,6 @@ from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 from tests.support.fake_gemini import FakeGemini
 from tests.support.paths import AGENTS
-from tests.unit.criteria.test_judges import gemini_env  # noqa: F401  (fixture)
 
 PLAN = "First ask for a 6-sided die roll, then ask whether 3 and 5 are prime, then finish."
 NEXT_MESSAGES = ["Now are 3 and 5 prime?", "Thanks, one more: roll a 20-sided die."]
@@ -82,7 +81,7 @@ def user_turns(case) -> list[str]:
 
 
 @pytest.fixture
-def simulator(gemini_env):  # noqa: F811
+def simulator(gemini_env):
     server = FakeGemini(simulator_reply)
     gemini_env(server)
     yield server
@@ -153,7 +152,7 @@ def test_custom_instructions_and_personas_reach_the_simulator(example, simulator
     assert "gemini-2.0-flash" in prompts[0]["path"]
 
 
-def test_an_empty_simulator_reply_fails_only_that_case(example, gemini_env):  # noqa: F811
+def test_an_empty_simulator_reply_fails_only_that_case(example, gemini_env):
     server = FakeGemini(lambda prompt: "")
     gemini_env(server)
     try:

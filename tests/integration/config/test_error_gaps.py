@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate.commands.main import main
-from adk_eval_gate.config.near_miss import near_miss
 
 
 @pytest.mark.parametrize(
@@ -28,14 +27,6 @@ def test_a_path_that_names_nothing_suggests_the_near_miss(example: Path, capsys,
     assert main(["validate", "--config", str(config)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and said in err[0], err
-
-
-def test_no_suggestion_when_nothing_is_close(tmp_path: Path) -> None:
-    (tmp_path / "evals").mkdir()
-    (tmp_path / "evals" / "dice.evalset.json").write_text("{}")
-    assert near_miss(tmp_path, "totally/different/*.json") is None
-    assert near_miss(tmp_path, "evals/*.evalset.json") is None  # it matches: nothing to suggest
-    assert near_miss(tmp_path, "evals/dice.evalset.jsn") == "evals/dice.evalset.json"
 
 
 def test_an_eval_config_json_error_names_its_line_and_a_word_is_not_quoted_text(example: Path, capsys) -> None:
