@@ -1,5 +1,6 @@
 """`history show`: the default branch's history as the next pull request will see it — trends, the drift gate's
-reference, known flaky cases and the newest records; `--json` prints the history file itself."""
+reference, known flaky cases and the newest records; `--json` prints the history as JSON
+(schema_version 1, `adk-eval-gate schema history`)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="show the default branch's history: trends, the drift reference, flaky cases",
     )
     parser.add_argument("action", choices=["show"])
-    parser.add_argument("--json", action="store_true", help="print the history file (JSON) instead")
+    parser.add_argument("--json", action="store_true", help="print the whole history as JSON instead")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    from adk_eval_gate.baseline.history import history_summary, history_text, load_history
+    from adk_eval_gate.baseline.history import history_summary, load_history, write_json
     from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.github.context import ActionsContext
@@ -38,7 +39,7 @@ def handle(args: argparse.Namespace) -> int:
         print("\n".join(state.notes))
         return 0
     if args.json:
-        sys.stdout.write(history_text(state.history))
+        write_json(state.history, sys.stdout.write)  # a record at a time: a long history never sits in memory
         return 0
     report = history_summary(state, workflow.settings.gate)
     lines = history_lines(report)

@@ -74,11 +74,22 @@ def private_folder() -> Path:
 
 
 def _history(folder: Path) -> list[Any] | None:
+    """The trend series of the history beside the results: history.db, or an earlier version's history.json."""
+    from adk_eval_gate.core.files import load_json, read_bytes
+
+    path = folder / "history.db"
+    if path.is_file():
+        from adk_eval_gate.baseline.history.database import StoredHistory
+        from adk_eval_gate.baseline.history.trend import trend_data
+        from adk_eval_gate.core.errors import InputError
+
+        try:
+            return trend_data(StoredHistory.from_bytes(read_bytes(path, "history")))
+        except ValueError as exc:
+            raise InputError(path, None, str(exc), "view the results without it, or fetch the artifact again") from None
     path = folder / "history.json"
     if not path.is_file():
         return None
-    from adk_eval_gate.core.files import load_json
-
     data = load_json(path, "history")
     records = data.get("records") if isinstance(data, dict) else data
     return records if isinstance(records, list) else None

@@ -4,3 +4,6 @@ replay target reads results files as recorded actuals, the baseline stores read 
 RESULTS_SCHEMA_VERSION = 1
 # The default branch's history (baseline/history): its own version, bumped apart from the results file's.
 HISTORY_SCHEMA_VERSION = 1
+# The history as stored (baseline/history/database.py): a SQLite database; 1 was the JSON file history.json, still
+# read (and migrated) and still the shape of `history show --json`.
+HISTORY_DATABASE_VERSION = 2

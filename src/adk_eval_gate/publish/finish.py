@@ -15,7 +15,7 @@ from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, build_store
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.core.errors import WriteError
-from adk_eval_gate.core.files import write_text_atomic
+from adk_eval_gate.core.files import write_bytes_atomic, write_text_atomic
 from adk_eval_gate.core.paths import repository_root
 from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.gate.exit_codes import exit_code_for_decision
@@ -277,7 +277,7 @@ def _advance(
     step = next_history(history, results, whole_suite=why is None)
     if step.carried is not None:
         # Before the store: a full disk here stores nothing. The artifact store's upload carries it from here.
-        write_text_atomic(out / HISTORY_FILE, step.carried)
+        write_bytes_atomic(out / HISTORY_FILE, step.carried)
     if options.cases:  # a partial run never replaces the whole suite's baseline
         return " · ".join(filter(None, (f"baseline not stored: {why}", step.note))), False
     if why is not None:

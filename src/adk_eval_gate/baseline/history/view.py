@@ -106,20 +106,23 @@ def history_view(state: HistoryState, current: ResultsFile, gate: GateSettings, 
     view = HistoryView(report)
     if state.error is not None or history is None or not history.records:
         return view
-    records = list(history.records)
+    records = history.records  # summaries only: the cases of the records the window spans are read below
     base = _base_index(records, base_sha, report.notes)
     upto = records[: base + 1]
-    view.known = known_cases(upto, specs_of_results(current), state.settings.flaky)
+    flaky_from = max(0, base + 1 - state.settings.flaky.records)
+    ref = _reference(records, base, gate, report)
+    full = history.full([*range(flaky_from, base + 1), *([ref] if ref is not None else [])])
+    window = [full[i] for i in range(flaky_from, base + 1)]
+    view.known = known_cases(window, specs_of_results(current), state.settings.flaky)
     if gate.quarantine == "flaky":
         view.quarantined = frozenset(k for k, v in view.known.items() if quarantinable(v, state.settings.flaky))
     report.flaky = flaky_cases(view.known, view.quarantined)
     report.trends = _trends(upto, current, state.settings.trend)
-    ref = _reference(records, base, gate, report)
     if ref is None:
         return view
     report.reference_sha, report.reference_date, report.merges = records[ref].sha, records[ref].date, base - ref
     report.since = _since(records, ref, base, gate)
-    view.drift = drift_rows(current, index(records[ref]), gate.tolerance_for, view.quarantined)
+    view.drift = drift_rows(current, index(full[ref]), gate.tolerance_for, view.quarantined)
     report.drift = [row for row, _, _ in view.drift]
     return view
 
@@ -130,8 +133,11 @@ def history_summary(state: HistoryState, gate: GateSettings) -> HistoryReport:
     report = HistoryReport(source=state.source, records=len(history.records) if history else 0, notes=list(state.notes))
     if history is None or not history.records:
         return report
-    records = list(history.records)
-    known = known_cases(records, specs_of_record(records[-1]), state.settings.flaky)
+    records = history.records
+    newest = len(records) - 1
+    full = history.full(range(max(0, newest + 1 - state.settings.flaky.records), newest + 1))
+    window = [full[i] for i in sorted(full)]
+    known = known_cases(window, specs_of_record(window[-1]), state.settings.flaky)
     quarantined = frozenset(
         k for k, v in known.items() if gate.quarantine == "flaky" and quarantinable(v, state.settings.flaky)
     )

@@ -28,7 +28,8 @@ from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
 
-HISTORY_FILE = "history.json"  # the push run writes it beside results.json; the upload step carries both
+HISTORY_FILE = "history.db"  # the push run writes it beside results.json; the upload step carries both
+LEGACY_HISTORY_FILE = "history.json"  # what earlier versions uploaded: read (and migrated) when no db is there
 RUNS_TO_SEARCH = 20  # runs that died before their upload step have no artifact; look past a few of them
 
 
@@ -57,9 +58,10 @@ class ArtifactStore:
         try:
             with zipfile.ZipFile(io.BytesIO(archive)) as bundle:
                 names = sorted(bundle.namelist())
-                history = bundle.read(HISTORY_FILE) if HISTORY_FILE in names else None
+                found = next((n for n in (HISTORY_FILE, LEGACY_HISTORY_FILE) if n in names), None)
+                history = bundle.read(found) if found is not None else None
                 for name in names:
-                    if name.endswith(".json") and name != HISTORY_FILE:
+                    if name.endswith(".json") and name != LEGACY_HISTORY_FILE:
                         try:
                             return ResultsFile.model_validate_json(bundle.read(name)), history
                         except ValidationError:
@@ -154,7 +156,7 @@ class ArtifactStore:
         return outcome.history or RawHistory(self._history_where())
 
     def save(self, results: ResultsFile, history: PendingHistory | None = None) -> str:
-        """The upload step stores both: `ci` writes history.json beside results.json in the output folder, and
+        """The upload step stores both: `ci` writes history.db beside results.json in the output folder, and
         takes results.json back out of it when the history could not be written (publish/finish.py)."""
         return (
             f"nothing to do here: upload the output folder (results.json"

@@ -30,6 +30,11 @@ from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
 
+HISTORY_FILE = "history.db"
+LEGACY_HISTORY_FILE = "history.json"  # earlier versions': read until the next record writes history.db
+# The contents API takes files up to 100 MB (the body carries them base64-encoded, a third larger again).
+MAX_CONTENTS_BYTES = 100 * 1000 * 1000
+
 
 class BranchStore:
     def __init__(self, settings: BranchBaseline, workflow: Workflow, context: ActionsContext) -> None:
@@ -93,27 +98,39 @@ class BranchStore:
         return LoadOutcome(LoadedBaseline(results, identity), [warning])
 
     def read_history(self) -> RawHistory:
-        path = self._path("history.json")
+        path = self._path(HISTORY_FILE)
         where = f"{path} on branch {self.settings.branch}"
         if not self.repo:
             return RawHistory(where, note="the branch store needs GITHUB_REPOSITORY (and a token): no history read")
         try:
             found = self._get(path)
+            if found is None:  # an earlier version's history.json, if any: migrated by the next record
+                legacy = self._path(LEGACY_HISTORY_FILE)
+                if (old := self._get(legacy)) is not None:
+                    return RawHistory(f"{legacy} on branch {self.settings.branch}", old[0], legacy=True)
         except GitHubError as exc:
             return RawHistory(where, error=str(exc))
         return RawHistory(where) if found is None else RawHistory(where, found[0], version=found[1])
 
-    def _write_history(self, text: str, read: RawHistory) -> str:
-        """Replaces exactly the version that was read: a concurrent push that wrote in between makes this fail
-        loudly (409) instead of dropping its record. The new blob's sha."""
-        path = self._path("history.json")
-        data = redact(text).encode()
+    def _write_history(self, data: bytes, read: RawHistory) -> str:
+        """Replaces exactly the version that was read (or creates the database, when an old history.json was read):
+        a concurrent push that wrote in between makes this fail loudly (409) instead of dropping its record. The
+        new blob's sha. The database holds names, hashes and numbers only, written as they are."""
+        path = self._path(HISTORY_FILE)
+        if len(data) > MAX_CONTENTS_BYTES:
+            raise GitHubError(
+                "PUT",
+                path,
+                None,
+                f"the history is {len(data) / 1e6:.0f} MB, over the {MAX_CONTENTS_BYTES // 1_000_000} MB GitHub's "
+                "contents API takes; lower history.max_records, or keep the baseline in the artifact store",
+            )
         body = {
             "message": "adk-eval-gate: history",
             "content": base64.b64encode(data).decode(),
             "branch": self.settings.branch,
         }
-        if read.version:
+        if read.version and not read.legacy:
             body["sha"] = read.version
         response = self.client.request("PUT", f"/repos/{self.repo}/contents/{quote(path)}", json=body, ok=(409, 422))
         if response.status_code in (409, 422):
@@ -184,8 +201,8 @@ class BranchStore:
         done: list[tuple[str, bytes | None, str]] = []  # (path, its old content, the blob written over it)
         try:
             if history is not None:
-                blob = self._write_history(history.text, history.read)
-                done.append((self._path("history.json"), history.read.data, blob))
+                blob = self._write_history(history.data, history.read)
+                done.append((self._path(HISTORY_FILE), None if history.read.legacy else history.read.data, blob))
             done.append(
                 (
                     path,
