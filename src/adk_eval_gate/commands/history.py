@@ -22,7 +22,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from adk_eval_gate.baseline.history import history_summary, load_history, write_json
+    from adk_eval_gate.baseline.history import HistoryError, history_summary, load_history, write_json
     from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.github.context import ActionsContext
@@ -38,10 +38,15 @@ def handle(args: argparse.Namespace) -> int:
     if state.history is None:
         print("\n".join(state.notes))
         return 0
-    if args.json:
-        write_json(state.history, sys.stdout.write)  # a record at a time: a long history never sits in memory
-        return 0
-    report = history_summary(state, workflow.settings.gate)
+    try:
+        if args.json:
+            write_json(
+                state.history, sys.stdout.write, state.source
+            )  # a record at a time: a long history never sits in memory
+            return 0
+        report = history_summary(state, workflow.settings.gate)
+    except HistoryError as exc:
+        raise InputError(exc.source, None, exc.problem, exc.fix) from None
     lines = history_lines(report)
     shown = state.history.records[-state.settings.trend :]
     lines += [f"  Newest {len(shown)} record(s), newest first:", *record_lines(shown)]

@@ -260,7 +260,7 @@ class StoredHistory:
 
 def _first(exc: ValidationError) -> str:
     error = exc.errors(include_url=False)[0]
-    return f"{'.'.join(str(p) for p in error['loc']) or 'the top'}: {error['msg']}"
+    return f"{'.'.join(str(p) for p in error['loc']) or 'the top'}: {error['msg'].removeprefix('Value error, ')}"
 
 
 def _head(record: HistoryRecord) -> HistoryRecord:

@@ -170,12 +170,15 @@ def history_text(history: History | StoredHistory) -> str:
     return history.model_dump_json() + "\n"
 
 
-def write_json(history: StoredHistory, write) -> None:
+def write_json(history: StoredHistory, write, source: str) -> None:
     """The history as JSON (schema_version 1), written a record at a time: memory stays that of one record."""
     head = History(repository=history.repository, config=history.config, records=[]).model_dump_json()
     write(head.removesuffix("]}"))
-    for position, record in enumerate(history.iter_full()):
-        write(("," if position else "") + record.model_dump_json())
+    try:
+        for position, record in enumerate(history.iter_full()):
+            write(("," if position else "") + record.model_dump_json())
+    except ValueError as exc:
+        raise HistoryError(source, str(exc)) from None
     write("]}\n")
 
 

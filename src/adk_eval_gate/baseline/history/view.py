@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from adk_eval_gate.baseline.compare import samples
 from adk_eval_gate.baseline.history.drift import Pending, drift_rows
-from adk_eval_gate.baseline.history.io import HistoryState
+from adk_eval_gate.baseline.history.io import HistoryError, HistoryState
 from adk_eval_gate.baseline.history.lookup import CaseKey, index, specs_of_record, specs_of_results
 from adk_eval_gate.baseline.history.models import HistoryRecord
 from adk_eval_gate.baseline.history.stability import Known, known_cases, quarantinable
@@ -24,6 +24,15 @@ class HistoryView:
     drift: list[Pending] = field(default_factory=list)
     known: dict[CaseKey, Known] = field(default_factory=dict)
     quarantined: frozenset[CaseKey] = frozenset()
+
+
+def _read(state: HistoryState, indices) -> dict[int, HistoryRecord]:
+    """The records at these positions with their cases; a case row that is not one of ours (only now read, as a
+    window reads it) makes the history unusable, as an unreadable file does."""
+    try:
+        return state.history.full(indices)
+    except ValueError as exc:
+        raise HistoryError(state.source, str(exc)) from None
 
 
 def _base_index(records: list[HistoryRecord], base_sha: str | None, notes: list[str]) -> int:
@@ -111,7 +120,11 @@ def history_view(state: HistoryState, current: ResultsFile, gate: GateSettings, 
     upto = records[: base + 1]
     flaky_from = max(0, base + 1 - state.settings.flaky.records)
     ref = _reference(records, base, gate, report)
-    full = history.full([*range(flaky_from, base + 1), *([ref] if ref is not None else [])])
+    try:
+        full = _read(state, [*range(flaky_from, base + 1), *([ref] if ref is not None else [])])
+    except HistoryError as exc:
+        report.error = str(exc)  # fails the gate closed, as a history that cannot be read at all does
+        return view
     window = [full[i] for i in range(flaky_from, base + 1)]
     view.known = known_cases(window, specs_of_results(current), state.settings.flaky)
     if gate.quarantine == "flaky":
@@ -128,14 +141,15 @@ def history_view(state: HistoryState, current: ResultsFile, gate: GateSettings, 
 
 
 def history_summary(state: HistoryState, gate: GateSettings) -> HistoryReport:
-    """The history seen from its newest record, for `history show`: what the next pull request will be held to."""
+    """The history seen from its newest record, for `history show`: what the next pull request will be held to.
+    `HistoryError` when a record it reads is not one of ours."""
     history = state.history
     report = HistoryReport(source=state.source, records=len(history.records) if history else 0, notes=list(state.notes))
     if history is None or not history.records:
         return report
     records = history.records
     newest = len(records) - 1
-    full = history.full(range(max(0, newest + 1 - state.settings.flaky.records), newest + 1))
+    full = _read(state, range(max(0, newest + 1 - state.settings.flaky.records), newest + 1))
     window = [full[i] for i in sorted(full)]
     known = known_cases(window, specs_of_record(window[-1]), state.settings.flaky)
     quarantined = frozenset(

@@ -122,8 +122,8 @@ class BranchStore:
                 "PUT",
                 path,
                 None,
-                f"the history is {len(data) / 1e6:.0f} MB, over the {MAX_CONTENTS_BYTES // 1_000_000} MB GitHub's "
-                "contents API takes; lower history.max_records, or keep the baseline in the artifact store",
+                f"the history is {len(data):,} bytes, over the {MAX_CONTENTS_BYTES:,} GitHub's contents API takes; "
+                "lower history.max_records, or keep the baseline in the artifact store",
             )
         body = {
             "message": "adk-eval-gate: history",
