@@ -18,7 +18,7 @@ from adk_eval_gate.commands.main import main
 from adk_eval_gate.core.errors import EXIT_NOT_WRITTEN, WriteError
 from adk_eval_gate.core.files import write_text_atomic
 from tests.support.fake_github import FakeGitHub
-from tests.support.history_repo import SHA, ci_push, make_repo
+from tests.support.history_repo import SHA, ci_push, history_json, make_repo
 from tests.support.hostile import run_cli
 from tests.support.small_disk import PAGE, small_disk
 
@@ -77,7 +77,7 @@ def test_baseline_update_on_a_filling_disk_stores_the_baseline_and_its_history_t
             now = {p.name: p.read_bytes() for p in blessed.iterdir()}
             if code == 0:
                 assert json.loads(now["results.json"])["git"]["sha"] == SHA[1]
-                assert [r["sha"] for r in json.loads(now["history.json"])["records"]] == SHA[:2]
+                assert [r["sha"] for r in history_json(now["history.db"])["records"]] == SHA[:2]
                 outcomes.append("both")
                 for name, data in before.items():  # back to the first run for the next size
                     (blessed / name).write_bytes(data)
@@ -169,7 +169,7 @@ def test_a_push_on_a_full_disk_with_the_artifact_store_uploads_no_baseline_witho
         roomy = tmp_path / "roomy"
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[0], roomy) == 0
         pages = {p.name: -(-p.stat().st_size // PAGE) * PAGE for p in roomy.iterdir()}
-        before_history = sum(size for name, size in pages.items() if name != "history.json")
+        before_history = sum(size for name, size in pages.items() if name != "history.db")
         outcomes = []
         for free in (pages["results.json"], before_history - PAGE, before_history, sum(pages.values()) + 64 * PAGE):
             out = disk.path / f"out{free}"
@@ -179,7 +179,7 @@ def test_a_push_on_a_full_disk_with_the_artifact_store_uploads_no_baseline_witho
             err = capsys.readouterr().err
             names = {p.name for p in out.iterdir()} if out.exists() else set()
             if code == 0:
-                assert {"results.json", "history.json"} <= names
+                assert {"results.json", "history.db"} <= names
                 outcomes.append("both")
                 continue
             line = assert_not_written(code, err, "results.json", actions=True)

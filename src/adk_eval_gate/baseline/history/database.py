@@ -87,6 +87,7 @@ class StoredHistory:
     @classmethod
     def empty(cls, repository: str | None, config: str) -> StoredHistory:
         connection = _connect()
+        connection.execute("PRAGMA page_size = 1024")  # a small history stays a few kilobytes (a page per table)
         for statement in SCHEMA:
             connection.execute(statement)
         meta = {
