@@ -257,3 +257,23 @@ def test_a_history_over_the_contents_api_limit_stores_neither_and_says_the_fix(t
         assert "neither the baseline nor the history was stored" in err
         assert fake.state.files[("eval-data", "baselines/history.db")] == stored
         assert ("eval-data", f"baselines/{SHA[1]}.json") not in fake.state.files
+
+
+# --- report.html from an artifact's folder ------------------------------------------------------------------------
+
+
+def test_view_draws_the_trend_from_the_database_beside_the_results_and_refuses_a_damaged_one(
+    tmp_path, monkeypatch, capsys
+):
+    from adk_eval_gate.commands.view import render
+
+    config = make_repo(tmp_path / "repo", "{store: artifact, name: adk-eval-gate-results}", cases=3)
+    with FakeGitHub() as fake:
+        assert ci_push(monkeypatch, fake, tmp_path, config, SHA[0], tmp_path / "out") == 0
+    page = render(tmp_path / "out" / "results.json").read_text()
+    assert f'"sha": "{SHA[0]}"' in page or f'"sha":"{SHA[0]}"' in page  # the trend's one record
+    (tmp_path / "out" / "history.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    capsys.readouterr()
+    assert main(["view", str(tmp_path / "out" / "results.json"), "--no-open"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "history.db: is not a readable SQLite database" in err, err
