@@ -2,7 +2,7 @@
 
 A folder is an output folder (`ci`'s adk-eval-gate-out, a downloaded artifact); a results file is the page's
 source. The page opened is always one this command rendered, from results.json (with comparison.json and
-history.json when they sit beside it), each read and validated as data, into a fresh private folder of its own:
+history.db when they sit beside it), each read and validated as data, into a fresh private folder of its own:
 a report.html found in the folder is never opened, since a downloaded artifact (a fork's) can carry any page,
 and a page's script runs with the reader's browser. Where no browser can be started (a container, ssh), the
 path and its file:// URL are printed instead, to open elsewhere.

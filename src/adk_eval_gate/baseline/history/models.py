@@ -1,6 +1,8 @@
-"""The history file (`schema_version` 1, its own version): one compact record per default-branch run, oldest
-first, bounded by `history.max_records`. Its JSON Schema ships as `history.schema.json` beside this module and
-is generated from these models (`adk-eval-gate schema history`); a test keeps the two in step.
+"""The history's records: one compact record per default-branch run, oldest first, bounded by
+`history.max_records`. Stored in `history.db` (`database.py`: a case once, a record of it only when it changed);
+as JSON (`schema_version` 1) they are what earlier versions stored as history.json and what `history show --json`
+prints. Its JSON Schema ships as `history.schema.json` beside this module and is generated from these models
+(`adk-eval-gate schema history`); a test keeps the two in step.
 
 A record keeps what later comparisons need and no more: per agent × eval set × criterion the mean, pass rate and
 sample count; per eval set the mean cost and latency of a run; per case and criterion `[mean, passes, samples]`,
