@@ -105,7 +105,9 @@ class StoredHistory:
         connection = _connect()
         try:
             connection.deserialize(data)
+            # SQLite's advice for databases from elsewhere: no schema-defined functions, every cell's size checked.
             connection.execute("PRAGMA trusted_schema = OFF")
+            connection.execute("PRAGMA cell_size_check = ON")
             found = connection.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
         except sqlite3.DatabaseError as exc:
             raise ValueError(f"is not a readable SQLite database ({exc})") from None

@@ -4,9 +4,13 @@ and the same series as data for other reports (`trend_data`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from adk_eval_gate.baseline.history.models import History, HistoryRecord
 from adk_eval_gate.baseline.models import Trend
+
+if TYPE_CHECKING:
+    from adk_eval_gate.baseline.history.database import StoredHistory
 
 BARS = "▁▂▃▄▅▆▇█"
 MIN_SPAN = 0.05  # score units: a wobble smaller than this does not fill the whole height
@@ -55,7 +59,7 @@ def series(records: Sequence[HistoryRecord], count: int, keys: Sequence[tuple[st
     return trends
 
 
-def trend_data(history: History) -> list[dict]:
+def trend_data(history: History | StoredHistory) -> list[dict]:
     """Every record, oldest first, as `{sha, date, criteria: {"agent/eval set/criterion": mean}}`: the series the
     HTML report draws."""
     return [
