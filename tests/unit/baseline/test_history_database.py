@@ -9,6 +9,7 @@ import json
 import random
 import shutil
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
@@ -208,13 +209,31 @@ def _database(change: str) -> bytes:
         (lambda: _database("UPDATE meta SET value = '3' WHERE key = 'schema_version';"), "has schema_version '3'"),
         (lambda: _database("UPDATE meta SET value = 'x/y' WHERE key = 'repository';"), "in the repository x/y"),
         (
-            lambda: _database("UPDATE changes SET data = '[\"ab\",[[1,1.0,2,1]]]';"),
+            lambda: _database("UPDATE states SET data = '[\"ab\",[[1,1.0,2,1]]]';"),
             "the case qa/qa/q0 is invalid at the top: scores.tool_trajectory_avg_score: 2 passes out of 1 samples",
         ),
-        (lambda: _database("UPDATE changes SET data = '{';"), "is not a case record"),
+        (lambda: _database("UPDATE states SET data = '{';"), "is not a case record"),
+        (
+            lambda: _database(f"UPDATE records SET cases = X'{zlib.compress(bytes(2_000_000)).hex()}';"),
+            "its cases column names more cases than the history holds",
+        ),
+        (lambda: _database("UPDATE records SET cases = X'00ff';"), "its cases column is not readable"),
+        (lambda: _database("DELETE FROM states;"), "names a missing case state"),
         (lambda: _database("UPDATE records SET head = '{}';"), "record 1 is invalid: sha: Field required"),
     ],
-    ids=["damaged", "trigger", "view", "schema-version", "other-repository", "impossible-counts", "not-json", "head"],
+    ids=[
+        "damaged",
+        "trigger",
+        "view",
+        "schema-version",
+        "other-repository",
+        "impossible-counts",
+        "not-json",
+        "column-bomb",
+        "column-damaged",
+        "state-missing",
+        "head",
+    ],
 )
 def test_a_database_that_is_not_ours_is_refused_in_one_line(data, expected):
     with pytest.raises((HistoryError, ValueError)) as caught:  # ValueError: a case row, read by a window
@@ -229,7 +248,7 @@ def test_a_forged_case_row_fails_the_comparison_closed(tmp_path, monkeypatch, ca
     config = v1_repo(tmp_path)
     blessed = config.parent / "blessed"
     (blessed / "history.json").unlink()
-    (blessed / "history.db").write_bytes(_database("UPDATE changes SET data = '[\"ab\",[[1,1.0,2,1]]]';"))
+    (blessed / "history.db").write_bytes(_database("UPDATE states SET data = '[\"ab\",[[1,1.0,2,1]]]';"))
     set_broken(config.parent, {1}, 8)
     results = tmp_path / "now.json"
     main(["run", "--config", str(config), "--output", str(results), "--quiet"])

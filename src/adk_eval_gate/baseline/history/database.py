@@ -1,22 +1,28 @@
 """The history as it is stored: one SQLite database, `history.db` (its own `schema_version`, in its `meta` table).
 
 A record's summary (commit, date, per eval set its criteria's means, cost, latency) is one row of `records`. A case
-is named once (`cases`), and its record (`history.models.CaseRecord`: hash, scores, run outcomes) is stored only
-when it differs from its previous record (`changes`, keyed by case and record; a NULL row: the case left the suite).
-A case that scores the same on every merge costs one row in the whole history, not one per record. So a reader
-takes only what it needs: the summaries of every record (trends, the drift reference), and the cases of the few
-records its window spans (flaky labels, the drift test) — the state at the window's start, then the changes inside
-it. Those records are `HistoryRecord`s as the JSON history held them, so that drift and the labels are computed by
-the same code on the same numbers; a case unchanged between two records is the same object in both.
+is named once (`cases`), and each distinct record of it (`history.models.CaseRecord`: hash, scores, run outcomes)
+is stored once (`states`, numbered per case). A record then says, per case, which of its states it holds: one
+16-bit number a case, the whole column compressed (`records.cases`). A case that scores the same on every merge
+is one state in the whole history and a run of equal numbers in every record, which compresses to nearly nothing;
+a flaky case is a handful of states it moves between. A record is read on its own (no chain of changes to
+follow), so a reader takes only what it needs: the summaries of every record (trends, the drift reference), and
+the cases of the few records its window holds (flaky labels, the drift test). Those records are `HistoryRecord`s
+as the JSON history held them, so that drift and the labels are computed by the same code on the same numbers; a
+case in the same state in two records is the same object in both.
 
 A database comes from a store others can write: its tables must be exactly ours (no view, trigger or index that
-would run code or work we did not ask for), and every case row read is validated by the same models.
+would run code or work we did not ask for), a record's column must decompress to no more than its cases, and
+every state read is validated by the same models.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import sys
+import zlib
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 
 from pydantic import ValidationError
@@ -35,16 +41,16 @@ MAGIC = b"SQLite format 3\x00"  # the first bytes of every SQLite database: how 
 
 SCHEMA = (
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE records(seq INTEGER PRIMARY KEY, sha TEXT NOT NULL, head TEXT NOT NULL)",
+    "CREATE TABLE records(seq INTEGER PRIMARY KEY, sha TEXT NOT NULL, head TEXT NOT NULL, cases BLOB NOT NULL)",
     "CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
     "CREATE TABLE cases(id INTEGER PRIMARY KEY, agent TEXT NOT NULL, eval_set_id TEXT NOT NULL, "
     "eval_id TEXT NOT NULL, UNIQUE(agent, eval_set_id, eval_id))",
-    "CREATE TABLE changes(case_id INTEGER NOT NULL, seq INTEGER NOT NULL, data TEXT, "
-    "PRIMARY KEY(case_id, seq)) WITHOUT ROWID",
+    "CREATE TABLE states(case_id INTEGER NOT NULL, id INTEGER NOT NULL, data TEXT NOT NULL, "
+    "last_seq INTEGER NOT NULL, PRIMARY KEY(case_id, id)) WITHOUT ROWID",
 )
+MAX_STATE = 65_535  # a record's column holds 16-bit state numbers; 0: the case is not in the record
 
 CaseName = tuple[str, str, str]  # agent, eval set, case
-State = dict[int, str]  # case id → its encoded record, for the cases in a record
 
 
 def _connect() -> sqlite3.Connection:
@@ -156,22 +162,36 @@ class StoredHistory:
         runs = [[self._name_id(n), a, b] for n, (a, b) in case.runs.items()]
         return json.dumps([case.case_hash, scores, runs] if runs else [case.case_hash, scores], separators=(",", ":"))
 
-    def _state_at(self, seq: int) -> State:
-        """Every case as it stood at record `seq`: its newest row at or before it (SQLite takes `data` from the
-        row whose `seq` is the maximum)."""
-        rows = self._db.execute(
-            "SELECT case_id, MAX(seq), data FROM changes WHERE seq <= ? GROUP BY case_id", (seq,)
-        ).fetchall()
-        return {case_id: data for case_id, _, data in rows if data is not None}
-
-    def _write_diff(self, seq: int, new: State, old: State) -> None:
-        rows = [(cid, seq, data) for cid, data in new.items() if old.get(cid) != data]
-        rows += [(cid, seq, None) for cid in old if cid not in new]
-        self._db.executemany("INSERT OR REPLACE INTO changes VALUES (?, ?, ?)", rows)
+    def _column(self, encoded: dict[int, str], seq: int) -> bytes:
+        """The record's column: per case id, the number of its state (new states are stored here), compressed.
+        Every state the record uses is marked as used by it, so that dropping old records can drop their states."""
+        known: dict[tuple[int, str], int] = {}
+        top: dict[int, int] = {}
+        for case_id, number, data in self._db.execute("SELECT case_id, id, data FROM states"):
+            known[(case_id, data)] = number
+            top[case_id] = max(top.get(case_id, 0), number)
+        column = array("H", bytes(2 * max(encoded, default=0)))
+        new, used = [], []
+        for case_id, data in encoded.items():
+            number = known.get((case_id, data))
+            if number is None:
+                number = top.get(case_id, 0) + 1
+                if number > MAX_STATE:  # only a history of more records than the config may keep gets here
+                    raise ValueError(f"case {case_id} has more than {MAX_STATE} states")
+                top[case_id] = number
+                new.append((case_id, number, data, seq))
+            else:
+                used.append((seq, case_id, number))
+            column[case_id - 1] = number
+        self._db.executemany("INSERT INTO states VALUES (?, ?, ?, ?)", new)
+        self._db.executemany("UPDATE states SET last_seq = MAX(last_seq, ?) WHERE case_id = ? AND id = ?", used)
+        if sys.byteorder == "big":
+            column.byteswap()
+        return zlib.compress(column.tobytes(), 6)
 
     def _add(self, record: HistoryRecord, max_records: int) -> None:
         ids = self._case_ids((s.agent, s.eval_set_id, eid) for s in record.eval_sets for eid in s.cases)
-        new = {
+        encoded = {
             ids[(s.agent, s.eval_set_id, eid)]: self._encode(case)
             for s in record.eval_sets
             for eid, case in s.cases.items()
@@ -181,27 +201,19 @@ class StoredHistory:
         same = next((i for i in range(len(self.records) - 1, -1, -1) if self.records[i].sha == record.sha), None)
         if same is None:
             seq = (self._seqs[-1] + 1) if self._seqs else 1
-            self._write_diff(seq, new, self._state_at(seq - 1))
-            self._db.execute("INSERT INTO records VALUES (?, ?, ?)", (seq, record.sha, head))
+            column = self._column(encoded, seq)
+            self._db.execute("INSERT INTO records VALUES (?, ?, ?, ?)", (seq, record.sha, head, column))
             self._seqs.append(seq)
             self.records.append(_head(record))
-        else:  # the record after it was stored as changes from this one: it is rewritten against the new one
+        else:  # a commit recorded again: its record is replaced where it stands
             seq = self._seqs[same]
-            after = self._seqs[same + 1] if same + 1 < len(self._seqs) else None
-            later = self._state_at(after) if after is not None else None
-            before = self._state_at(self._seqs[same - 1]) if same else {}
-            self._db.execute("DELETE FROM changes WHERE seq IN (?, ?)", (seq, after if after is not None else seq))
-            self._write_diff(seq, new, before)
-            if after is not None and later is not None:
-                self._write_diff(after, later, new)
-            self._db.execute("UPDATE records SET head = ? WHERE seq = ?", (head, seq))
+            column = self._column(encoded, seq)
+            self._db.execute("UPDATE records SET head = ?, cases = ? WHERE seq = ?", (head, column, seq))
             self.records[same] = _head(record)
-        if len(self._seqs) > max_records:  # the new oldest record takes the state it stood at in full
+        if len(self._seqs) > max_records:  # the oldest records go, and the states only they used
             oldest = self._seqs[-max_records]
-            state = self._state_at(oldest)
-            self._db.execute("DELETE FROM changes WHERE seq <= ?", (oldest,))
-            self._db.executemany("INSERT INTO changes VALUES (?, ?, ?)", [(c, oldest, d) for c, d in state.items()])
             self._db.execute("DELETE FROM records WHERE seq < ?", (oldest,))
+            self._db.execute("DELETE FROM states WHERE last_seq < ?", (oldest,))
             self._seqs, self.records = self._seqs[-max_records:], self.records[-max_records:]
         self._db.execute("COMMIT")
         pages, free = (self._db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "freelist_count"))
@@ -211,54 +223,63 @@ class StoredHistory:
     # --- reading ---------------------------------------------------------------------------------------------
 
     def full(self, indices: Iterable[int]) -> dict[int, HistoryRecord]:
-        """The records at these positions of `records`, with their cases: only the rows between the first and
-        the last are read."""
-        wanted = sorted(set(indices))
-        if not wanted:
-            return {}
-        return dict(self._walk(wanted[0], wanted[-1], set(wanted)))
+        """The records at these positions of `records`, with their cases: only their columns, and the states they
+        name, are read."""
+        return dict(self._read(sorted(set(indices))))
 
     def iter_full(self) -> Iterator[HistoryRecord]:
         """Every record with its cases, oldest first, one at a time (the JSON export)."""
-        if self._seqs:
-            for _, record in self._walk(0, len(self._seqs) - 1, set(range(len(self._seqs)))):
+        for start in range(0, len(self._seqs), 20):  # a few columns at a time: memory stays that of a window
+            for _, record in self._read(list(range(start, min(start + 20, len(self._seqs))))):
                 yield record
 
-    def _walk(self, first: int, last: int, wanted: set[int]) -> Iterator[tuple[int, HistoryRecord]]:
-        lo, hi = self._seqs[first], self._seqs[last]
+    def _read(self, positions: list[int]) -> Iterator[tuple[int, HistoryRecord]]:
+        if not positions:
+            return
         names = {v: k for k, v in self._names.items()}
-        where = dict(
-            (row[0], tuple(row[1:])) for row in self._db.execute("SELECT id, agent, eval_set_id, eval_id FROM cases")
-        )
-        sets: dict[tuple[str, str], dict[str, CaseRecord]] = {}
-        decoded: dict[int, tuple[str, CaseRecord]] = {}
+        where = {
+            row[0]: tuple(row[1:]) for row in self._db.execute("SELECT id, agent, eval_set_id, eval_id FROM cases")
+        }
+        columns = {}
+        for position in positions:
+            (blob,) = self._db.execute("SELECT cases FROM records WHERE seq = ?", (self._seqs[position],)).fetchone()
+            columns[position] = _numbers(blob, len(where), self.records[position].sha)
+        needed = {(i + 1, n) for column in columns.values() for i, n in enumerate(column) if n}
+        texts = {
+            (case_id, number): data
+            for case_id, number, data in self._db.execute("SELECT case_id, id, data FROM states")
+            if (case_id, number) in needed
+        }
+        decoded: dict[tuple[int, int], CaseRecord] = {}
+        for position in positions:
+            sets: dict[tuple[str, str], dict[str, CaseRecord]] = {}
+            for index, number in enumerate(columns[position]):
+                if not number:
+                    continue
+                key = (index + 1, number)
+                if key not in decoded:
+                    if key not in texts:
+                        raise ValueError(f"record {self.records[position].sha} names a missing case state {key}")
+                    agent, eval_set_id, eval_id = where[key[0]]
+                    decoded[key] = _decode(texts[key], names, f"{agent}/{eval_set_id}/{eval_id}")
+                agent, eval_set_id, eval_id = where[key[0]]
+                sets.setdefault((agent, eval_set_id), {})[eval_id] = decoded[key]
+            yield position, _with_cases(self.records[position], sets)
 
-        def apply(case_id: int, data: str | None) -> None:
-            if case_id not in where:
-                raise ValueError(f"a change names the unknown case {case_id}")
-            agent, eval_set_id, eval_id = where[case_id]
-            cases = sets.setdefault((agent, eval_set_id), {})
-            if data is None:
-                cases.pop(eval_id, None)
-                decoded.pop(case_id, None)
-            elif decoded.get(case_id, ("",))[0] != data:
-                record = _decode(data, names, f"{agent}/{eval_set_id}/{eval_id}")
-                decoded[case_id] = (data, record)
-                cases[eval_id] = record
 
-        for case_id, data in self._state_at(lo).items():
-            apply(case_id, data)
-        rows = self._db.execute(
-            "SELECT seq, case_id, data FROM changes WHERE seq > ? AND seq <= ? ORDER BY seq", (lo, hi)
-        )
-        pending = next(rows, None)
-        for position in range(first, last + 1):
-            seq = self._seqs[position]
-            while pending is not None and pending[0] <= seq:
-                apply(pending[1], pending[2])
-                pending = next(rows, None)
-            if position in wanted:
-                yield position, _with_cases(self.records[position], sets)
+def _numbers(blob: bytes, cases: int, sha: str) -> array:
+    """A record's column, decompressed to at most one number per known case (a forged one cannot grow past it)."""
+    try:
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(blob, 2 * cases + 1)
+    except (zlib.error, TypeError):
+        raise ValueError(f"record {sha}: its cases column is not readable") from None
+    if inflate.unconsumed_tail or len(raw) % 2 or len(raw) > 2 * cases:
+        raise ValueError(f"record {sha}: its cases column names more cases than the history holds")
+    column = array("H", raw)
+    if sys.byteorder == "big":
+        column.byteswap()
+    return column
 
 
 def _first(exc: ValidationError) -> str:
