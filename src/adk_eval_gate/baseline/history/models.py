@@ -1,5 +1,5 @@
 """The history's records: one compact record per default-branch run, oldest first, bounded by
-`history.max_records`. Stored in `history.db` (`database.py`: a case once, a record of it only when it changed);
+`history.max_records`. Stored in `history.db` (`database.py`: a case and each of its states once);
 as JSON (`schema_version` 1) they are what earlier versions stored as history.json and what `history show --json`
 prints. Its JSON Schema ships as `history.schema.json` beside this module and is generated from these models
 (`adk-eval-gate schema history`); a test keeps the two in step.
