@@ -14,10 +14,11 @@ peak resident memory (ru_maxrss) are reported, medians of `--repeat`. Targets: `
 without it and ≤ 1 GiB; `history show` ≤ 2 s; `baseline update` ≤ 1.5× the same update without a history.
 
     python bench/history_scale.py [--cases 10000] [--records 200] [--repeat 3]
-    python bench/history_scale.py --cases 100000 --skip-ci      # no wall: 100,000 cases × 200 records
+    python bench/history_scale.py --cases 100000 --generated --repeat 1   # no wall: 100,000 cases × 200 records
 
-`--skip-ci` leaves out the `ci` pair (at 100,000 cases its replayed run alone takes minutes on 2 cores); `compare`
-then stands for the part of `ci` that reads the history.
+`--skip-ci` leaves out the `ci` pair; `compare` then stands for the part of `ci` that reads the history.
+`--generated` takes the generator's results as the run instead of replaying them (at 100,000 cases the replayed
+run alone takes minutes and gigabytes on 2 cores, none of it the history's).
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ POOL = 16
 TIME = ["/usr/bin/time", "-f", "PEAK_KIB %M"]
 
 
-def write_suite(work: Path, cases: int) -> None:
-    """Eval sets, the recording the replay target plays, and two configs: with a history and without one."""
+def write_suite(work: Path, cases: int, generated: bool) -> ResultsFile:
+    """Eval sets, the recording the replay target plays, and two configs: with a history and without one. With
+    `generated`, the generator's own results stand for the run (returned, slimmed), and nothing is replayed."""
     recorded, expected = results(1, cases, 1, per_set=100)
     evals = work / "evals"
     evals.mkdir(parents=True)
@@ -62,7 +64,6 @@ def write_suite(work: Path, cases: int) -> None:
         by_set.setdefault(set_id, []).append({"eval_id": eval_id, "conversation": conversation})
     for set_id, eval_cases in by_set.items():
         (evals / f"{set_id}.evalset.json").write_text(json.dumps({"eval_set_id": set_id, "eval_cases": eval_cases}))
-    (work / "recorded.json").write_text(recorded.model_dump_json())
     for name, history in (
         ("with.yml", "history: {max_records: 200}\n"),
         ("without.yml", "history: {enabled: false}\n"),
@@ -73,6 +74,13 @@ def write_suite(work: Path, cases: int) -> None:
             f"    target: {{kind: replay, actuals: recorded.json}}\n    evalsets: ['evals/*.evalset.json']\n"
             f"    criteria: {CRITERIA}\n"
         )
+    if generated:  # the configs name a recording: the slimmed results are one (never replayed here)
+        run = slim(recorded)
+        run.git.sha = "c" * 40
+        (work / "recorded.json").write_text(run.model_dump_json())
+        return run
+    (work / "recorded.json").write_text(recorded.model_dump_json())
+    return recorded
 
 
 def resampled(run: str, seed: int) -> ResultsFile:
@@ -111,7 +119,13 @@ def resampled(run: str, seed: int) -> ResultsFile:
 def build_history(run: ResultsFile, records: int, repository: str | None, config: str) -> tuple[StoredHistory, float]:
     started = time.perf_counter()
     slimmed = slim(run).model_dump_json()  # a copy to draw again, without the agent's outputs
-    pool = [record_of(resampled(slimmed, seed) if seed else run) for seed in range(POOL)]
+    pool = [record_of(run)]
+    for seed in range(1, POOL):  # a case the draw left as it was shares the first record's object: less memory
+        drawn = record_of(resampled(slimmed, seed))
+        for position, eval_set in enumerate(drawn.eval_sets):
+            first = pool[0].eval_sets[position].cases
+            eval_set.cases.update({eid: first[eid] for eid, case in eval_set.cases.items() if first.get(eid) == case})
+        pool.append(drawn)
     rng = random.Random(7)
     history = StoredHistory.empty(repository, config)
     for k in range(records):
@@ -151,18 +165,26 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-ci", action="store_true", help="measure compare instead of ci (see the docstring)")
     parser.add_argument("--keep", help="keep the work folder here")
+    parser.add_argument(
+        "--generated", action="store_true", help="the generator's results stand for the run (implies --skip-ci)"
+    )
     args = parser.parse_args()
+    args.skip_ci = args.skip_ci or args.generated
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="adk-eval-gate-history-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "ADK_EVAL_GATE_"))}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parents[1] / "src"), env.get("PYTHONPATH")]))
-    write_suite(work, args.cases)
+    run = write_suite(work, args.cases, args.generated)
     started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "adk_eval_gate", "run", "--config", "with.yml", "--output", "run.json", "--quiet"],
-        cwd=work, env={**env, "GITHUB_SHA": "c" * 40}, check=False, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+    if args.generated:
+        (work / "run.json").write_text(run.model_dump_json())
+    else:
+        del run
+        subprocess.run(
+            [sys.executable, "-m", "adk_eval_gate", "run", "--config", "with.yml", "--output", "run.json", "--quiet"],
+            cwd=work, env={**env, "GITHUB_SHA": "c" * 40}, check=False, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        run = read_results(work / "run.json")
     run_seconds = time.perf_counter() - started
-    run = read_results(work / "run.json")
     history, build_seconds = build_history(run, args.records, None, "with.yml")
     for folder in ("blessed", "plain"):
         (work / folder).mkdir()
