@@ -114,6 +114,11 @@ class HistoryRecord(_Model):
 
 
 class History(_Model):
+    """The default branch's history as JSON (schema_version 1): what `adk-eval-gate history show --json` prints and
+    what earlier versions stored as history.json. The stores keep it as history.db, a SQLite database (its own
+    schema_version 2, in its `meta` table; tables meta, records, names, cases, states: docs/history-and-drift.md),
+    in which a case and each of its distinct records are stored once; an old history.json is read and migrated."""
+
     schema_version: Literal[1] = HISTORY_SCHEMA_VERSION
     format: Literal["adk-eval-gate history"] = FORMAT
     repository: str | None = Field(description="owner/name it was written in; another repository's is refused.")
