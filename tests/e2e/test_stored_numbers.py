@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,8 @@ def _forge_database(data: bytes, pattern: str, replacement: str) -> bytes:
     connection.deserialize(data)
     heads = connection.execute("SELECT seq, head FROM records ORDER BY seq").fetchall()
     seq, head = heads[0]
-    connection.execute("UPDATE records SET head = ? WHERE seq = ?", (_forge(head, pattern, replacement), seq))
+    forged = zlib.compress(_forge(zlib.decompress(head).decode(), pattern, replacement).encode())
+    connection.execute("UPDATE records SET head = ? WHERE seq = ?", (forged, seq))
     connection.commit()
     return connection.serialize()
 

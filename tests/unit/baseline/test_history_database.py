@@ -215,11 +215,15 @@ def _database(change: str) -> bytes:
         (lambda: _database("UPDATE states SET data = '{';"), "is not a case record"),
         (
             lambda: _database(f"UPDATE records SET cases = X'{zlib.compress(bytes(2_000_000)).hex()}';"),
-            "its cases column names more cases than the history holds",
+            "its cases column: larger than the history can hold",
         ),
-        (lambda: _database("UPDATE records SET cases = X'00ff';"), "its cases column is not readable"),
+        (lambda: _database("UPDATE records SET cases = X'00ff';"), "its cases column: not readable (damaged)"),
         (lambda: _database("DELETE FROM states;"), "names a missing case state"),
-        (lambda: _database("UPDATE records SET head = '{}';"), "record 1 is invalid: sha: Field required"),
+        (
+            lambda: _database(f"UPDATE records SET head = X'{zlib.compress(b'{}').hex()}';"),
+            "record 1 is invalid: sha: Field required",
+        ),
+        (lambda: _database("UPDATE records SET head = X'00';"), "record 1: not readable (damaged)"),
     ],
     ids=[
         "damaged",
@@ -233,6 +237,7 @@ def _database(change: str) -> bytes:
         "column-damaged",
         "state-missing",
         "head",
+        "head-damaged",
     ],
 )
 def test_a_database_that_is_not_ours_is_refused_in_one_line(data, expected):

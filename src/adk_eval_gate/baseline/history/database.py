@@ -41,13 +41,14 @@ MAGIC = b"SQLite format 3\x00"  # the first bytes of every SQLite database: how 
 
 SCHEMA = (
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE records(seq INTEGER PRIMARY KEY, sha TEXT NOT NULL, head TEXT NOT NULL, cases BLOB NOT NULL)",
+    "CREATE TABLE records(seq INTEGER PRIMARY KEY, sha TEXT NOT NULL, head BLOB NOT NULL, cases BLOB NOT NULL)",
     "CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
     "CREATE TABLE cases(id INTEGER PRIMARY KEY, agent TEXT NOT NULL, eval_set_id TEXT NOT NULL, "
     "eval_id TEXT NOT NULL, UNIQUE(agent, eval_set_id, eval_id))",
     "CREATE TABLE states(case_id INTEGER NOT NULL, id INTEGER NOT NULL, data TEXT NOT NULL, "
     "last_seq INTEGER NOT NULL, PRIMARY KEY(case_id, id)) WITHOUT ROWID",
 )
+MAX_HEAD = 64 * 1024 * 1024  # a record's summary, decompressed: 100,000 eval sets' criteria; a forged one stops here
 MAX_STATE = 65_535  # a record's column holds 16-bit state numbers; 0: the case is not in the record
 
 CaseName = tuple[str, str, str]  # agent, eval set, case
@@ -83,7 +84,7 @@ class StoredHistory:
         self.records: list[HistoryRecord] = []  # every record's summary, oldest first; their `cases` are empty
         for seq, _, head in rows:
             try:
-                self.records.append(HistoryRecord.model_validate_json(head))
+                self.records.append(HistoryRecord.model_validate_json(_inflate(head, MAX_HEAD, f"record {seq}")))
             except ValidationError as exc:
                 raise ValueError(f"record {seq} is invalid: {_first(exc)}") from None
         self._names = dict(connection.execute("SELECT name, id FROM names"))
@@ -196,7 +197,7 @@ class StoredHistory:
             for s in record.eval_sets
             for eid, case in s.cases.items()
         }
-        head = _head(record).model_dump_json()
+        head = zlib.compress(_head(record).model_dump_json().encode(), 6)  # its keys repeat per eval set
         self._db.execute("BEGIN")
         same = next((i for i in range(len(self.records) - 1, -1, -1) if self.records[i].sha == record.sha), None)
         if same is None:
@@ -267,15 +268,25 @@ class StoredHistory:
             yield position, _with_cases(self.records[position], sets)
 
 
-def _numbers(blob: bytes, cases: int, sha: str) -> array:
-    """A record's column, decompressed to at most one number per known case (a forged one cannot grow past it)."""
+def _inflate(blob: bytes, limit: int, what: str) -> bytes:
+    """Decompressed, never past `limit` bytes: a forged column or summary cannot grow in memory."""
     try:
         inflate = zlib.decompressobj()
-        raw = inflate.decompress(blob, 2 * cases + 1)
+        raw = inflate.decompress(blob, limit + 1)
     except (zlib.error, TypeError):
-        raise ValueError(f"record {sha}: its cases column is not readable") from None
-    if inflate.unconsumed_tail or len(raw) % 2 or len(raw) > 2 * cases:
-        raise ValueError(f"record {sha}: its cases column names more cases than the history holds")
+        raise ValueError(f"{what}: not readable (damaged)") from None
+    if inflate.unconsumed_tail or len(raw) > limit:
+        raise ValueError(f"{what}: larger than the history can hold")
+    if not inflate.eof:  # cut short
+        raise ValueError(f"{what}: not readable (damaged)")
+    return raw
+
+
+def _numbers(blob: bytes, cases: int, sha: str) -> array:
+    """A record's column: at most one number per known case."""
+    raw = _inflate(blob, 2 * cases, f"record {sha}: its cases column")
+    if len(raw) % 2:
+        raise ValueError(f"record {sha}: its cases column is not readable (damaged)")
     column = array("H", raw)
     if sys.byteorder == "big":
         column.byteswap()
