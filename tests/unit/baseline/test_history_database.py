@@ -213,6 +213,7 @@ def _database(change: str) -> bytes:
             "the case qa/qa/q0 is invalid at the top: scores.tool_trajectory_avg_score: 2 passes out of 1 samples",
         ),
         (lambda: _database("UPDATE states SET data = '{';"), "is not a case record"),
+        (lambda: _database("UPDATE states SET data = '[7,[[1,1.0,1,1]]]';"), "is not a case record"),
         (
             lambda: _database(f"UPDATE records SET cases = X'{zlib.compress(bytes(2_000_000)).hex()}';"),
             "its cases column: larger than the history can hold",
@@ -233,6 +234,7 @@ def _database(change: str) -> bytes:
         "other-repository",
         "impossible-counts",
         "not-json",
+        "hash-not-text",
         "column-bomb",
         "column-damaged",
         "state-missing",

@@ -19,6 +19,7 @@ every state read is validated by the same models.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import sys
 import zlib
@@ -50,6 +51,8 @@ SCHEMA = (
 )
 MAX_HEAD = 64 * 1024 * 1024  # a record's summary, decompressed: 100,000 eval sets' criteria; a forged one stops here
 MAX_STATE = 65_535  # a record's column holds 16-bit state numbers; 0: the case is not in the record
+HASH_MAX = CaseRecord.model_fields["case_hash"].metadata[0].max_length  # the model's own bound on a case hash
+CANONICAL = re.compile(rf'\["([0-9a-zA-Z_-]{{0,{HASH_MAX}}})",(.*)\]', re.DOTALL)  # a state as `_encode` writes it
 
 CaseName = tuple[str, str, str]  # agent, eval set, case
 
@@ -141,7 +144,14 @@ class StoredHistory:
         and only the newest `max_records` kept. This one is left as it was."""
         connection = _connect()
         connection.deserialize(self.to_bytes())
-        copy = StoredHistory(connection)
+        copy = object.__new__(StoredHistory)  # what was read and checked is taken over, not read again
+        copy.__dict__.update(self.__dict__)
+        copy._db, copy._seqs, copy.records, copy._names = (
+            connection,
+            list(self._seqs),
+            list(self.records),
+            dict(self._names),
+        )
         copy._add(record, max_records)
         return copy
 
@@ -252,6 +262,7 @@ class StoredHistory:
             if (case_id, number) in needed
         }
         decoded: dict[tuple[int, int], CaseRecord] = {}
+        bodies: dict[str, CaseRecord] = {}
         for position in positions:
             sets: dict[tuple[str, str], dict[str, CaseRecord]] = {}
             for index, number in enumerate(columns[position]):
@@ -262,7 +273,7 @@ class StoredHistory:
                     if key not in texts:
                         raise ValueError(f"record {self.records[position].sha} names a missing case state {key}")
                     agent, eval_set_id, eval_id = where[key[0]]
-                    decoded[key] = _decode(texts[key], names, f"{agent}/{eval_set_id}/{eval_id}")
+                    decoded[key] = _decode(texts[key], names, f"{agent}/{eval_set_id}/{eval_id}", bodies)
                 agent, eval_set_id, eval_id = where[key[0]]
                 sets.setdefault((agent, eval_set_id), {})[eval_id] = decoded[key]
             yield position, _with_cases(self.records[position], sets)
@@ -303,18 +314,35 @@ def _head(record: HistoryRecord) -> HistoryRecord:
     return record.model_copy(update={"eval_sets": [s.model_copy(update={"cases": {}}) for s in record.eval_sets]})
 
 
-def _decode(data: str, names: dict[int, str], where: str) -> CaseRecord:
+def _decode(data: str, names: dict[int, str], where: str, bodies: dict[str, CaseRecord]) -> CaseRecord:
+    """A state as a `CaseRecord`, validated by the model. Most states differ from others only in the case's hash
+    (every case that passes everything has the same scores): the rest is validated once per distinct text
+    (`bodies`), and the hash, a short string, on its own."""
     try:
-        parts = json.loads(data)
-        case_hash, scores, *rest = parts
-        runs = rest[0] if rest else []
-        return CaseRecord.model_validate(
-            {
-                "case_hash": case_hash,
-                "scores": {names[n]: (m, p, s) for n, m, p, s in scores},
-                "runs": {names[n]: (a, b) for n, a, b in runs},
-            }
-        )
+        canonical = CANONICAL.fullmatch(data)  # as this module writes it: no need to parse the hash out
+        if canonical is not None:
+            case_hash, body = canonical.group(1), canonical.group(2)
+            rest = None
+        else:
+            case_hash, *rest = json.loads(data)
+            body = json.dumps(rest, separators=(",", ":"))[1:-1]
+        if body not in bodies:
+            rest = json.loads(f"[{body}]") if rest is None else rest
+            scores, *more = rest
+            runs = more[0] if more else []
+            if len(more) > 1:
+                raise ValueError("too many parts")
+            bodies[body] = CaseRecord.model_validate(
+                {
+                    "case_hash": "",
+                    "scores": {names[n]: (m, p, s) for n, m, p, s in scores},
+                    "runs": {names[n]: (a, b) for n, a, b in runs},
+                }
+            )
+        if not isinstance(case_hash, str) or len(case_hash) > HASH_MAX:
+            raise ValueError("case_hash")
+        valid = bodies[body]
+        return CaseRecord.model_construct(case_hash=case_hash, scores=valid.scores, runs=valid.runs)
     except ValidationError as exc:
         raise ValueError(f"the case {where} is invalid at {_first(exc)}") from None
     except (ValueError, TypeError, KeyError, RecursionError):
