@@ -303,3 +303,18 @@ def test_view_draws_the_trend_from_the_database_beside_the_results_and_refuses_a
     assert main(["view", str(tmp_path / "out" / "results.json"), "--no-open"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "history.db: is not a readable SQLite database" in err, err
+
+
+def test_a_history_past_the_read_limit_says_what_to_do_about_it_in_one_line(tmp_path, monkeypatch, capsys):
+    for name in [k for k in __import__("os").environ if k.startswith("GITHUB_")]:
+        monkeypatch.delenv(name)
+    config = v1_repo(tmp_path)
+    with open(config.parent / "blessed" / "history.db", "wb") as handle:  # sparse: no disk is filled
+        handle.truncate(513 * 1024 * 1024)
+    capsys.readouterr()
+    assert main(["history", "show", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "blessed/history.db: could not be read: it is 537919488 bytes, over the 536870912 byte limit" in err
+    assert "move it aside to start a new history, and lower history.max_records" in err
+    assert "re-run when the store answers" not in err

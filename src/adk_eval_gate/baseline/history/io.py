@@ -152,7 +152,8 @@ def load_history(
         raw = (store or build_store(workflow, context)).read_history()
     state = HistoryState(settings, raw.source, context.repository, config_identity(workflow, context), raw=raw)
     if raw.error is not None:
-        state.failure = HistoryError(raw.source, f"could not be read: {raw.error}", "re-run when the store answers")
+        fix = raw.fix or "re-run when the store answers"
+        state.failure = HistoryError(raw.source, f"could not be read: {raw.error}", fix)
     elif raw.data is None:
         state.notes.append(raw.note or f"no history yet at {raw.source}: the default branch's runs start one")
     else:

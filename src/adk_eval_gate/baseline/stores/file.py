@@ -15,7 +15,7 @@ from adk_eval_gate.baseline.stores.base import (
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import FileBaseline
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.core.files import read_bytes, replace_together
+from adk_eval_gate.core.files import MAX_FILE_BYTES, read_bytes, replace_together
 from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.models import ResultsFile
 
@@ -55,6 +55,10 @@ class FileStore:
             if not self.legacy_path.exists():
                 return RawHistory(label)
             path, label, legacy = self.legacy_path, self.legacy_label, True
+        if (size := path.stat().st_size) > MAX_FILE_BYTES:  # not the store failing to answer: re-running won't help
+            too_large = f"it is {size} bytes, over the {MAX_FILE_BYTES} byte limit of a file read"
+            fix = "move it aside to start a new history, and lower history.max_records so that it stays smaller"
+            return RawHistory(label, error=too_large, fix=fix, legacy=legacy)
         try:
             return RawHistory(label, read_bytes(path, "history file"), legacy=legacy)
         except InputError as exc:
