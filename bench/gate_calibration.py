@@ -26,7 +26,12 @@ The drift gate (`gate.drift`, docs/history-and-drift.md) is simulated by `drift_
 pull request gated against its base and against the default branch ten merges back, and power for cumulative
 drops spread over those merges.
 
-    python bench/gate_calibration.py [--prs 1000] [--quick] [--adaptive-only | --drift-only]
+The defaults `init` writes (`num_runs` sized by `baseline/power_simulation.size_runs`, the default gate with
+`gate.unconfirmed: fail`) are simulated through the same functions the gate and `init` use
+(`power_simulation.simulate_pr`): a pull request fails when a verdict regressed *or* a drop is unconfirmed, so
+the false-alarm column includes what the unconfirmed policy adds.
+
+    python bench/gate_calibration.py [--prs 1000] [--quick] [--adaptive-only | --drift-only | --defaults-only]
 """
 
 from __future__ import annotations
@@ -38,6 +43,18 @@ import time
 
 from adk_eval_gate.baseline.compare import decide_gating
 from adk_eval_gate.baseline.models import PooledSummary, Summary
+from adk_eval_gate.baseline.power import Design, smallest_significant
+from adk_eval_gate.baseline.power_simulation import (
+    JUDGE_FLIP,
+    Judge,
+    concentrated,
+    diffuse,
+    heavy_tailed_rates,
+    observed,
+    simulate_pr,
+    size_runs,
+    true_pass_rates,
+)
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stats import stratified_test
 from adk_eval_gate.baseline.strata import Strata, group_test
@@ -46,7 +63,6 @@ from adk_eval_gate.run.adaptive import undecided
 from drift_calibration import print_drift
 
 CASES = 50
-JUDGE_FLIP = 0.05
 RUNS = (1, 3, 5)
 DROPS = (0.0, 0.05, 0.10, 0.20)
 SMALL_SETS = 10  # eval sets per small layout
@@ -54,41 +70,6 @@ SMALL_LAYOUTS = (1, 3)  # cases per eval set
 BROKEN = 1.0  # the "drop" that stands for every case broken
 SMALL_DROPS = (0.0, 0.10, 0.20, BROKEN)
 CRITERION = "tool_trajectory_avg_score"
-
-
-def true_pass_rates(rng: random.Random, cases: int = CASES) -> list[float]:
-    rates = []
-    for _ in range(cases):
-        kind = rng.random()
-        if kind < 0.60:
-            rates.append(rng.uniform(0.90, 1.00))  # reliable
-        elif kind < 0.85:
-            rates.append(rng.uniform(0.50, 0.90))  # flaky
-        else:
-            rates.append(rng.uniform(0.00, 0.50))  # hard
-    return rates
-
-
-def observed(rate: float, runs: int, rng: random.Random) -> list[float]:
-    seen = rate * (1 - JUDGE_FLIP) + (1 - rate) * JUDGE_FLIP
-    return [1.0 if rng.random() < seen else 0.0 for _ in range(runs)]
-
-
-def diffuse(rates: list[float], drop: float, rng: random.Random) -> list[float]:
-    mean_rate = statistics.fmean(rates)
-    return [max(0.0, r - drop * r / mean_rate) for r in rates]
-
-
-def concentrated(rates: list[float], drop: float, rng: random.Random) -> list[float]:
-    current = list(rates)
-    remaining = drop * len(rates)
-    for index in rng.sample(range(len(rates)), len(rates)):
-        if remaining <= 1e-12:
-            break
-        loss = min(0.5, current[index], remaining)
-        current[index] -= loss
-        remaining -= loss
-    return current
 
 
 MODELS = {"diffuse": diffuse, "concentrated": concentrated}
@@ -140,26 +121,6 @@ def one_pr(
         statistics.fmean(b) for b, _ in strata
     )
     return gate_regressed(eval_sets, gate), naive
-
-
-def heavy_tailed_rates(rng: random.Random, cases: int = CASES) -> list[float]:
-    return [rng.betavariate(0.6, 0.2) for _ in range(cases)]
-
-
-class Judge:
-    """Turns true pass rates into observed 0/1 verdicts, one run (all cases) at a time."""
-
-    def __init__(self, rng: random.Random, correlated: bool = False):
-        self.rng, self.correlated = rng, correlated
-
-    def run(self, rates: list[float]) -> list[float]:
-        flip = 0.20 if self.correlated and self.rng.random() < 0.2 else JUDGE_FLIP
-        return [1.0 if self.rng.random() < r * (1 - flip) + (1 - r) * flip else 0.0 for r in rates]
-
-    def runs(self, rates: list[float], count: int) -> list[list[float]]:
-        """Per case, `count` samples; each run shares one judge across cases."""
-        columns = [self.run(rates) for _ in range(count)]
-        return [[column[i] for column in columns] for i in range(len(rates))]
 
 
 NOISE = {
@@ -261,6 +222,66 @@ def print_adaptive(cells: dict[tuple[str, str, str], tuple[float, float]], prs: 
     return met_everywhere
 
 
+# The defaults: what `init` writes for a suite (num_runs sized by baseline/power_simulation.size_runs) under the
+# default gate, gate.unconfirmed: fail included, beside the num_runs: 1 init used to write. (cases, gating verdicts
+# in the run: one per criterion of a one-eval-set agent.)
+DEFAULT_SUITES = ((50, 1), (50, 2), (6, 2))
+
+
+def defaults_cells(prs: int, gate: GateSettings) -> dict[tuple, tuple[float, float, float, float]]:
+    """(cases, family, design, noise, scenario) → (share regressed, share unconfirmed, share failing, runs/case)."""
+    tolerance = gate.tolerance_for(CRITERION)
+    cells = {}
+    for cases, family in DEFAULT_SUITES:
+        sized = size_runs(cases, family, gate.alpha, tolerance).design
+        for design in (sized, Design(cases, 1, 1, 1, gate.alpha, tolerance, family)):
+            significant = smallest_significant(design)
+            for noise, (rates_for, correlated) in NOISE.items():
+                for scenario, drop in (("same agent", 0.0), ("10-pt concentrated", 0.10)):
+                    rng = random.Random(f"defaults-{cases}-{family}-{design}-{noise}-{scenario}")
+                    outcomes = [
+                        simulate_pr(
+                            rng, design, drop, rates_for=rates_for, correlated=correlated, significant=significant
+                        )
+                        for _ in range(prs)
+                    ]
+                    cells[(cases, family, design.runs_text(), noise, scenario)] = (
+                        statistics.fmean(o.regressed for o in outcomes),
+                        statistics.fmean(o.unconfirmed for o in outcomes),
+                        statistics.fmean(o.regressed or o.unconfirmed for o in outcomes),
+                        statistics.fmean(o.runs_per_case for o in outcomes),
+                    )
+    return cells
+
+
+def print_defaults(cells: dict[tuple, tuple[float, float, float, float]], prs: int) -> bool:
+    """The defaults' table; True when the 50-case defaults fail at most 2% of unchanged pull requests (unconfirmed
+    drops included) and at least 80% of 10-point concentrated drops, under the realistic and heavy-tailed noise."""
+    print()
+    print(
+        f"The defaults init writes (gate.unconfirmed: fail), {prs} pull requests per cell; a pull request fails when a "
+        "verdict regressed or a drop is unconfirmed:"
+    )
+    print()
+    print(
+        "| cases | gating verdicts | num_runs | noise | same agent: regressed + unconfirmed = fails | "
+        "10-pt concentrated: regressed + unconfirmed = fails | runs/case, same agent | runs/case, 10-pt drop |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    met = True
+    for (cases, family, runs, noise, scenario), (reg, unc, fails, spent) in cells.items():
+        if scenario != "same agent":
+            continue
+        d_reg, d_unc, d_fails, d_spent = cells[(cases, family, runs, noise, "10-pt concentrated")]
+        print(
+            f"| {cases} | {family} | {runs} | {noise} | {reg:.1%} + {unc:.1%} = {fails:.1%} | "
+            f"{d_reg:.1%} + {d_unc:.1%} = {d_fails:.1%} | {spent:.2f} | {d_spent:.2f} |"
+        )
+        if cases == 50 and runs != "1 run" and noise != "correlated judge":
+            met &= fails <= 0.02 and d_fails >= 0.80
+    return met
+
+
 def _rates(flags: list[tuple[bool, bool]]) -> tuple[float, float]:
     return sum(f for f, _ in flags) / len(flags), sum(n for _, n in flags) / len(flags)
 
@@ -276,6 +297,7 @@ def main() -> int:
     parser.add_argument("--runs", default="1,3,5", help="num_runs values to simulate, comma-separated")
     parser.add_argument("--adaptive-only", action="store_true", help="only the adaptive-vs-fixed cells")
     parser.add_argument("--drift-only", action="store_true", help="only the drift gate's cells")
+    parser.add_argument("--defaults-only", action="store_true", help="only the cells of the defaults init writes")
     args = parser.parse_args()
     prs = 200 if args.quick else args.prs
     if args.drift_only:
@@ -285,6 +307,14 @@ def main() -> int:
             f"\ndrift gate: worst false-alarm rate {worst:.1%} (target <= 2%)  [{time.perf_counter() - started:.1f}s]"
         )
         return 0 if worst <= 0.02 else 1
+    if args.defaults_only:
+        started = time.perf_counter()
+        met = print_defaults(defaults_cells(prs, GateSettings()), prs)
+        print(
+            f"\ndefaults target (50 cases: at most 2% of unchanged pull requests fail, unconfirmed drops included; at "
+            f"least 80% of 10-point concentrated drops fail) met: {met}  [{time.perf_counter() - started:.1f}s]"
+        )
+        return 0 if met else 1
     if args.adaptive_only:
         started = time.perf_counter()
         met = print_adaptive(adaptive_cells(prs, GateSettings()), prs)
@@ -354,6 +384,8 @@ def main() -> int:
     )
     met = print_adaptive(adaptive_cells(prs, gate), prs)
     print(f"\nadaptive target met under every noise model: {met}  [{time.perf_counter() - started:.1f}s]")
+    defaults_met = print_defaults(defaults_cells(prs, gate), prs)
+    print(f"\ndefaults target met: {defaults_met}  [{time.perf_counter() - started:.1f}s]")
     worst_drift = print_drift(prs, RUNS, true_pass_rates, observed)
     print(
         f"\ndrift gate: worst false-alarm rate {worst_drift:.1%} (target <= 2%)  [{time.perf_counter() - started:.1f}s]"

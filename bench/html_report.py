@@ -1,12 +1,13 @@
-"""report.html for 1,000 cases × 5 runs: page size and time to first render in headless Chromium.
+"""report.html at 1,000 and 10,000 cases × 5 runs: page size and the first frame a reader sees, in headless Chromium.
 
-A synthetic run made with the real models (20 eval sets of 50 cases, two turns a case, three criteria of which
-one carries judge votes, usage on every run), compared with a synthetic baseline by the real comparison, rendered
-by the real renderer with every case's expected turns. The page is opened over file:// and timed to the marker it
-sets when it has finished building (`window.adkEvalGateRenderedAt`, milliseconds since navigation started).
-Targets: at most 5 MB and 2 s; the benchmark exits 1 when either is missed.
+A synthetic run made with the real models (eval sets of 50 cases, two turns a case, three criteria of which one
+carries judge votes, usage on every run, every response distinct), compared with a synthetic baseline by the real
+comparison, rendered by the real renderer with every case's expected turns. The page is opened over file:// in a
+fresh browser and timed by Chromium's paint timing from navigation start: the first contentful paint (the first
+frame) and the largest contentful paint (the first screen drawn), not any mark the page sets. Targets at every
+size: at most 10 MB, first frame and first screen within 2 s; the benchmark exits 1 when one is missed.
 
-    python bench/html_report.py [--cases 1000] [--runs 5] [--repeat 3] [--keep report.html]
+    python bench/html_report.py [--cases 1000 10000] [--runs 5] [--repeat 3] [--keep report.html]
 
 Needs chromium and chromedriver (`sudo make container-tools`) and selenium (the dev extra).
 """
@@ -43,7 +44,7 @@ from adk_eval_gate.results.models import (
     ToolInfo,
 )
 
-SIZE_TARGET = 5 * 1024 * 1024
+SIZE_TARGET = 10_000_000
 TIME_TARGET_MS = 2000
 CRITERIA = {
     "tool_trajectory_avg_score": 1.0,
@@ -201,7 +202,34 @@ def results(seed: int, cases: int, runs: int, per_set: int = 50, drop: float = 0
     ), expected
 
 
-def first_render_ms(page: Path, repeat: int) -> list[float]:
+# What a reader sees, from Chromium's own paint timing (milliseconds since navigation started): the first frame
+# with any content (first-contentful-paint) and the frame that drew the largest element of the first screen
+# (the last largest-contentful-paint entry). No mark the page sets itself is read.
+PAINTS = """
+const done = arguments[arguments.length - 1];
+const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+let lcp = null;
+new PerformanceObserver((list) => { for (const entry of list.getEntries()) lcp = entry.startTime; })
+  .observe({type: 'largest-contentful-paint', buffered: true});
+setTimeout(() => done({fcp: fcp ? fcp.startTime : null, lcp: lcp}), 200);
+"""
+
+
+STATE = "return document.documentElement.getAttribute('data-state')"
+# Informational, not a target: when every case's drill-down has been unpacked (the page's data-state turns
+# "ready"), seen by an observer installed through DevTools before the page's own script runs.
+READY_WATCH = """
+new MutationObserver(() => {
+  if (!window.__benchReady && document.documentElement.getAttribute('data-state') === 'ready') {
+    window.__benchReady = performance.now();
+  }
+}).observe(document, {attributes: true, subtree: true, attributeFilter: ['data-state']});
+"""
+
+
+def paint_times(page: Path, repeat: int) -> list[tuple[float, float, float]]:
+    """(first contentful paint, largest contentful paint, every drill-down unpacked) per fresh browser, in ms from
+    navigation start."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.support.ui import WebDriverWait
@@ -219,26 +247,26 @@ def first_render_ms(page: Path, repeat: int) -> list[float]:
             options.add_argument(flag)
         session = webdriver.Chrome(service=Service(driver), options=options)
         try:
+            session.set_script_timeout(30)
+            session.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": READY_WATCH})
             session.get(page.resolve().as_uri())
-            WebDriverWait(session, 60).until(lambda s: s.execute_script("return window.adkEvalGateRenderedAt"))
-            if session.execute_script("return document.documentElement.getAttribute('data-state')") != "ready":
+            WebDriverWait(session, 120).until(lambda s: s.execute_script(STATE) in ("ready", "error"))
+            if session.execute_script(STATE) != "ready":
                 sys.exit("the page did not render")
-            times.append(session.execute_script("return window.adkEvalGateRenderedAt"))
+            paints = session.execute_async_script(PAINTS)
+            if paints["fcp"] is None or paints["lcp"] is None:
+                sys.exit(f"Chromium reported no paint timing: {paints}")
+            times.append((paints["fcp"], paints["lcp"], session.execute_script("return window.__benchReady")))
         finally:
             session.quit()
             shutil.rmtree(profile, ignore_errors=True)
     return times
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=1000)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--keep", help="also write the page here")
-    args = parser.parse_args()
-    current, expected = results(1, args.cases, args.runs, drop=0.5)
-    baseline, _ = results(2, args.cases, args.runs)
+def measure(cases: int, runs: int, repeat: int, keep: str | None) -> bool:
+    """Prints one size's numbers; True when both targets are met."""
+    current, expected = results(1, cases, runs, drop=0.5)
+    baseline, _ = results(2, cases, runs)
     comparison = build_comparison(
         current, LoadOutcome(LoadedBaseline(baseline, identity_of(baseline, "baseline"))), GateSettings()
     )
@@ -248,21 +276,34 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="bench-report-"))
     page = folder / "report.html"
     page.write_text(page_text, encoding="utf-8")
-    if args.keep:
-        shutil.copyfile(page, args.keep)
+    if keep:
+        shutil.copyfile(page, keep)
     size = page.stat().st_size
-    times = first_render_ms(page, args.repeat)
+    times = paint_times(page, repeat)
     shutil.rmtree(folder, ignore_errors=True)
-    cases = sum(len(s.cases) for s in current.eval_sets)
-    median = statistics.median(times)
-    print(f"report.html, {cases} cases × {args.runs} runs, {len(comparison.rows)} comparison rows")
-    print(f"  page size        {size / 1024 / 1024:.2f} MB   (target ≤ {SIZE_TARGET / 1024 / 1024:.0f} MB)")
-    print(
-        f"  first render     {median:.0f} ms median of {len(times)} ({', '.join(f'{t:.0f}' for t in times)})"
-        f"   (target ≤ {TIME_TARGET_MS} ms; headless Chromium, file://)"
-    )
-    print(f"  Python rendering {render_seconds:.2f} s (data from the models, JSON, page)")
-    return 0 if size <= SIZE_TARGET and median <= TIME_TARGET_MS else 1
+    fcp = statistics.median(t[0] for t in times)
+    lcp = statistics.median(t[1] for t in times)
+    print(f"report.html, {cases:,} cases × {runs} runs, {len(comparison.rows):,} comparison rows")
+    print(f"  page size          {size / 1e6:.2f} MB   (target ≤ {SIZE_TARGET / 1e6:.0f} MB)")
+    for name, value, index in (("first frame (FCP)", fcp, 0), ("first screen (LCP)", lcp, 1)):
+        each = ", ".join(f"{t[index]:.0f}" for t in times)
+        print(f"  {name:<18} {value:.0f} ms median of {len(times)} ({each})   (target ≤ {TIME_TARGET_MS} ms)")
+    ready = statistics.median(t[2] for t in times)
+    print(f"  every drill-down   {ready:.0f} ms median (unpacked after the first frame; not a target)")
+    print(f"  Python rendering   {render_seconds:.2f} s (data from the models, JSON, compression, page)")
+    return size <= SIZE_TARGET and fcp <= TIME_TARGET_MS and lcp <= TIME_TARGET_MS
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--keep", help="also write the (last) page here")
+    args = parser.parse_args()
+    print("headless Chromium, file://, a fresh browser per load; times from navigation start")
+    met = [measure(cases, args.runs, args.repeat, args.keep) for cases in args.cases]
+    return 0 if all(met) else 1
 
 
 if __name__ == "__main__":

@@ -65,7 +65,9 @@ def gate_on_thresholds(example):
     """The example's two wrong-golden cases then fail the gate (no baseline change needed)."""
     config = example / "eval-gate.yml"
     config.write_text(
-        config.read_text().replace("fail_on: [regression, error]", "fail_on: [regression, error, threshold]")
+        config.read_text().replace(
+            "fail_on: [regression, error, drift]", "fail_on: [regression, error, drift, threshold]"
+        )
     )
 
 
@@ -153,7 +155,7 @@ def test_pull_request_run_comments_summarises_annotates_and_sets_outputs(example
     )
     verdict = [line for line in done.stdout.splitlines() if line.startswith("adk-eval-gate: PASS")]
     assert verdict == [
-        f"adk-eval-gate: PASS — no failing condition (regression, error) in 2 eval-set comparison(s) · comment: "
+        f"adk-eval-gate: PASS — no failing condition (regression, error, drift) in 2 eval-set comparison(s) · comment: "
         f"{values['comment-url']}"
     ]
     assert (
@@ -198,7 +200,8 @@ def test_a_rerun_sees_the_override_label_added_since_the_event(example, fake):
     assert "<!-- adk-eval-gate-run: 100.2 -->" in comment["body"]
 
 
-def test_labels_fall_back_to_the_payload_with_a_warning_when_the_api_fails(example, fake):
+def test_a_label_the_api_cannot_confirm_never_overrides(example, fake):
+    """The event lists the override label (since removed, say) and the labels API fails: the gate fails closed."""
     prepare(example, fake)
     gate_on_thresholds(example)
     event = json.loads((example / "event.json").read_text())
@@ -206,9 +209,11 @@ def test_labels_fall_back_to_the_payload_with_a_warning_when_the_api_fails(examp
     (example / "event.json").write_text(json.dumps(event))
     fake.fault("GET", "/issues/7/labels$", 500, times=50)
     done = run_action(example, fake, run_id=100)
-    assert done.returncode == 0
+    assert done.returncode == 1, done.stdout[-2000:]
     assert "::warning title=adk-eval-gate::the pull request's labels could not be read" in done.stderr
-    assert "using the event's, which a re-run does not refresh" in done.stderr
+    assert "so no label overrides the gate on this run" in done.stderr
+    (comment,) = fake.state.comments[7]
+    assert "adk-eval-gate failed" in comment["body"] and "no label overrides the gate on this run" in comment["body"]
 
 
 @pytest.mark.parametrize("on_push", ["pass", "fail"])
@@ -269,7 +274,7 @@ def test_two_configs_in_different_folders_keep_two_comments_and_repository_relat
 def test_bad_input_is_an_annotation_on_its_file_and_line(example, fake):
     prepare(example, fake)  # a valid event: the bad input is the config's alone
     config = example / "eval-gate.yml"
-    config.write_text(config.read_text().replace("  tolerance: 0.05", "  tolerance: 5"))
+    config.write_text(config.read_text().replace("gate:\n", "gate:\n  tolerance: 5\n"))
     done = run_action(example, fake, run_id=100)
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
@@ -284,6 +289,8 @@ def test_check_run_and_setup_commands(example, fake):
         "setup: ['echo preparing the agent > setup-ran.txt']\nreport: {check_run: true, check_name: agent evals}\n"
         + config.read_text()
     )
+    # the check's name is the base branch's config's: a pull request's own could name another required check
+    fake.state.files[(BASE, "eval-gate.yml")] = config.read_bytes()
     done = run_action(example, fake, run_id=100)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (example / "setup-ran.txt").read_text().strip() == "preparing the agent"

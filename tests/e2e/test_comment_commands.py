@@ -119,7 +119,7 @@ def test_a_maintainer_evaluates_the_named_head_with_a_reaction_a_comment_and_a_s
     config, head = repository(tmp_path, "good")
     fake.add_pull(7, head)
     fake.state.permissions["maint"] = "maintain"
-    asked = fake.comment_as(7, f"/eval {head[:7]}\nplease run it again", "maint", created_at=AT)
+    asked = fake.comment_as(7, f"/eval {head}\nplease run it again", "maint", created_at=AT)
     assert run_comment(monkeypatch, fake, tmp_path, config, asked) == 0
     assert (config.parent / "SETUP_RAN").exists()
     assert [(r["_comment"], r["content"], r["user"]["login"]) for r in fake.state.reactions] == [
@@ -142,7 +142,7 @@ def test_without_write_access_nobody_runs_anything_and_gets_one_polite_line(tmp_
     fake.add_pull(7, head)
     fake.state.permissions["visitor"] = role
     # author_association is not a permission: a COLLABORATOR with read access still may not run code with secrets
-    asked = fake.comment_as(7, f"/eval {head[:7]}", "visitor", created_at=AT)
+    asked = fake.comment_as(7, f"/eval {head}", "visitor", created_at=AT)
     asked["author_association"] = "COLLABORATOR"
     assert run_comment(monkeypatch, fake, tmp_path, config, asked) == 0
     assert not (config.parent / "SETUP_RAN").exists() and not (tmp_path / "out").exists()
@@ -185,7 +185,7 @@ def test_a_head_that_moved_after_the_named_commit_is_refused(tmp_path, monkeypat
     config, head = repository(tmp_path, "good")
     fake.add_pull(7, head)
     fake.state.permissions["maint"] = "write"
-    asked = fake.comment_as(7, f"/eval {head[:10]}", "maint", created_at=AT)
+    asked = fake.comment_as(7, f"/eval {head}", "maint", created_at=AT)
     # the fork pushes after the maintainer wrote the comment, and the checkout has it too
     (config.parent / "agent.py").write_text((config.parent / "agent.py").read_text() + "\n# slipped in\n")
     git(config.parent, "commit", "-qam", "slipped in")
@@ -194,7 +194,7 @@ def test_a_head_that_moved_after_the_named_commit_is_refused(tmp_path, monkeypat
     assert run_comment(monkeypatch, fake, tmp_path, config, asked) == 1
     assert not (config.parent / "SETUP_RAN").exists() and not (tmp_path / "out").exists()
     (reply,) = replies(fake)
-    assert f"head is now `{moved[:12]}`, not `{head[:10]}`" in reply
+    assert f"head is now `{moved}`, not `{head}`" in reply
     assert fake.state.reactions == [] and fake.state.statuses == []
 
 
@@ -202,11 +202,11 @@ def test_a_checkout_that_raced_a_push_is_refused(tmp_path, monkeypatch, fake):
     config, head = repository(tmp_path, "good")
     fake.add_pull(7, head)
     fake.state.permissions["maint"] = "write"
-    asked = fake.comment_as(7, f"/eval {head[:10]}", "maint", created_at=AT)
+    asked = fake.comment_as(7, f"/eval {head}", "maint", created_at=AT)
     git(config.parent, "commit", "-q", "--allow-empty", "-m", "pushed between the comment and the checkout")
     assert run_comment(monkeypatch, fake, tmp_path, config, asked) == 1
     assert not (config.parent / "SETUP_RAN").exists()
-    assert "a push raced the checkout" in replies(fake)[0]
+    assert "a push raced the checkout" in replies(fake)[0] and f"write `/eval {head}` again" in replies(fake)[0]
 
 
 @pytest.mark.parametrize(
@@ -228,7 +228,7 @@ def test_a_bare_eval_runs_only_when_github_records_the_head_before_the_comment(t
     assert (config.parent / "SETUP_RAN").exists() == runs
     assert bool(fake.state.statuses) == runs
     if not runs:
-        assert f"name the commit you reviewed, e.g. `/eval {head[:12]}`" in replies(fake)[0]
+        assert f"name the commit you reviewed by its full sha, e.g. `/eval {head}`" in replies(fake)[0]
 
 
 @pytest.mark.parametrize(
@@ -267,7 +267,7 @@ def test_runs_and_cases_from_a_comment(tmp_path, monkeypatch, fake):
     config, head = repository(tmp_path, "good")
     fake.add_pull(7, head)
     fake.state.permissions["maint"] = "write"
-    asked = fake.comment_as(7, f"/eval {head[:7]} runs=3 cases=qa:q1,q2", "maint", created_at=AT)
+    asked = fake.comment_as(7, f"/eval {head} runs=3 cases=qa:q1,q2", "maint", created_at=AT)
     assert run_comment(monkeypatch, fake, tmp_path, config, asked) == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     (eval_set,) = results["eval_sets"]
@@ -355,13 +355,11 @@ def test_accept_passes_this_commit_only_and_a_forged_acceptance_counts_for_nothi
     fake.add_pull(7, regressed)
     fake.state.permissions["maint"] = "write"
     assert run_pull_request(monkeypatch, fake, tmp_path, config, regressed, 801) == 1
-    accept = fake.comment_as(
-        7, f"/eval accept {regressed[:8]} the judge prompt changed, see #12", "maint", created_at=AT
-    )
+    accept = fake.comment_as(7, f"/eval accept {regressed} the judge prompt changed, see #12", "maint", created_at=AT)
     assert run_comment(monkeypatch, fake, tmp_path, config, accept, run_id=802, out="accepted") == 0
     body = ours(fake)[0]["body"]
     assert "adk-eval-gate passed (accepted by @\u200bmaint)" in body
-    assert "accepted by @\u200bmaint for commit" in body and "the judge prompt changed, see \\#12" in body
+    assert "accepted by @\u200bmaint for commit" in body and "the judge prompt changed, see \\#\u200b12" in body
     gate = json.loads((tmp_path / "accepted" / "comparison.json").read_text())["gate"]
     assert gate["verdict"] == "pass" and gate["overridden"] and gate["failures"]
     assert gate["override"]["by"] == "maint" and gate["override"]["sha"] == regressed and gate["override"]["at"] == AT

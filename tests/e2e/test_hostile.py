@@ -342,7 +342,7 @@ def _first_metric(data: dict) -> dict:
     [
         (
             lambda d: _first_metric(d).update(score=float("nan")),
-            ["eval_sets[0].cases[0].metrics.", "score: nan is not a valid number"],
+            ["eval_sets[0].cases[0].metrics.", "score: nan is not a finite number"],
         ),
         (lambda d: _first_metric(d).update(score=7.5), ["score 7.5 is outside [0, 1]"]),
         (lambda d: _first_metric(d).update(threshold=-1), ["threshold", "outside [0, 1]"]),
@@ -421,7 +421,7 @@ def test_merge_refuses_shards_of_another_config_and_names_overlapping_files(repl
     [
         [],
         ["bogus"],
-        ["run"],
+        ["run", "--cases"],  # (`run` alone looks for eval-gate.yml: tests/unit/commands/test_defaults_and_help.py)
         ["run", "--config"],
         ["run", "--config", "x", "--nope"],
         ["baseline", "delete", "--config", "x"],

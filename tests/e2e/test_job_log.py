@@ -27,7 +27,7 @@ def example_runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("repo")
     shutil.copytree(EXAMPLE, root / "agents" / "ex", ignore=shutil.ignore_patterns("__pycache__", ".adk"))
     config = root / "agents" / "ex" / "eval-gate.yml"
-    config.write_text(config.read_text().replace("num_runs: 1", "num_runs: 5"))
+    config.write_text(config.read_text().replace("num_runs: {min: 2, max: 10}", "num_runs: 5"))
     return root, config, run_plan(build_plan(config), quiet=True)
 
 

@@ -138,7 +138,7 @@ def test_a_misspelt_trajectory_key_still_gets_its_did_you_mean(example, capsys, 
 def test_a_tolerance_out_of_range_names_its_key(example, capsys, monkeypatch, tolerance, expected):
     monkeypatch.chdir(example)
     config = example / "eval-gate.yml"
-    config.write_text(config.read_text().replace("tolerance: 0.05 ", f"tolerance: {tolerance} ", 1))
+    config.write_text(config.read_text().replace("gate:\n", f"gate:\n  tolerance: {tolerance}\n", 1))
     assert_bad_input(["validate", "--config", "eval-gate.yml"], example, capsys, expected, "eval-gate.yml:")
 
 

@@ -153,3 +153,13 @@ def test_the_comment_workflow_runs_only_the_commented_pull_requests_head_and_nev
     uploads = [s["with"]["name"] for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert "adk-eval-gate-results" not in uploads
     assert workflow["concurrency"]["cancel-in-progress"] is False
+
+
+def test_every_checkout_leaves_no_token_in_gits_config():
+    """`ci` refuses a checkout holding actions/checkout's persisted token (the pull request's code could read it):
+    every workflow users copy, and the one `init` writes, turns it off."""
+    template = ROOT / "src" / "adk_eval_gate" / "commands" / "templates" / "init-workflow.yml"
+    for path in [*EXAMPLES, template]:
+        checkouts = [s for s in steps(load(path)) if s.get("uses", "").startswith("actions/checkout@")]
+        assert checkouts, path.name
+        assert all(s.get("with", {}).get("persist-credentials") is False for s in checkouts), path.name

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import hashlib
 import io
 import json
@@ -30,12 +31,14 @@ import socket
 import threading
 import zipfile
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
 import jsonschema
+
+from tests.support.loopback import LoopbackHTTPServer
 
 SLICE = Path(__file__).resolve().parent / "github_api" / "rest-api-slice.json"
 SPEC = json.loads(SLICE.read_text())
@@ -73,6 +76,22 @@ def _request_schema(template: str, method: str) -> Any:
     body = SPEC["paths"][template][method.lower()].get("requestBody", {})
     schema = body.get("content", {}).get("application/json", {}).get("schema")
     return _nullable(schema) if schema else None
+
+
+@functools.cache
+def _validator(template: str, method: str, status: int | None) -> Any:
+    """A validator built once per route: `jsonschema.validate` checks the (large, fixed) schema itself on every
+    call, seconds per page of a timeline."""
+    schema = _request_schema(template, method) if status is None else _response_schema(template, method, status)
+    return None if schema is None else jsonschema.validators.validator_for(schema)(schema)
+
+
+def _check(template: str, method: str, status: int | None, instance: Any) -> None:
+    """`jsonschema.validate` with a cached validator: raises the best-matching error, as it does."""
+    validator = _validator(template, method, status)
+    error = None if validator is None else jsonschema.exceptions.best_match(validator.iter_errors(instance))
+    if error is not None:
+        raise error
 
 
 def minimal(schema: Any) -> Any:
@@ -158,7 +177,7 @@ class Fault:
 
 @dataclass
 class State:
-    files: dict[tuple[str, str], bytes] = field(default_factory=dict)  # (branch, path) → bytes
+    files: dict[tuple[str, str], bytes] = field(default_factory=dict)  # (branch or commit sha, path) → bytes
     branches: dict[str, str] = field(default_factory=lambda: {"main": "a" * 40})  # branch → head sha
     runs: list[dict[str, Any]] = field(default_factory=list)
     artifacts: dict[int, dict[str, Any]] = field(default_factory=dict)  # id → artifact (with "_zip" bytes, "_run")
@@ -202,12 +221,10 @@ class FakeGitHub:
                 method: str = "GET",
             ) -> None:
                 if template and payload is not None and status < 300:
-                    schema = _response_schema(template, method, status)
-                    if schema is not None:
-                        try:
-                            jsonschema.validate(payload, schema)
-                        except jsonschema.ValidationError as exc:
-                            state.schema_errors.append(f"response {method} {template}: {exc.message}")
+                    try:
+                        _check(template, method, status, payload)
+                    except jsonschema.ValidationError as exc:
+                        state.schema_errors.append(f"response {method} {template}: {exc.message}")
                 body = raw if raw is not None else (json.dumps(payload).encode() if payload is not None else b"")
                 self.send_response(status)
                 self.send_header("content-type", "application/zip" if raw is not None else "application/json")
@@ -234,10 +251,9 @@ class FakeGitHub:
                     if match is None or method.lower() not in SPEC["paths"][match[1]]:
                         return self._send(404, {"message": "Not Found"})
                     groups, template = match[0].groups(), match[1]
-                    request_schema = _request_schema(template, method)
-                    if request_schema is not None and body is not None:
+                    if body is not None:
                         try:
-                            jsonschema.validate(body, request_schema)
+                            _check(template, method, None, body)
                         except jsonschema.ValidationError as exc:
                             state.schema_errors.append(f"request {method} {template}: {exc.message}")
                             return self._send(422, {"message": f"Invalid request: {exc.message}"})
@@ -366,8 +382,9 @@ class FakeGitHub:
             if template == "/repos/{owner}/{repo}/contents/{path}":
                 path = unquote(groups[2])
                 if method == "GET":
+                    # `ref` names a branch or a commit: files stored under a sha are that commit's tree
                     branch = query.get("ref", "main")
-                    if branch not in state.branches:
+                    if branch not in state.branches and not any(ref == branch for ref, _ in state.files):
                         return 404, {"message": f"No commit found for the ref {branch}"}, None
                     data = state.files.get((branch, path))
                     return (
@@ -594,7 +611,7 @@ class FakeGitHub:
                 return 302, None, {"Location": f"{base}/blob/{artifact['id']}"}
             return 404, {"message": "Not Found"}, None
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = LoopbackHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

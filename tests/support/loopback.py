@@ -6,11 +6,19 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class LoopbackHTTPServer(ThreadingHTTPServer):
+    # The standard library listens with a backlog of 5: a client that opens more connections at once than the
+    # accept loop takes (a judge pool of 16, on a loaded machine) is refused, and a test would count the refusal
+    # as the client's doing. A real service's backlog is far larger.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 class LoopbackServer:
     """Serves `handler` on a free port of 127.0.0.1 until `close()`."""
 
     def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server = LoopbackHTTPServer(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

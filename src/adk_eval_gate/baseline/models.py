@@ -87,6 +87,11 @@ class _GroupSummary(_Verdicted):
     baseline_pass_rate: Unit | None = None
     current_pass_rate: Unit | None = None
     cases_compared: Count = 0
+    unconfirmed: bool = Field(
+        default=False,
+        description="An inconclusive drop this design could not have confirmed even as a clean break of the cases it "
+        "touches: the gate cannot know (gate.unconfirmed decides what it does).",
+    )
 
 
 class Summary(_GroupSummary):
@@ -148,6 +153,8 @@ class GateDecision(_Model):
     )
     override: Override | None = None
     fail_on: list[str] = Field(default_factory=list)
+    unconfirmed: Count = Field(default=0, description="Drops the design could not confirm (gate.unconfirmed).")
+    settle: str | None = Field(default=None, description="What would settle the unconfirmed drops.")
 
 
 class DriftRow(_Model):
@@ -209,6 +216,33 @@ class HistoryReport(_Model):
     trends: list[Trend] = Field(default_factory=list)
 
 
+class PowerLine(_Model):
+    """What one agent's gating verdicts can confirm at the configured alpha (baseline/power.py)."""
+
+    agent: str
+    scope: str = Field(description="The eval set, or 'all N eval sets' for the pooled verdict.")
+    cases: Count
+    runs: str = Field(description="The pull request's runs per case ({min–max} when adaptive), and the baseline's.")
+    confirms: Count | None = Field(description="The fewest outright broken cases the gate fails on; null: none.")
+    statement: str
+    unconfirmed_up_to: float | None = Field(
+        default=None,
+        description="Drops beyond tolerance up to this many points cannot be confirmed or ruled out (unconfirmed).",
+    )
+
+
+class AgentPower(_Model):
+    agent: str
+    lines: list[PowerLine]
+    family: Count = Field(description="Gating verdicts in the run's Holm family.")
+    weak: bool = Field(description="No verdict of this agent can ever fail the gate on a regression.")
+    suggestion: str | None = Field(
+        default=None,
+        description="The num_runs that would give it power, or confirm every drop beyond tolerance; null: none up to "
+        "max 20 would (add cases), or nothing is missing.",
+    )
+
+
 class Comparison(_Model):
     schema_version: Literal[1] = COMPARISON_SCHEMA_VERSION
     verdict: Literal["pass", "fail"]
@@ -228,4 +262,7 @@ class Comparison(_Model):
     )
     history: HistoryReport | None = Field(
         default=None, description="Drift, flaky cases and trends from the default branch's history."
+    )
+    power: list[AgentPower] = Field(
+        default_factory=list, description="Per agent, the smallest drop its gating verdicts can confirm."
     )

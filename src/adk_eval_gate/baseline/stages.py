@@ -22,6 +22,13 @@ def _scored_runs(metric: MetricResult) -> list[RunMetric]:
     return sorted((run for run in metric.runs if run is not None), key=lambda run: run.run)
 
 
+def undecided(selection: list[float], first: list[float]) -> bool:
+    """The decider's rule (run/adaptive.py), shared with the power simulation (baseline/power_simulation.py): the
+    first round looks worse than the selection half."""
+    # identical scores averaged over different counts differ in the last bits (0.889 < 0.889): not "worse"
+    return statistics.fmean(first) < statistics.fmean(selection) - 1e-9
+
+
 def baseline_halves(metric: MetricResult) -> tuple[list[float], list[float]]:
     """(selection half, test half): the first ⌊n/2⌋ runs and the rest. A baseline without per-run scores counts
     as one run, which has no selection half."""

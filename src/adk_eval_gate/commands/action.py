@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 from adk_eval_gate.commands.main import main as cli_main
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT, InputError
+from adk_eval_gate.core.held_tokens import held_token, hold, holding
 from adk_eval_gate.github import workflow_commands
 from adk_eval_gate.github.variables import boolean_input, check_token
 
@@ -75,10 +76,12 @@ def map_runner_paths(environ: dict[str, str] | os._Environ[str]) -> list[str]:
 
 def _checked_argv() -> list[str]:
     """The command line `ci` (or `status`) gets from the Action's inputs, every input checked first."""
-    token = _input("github-token")
+    # Held, never in the environment (core/held_tokens.py): the entry took it out before anything started.
+    token = (held_token("INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN") or "").strip()
     if token:
         check_token("github-token", token)
-        os.environ.setdefault("GITHUB_TOKEN", token)
+        if held_token("GITHUB_TOKEN") is None:
+            hold({"GITHUB_TOKEN": token})
     if _input("status"):
         # an `if: cancelled()` / `if: failure()` step: mark the live status, run nothing
         argv = ["status", "--state", _input("status"), "--config", _input("config", "eval-gate.yml")]
@@ -111,15 +114,19 @@ def _checked_argv() -> list[str]:
 
 
 def main() -> int:
-    for message in map_runner_paths(os.environ):
-        print(message, file=sys.stderr)
-    try:
-        argv = _checked_argv()
-    except InputError as error:
-        workflow_commands.input_error(error)
-        return EXIT_BAD_INPUT
-    return cli_main(argv)
+    with holding():  # called in process (tests); the container's entry has already taken them (below)
+        for message in map_runner_paths(os.environ):
+            print(message, file=sys.stderr)
+        try:
+            argv = _checked_argv()
+        except InputError as error:
+            workflow_commands.input_error(error)
+            return EXIT_BAD_INPUT
+        return cli_main(argv)
 
 
 if __name__ == "__main__":
+    from adk_eval_gate.commands.main import isolate_console_process
+
+    isolate_console_process()  # INPUT_GITHUB-TOKEN, ACTIONS_RUNTIME_TOKEN, ...: before anything starts
     sys.exit(main())

@@ -45,12 +45,14 @@ def _update(args: argparse.Namespace, workflow, store, context) -> int:
     from adk_eval_gate.commands.loading import plan_of
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.results.build import read_results
+    from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
     from adk_eval_gate.run.shards import why_not_a_baseline
 
     if not args.results:
         raise InputError(None, "--results", "is required for `baseline update`", "pass the results file to bless")
-    results = read_results(Path(args.results))
-    if why := why_not_a_baseline(results, plan_of(workflow)):
+    plan = plan_of(workflow)
+    results = named_like_the_plan(read_results(Path(args.results)), plan)  # agents-cli's own results too
+    if why := why_not_a_baseline(results, plan):
         raise InputError(
             args.results,
             None,

@@ -97,6 +97,8 @@ def _run(
     loaded: Callable[[], None],
 ) -> int:
     from adk_eval_gate.commands.loading import plan_of
+    from adk_eval_gate.core.paths import repository_root
+    from adk_eval_gate.core.persisted_credentials import refuse_persisted_credential
     from adk_eval_gate.publish.finish import finish, mode_of
     from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs, with_more_runs
     from adk_eval_gate.run.pipeline import run_plan
@@ -105,7 +107,9 @@ def _run(
     from adk_eval_gate.run.shards import shard_plan
     from adk_eval_gate.targets.agent_host import warm_up
 
-    # Before any of the pull request's code is imported (custom metrics, setup, agents): who asked, for which commit.
+    # Before any of the pull request's code is imported (custom metrics, setup, agents): no token it could read in
+    # the checkout, then who asked, for which commit.
+    refuse_persisted_credential(repository_root(workflow.base_dir, context.workspace))
     started = _start(options, context, workflow)
     if isinstance(started, int):
         return started
@@ -154,23 +158,28 @@ def _start(
     from adk_eval_gate.publish.finish import mode_of
     from adk_eval_gate.publish.settings import comment_key
     from adk_eval_gate.publish.status import PullRequestRun, start_pull_request_run
+    from adk_eval_gate.publish.trusted import trusted_settings
 
-    author = options.comment_author or workflow.settings.comment.author
     root = repository_root(workflow.base_dir, context.workspace)
     more_runs, command = None, None
     if mode_of(context) == "comment":
-        asked = prepare_comment_run(context, root, author)
+        asked = prepare_comment_run(context, root, options.comment_author)
         if isinstance(asked, int):
             return asked
         context, command, more_runs = asked.context, asked, asked.command.runs
         options.cases = [*options.cases, *asked.command.cases]
     if mode_of(context) != "pull_request" or options.shard is not None:  # a shard: `merge` reports, and reads then
         return context, None, more_runs
+    # our login, our comment's key, the override label, the check's name: the inputs and the base branch's config,
+    # never the checkout's (the pull request's own)
+    trusted = trusted_settings(context, workflow, options.comment_author, root)
     conversation = PullRequestRun()
     if options.post_comment and context.token:
-        key = comment_key(options.comment_key, workflow, root)
+        key = comment_key(options.comment_key, workflow, root, configured=trusted.comment_key)
         progress = workflow.settings.comment.progress
+        author = trusted.comment_author
         conversation = start_pull_request_run(context, key, author, context.head_sha or "", progress=progress)
+    conversation.trusted = trusted
     if command is not None:
         conversation.acceptance, conversation.note = command.acceptance, command.note
         conversation.commit_status, conversation.partial = True, command.command.partial

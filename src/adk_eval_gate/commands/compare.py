@@ -41,15 +41,18 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
 
     from adk_eval_gate.baseline.history import load_history
     from adk_eval_gate.baseline.stores import load_baseline
-    from adk_eval_gate.commands.loading import load_config
+    from adk_eval_gate.commands.loading import load_config, plan_of
     from adk_eval_gate.config.models import GateSettings
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.core.files import existing_input, write_text_atomic
     from adk_eval_gate.gate.decision import build_comparison
     from adk_eval_gate.gate.exit_codes import exit_code_for_decision
     from adk_eval_gate.github.context import ActionsContext
+    from adk_eval_gate.github.labels import current_labels
+    from adk_eval_gate.github.workflow_commands import warn
     from adk_eval_gate.report.console import render_comparison
     from adk_eval_gate.results.build import read_results
+    from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
 
     # A path the user typed: a typo must not turn into "no baseline", which passes.
     if args.results == f"{OUTPUT_DIR}/results.json" and not Path(args.results).exists():
@@ -63,11 +66,17 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     baseline_path = existing_input(args.baseline, "--baseline") if args.baseline else None
     current = read_results(results_path)
     workflow = load_config(args.config) if args.config else None
+    if workflow is not None and any(s.target == "agents-cli" for s in current.eval_sets):
+        current = named_like_the_plan(current, plan_of(workflow))  # agents-cli's results, named as the config does
     context = ActionsContext.from_env()
     outcome = load_baseline(workflow, context, baseline_path)
     gate = workflow.settings.gate if workflow else GateSettings()
     max_age = getattr(workflow.settings.baseline, "max_age_days", None) if workflow else None
-    labels = [*context.labels, *(args.label or [])]
+    # a pull request's labels count only as GitHub's API confirms them now, never as a (re-run's) payload lists them
+    labels, unconfirmed = current_labels(context) if context.pull_request is not None else ([], None)
+    if unconfirmed:
+        warn(unconfirmed)
+    labels = [*labels, *(args.label or [])]
     history = load_history(workflow, context, outcome) if workflow else None
     loaded()  # the run, its baseline and history live until the end: out of the collector's sight from here
     comparison = build_comparison(current, outcome, gate, labels, max_age_days=max_age, history=history)

@@ -16,21 +16,52 @@ from pathlib import Path
 from types import TracebackType
 
 from adk_eval_gate.core.errors import InputError, WriteError
+from adk_eval_gate.core.held_tokens import held, holding
 from adk_eval_gate.core.redaction import RedactingStream
 
 _DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    early = _start_agent_host(list(sys.argv[1:] if argv is None else argv))
-    try:
-        with redacted_console():
-            return _main(argv)
-    finally:
-        if early:  # a host the command never took (an argument refused) is discarded, not left waiting
-            from adk_eval_gate.targets.agent_host import finish_warm_up
+    if argv is None:  # the console script: a process of its own, which nothing started yet (core/isolation.py)
+        isolate_console_process(runs_pull_request_code=sys.argv[1:2] in (["ci"], ["run"]))
+    # Called in process (a test, the Action's entry), GitHub's tokens leave the environment for the call only.
+    with holding():
+        early = _start_agent_host(list(sys.argv[1:] if argv is None else argv))
+        try:
+            with redacted_console():
+                return _main(argv)
+        finally:
+            if early:  # a host the command never took (an argument refused) is discarded, not left waiting
+                from adk_eval_gate.targets.agent_host import finish_warm_up
 
-            finish_warm_up()
+                finish_warm_up()
+
+
+def isolate_console_process(runs_pull_request_code: bool = True) -> None:
+    """Before anything starts: GitHub's tokens out of every environment, this process out of its children's reach,
+    and, for a command that runs the pull request's code, one line for what this platform or the parent process
+    leaves open (docs/trust.md)."""
+    from adk_eval_gate.core.isolation import exposed_ancestor, isolate_process
+
+    problems = isolate_process()
+    if not runs_pull_request_code:  # `publish`, `merge`, `status`: none of the pull request's code runs beside it
+        return
+    # CI (set by GitHub and most CI services): on a developer's machine the token in the shell is their own.
+    parent = exposed_ancestor() if os.environ.get("CI") and held() else None
+    if not problems and parent is None:
+        return
+    from adk_eval_gate.github.workflow_commands import warn
+
+    if problems:
+        warn(f"the pull request's code may reach GitHub's token: {'; '.join(problems)} (docs/trust.md)")
+    if parent is not None:
+        pid, command, names = parent
+        warn(
+            f"{command} (pid {pid}), a parent of this process, holds {', '.join(names)} in its own environment, "
+            "where the pull request's code can read it; give the token to the Action's `github-token` input "
+            "instead of the step's `env:` (docs/trust.md)"
+        )
 
 
 def _start_agent_host(tokens: list[str]) -> bool:

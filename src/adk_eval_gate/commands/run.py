@@ -75,8 +75,10 @@ def _run_and_report(args: argparse.Namespace) -> int:
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.adk_details import print_case_details
     from adk_eval_gate.report.console import render_table
+    from adk_eval_gate.results.agents_cli_traces import write_traces
     from adk_eval_gate.results.build import write_results
     from adk_eval_gate.run.adaptive import decider_for
+    from adk_eval_gate.run.agents_cli_plan import agents_cli_cases
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
 
@@ -92,6 +94,7 @@ def _run_and_report(args: argparse.Namespace) -> int:
     gc.enable()
     results = run_plan(plan, quiet=args.quiet, decider=decider)
     write_results(results, Path(args.output))
+    write_traces(results, agents_cli_cases(plan), Path(args.output).parent)
     if results.interrupted:
         print(f"stopped early ({results.stop_reason}); finished cases were scored and written", file=sys.stderr)
     if args.print_detailed_results:

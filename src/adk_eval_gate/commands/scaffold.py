@@ -6,6 +6,10 @@ belongs to: the agent folder it sits in, else the agent named in its path, else 
 where ADK users keep them: a `test_config.json` beside the eval files is read as `adk eval` and AgentEvaluator
 read it; an `eval_config.json` (which ADK only reads when passed explicitly) is named in the config. The result is
 validated before anything is written, and existing files are never overwritten.
+
+An agents-cli project (its `agents-cli-manifest.yaml` at the root) gets one entry for its agent folder
+(`agent_directory`, default `app`) with its datasets (`tests/eval/datasets/*-dataset.json`) and its
+`tests/eval/eval_config.yaml`, both read unchanged.
 """
 
 from __future__ import annotations
@@ -15,10 +19,15 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.yaml_files import load_yaml
 from adk_eval_gate.evalsets.eval_config import TEST_CONFIG_NAME
 from adk_eval_gate.evalsets.loader import load_eval_set
+
+if TYPE_CHECKING:
+    from adk_eval_gate.run.plan import Plan
 
 CONFIG_NAME = "eval-gate.yml"
 WORKFLOW_PATH = Path(".github") / "workflows" / "agent-evals.yml"
@@ -167,8 +176,8 @@ def _plan_entries(root: Path, agents: list[Path], eval_files: list[Path]) -> tup
 
 
 def _globs(folder: Path, files: list[Path], root: Path, loadable: set[Path]) -> list[str]:
-    """A glob per eval-file kind, so new files are picked up; the exact files when a glob would also match one
-    that does not load."""
+    """A glob per eval-file kind, so new files are picked up (`validate` lists what each matched); the exact files
+    when a glob would also match one that does not load."""
     out = []
     relative = folder.relative_to(root).as_posix()
     prefix = "" if relative == "." else relative + "/"
@@ -177,19 +186,55 @@ def _globs(folder: Path, files: list[Path], root: Path, loadable: set[Path]) -> 
         if not mine:
             continue
         others = [f for f in folder.glob(f"*{suffix}") if f not in mine or f not in loadable]
-        out += [prefix + f.name for f in mine] if others or len(mine) == 1 else [f"{prefix}*{suffix}"]
+        # a single file gets its glob too: the next file added to the folder is gated without editing the config
+        out += [prefix + f.name for f in mine] if others else [f"{prefix}*{suffix}"]
     return out
+
+
+AGENTS_CLI_MANIFEST = "agents-cli-manifest.yaml"
+AGENTS_CLI_DATASETS = Path("tests") / "eval" / "datasets"
+AGENTS_CLI_CONFIG = Path("tests") / "eval" / "eval_config.yaml"
+
+
+def agents_cli_entry(root: Path, taken: set[str]) -> _Entry | None:
+    """The agents-cli project at `root`, as one entry; None when there is no manifest."""
+    manifest = root / AGENTS_CLI_MANIFEST
+    if not manifest.is_file():
+        return None
+    data, _ = load_yaml(manifest, "agents-cli manifest")
+    directory = (data or {}).get("agent_directory") if isinstance(data, dict) else None
+    directory = directory if isinstance(directory, str) and directory.strip() else "app"
+    agent = root / directory
+    if not (agent / "__init__.py").is_file():
+        raise InputError(
+            manifest,
+            "agent_directory",
+            f"{directory!r} is not an agent package (no __init__.py)",
+            "point agent_directory at the folder that holds agent.py",
+        )
+    if not sorted((root / AGENTS_CLI_DATASETS).glob("*-dataset.json")):
+        raise InputError(
+            root / AGENTS_CLI_DATASETS,
+            None,
+            "holds no agents-cli dataset (*-dataset.json)",
+            "create one (agents-cli's basic-dataset.json shape), then run init again",
+        )
+    entry = _Entry(_entry_name(agent, root, root, taken), agent, [f"{AGENTS_CLI_DATASETS.as_posix()}/*-dataset.json"])
+    if (root / AGENTS_CLI_CONFIG).is_file():
+        entry.eval_config = AGENTS_CLI_CONFIG.as_posix()
+    return entry
 
 
 def _yaml(value: str) -> str:
     return json.dumps(value)  # a JSON string is a YAML scalar that needs no further thought about quoting
 
 
-def render_config(entries: list[_Entry], root: Path) -> str:
+def render_config(entries: list[_Entry], root: Path, runs: dict[str, tuple[str, str]] | None = None) -> str:
+    """`runs`: per entry name, its `num_runs` value and the line saying what it buys (`size_runs`)."""
     lines = [
         "# adk-eval-gate config, written by `adk-eval-gate init`. Relative paths resolve against this file.",
-        "# Check it with `adk-eval-gate validate --config eval-gate.yml`; run it with `adk-eval-gate run --config "
-        "eval-gate.yml`.",
+        "# Check it with `adk-eval-gate validate`; try it with `adk-eval-gate ci` (both find this file from anywhere "
+        "in the repository).",
     ]
     setup = _setup(root)
     if setup:
@@ -215,13 +260,37 @@ def render_config(entries: list[_Entry], root: Path) -> str:
             f"    target: {{kind: adk, agent: {_yaml(entry.agent.relative_to(root).as_posix())}}}",
             f"    evalsets: [{', '.join(_yaml(p) for p in entry.evalsets)}]",
         ]
-        if entry.eval_config:
+        if entry.eval_config and entry.eval_config.endswith(".yaml"):
+            lines.append(f"    eval_config: {_yaml(entry.eval_config)}   # agents-cli's own file, read unchanged")
+        elif entry.eval_config:
             lines.append(
                 f"    eval_config: {_yaml(entry.eval_config)}   # ADK's own file, as `adk eval --config_file_path` "
                 "takes it"
             )
-        lines.append("    num_runs: 1   # raise it to average out a nondeterministic model")
+        value, note = (runs or {}).get(entry.name, ("1", "sized once the eval sets load"))
+        lines.append(f"    num_runs: {value}   # {note}")
     return "\n".join(lines) + "\n"
+
+
+def sized_runs(plan: Plan) -> dict[str, tuple[str, str]]:
+    """Adaptive runs for each agent, sized by the calibration's simulation to the cases it has (all of them: with
+    two or more eval sets the pooled verdict weighs every case) and the run's Holm family."""
+    from adk_eval_gate.baseline.power_report import family_size
+    from adk_eval_gate.baseline.power_simulation import size_runs
+    from adk_eval_gate.run.preflight import plan_designs
+
+    designs = plan_designs(plan)
+    family = family_size(designs, plan.workflow.settings.gate)
+    gate = plan.workflow.settings.gate
+    out = {}
+    for agent in plan.agents:
+        cases = sum(d.cases for d in designs if d.agent == agent.name)
+        criteria = {c for d in designs if d.agent == agent.name for c in d.criteria}
+        tolerance = max((gate.tolerance_for(c) for c in criteria), default=gate.tolerance_for("default"))
+        sizing = size_runs(cases, family, gate.alpha, tolerance)
+        value = f"{{min: {sizing.design.first_runs}, max: {sizing.design.max_runs}}}"
+        out[agent.name] = (value, f"{sizing.note()}; a push to the default branch runs the max")
+    return out
 
 
 def _setup(root: Path) -> str | None:
@@ -264,8 +333,9 @@ def next_steps(branch: str) -> str:
             "  2. The workflow asks for contents: read, pull-requests: write and actions: read; if your organisation "
             "limits",
             "     GITHUB_TOKEN, allow these (Settings > Actions > General > Workflow permissions).",
-            "  3. Try it here: adk-eval-gate validate --config eval-gate.yml && adk-eval-gate run --config "
-            "eval-gate.yml",
+            "  3. Try it here: adk-eval-gate validate && adk-eval-gate ci   (the comment and the page go to "
+            "adk-eval-gate-out/;",
+            "     adk-eval-gate view opens the page; no key at hand: docs/try-it-offline.md)",
             f"  4. Commit both files and push to {branch}: that run stores the first baseline; pull requests compare "
             "with it.",
         ]
@@ -285,23 +355,27 @@ def init(root: Path, branch: str | None = None) -> InitResult:
                 "already exists; init never overwrites a file",
                 "move it aside (or edit it by hand) and run init again",
             )
-    agents = find_agents(root)
-    if not agents:
+    project = agents_cli_entry(root, set())
+    agents = [a for a in find_agents(root) if project is None or a != project.agent]
+    if not agents and project is None:
         raise InputError(
             root,
             None,
             "holds no ADK agent folder (a package whose agent.py defines root_agent)",
             "run init at the repository root, where `adk eval` would find the agent",
         )
-    eval_files = find_eval_files(root)
-    if not eval_files:
+    eval_files = find_eval_files(root) if agents else []
+    if not eval_files and project is None:
         raise InputError(
             root,
             None,
             "holds no eval file (*.evalset.json or *.test.json)",
             "create one with `adk web` or `adk eval_set create`, then run init again",
         )
-    entries, skipped = _plan_entries(root, agents, eval_files)
+    entries, skipped = _plan_entries(root, agents, eval_files) if eval_files else ([], [])
+    if project is not None:
+        project.name = _entry_name(project.agent, root, root, {e.name for e in entries})
+        entries.insert(0, project)
     if not entries:
         raise InputError(
             root,
@@ -312,7 +386,9 @@ def init(root: Path, branch: str | None = None) -> InitResult:
     branch = branch or default_branch(root)
     config.write_text(render_config(entries, root), encoding="utf-8")
     try:
-        build_plan(config)  # what we wrote must validate, or nothing is left behind
+        plan = build_plan(config)  # what we wrote must validate, or nothing is left behind
+        config.write_text(render_config(entries, root, sized_runs(plan)), encoding="utf-8")
+        build_plan(config)
     except InputError:
         config.unlink()
         raise

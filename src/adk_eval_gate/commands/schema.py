@@ -1,5 +1,5 @@
 """`schema`: the JSON Schemas of the files we publish, generated from their models (tests keep the shipped copies
-in step)."""
+in step), and of the workflow config (eval-gate.yml) for editors and reviewers."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ SHIPPED = {
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser("schema", help="print the JSON Schema of a file format")
-    parser.add_argument("kind", choices=list(SHIPPED))
+    parser.add_argument("kind", choices=[*SHIPPED, "config"])
     parser.set_defaults(handler=handle)
 
 
@@ -30,9 +30,10 @@ def handle(args: argparse.Namespace) -> int:
 def json_schema_text(kind: str) -> str:
     from adk_eval_gate.baseline.history import History
     from adk_eval_gate.baseline.models import Comparison
+    from adk_eval_gate.config.models import Settings
     from adk_eval_gate.results.models import ResultsFile
 
-    model = {"results": ResultsFile, "comparison": Comparison, "history": History}[kind]
+    model = {"results": ResultsFile, "comparison": Comparison, "history": History, "config": Settings}[kind]
     schema = model.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = f"https://github.com/adk-eval-gate/adk-eval-gate/{kind}.schema.json"

@@ -31,13 +31,18 @@ def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.github.client import GitHubError
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.publish.settings import comment_key
-    from adk_eval_gate.publish.status import mark_stopped
+    from adk_eval_gate.publish.status import mark_stopped, with_pull_request
+    from adk_eval_gate.publish.trusted import trusted_settings
 
     workflow = load_config(args.config)
     context = ActionsContext.from_env()
-    key = comment_key(args.comment_key, workflow, repository_root(workflow.base_dir, context.workspace))
+    root = repository_root(workflow.base_dir, context.workspace)
     try:
-        said = mark_stopped(context, key, args.comment_author or workflow.settings.comment.author, args.state)
+        # which comment is ours: the inputs or the base branch's config, never the pull request's (publish/trusted.py)
+        context = with_pull_request(context)
+        trusted = trusted_settings(context, workflow, args.comment_author, root)
+        key = comment_key(args.comment_key, workflow, root, configured=trusted.comment_key)
+        said = mark_stopped(context, key, trusted.comment_author, args.state)
     except GitHubError as exc:
         # the job has already failed or been cancelled; a status that cannot be set must not add a second error
         log.warn(f"the comment's status could not be set to {args.state}: {exc}")

@@ -19,11 +19,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.baseline.stores import describe_store
     from adk_eval_gate.commands.loading import load_plan
-    from adk_eval_gate.run.preflight import check_targets, plan_lines
+    from adk_eval_gate.run.preflight import check_targets, plan_lines, power_lines
 
     plan = load_plan(args.config)
     check_targets(plan)
     for line in plan_lines(plan):
+        print(line)
+    for line in power_lines(plan):
         print(line)
     print(describe_store(plan.workflow))
     print(f"{args.config}: OK")

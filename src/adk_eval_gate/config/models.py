@@ -13,72 +13,10 @@ from pydantic import Field, field_validator, model_validator
 from adk_eval_gate.config.base import CommentKey
 from adk_eval_gate.config.base import Strict as _Strict
 from adk_eval_gate.config.history import DriftSettings, HistorySection, QuarantineMode, quarantine_value
+from adk_eval_gate.config.target_settings import TargetSettings
 from adk_eval_gate.core.redaction import check_pass_env
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
-
-
-class ReplayTargetSettings(_Strict):
-    """Score actual invocations produced elsewhere: an evalset-shaped file of actuals, ADK eval history
-    (`*.evalset_result.json`, or a directory of them), or an adk-eval-gate results file."""
-
-    kind: Literal["replay"]
-    actuals: list[str] = Field(min_length=1)
-
-    @field_validator("actuals", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
-
-
-class AdkTargetSettings(_Strict):
-    """Run an ADK agent in process: an agent folder (as `adk eval` takes it) or `module:attribute`."""
-
-    kind: Literal["adk"]
-    agent: str = Field(min_length=1)
-    eval_history: bool = Field(
-        default=True,
-        description="write ADK eval history into the agent folder "
-        "(.adk/eval_history), as `adk eval` does, so `adk web` lists these runs",
-    )
-
-
-class HttpTargetSettings(_Strict):
-    """An agent served by `adk api_server` (or Cloud Run): one session per case, one `/run` call per turn."""
-
-    kind: Literal["http"]
-    url: Annotated[str, Field(pattern=r"^https?://[^\s/]+")]
-    app_name: str = Field(min_length=1)
-    # header name -> name of the environment variable holding its value (tokens never live in the config)
-    headers_from_env: dict[str, str] = Field(default_factory=dict)
-    connect_timeout: float = Field(default=10.0, gt=0)
-    read_timeout: float = Field(default=600.0, gt=0)
-
-
-class CommandTargetSettings(_Strict):
-    """Any executable speaking the JSON protocol in the README: one request per case on stdin, events,
-    invocations or plain turns on stdout."""
-
-    kind: Literal["command"]
-    command: list[str] = Field(min_length=1)
-    cwd: str | None = None
-    env: dict[str, str] = Field(default_factory=dict)
-    pass_env: list[str] = Field(
-        default_factory=list,
-        description="GitHub's tokens (GITHUB_TOKEN, ACTIONS_*_TOKEN, ...) "
-        "this command may receive; by default it gets none of them",
-    )
-
-    @field_validator("pass_env")
-    @classmethod
-    def _pass_env(cls, names: list[str]) -> list[str]:
-        return check_pass_env(names)
-
-
-TargetSettings = Annotated[
-    ReplayTargetSettings | AdkTargetSettings | HttpTargetSettings | CommandTargetSettings,
-    Field(discriminator="kind"),
-]
 
 
 class RunSection(_Strict):
@@ -129,6 +67,8 @@ class AgentSettings(_Strict):
     evalsets: list[str] = Field(min_length=1)
     criteria: dict[str, Any] | None = None
     eval_config: str | None = None
+    # Pass/fail for agents-cli metrics, which carry no threshold of their own (docs/agents-cli.md).
+    thresholds: dict[str, Any] | None = None
     num_runs: int | AdaptiveRuns = Field(default=1)
 
     @field_validator("num_runs", mode="before")
@@ -237,10 +177,13 @@ class GateSettings(_Strict):
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
     # Relative increases of per-run usage below these are never efficiency regressions: {cost: "+20%", ...}.
     efficiency_tolerance: dict[str, float] = Field(default_factory=lambda: dict(EFFICIENCY_DEFAULTS))
+    # On a pull request the base branch's copy of this setting counts, never the pull request's (publish/trusted.py).
     override_label: str | None = "adk-eval-gate: accept regression"
     # A push to the default branch stores the baseline; failing that job would not stop the push, only hide the
     # baseline's progress behind a red mark, so by default it passes (the comparison is still reported).
     on_push: Literal["pass", "fail"] = "pass"
+    # fail, or warn visibly: where the gate cannot know (docs/pooled-verdicts.md, "Power"), it must not say pass
+    unconfirmed: Literal["fail", "warn"] = Field(default="fail", description="what an unconfirmed drop does")
     drift: DriftSettings = Field(default_factory=DriftSettings)
     # Flaky cases (known from the history) stay reported but out of every gating test and condition.
     quarantine: QuarantineMode = None
@@ -351,7 +294,8 @@ class CommentSection(_Strict):
         default=None,
         min_length=1,
         description="the login the token posts as, when GitHub "
-        "cannot say: another App's installation token (`<app-slug>[bot]`)",
+        "cannot say: another App's installation token (`<app-slug>[bot]`); on a pull request it is read from the "
+        "base branch's copy of this file, never the pull request's",
     )
     progress: bool = Field(
         default=True,

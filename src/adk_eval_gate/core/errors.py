@@ -12,6 +12,8 @@ import errno
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from adk_eval_gate.core.clip import single_line
+
 EXIT_BAD_INPUT = 2
 EXIT_NOT_WRITTEN = 3
 
@@ -47,7 +49,7 @@ class InputError(Exception):
         message = ": ".join(parts) + f": {self.problem}"
         if self.fix:
             message += f"; {self.fix}"
-        return " ".join(message.split())  # always exactly one line
+        return single_line(message)  # always exactly one line, masked before the join
 
     def with_file(self, file: str | Path, line: int | None = None) -> InputError:
         return InputError(file, self.field, self.problem, self.fix, line if line is not None else self.line)

@@ -20,18 +20,12 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from adk_eval_gate.core.held_tokens import held, is_github_token_name
+
 MASK = "***"
 # Short values ("1", "true", a port) would mask ordinary text everywhere; real credentials are longer.
 MIN_SECRET_LENGTH = 8
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|KEY|PASSWORD", re.IGNORECASE)
-# GitHub's credentials for this job: the workflow token (however the Action received it) and the runner's own.
-_GITHUB_TOKEN_NAME = re.compile(
-    r"^(GITHUB_TOKEN|GH_TOKEN|GH_ENTERPRISE_TOKEN|INPUT_GITHUB[-_]TOKEN|ACTIONS_\w*TOKEN\w*)$", re.IGNORECASE
-)
-
-
-def is_github_token_name(name: str) -> bool:
-    return bool(_GITHUB_TOKEN_NAME.match(name))
 
 
 def check_pass_env(names: list[str]) -> list[str]:
@@ -49,7 +43,7 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
-_cached: tuple[dict, list[str]] | None = None  # (the raw environment, its secrets' forms)
+_cached: tuple[dict, dict, list[str]] | None = None  # (the raw environment, the tokens held, their secrets' forms)
 
 
 def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
@@ -58,13 +52,14 @@ def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     if env is not None:
         return _secret_forms(env)
     # Every console line passes here: the process environment is only read again after it changed.
+    # GitHub's tokens are held out of the environment (core/held_tokens.py) and masked all the same.
     global _cached
-    raw = getattr(os.environ, "_data", None)
+    raw, tokens = getattr(os.environ, "_data", None), dict(held())
     if raw is None:
-        return _secret_forms(os.environ)
-    if _cached is None or _cached[0] != raw:
-        _cached = (dict(raw), _secret_forms(os.environ))
-    return _cached[1]
+        return _secret_forms({**os.environ, **tokens})
+    if _cached is None or _cached[0] != raw or _cached[1] != tokens:
+        _cached = (dict(raw), tokens, _secret_forms({**os.environ, **tokens}))
+    return _cached[2]
 
 
 def _secret_forms(env: Mapping[str, str]) -> list[str]:
@@ -101,10 +96,12 @@ def redact_json(value: Any, secrets: list[str] | None = None) -> Any:
 
 def child_env(pass_env: Iterable[str] = (), extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for a process that runs the pull request's code: ours without GitHub's tokens, except
-    those the config names in `pass_env`; `extra` (the config's own `env:`) is added last."""
+    those the config names in `pass_env` (from where they are held); `extra` (the config's own `env:`) is added
+    last."""
     allowed = set(pass_env)
     env = {k: v for k, v in os.environ.items() if k in allowed or not is_github_token_name(k)}
-    return {**env, **(extra or {})}
+    passed = {k: v for k, v in held().items() if k in allowed}
+    return {**env, **passed, **(extra or {})}
 
 
 def redact_standard_streams() -> None:

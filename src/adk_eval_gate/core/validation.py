@@ -10,7 +10,9 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_snake
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
+from adk_eval_gate.core.redaction import redact_json
 
 LineLookup = Callable[[Sequence[str | int]], int | None]
 
@@ -33,7 +35,9 @@ def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str,
         return "is not a known field", fix
     if kind in {"less_than_equal", "greater_than_equal", "less_than", "greater_than"}:
         return f"{_show(value)} is out of range", error["msg"].lower()
-    if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float", "finite_number"}:
+    if kind == "finite_number":
+        return f"{_show(value)} is not a finite number", "use a finite number (NaN and infinity are refused)"
+    if kind in {"float_parsing", "float_type", "int_parsing", "int_type", "int_from_float"}:
         if isinstance(value, bool):  # strict: `true` and "0.8" are mistakes, not numbers
             return f"{_show(value)} is a boolean, not a number", "use a plain number"
         if isinstance(value, str) and _numeric(value):
@@ -75,8 +79,7 @@ def _numeric(text: str) -> bool:
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return clip(repr(redact_json(value)), 60, "...")  # masked before `repr` escapes it and before the cut
 
 
 def _type_name(value: Any) -> str:

@@ -8,13 +8,18 @@ from typing import Any
 
 import yaml
 
+from adk_eval_gate.core.clip import masked_lines
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import has_lone_surrogate, read_text
 
 
 def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
     """Returns the parsed document and its node tree (used to point errors at line numbers)."""
-    text = read_text(path, what)
+    return parse_yaml(read_text(path, what), path, what)
+
+
+def parse_yaml(text: str, path: Path, what: str) -> tuple[Any, yaml.Node | None]:
+    """`load_yaml` for text read elsewhere (a file at another commit, from GitHub's API); `path` names it."""
     try:
         loader = yaml.SafeLoader(text)
         try:
@@ -30,7 +35,7 @@ def load_yaml(path: Path, what: str) -> tuple[Any, yaml.Node | None]:
         raise InputError(path, None, f"{what} is not valid YAML: {problem}", "fix the YAML syntax", line=line) from None
     except yaml.YAMLError as exc:
         raise InputError(
-            path, None, f"{what} is not valid YAML: {str(exc).splitlines()[0]}", "fix the YAML syntax"
+            path, None, f"{what} is not valid YAML: {masked_lines(str(exc))[0]}", "fix the YAML syntax"
         ) from None
     except RecursionError:
         raise InputError(path, None, f"{what} is nested too deeply", "flatten the YAML") from None

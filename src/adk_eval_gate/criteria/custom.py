@@ -6,35 +6,25 @@ types (the metric's threshold set to None, as ADK hands it over), sync or awaite
 returns is used as ADK uses it: its overall score and status, and its per-invocation scores and statuses. The
 function decides pass or fail, so a lower-is-better metric works; over several runs the direction is inferred
 from the per-invocation verdicts, as ADK's AgentEvaluator does. A function that cannot be imported or raises
-makes the metric not evaluated for that case, as in ADK.
+makes the metric not evaluated for that case, as in ADK. While this process holds one of GitHub's tokens the
+function runs in a process of its own (custom_function.py).
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from adk_eval_gate.core.held_tokens import held
+from adk_eval_gate.criteria.custom_function import metric_call, score_call, score_elsewhere
 from adk_eval_gate.criteria.engine.base import (
     CriterionSpec,
-    InvocationScore,
     MetricOutcome,
-    NotEvaluable,
     ScoringInput,
     Status,
 )
-
-_STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.NOT_EVALUATED}
-
-
-def _status(value: Any) -> Status:
-    """ADK's EvalStatus (a plain Enum of 1-4); informational never passes or fails."""
-    return _STATUS.get(getattr(value, "value", value), Status.NOT_EVALUATED)
 
 
 class CustomOptions(BaseModel):
@@ -44,60 +34,12 @@ class CustomOptions(BaseModel):
     threshold: float = Field(allow_inf_nan=False)
 
 
-def _function(path: str) -> Any:
-    module_name, _, name = path.rpartition(".")
-    if not module_name:
-        raise NotEvaluable(f"custom metric function {path!r} is not a dotted path (pkg.module.function)")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError:
-        # `adk eval` imports it with the agents' directory on sys.path; ours is where the gate runs from.
-        if str(Path.cwd()) in sys.path:
-            raise NotEvaluable(f"could not import custom metric function from {path}") from None
-        sys.path.insert(0, str(Path.cwd()))
-        return _function(path)
-    function = getattr(module, name, None)
-    if not callable(function):
-        raise NotEvaluable(f"custom metric {path} does not refer to a callable")
-    return function
-
-
-def _adk(model: str, data: Any) -> Any:
-    from google.adk.evaluation import eval_case
-
-    return getattr(eval_case, model).model_validate(data.model_dump(mode="json", exclude_none=True))
-
-
-def _eval_metric(name: str, path: str, options: CustomOptions) -> Any:
-    from google.adk.evaluation.eval_metrics import BaseCriterion, EvalMetric
-
-    return EvalMetric(
-        metric_name=name,
-        threshold=None,
-        criterion=BaseCriterion.model_validate(options.model_dump()),
-        custom_function_path=path,
-    )
-
-
 def custom_spec(name: str, path: str) -> CriterionSpec:
     async def score(data: ScoringInput, options: CustomOptions, _judge: Any) -> MetricOutcome:
-        try:
-            import google.adk.evaluation.eval_case  # noqa: F401
-        except ImportError:
-            raise NotEvaluable("custom metrics need google-adk (pip install 'adk-eval-gate[adk]')") from None
-        function = _function(path)
-        result = function(
-            _eval_metric(name, path, options),
-            [_adk("Invocation", i) for i in data.actual],
-            [_adk("Invocation", i) for i in data.expected] if data.expected is not None else None,
-            _adk("ConversationScenario", data.case.conversation_scenario) if data.case.conversation_scenario else None,
-        )
-        if inspect.isawaitable(result):
-            result = await result
-        status = _status(result.overall_eval_status)
-        per_invocation = [InvocationScore(r.score, _status(r.eval_status)) for r in result.per_invocation_results]
-        reason = None if result.overall_score is not None else f"{name} returned no score"
-        return MetricOutcome(result.overall_score, status, per_invocation, reason)
+        call = metric_call(name, path, data, options)
+        if held():  # an object walk in this process would find the token: the code runs where none is
+            return await score_elsewhere(call)
+        return await score_call(call)
 
     return CriterionSpec(
         name, CustomOptions, None, f"custom metric ({path})", judge_scorer=score, case_status=case_status

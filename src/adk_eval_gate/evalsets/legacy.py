@@ -18,7 +18,9 @@ from typing import Any
 from google.genai import types as genai_types
 from pydantic import ValidationError
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.redaction import redact_json
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.evalsets.models import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
 
@@ -46,8 +48,7 @@ def _require(mapping: dict[str, Any], key: str, path: Path, loc: str, fix: str) 
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return clip(repr(redact_json(value)), 60, "...")  # masked before `repr` escapes it and before the cut
 
 
 def _kind(value: Any) -> str:

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json
 from adk_eval_gate.core.validation import input_error_from
-from adk_eval_gate.evalsets import legacy
+from adk_eval_gate.evalsets import agents_cli_dataset, legacy
 from adk_eval_gate.evalsets.models import EvalSet
 
 
@@ -19,10 +19,14 @@ from adk_eval_gate.evalsets.models import EvalSet
 class EvalSetFile:
     path: Path
     eval_set: EvalSet
-    shape: str  # "evalset" | "legacy_turns" | "legacy_named"
+    shape: str  # "evalset" | "legacy_turns" | "legacy_named" | "agents_cli"
 
 
 def parse_eval_set(data: Any, path: Path) -> EvalSetFile:
+    if agents_cli_dataset.is_agents_cli_dataset(data, path):
+        eval_set = agents_cli_dataset.parse_dataset(data, path)
+        _check_cases(eval_set, path)
+        return EvalSetFile(path, eval_set, "agents_cli")
     try:
         if isinstance(data, dict):
             if "eval_cases" not in data and "evalCases" in data:

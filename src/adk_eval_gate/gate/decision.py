@@ -10,6 +10,7 @@ from adk_eval_gate.baseline.efficiency_compare import compare_efficiency
 from adk_eval_gate.baseline.history import HistoryState, HistoryView, history_view
 from adk_eval_gate.baseline.history.drift import explain
 from adk_eval_gate.baseline.models import Comparison, Override
+from adk_eval_gate.baseline.power_report import assess, designs_from_results, mark_unconfirmed
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.policy import decide
@@ -63,6 +64,10 @@ def build_comparison(
         for row in rows:
             known = view.known.get((row.agent, row.eval_set_id, row.eval_id, row.criterion))
             row.stability = known.stability if known else None
+    designs = designs_from_results(current, baseline.results if baseline else None)
+    # the drift tests share the Holm family when they gate: they count in what the family lets each verdict confirm
+    in_family = len(drift) if drift_gates else 0
+    settles = mark_unconfirmed(pooled, summaries, designs, gate, in_family)
     efficiency = compare_efficiency(current, baseline.results if baseline else None, gate)
     decision = decide(
         current,
@@ -76,6 +81,7 @@ def build_comparison(
         efficiency=efficiency,
         acceptance=acceptance,
         history=view.report if view else None,
+        settle=settles[0] if settles else None,
     )
     efficiency.sort(key=lambda e: (e.verdict != "regressed", not e.gating, e.verdict != "improved", -abs(e.change)))
     return Comparison(
@@ -88,4 +94,5 @@ def build_comparison(
         rows=rows,
         efficiency=efficiency,
         history=view.report if view else None,
+        power=assess(designs, gate, in_family),
     )

@@ -33,7 +33,11 @@ def where(item: Verdicted) -> str:
 
 
 def _verdict_failures(
-    pooled: list[PooledSummary], summaries: list[Summary], rows: list[Row], fail_on: set[str]
+    pooled: list[PooledSummary],
+    summaries: list[Summary],
+    rows: list[Row],
+    fail_on: set[str],
+    unconfirmed_fails: bool = True,
 ) -> list[tuple[Verdicted, str]]:
     groups: list[Verdicted] = [*pooled, *summaries]
     found: list[tuple[Verdicted, str]] = []
@@ -45,6 +49,8 @@ def _verdict_failures(
             for r in rows
             if r.verdict == "regressed" and not r.quarantined
         ]
+    if "regression" in fail_on and unconfirmed_fails:
+        found += [(s, f"unconfirmed: {where(s)} {s.reason}") for s in groups if s.unconfirmed]
     if "inconclusive" in fail_on:
         found += [(s, f"inconclusive: {where(s)} {s.reason}") for s in groups if s.verdict == "inconclusive"]
     if "not_comparable" in fail_on:
@@ -165,11 +171,51 @@ def decide(
     efficiency: Sequence[EfficiencyRow] = (),
     acceptance: Override | None = None,
     history: HistoryReport | None = None,
+    settle: str | None = None,
 ) -> GateDecision:
-    """`acceptance`: an `/eval accept` for the commit these results are of (the caller matched the commit)."""
+    """`acceptance`: an `/eval accept` for the commit these results are of (the caller matched the commit);
+    `settle`: what would settle the unconfirmed drops (baseline/power_report.py), for the headline."""
+    unconfirmed = sum(s.unconfirmed for s in [*pooled, *summaries]) if "regression" in settings.fail_on else 0
+    decision = _decide(
+        results,
+        pooled,
+        summaries,
+        rows,
+        settings,
+        has_baseline=has_baseline,
+        labels=labels,
+        baseline_error=baseline_error,
+        efficiency=efficiency,
+        acceptance=acceptance,
+        history=history,
+    )
+    if unconfirmed:
+        decision.unconfirmed, decision.settle = unconfirmed, settle
+        if decision.verdict == "pass" and not decision.overridden:
+            # warn mode: the check passes, but the reason never reads as a clean pass
+            decision.reason = (
+                f"{unconfirmed} drop(s) unconfirmed, not gating (gate.unconfirmed: warn): {settle}; {decision.reason}"
+            )
+    return decision
+
+
+def _decide(
+    results: ResultsFile,
+    pooled: list[PooledSummary],
+    summaries: list[Summary],
+    rows: list[Row],
+    settings: GateSettings,
+    *,
+    has_baseline: bool,
+    labels: Iterable[str],
+    baseline_error: str | None,
+    efficiency: Sequence[EfficiencyRow],
+    acceptance: Override | None,
+    history: HistoryReport | None,
+) -> GateDecision:
     fail_on = set(settings.fail_on)
     quarantined = frozenset((r.agent, r.eval_set_id, r.eval_id, r.criterion) for r in rows if r.quarantined)
-    verdict_failures = _verdict_failures(pooled, summaries, rows, fail_on)
+    verdict_failures = _verdict_failures(pooled, summaries, rows, fail_on, settings.unconfirmed == "fail")
     for item, _ in verdict_failures:
         item.gating = True
     _explain_non_gating(pooled, summaries, rows, fail_on)

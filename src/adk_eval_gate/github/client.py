@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import requests
 
+from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.redaction import redact_json
 
 API_VERSION = "2022-11-28"
@@ -129,7 +130,7 @@ def _message(response: requests.Response) -> str:
         text = data.get("message") if isinstance(data, dict) else None
     except ValueError:
         text = None
-    return " ".join((text or response.reason or "").split())[:200]
+    return clip(single_line(text or response.reason or ""), 200)
 
 
 class GitHubClient:
@@ -248,3 +249,20 @@ class GitHubClient:
                     return
             url = response.links.get("next", {}).get("url")
             query = None  # the next link carries the query
+
+    def paginate_whole(self, path: str, *, limit: int, what: str) -> list[Any]:
+        """Every item of a list a decision rests on, or GitHubError: a list cut at `limit` (or a page that is not a
+        list) is no proof of what it does not show, so it is never returned in part. `what` names it for people."""
+        items: list[Any] = []
+        url, query = path, {"per_page": 100}
+        while url:
+            response = self.request("GET", url, params=query)
+            page = response.json()
+            if not isinstance(page, list):
+                raise GitHubError("GET", path, response.status_code, f"{what}: a page that is not a list")
+            items.extend(page)
+            url = response.links.get("next", {}).get("url")
+            query = None
+            if len(items) > limit or (url and len(items) >= limit):
+                raise GitHubError("GET", path, None, f"{what} has more than {limit} entries; it is not read in part")
+        return items

@@ -5,8 +5,10 @@ one `CommandError` whose message says what was wrong. A parser that guessed woul
     /eval accept [SHA] REASON                    accept the current regressions for that commit only
     /eval help                                   the usage, as a reply
 
-Only the comment's first line is read (the rest is for people). SHA is 7 to 40 hex digits; in `accept` the first
-word after `accept` is the commit when it looks like one, and the reason is the rest of the line.
+Only the comment's first line is read (the rest is for people). SHA is read as any word of 7 to 64 hex digits, so
+that a short one can be refused by name (`publish/conversation.py` runs only the full sha: a prefix is a name the
+pull request's author can collide); in `accept` the first word after `accept` is the commit when it looks like one,
+and the reason is the rest of the line.
 """
 
 from __future__ import annotations
@@ -15,12 +17,16 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-USAGE = "`/eval [sha] [runs=N] [cases=SET:CASE,…]`, `/eval accept [sha] reason` or `/eval help`"
+USAGE = (
+    "`/eval [full-sha] [runs=N] [cases=SET:CASE,…]`, `/eval accept [full-sha] reason` or `/eval help` "
+    "(full-sha: all 40 hex digits of the commit you reviewed)"
+)
 MAX_RUNS = 100  # the config's own ceiling for num_runs
 MAX_LINE = 1000
 MAX_REASON = 300
 _COMMAND = re.compile(r"/eval(?=\s|$)")
-_SHA = re.compile(r"[0-9a-fA-F]{7,40}")
+_SHA = re.compile(r"[0-9a-fA-F]{7,64}")
+FULL_SHA_LENGTHS = (40, 64)  # SHA-1 and SHA-256 repositories
 _RUNS = re.compile(r"runs=(\d{1,3})")
 # eval set and case ids as `--cases` takes them (globs allowed), nothing that could mean more to a shell or markdown
 _CASES = re.compile(r"cases=([A-Za-z0-9_.*?/\-]+(?::[A-Za-z0-9_.*?\-]+(?:,[A-Za-z0-9_.*?\-]+)*)?)")
@@ -37,7 +43,7 @@ class CommandError(ValueError):
 @dataclass(frozen=True)
 class EvalCommand:
     action: Literal["eval", "accept", "help"]
-    sha: str | None = None  # the commit the commenter names (a prefix); None: the head as GitHub records it
+    sha: str | None = None  # the commit the commenter names, lower case; None: the head as GitHub records it
     runs: int | None = None  # more runs for the cases still undecided against the baseline
     cases: tuple[str, ...] = ()  # `--cases` selectors: a partial run, never a verdict on the commit
     reason: str = ""

@@ -16,8 +16,10 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json
+from adk_eval_gate.core.held_tokens import held
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.github.variables import check_variables
 
@@ -135,7 +137,7 @@ def read_event(env: dict[str, str]) -> dict[str, Any]:
         raise InputError(
             None,
             "GITHUB_EVENT_PATH",
-            f"{path_text[:200]!r}: no such file",
+            f"{clip(path_text, 200)!r}: no such file",
             fix if strict else "point it at GitHub's event JSON, or unset it to run locally",
         )
     event = load_json(Path(path_text), what)
@@ -183,7 +185,8 @@ class ActionsContext:
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ActionsContext:
-        env = dict(os.environ if env is None else env)
+        # GitHub's tokens are held out of the environment (core/held_tokens.py), beside which they are read.
+        env = {**os.environ, **held()} if env is None else dict(env)
         checked = check_variables(env)  # before the payload: a bad variable is named even when both are wrong
         event = read_event(env)
         return cls(

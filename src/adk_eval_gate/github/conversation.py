@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 
 WRITERS = frozenset({"admin", "maintain", "write"})
+MAX_TIMELINE = 3000  # events: 30 requests; a longer timeline is refused as proof, never read in part
 # Events after which the head is what the event says (GitHub puts the new head in commit_id).
 _HEAD_SET = frozenset({"head_ref_force_pushed", "head_ref_restored"})
 
@@ -72,7 +74,7 @@ def set_status(
     description: str,
     target_url: str | None = None,
 ) -> None:
-    body = {"state": "success" if passed else "failure", "context": context, "description": description[:140]}
+    body = {"state": "success" if passed else "failure", "context": context, "description": clip(description, 140)}
     if target_url:
         body["target_url"] = target_url
     # A status is per commit and context, the newest wins: repeating it after a lost reply changes nothing.
@@ -80,11 +82,11 @@ def set_status(
 
 
 def timeline(client: GitHubClient, repository: str, number: int) -> list[dict[str, Any]]:
-    return [
-        event
-        for event in client.paginate(f"/repos/{repository}/issues/{number}/timeline", limit=3000)
-        if isinstance(event, dict)
-    ]
+    """The whole timeline, or GitHubError: a force-push after the last event read would be invisible, so a
+    timeline cut short proves nothing (the bound keeps a hostile pull request's thousands of events cheap)."""
+    path = f"/repos/{repository}/issues/{number}/timeline"
+    events = client.paginate_whole(path, limit=MAX_TIMELINE, what="the pull request's timeline")
+    return [event for event in events if isinstance(event, dict)]
 
 
 @dataclass(frozen=True)

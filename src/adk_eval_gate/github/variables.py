@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError
 
 # Owners may carry `_` (Enterprise Managed Users' `name_shortcode`); `.` and `..` would walk the API's paths.
@@ -55,7 +56,7 @@ def boolean_input(name: str, value: str) -> bool:
     raise InputError(
         None,
         name,
-        f"{value.strip()[:60]!r} is not a boolean",
+        f"{clip(value.strip(), 60)!r} is not a boolean",
         "use true or false (yes/no and 1/0 are accepted too, in any case)",
     )
 
@@ -67,7 +68,7 @@ def _url(name: str, value: str, example: str) -> str:
     except ValueError:
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or re.search(r"\s", value):
-        raise InputError(None, name, f"{value[:80]!r} is not an http(s) URL", f"set it to {example}, or {OUTSIDE}")
+        raise InputError(None, name, f"{clip(value, 80)!r} is not an http(s) URL", f"set it to {example}, or {OUTSIDE}")
     return value.rstrip("/")
 
 
@@ -76,7 +77,7 @@ def _number(name: str, value: str) -> str:
         raise InputError(
             None,
             name,
-            f"{value[:40]!r} is not a positive whole number",
+            f"{clip(value, 40)!r} is not a positive whole number",
             f"GitHub sets it to the run's number; pass it unchanged, or {OUTSIDE}",
         )
     return value
@@ -115,7 +116,7 @@ def check_variables(env: Mapping[str, str]) -> dict[str, str]:
             raise InputError(
                 None,
                 "GITHUB_REPOSITORY",
-                f"{value[:80]!r} is not owner/name",
+                f"{clip(value, 80)!r} is not owner/name",
                 f"set it to the repository's owner and name (e.g. octo-org/my-agent), or {OUTSIDE}",
             )
         out["GITHUB_REPOSITORY"] = value
@@ -125,7 +126,7 @@ def check_variables(env: Mapping[str, str]) -> dict[str, str]:
     for name, fits, what, fix in _SHAPES:
         if name in values:
             if not fits(values[name]):
-                raise InputError(None, name, f"{values[name][:80]!r} is not {what}", f"{fix}, or {OUTSIDE}")
+                raise InputError(None, name, f"{clip(values[name], 80)!r} is not {what}", f"{fix}, or {OUTSIDE}")
             out[name] = values[name]
     for name in ("INPUT_GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "GITHUB_TOKEN"):
         if name in values:

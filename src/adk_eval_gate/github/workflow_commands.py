@@ -11,8 +11,10 @@ import os
 import sys
 from pathlib import Path
 
+from adk_eval_gate.core.clip import single_line
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.paths import relative_to_root, repository_root
+from adk_eval_gate.core.redaction import redact
 
 
 def in_actions() -> bool:
@@ -28,13 +30,15 @@ def escape_property(text: str) -> str:
 
 
 def one_line(text: str) -> str:
-    return " ".join(text.split())
+    return single_line(text)  # masked before the join: a secret spanning lines is only recognisable before it
 
 
 def annotation(
     level: str, message: str, *, file: str | None = None, line: int | None = None, title: str | None = None
 ) -> str:
-    """`::error file=…,line=…,title=…::message` (level: error, warning or notice)."""
+    """`::error file=…,line=…,title=…::message` (level: error, warning or notice); masked before the escaping
+    (`%` → `%25`), which would hide a secret from the log's own masking."""
+    message, title = redact(message), redact(title) if title else title
     properties = [f"file={escape_property(file)}"] if file else []
     if file and line:
         properties.append(f"line={line}")

@@ -3,7 +3,8 @@
 Ours means: it starts with the key's hidden marker *and* its author is the token's owner. Anyone can write the
 marker into a comment of their own; such a comment is never edited and never stops ours from being posted. The
 owner is `GET /user` for a user's token; an installation token (the workflow's GITHUB_TOKEN, another App's) gets
-403 there, so it is the configured `comment.author`, else the workflow's bot, `github-actions[bot]`.
+403 there, so it is the `comment-author` input or the base branch's `comment.author` (publish/trusted.py: never
+the pull request's own config), else the workflow's bot, `github-actions[bot]`.
 
 Hidden markers also record the run that wrote the comment (an older run, by run id and attempt, never overwrites
 a newer one's), a digest of the report's content (so `when: changed` can leave an unchanged report alone) and the
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.publish.sticky import StickyData, data_line, header, read_data
 from adk_eval_gate.report.markdown import COMMENT_LIMIT
@@ -28,6 +30,9 @@ from adk_eval_gate.results.models import ResultsFile
 
 WORKFLOW_BOT = "github-actions[bot]"
 CREATE_ATTEMPTS = 3
+# comments on one pull request: 50 requests. Which comment is ours (and so whose acceptances count, and whether a
+# newer run reported) is read from the whole list or not at all: ours could be the one past the end.
+MAX_COMMENTS = 5000
 _RUN = re.compile(r"<!-- adk-eval-gate-run: (\d+)\.(\d+) -->")
 _DIGEST = re.compile(r"<!-- adk-eval-gate-digest: ([0-9a-f]+) -->")
 
@@ -177,7 +182,11 @@ class _Publisher:
 
     def find(self) -> list[dict[str, Any]]:
         """Ours, oldest first."""
-        return [comment for comment in self.client.paginate(self.comments_path) if self._is_ours(comment)]
+        return [comment for comment in self._all() if self._is_ours(comment)]
+
+    def _all(self) -> list[dict[str, Any]]:
+        listed = self.client.paginate_whole(self.comments_path, limit=MAX_COMMENTS, what="the pull request's comments")
+        return [comment for comment in listed if isinstance(comment, dict)]
 
     def _current(self, known: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
         if not known:  # none when the run started: one may have been posted since
@@ -235,7 +244,7 @@ class _Publisher:
             # GitHub may have stored the comment and lost only the reply: posting again would make a second one.
             stored = [
                 comment
-                for comment in self.client.paginate(self.comments_path)
+                for comment in self._all()
                 if self._is_ours(comment)
                 # an App's token we could not name: this very text (its run stamp included) is the one we sent
                 or (self.author.assumed and comment.get("body") == text)
@@ -254,9 +263,9 @@ class _Publisher:
         if not self.author.assumed or not login or login == self.author.login:
             return None
         return (
-            f"this token posts as {login}, which GitHub does not disclose to an App's token: set `comment: {{author: "
-            f"{login}}}` in the config (or the comment-author input) so the next run updates this comment "
-            "instead of adding another"
+            f"this token posts as {login}, which GitHub does not disclose to an App's token: set the comment-author "
+            f'input to {login} (or `comment: {{author: "{login}"}}` in the default branch\'s config: a pull '
+            "request's own is never read for it) so the next run updates this comment instead of adding another"
         )
 
 
@@ -276,7 +285,7 @@ def create_check_run(
         "head_sha": head_sha,
         "status": "completed",
         "conclusion": "success" if passed else "failure",
-        "output": {"title": title[:255], "summary": summary[: COMMENT_LIMIT - 1]},
+        "output": {"title": clip(title, 255), "summary": clip(summary, COMMENT_LIMIT - 1, marker="")},
     }
     if details_url:
         body["details_url"] = details_url

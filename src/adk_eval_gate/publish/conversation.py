@@ -1,10 +1,17 @@
 """`ci` on an `issue_comment` event: `/eval` from someone with write access runs the pull request's head.
 
 Everything here happens before any of the pull request's code is imported or run (setup commands, custom metrics,
-agents): the comment must be a command, not a bot's, from someone whose repository permission (asked of the API)
-is write, maintain or admin, about an open pull request, naming a commit that is the head now (or, without a
-commit, with the head proven by GitHub's own records to predate the comment), and the checkout must be that very
-commit. Anyone else gets one escaped line in reply, or nothing at all for bots; nothing is run.
+agents): the comment must be newly created (an edit or a deletion is never a command: an edit may be another
+writer's words under the author's name, a deletion would accept again), a command, not a bot's, from someone whose
+repository permission (asked of the API) is write, maintain or admin, about an open pull request, naming by its
+full sha a commit that is the head now (or, without a commit, with the head proven by GitHub's own records to
+predate the comment), and the checkout must be that very commit. Anyone else gets one escaped line in reply, or
+nothing at all for bots; nothing is run.
+
+Why the full sha: the pull request's author makes both the commit a maintainer reviews and the one that would run,
+so they need not match a given prefix (2^(4k) tries for k hex digits, 2^28 for the 7 GitHub shows: minutes on one
+core), only find two commits sharing one: a birthday search, about 2^(2k) tries (2^14 for 7 digits: instant).
+Only the full sha leaves them a full SHA-1 collision, which Git's own collision detection refuses.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from typing import Any
 
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.github import workflow_commands as log
-from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.commands import USAGE, CommandError, EvalCommand, is_command, parse_command
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.github.conversation import WRITERS, head_before, permission, react, reply, timeline
@@ -45,9 +52,19 @@ class _Asked:
         reply(self.client, self.repository, self.number, text)
 
 
-def prepare_comment_run(context: ActionsContext, checkout: Path, author_login: str | None) -> CommentRun | int:
-    """The run a comment asks for, or the exit code when nothing is to run (the reasons are in the log)."""
+def prepare_comment_run(context: ActionsContext, checkout: Path, author_input: str | None) -> CommentRun | int:
+    """The run a comment asks for, or the exit code when nothing is to run (the reasons are in the log).
+    `author_input`: `--comment-author`, the login the token posts as when GitHub cannot say (never the config's:
+    the checkout is the pull request's)."""
     issue, comment = context.event["issue"], context.event["comment"]
+    action = context.event.get("action")
+    if action != "created":  # whatever the workflow's `types:` lets through
+        shown = inline(str(action), 40) if isinstance(action, str) else "no action"
+        print(
+            f"adk-eval-gate: the comment event is “{shown}”, not “created”: only a new comment is a command "
+            "(an edit may be someone else's words under its author's name; a deletion asks for nothing): nothing to do"
+        )
+        return 0
     if not issue.get("pull_request"):
         print("adk-eval-gate: a comment on an issue, not on a pull request: nothing to do")
         return 0
@@ -58,7 +75,7 @@ def prepare_comment_run(context: ActionsContext, checkout: Path, author_login: s
         raise InputError(None, "GITHUB_TOKEN", "is not set", "pass the workflow's token to answer /eval")
     login = comment["user"]["login"]
     asked = _Asked(GitHubClient(context.api_url, context.token), context.repository, issue["number"], comment)
-    ours = token_author(asked.client, author_login).login
+    ours = token_author(asked.client, author_input).login
     if comment["user"]["type"] == "Bot" or login.endswith("[bot]") or login == ours:
         print(f"adk-eval-gate: a comment by {login} (a bot, or this token) is never a command: nothing to do")
         return 0
@@ -112,16 +129,31 @@ def _allowed(context: ActionsContext, asked: _Asked, checkout: Path, login: str)
 
 
 def _why_not_head(asked: _Asked, command: EvalCommand, head: str) -> str | None:
+    """Why the command does not authorise running `head` (None: it does). Every refusal ends with what to write."""
+    again = f"`/eval accept {head.lower()} <reason>`" if command.action == "accept" else f"`/eval {head.lower()}`"
     if command.sha is not None:
-        if head.lower().startswith(command.sha):
+        if command.sha == head.lower():
             return None
-        return f"the pull request's head is now `{head[:12]}`, not `{command.sha[:12]}`, the commit you named"
-    why = head_before(timeline(asked.client, asked.repository, asked.number), head, asked.comment["created_at"])
+        if head.lower().startswith(command.sha):
+            return (
+                f"`{command.sha}` is a short sha, and the pull request's author can make two commits that share "
+                f"it; name the full sha of the commit you reviewed, e.g. {again} if that is the head you reviewed"
+            )
+        return (
+            f"the pull request's head is now `{head.lower()}`, not `{command.sha[:40]}`, the commit you named; "
+            f"review it, then write {again}"
+        )
+    try:
+        events = timeline(asked.client, asked.repository, asked.number)
+    except GitHubError as exc:
+        why = f"its timeline could not be read whole: {exc}"
+    else:
+        why = head_before(events, head, asked.comment["created_at"])
     if why is None:
         return None
     return (
         f"GitHub cannot show that the head `{head[:12]}` was the head when you wrote the comment ({why}); name the "
-        f"commit you reviewed, e.g. `/eval {head[:12]}` if that is the one"
+        f"commit you reviewed by its full sha, e.g. {again} if that is the one"
     )
 
 
@@ -135,5 +167,8 @@ def _why_not_checkout(checkout: Path, head: str) -> str | None:
     if not sha:
         return "the checked-out commit cannot be read (is the workspace a git checkout?)"
     if sha != head:
-        return f"the workflow checked out `{sha[:12]}`, not the head `{head[:12]}` (a push raced the checkout)"
+        return (
+            f"the workflow checked out `{sha[:12]}`, not the head `{head[:12]}` (a push raced the checkout); "
+            f"review the head, then write `/eval {head.lower()}` again"
+        )
     return None

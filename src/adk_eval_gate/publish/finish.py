@@ -23,19 +23,22 @@ from adk_eval_gate.gate.policy import name_who_labelled
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.github.conversation import label_added
-from adk_eval_gate.github.labels import current_labels
+from adk_eval_gate.github.labels import UNCONFIRMED, current_labels
 from adk_eval_gate.github.workflow_commands import error, warn
 from adk_eval_gate.publish.comment import report_digest
 from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, deliver
 from adk_eval_gate.publish.outputs import github_outputs
 from adk_eval_gate.publish.settings import PublishOptions, comment_key, comment_policy
 from adk_eval_gate.publish.status import PullRequestRun, acceptance_for, read_sticky, reported_data
+from adk_eval_gate.publish.trusted import TrustedSettings, trusted_settings
 from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.outputs import junit_xml, verdict_lines
+from adk_eval_gate.results.agents_cli_traces import write_traces
 from adk_eval_gate.results.build import write_results
 from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.run.agents_cli_plan import agents_cli_cases
 from adk_eval_gate.run.plan import Plan
 from adk_eval_gate.run.shards import only_cases_of, why_not_a_baseline
 
@@ -96,6 +99,7 @@ def _finish(
     workflow = plan.workflow
     root = repository_root(workflow.base_dir, context.workspace)
     write_results(results, out / "results.json")
+    write_traces(results, agents_cli_cases(plan), out)  # agents-cli's format, for `agents-cli eval grade`
     if options.shard is not None:
         write_text_atomic(out / "junit.xml", junit_xml(results, None, workflow.base_dir, root))
         # A shard only runs part of the suite: `adk-eval-gate merge` compares, reports and gates the whole.
@@ -113,14 +117,18 @@ def _finish(
     labels, label_warning = current_labels(context) if mode == "pull_request" else (context.labels, None)
     if label_warning:
         notes.append(label_warning)
+    trusted = _trusted(conversation, context, workflow, options, root) if mode == "pull_request" else None
+    key = comment_key(options.comment_key, workflow, root, configured=trusted.comment_key if trusted else None)
+    if trusted is not None:
+        notes += [trusted.warning] if trusted.warning else []
+        # the label that overrides is the base branch's (or the default), never the one the pull request names
+        gate = gate.model_copy(update={"override_label": trusted.override_label})
+        conversation = conversation or _conversation(context, options, trusted.comment_author, key)
+        notes += conversation.warnings
     if options.cases and outcome.baseline is not None:
         outcome.baseline.results = only_cases_of(outcome.baseline.results, results)
     max_age = getattr(workflow.settings.baseline, "max_age_days", None)
     head_sha = context.head_sha or results.git.sha
-    key = comment_key(options.comment_key, workflow, root)
-    if mode == "pull_request":
-        conversation = conversation or _conversation(context, options, workflow, key)
-        notes += conversation.warnings
     acceptance = acceptance_for(conversation, head_sha) if mode == "pull_request" else None
     history = load_history(workflow, context, outcome, store)
     comparison = build_comparison(
@@ -148,7 +156,7 @@ def _finish(
         head_sha=head_sha,
         template_dir=workflow.template_dir,
         report_url=report_url,
-        note=conversation.note if conversation else None,
+        note=" ".join(n for n in (conversation.note if conversation else None, label_warning and UNCONFIRMED) if n),
     )
     write_text_atomic(out / "report.md", markdown)
     trend = trend_data(history.history) if history is not None and history.history is not None else None
@@ -171,7 +179,7 @@ def _finish(
             key=key,
             run_id=int(context.run_id or 0),
             attempt=context.attempt,
-            policy=comment_policy(workflow, options),
+            policy=comment_policy(workflow, options, author=trusted.comment_author if trusted else None),
             digest=report_digest(comparison, results),
             data=reported_data(conversation, head_sha),
             author=conversation.sticky.author if conversation and conversation.sticky else None,
@@ -183,7 +191,9 @@ def _finish(
     if (report.check_run or status) and mode != "local" and context.token and context.repository and head_sha:
         passed = comparison.verdict == "pass" or not gating
         title = comparison.gate.reason
-        check = None if partial else CheckTarget(report.check_name, head_sha, passed, title, report.check_run, status)
+        # the name branch protection requires: a pull request naming another required check must not set it
+        name = trusted.check_name if trusted else report.check_name
+        check = None if partial else CheckTarget(name, head_sha, passed, title, report.check_run, status)
     delivered = deliver(
         GitHubClient(context.api_url, context.token or ""),
         context.repository or "",
@@ -227,13 +237,25 @@ def _terminal() -> bool:
         return False
 
 
-def _conversation(context: ActionsContext, options: PublishOptions, workflow: Workflow, key: str) -> PullRequestRun:
+def _trusted(
+    conversation: PullRequestRun | None,
+    context: ActionsContext,
+    workflow: Workflow,
+    options: PublishOptions,
+    root: Path,
+) -> TrustedSettings:
+    """What the run read when it started, or (`merge`, a shard's run) what the inputs and the base branch say now."""
+    if conversation is not None and conversation.trusted is not None:
+        return conversation.trusted
+    return trusted_settings(context, workflow, options.comment_author, root)
+
+
+def _conversation(context: ActionsContext, options: PublishOptions, author: str | None, key: str) -> PullRequestRun:
     """A run that did not read our comment when it started (`merge`, or `ci` without a token) reads it now."""
     run = PullRequestRun()
     if not (context.token and context.repository and options.post_comment):
         return run
     try:
-        author = options.comment_author or workflow.settings.comment.author
         client = GitHubClient(context.api_url, context.token)
         run.sticky = read_sticky(client, context.repository, int(context.pull_request["number"]), key, author)
     except GitHubError as exc:

@@ -176,7 +176,8 @@ def run_publish(
         return 1
     number = int(pull["number"])
     # Keyed as `ci` keys it, so a fork's comment and a same-repository one are one; every setting from the trusted side.
-    key = comment_key(comment_key_option, workflow, repository_root(workflow.base_dir, context.workspace))
+    root = repository_root(workflow.base_dir, context.workspace)
+    key = comment_key(comment_key_option, workflow, root, configured=workflow.settings.comment.key)
     conversation = PullRequestRun()
     try:  # an `/eval accept` for this commit counts here too, and our comment keeps the acceptances
         conversation.sticky = read_sticky(client, context.repository, number, key, workflow.settings.comment.author)
@@ -215,7 +216,7 @@ def run_publish(
         key,
         run["id"],
         attempt,
-        comment_policy(workflow),
+        comment_policy(workflow, author=workflow.settings.comment.author),  # `--config`: the base branch's
         report_digest(comparison, results),
         data=reported_data(conversation, run["head_sha"]),
         author=sticky.author if sticky else None,

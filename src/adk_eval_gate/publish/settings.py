@@ -26,17 +26,19 @@ class PublishOptions:
     cases: list[str] = field(default_factory=list)  # --cases selectors; a partial run is never a baseline
 
 
-def comment_key(explicit: str | None, workflow: Workflow, root: Path) -> str:
-    """The key that keeps one comment per config: two `eval-gate.yml` in different folders get two comments."""
-    return explicit or workflow.settings.comment.key or relative_to_root(workflow.path, root) or workflow.path.name
+def comment_key(explicit: str | None, workflow: Workflow, root: Path, *, configured: str | None) -> str:
+    """The key that keeps one comment per config: two `eval-gate.yml` in different folders get two comments.
+    `configured`: `comment.key` from a config the caller trusts (publish/trusted.py), since the key picks which of
+    our comments, and so whose acceptances, a run reads."""
+    return explicit or configured or relative_to_root(workflow.path, root) or workflow.path.name
 
 
-def comment_policy(workflow: Workflow, options: PublishOptions | None = None) -> CommentPolicy:
+def comment_policy(workflow: Workflow, options: PublishOptions | None = None, *, author: str | None) -> CommentPolicy:
+    """`author` decides which comment is ours, so the caller names its trusted source (publish/trusted.py): never
+    the `comment.author` of a config the pull request can change."""
     section = workflow.settings.comment
     if options is None:
-        return CommentPolicy(mode=section.mode, when=section.when, author=section.author)
+        return CommentPolicy(mode=section.mode, when=section.when, author=author)
     return CommentPolicy(
-        mode=options.comment_mode or section.mode,
-        when=options.comment_when or section.when,
-        author=options.comment_author or section.author,
+        mode=options.comment_mode or section.mode, when=options.comment_when or section.when, author=author
     )

@@ -29,6 +29,7 @@ from adk_eval_gate.publish.comment import (
     written_by,
 )
 from adk_eval_gate.publish.sticky import Acceptance, StickyData, read_data, result_of, status_text
+from adk_eval_gate.publish.trusted import TrustedSettings
 
 
 @dataclass
@@ -49,6 +50,7 @@ class PullRequestRun:
     note: str | None = None  # who asked for this run, shown under the verdict
     commit_status: bool = False  # set the verdict as a commit status on the commit evaluated
     partial: bool = False  # `/eval cases=…`: no verdict on the commit
+    trusted: TrustedSettings | None = None  # our login and the override label, from the inputs and the base branch
     warnings: list[str] = field(default_factory=list)
 
 
@@ -58,6 +60,20 @@ def pull_number(context: ActionsContext) -> int | None:
     if number is None and (context.event.get("issue") or {}).get("pull_request"):
         number = context.event["issue"].get("number")
     return number if isinstance(number, int) and not isinstance(number, bool) else None
+
+
+def with_pull_request(context: ActionsContext) -> ActionsContext:
+    """An `/eval` run's context carries the issue, not the pull request: its base commit, where the settings that
+    decide which comment is ours are read (publish/trusted.py), comes from the API."""
+    number = pull_number(context)
+    if context.pull_request is not None or number is None or not (context.token and context.repository):
+        return context
+    pull = GitHubClient(context.api_url, context.token).get_json(f"/repos/{context.repository}/pulls/{number}")
+    return (
+        dataclasses.replace(context, event={**context.event, "pull_request": pull})
+        if isinstance(pull, dict)
+        else context
+    )
 
 
 def read_sticky(client: GitHubClient, repository: str, number: int, key: str, author_login: str | None) -> Sticky:

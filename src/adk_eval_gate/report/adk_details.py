@@ -8,6 +8,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.criteria import efficiency_metrics as efficiency
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
 from adk_eval_gate.results.models import CaseResult
@@ -102,12 +103,11 @@ def metric_verdict(case: CaseResult, expected: list[Invocation], metric_name: st
 
 def _printable(text: str) -> str:
     """One line without control characters: an agent's output must not drive the user's terminal."""
-    return "".join(ch for ch in " ".join(text.split()) if ch.isprintable())
+    return "".join(ch for ch in single_line(text) if ch.isprintable())  # masked before the join
 
 
 def _short(text: str) -> str:
-    text = _printable(text)
-    return text if len(text) <= _DIFF_TEXT else text[: _DIFF_TEXT - 1] + "…"
+    return clip(_printable(text), _DIFF_TEXT)
 
 
 def missed_turns(eval_id: str, verdict: MetricVerdict) -> list[str]:
@@ -151,8 +151,7 @@ def _grid(rows: list[dict[str, Any]]) -> str:
 
 
 def _clip(text: str) -> str:
-    text = _printable(text)
-    return text if len(text) <= _CELL else text[: _CELL - 1] + "…"
+    return clip(_printable(text), _CELL)
 
 
 _ADK_STATUS = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from adk_eval_gate.core.clip import clip, clip_middle, single_line
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import strip_controls
@@ -20,17 +21,12 @@ def _cell(metric) -> str:
 
 
 def _clip(text: str, width: int) -> str:
-    text = " ".join(strip_controls(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return clip(single_line(strip_controls(text)), width)  # masked before the cut
 
 
 def _clip_middle(text: str, width: int) -> str:
     """Case ids often share a long prefix and differ at the end (`checkout_flow_..._v2`): keep both ends."""
-    text = " ".join(strip_controls(text).split())
-    if len(text) <= width:
-        return text
-    head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+    return clip_middle(single_line(strip_controls(text)), width)
 
 
 def render_table(results: ResultsFile) -> str:
@@ -110,14 +106,11 @@ def render_comparison(comparison) -> str:
     for p in comparison.pooled:
         values = f"{_num(p.baseline)} → {_num(p.current)}{_estimate(p)}"
         lines.append(
-            f"  {p.agent} (all {p.eval_sets_compared} eval sets) {p.criterion}: {_VERDICT_MARK[p.verdict]} {values}  "
-            f"{p.reason}"
+            f"  {p.agent} (all {p.eval_sets_compared} eval sets) {p.criterion}: {_mark(p)} {values}  {p.reason}"
         )
     for s in comparison.summaries:
         values = f"{_num(s.baseline)} → {_num(s.current)}{_estimate(s)}" if s.cases_compared else ""
-        lines.append(
-            f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_VERDICT_MARK[s.verdict]} {values}  {s.reason}".rstrip()
-        )
+        lines.append(f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_mark(s)} {values}  {s.reason}".rstrip())
     for e in comparison.efficiency:
         if e.verdict in ("regressed", "improved"):
             lines.append(f"  {e.agent}/{e.eval_set_id} {e.metric} per run: {_VERDICT_MARK[e.verdict]}  {e.reason}")
@@ -134,7 +127,15 @@ def render_comparison(comparison) -> str:
         lines += history_lines(comparison.history)
     for failure in gate.failures[1:6]:
         lines.append(f"  also: {failure}")
+    for power in comparison.power:
+        statements = "; ".join(line.statement for line in power.lines)
+        warning = f" (NO regression can fail it: set {power.suggestion})" if power.weak and power.suggestion else ""
+        lines.append(f"Power, {power.agent}: {statements}{warning}")
     return "\n".join(lines)
+
+
+def _mark(row) -> str:
+    return "UNCONFIRMED" if row.unconfirmed else _VERDICT_MARK[row.verdict]
 
 
 def _estimate(row) -> str:

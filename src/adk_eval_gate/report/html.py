@@ -1,9 +1,11 @@
 """report.html: one self-contained page per run (docs/report-html.md).
 
 The page is a fixed script and style sheet (report/assets/) plus the run's data, embedded as JSON in
-`<script type="application/json" id="adk-eval-gate-data">`. Nothing is fetched: a Content-Security-Policy of
-`default-src 'none'` with the hashes of the page's own script and style is what lets it open from a downloaded
-artifact over file://, offline, and what keeps any markup that slipped into the data from running. The script
+`<script type="application/json" id="adk-eval-gate-data">`, packed in compressed parts so that 10,000 cases
+stay a small page that draws its first screen at once (report/html_pack.py). Nothing is fetched: a
+Content-Security-Policy of `default-src 'none'` with the hashes of the page's own script and style is what lets it
+open from a downloaded artifact over file://, offline, and what keeps any markup that slipped into the data from
+running. The script
 builds the page with createElement/textContent only, and numbers are formatted there from raw values, so a
 number and the sentence beside it are always the same number.
 
@@ -50,6 +52,7 @@ User texts, responses, votes (a judge's detail per turn), per-run reasons and th
 indexes into "texts", where each distinct text is stored once; a "?" item is left out when empty. Status codes:
 p passed, f failed, n not_evaluated, e error. html_cases.expand_case gives a case its named fields back, as the
 page's script does.
+The page embeds this data packed (html_pack.pack); `embedded_data` gives it back in this shape.
 Texts longer than html_cases.TEXT_LIMIT characters are cut (the cut says so); results.json keeps them whole.
 """
 
@@ -68,6 +71,7 @@ from adk_eval_gate.baseline.models import Comparison, Row
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.report.html_cases import Texts, case_data, cases_behind
+from adk_eval_gate.report.html_pack import pack, unpack
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.models import EvalSetResult, ResultsFile
 
@@ -293,10 +297,11 @@ def report_data(
 
 
 def embedded_data(page: str) -> dict[str, Any]:
-    """The data a rendered page embeds (for scripts and tests that read a page back)."""
+    """The data a rendered page embeds, unpacked to the documented shape (for scripts and tests that read a page
+    back)."""
     opening = f'<script type="application/json" id="{DATA_ID}">'
     start = page.index(opening) + len(opening)
-    return json.loads(page[start : page.index("</script>", start)])
+    return unpack(json.loads(page[start : page.index("</script>", start)]))
 
 
 def _asset(name: str) -> str:
@@ -305,7 +310,7 @@ def _asset(name: str) -> str:
 
 def page_script() -> str:
     """The script files in one function scope: nothing they define leaks onto `window`."""
-    scripts = "\n".join(_asset(name) for name in ("case.js", "filters.js", "report.js"))
+    scripts = "\n".join(_asset(name) for name in ("data.js", "case.js", "cases.js", "filters.js", "report.js"))
     return '(function () {\n"use strict";\n' + scripts + "\n})();\n"
 
 
@@ -330,7 +335,7 @@ def render_page(data: Mapping[str, Any]) -> str:
         f"<style>{style}</style>\n</head>\n<body>\n"
         "<noscript>This report needs JavaScript; the same data is in results.json and comparison.json.</noscript>\n"
         '<main id="app" aria-live="polite"></main>\n'
-        f'<script type="application/json" id="{DATA_ID}">{embed_json(data)}</script>\n'
+        f'<script type="application/json" id="{DATA_ID}">{embed_json(pack(data, embed_json))}</script>\n'
         f"<script>{script}</script>\n</body>\n</html>\n"
     )
 

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.core.clip import clip
+from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
 from adk_eval_gate.results.flakiness import is_flaky, run_outcomes
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric, RunUsage
@@ -37,9 +39,11 @@ class Texts:
 
 
 def _clip(text: str) -> str:
+    text = redact(text)  # before the cut, which would leave a secret's first half where the page's masking misses it
     if len(text) <= TEXT_LIMIT:
         return text
-    return f"{text[:TEXT_LIMIT]}\n… ({len(text) - TEXT_LIMIT} more characters in results.json)"
+    head = clip(text, TEXT_LIMIT, marker="")
+    return f"{head}\n… ({len(text) - len(head)} more characters in results.json)"
 
 
 def _turn(invocation: Invocation, texts: Texts) -> list[Any]:

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.sandbox import SandboxedEnvironment
 
 from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.core.clip import clip, masked_lines
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
@@ -28,6 +30,7 @@ from adk_eval_gate.results.missing import missing_judged_line
 from adk_eval_gate.results.models import ResultsFile
 
 COMMENT_LIMIT = 65_536
+CUT = "\n… (cut)"
 BUDGET = 60_000  # room for the hidden markers and GitHub's own accounting
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -61,12 +64,12 @@ def trajectory_block(expected: Sequence[Any], actual: Sequence[Any]) -> str:
 def response_diff(expected: str, actual: str, limit: int = 1200) -> str | None:
     if expected == actual:
         return None
+    # Masked before the split into lines (a secret spanning lines would lose its shape to the diff's `+`/`-`)
+    # and before the cut (`clip`), which must not leave a secret's first half.
     diff = "\n".join(
-        difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected", "actual", lineterm="", n=1)
+        difflib.unified_diff(masked_lines(expected), masked_lines(actual), "expected", "actual", lineterm="", n=1)
     )
-    if len(diff) > limit:
-        diff = diff[:limit] + "\n… (cut)"
-    return code_block(diff, "diff")
+    return code_block(clip(diff, limit + len(CUT), CUT), "diff")
 
 
 def evidence_for(row: Row, results: ResultsFile, expected_cases: dict[CaseKey, list[Invocation]]) -> Evidence:
@@ -103,11 +106,13 @@ def evidence_for(row: Row, results: ResultsFile, expected_cases: dict[CaseKey, l
     return Evidence(row, trajectory, diff, row.reason)
 
 
-def environment(template_dir: Path | None) -> jinja2.Environment:
+def environment(template_dir: Path | None) -> SandboxedEnvironment:
     loaders: list[jinja2.BaseLoader] = [jinja2.FileSystemLoader(str(TEMPLATES))]
     if template_dir is not None:
         loaders.insert(0, jinja2.FileSystemLoader(str(template_dir)))
-    env = jinja2.Environment(
+    # Sandboxed: an override is the pull request's file, rendered in the process that holds GitHub's token, and a
+    # plain template can reach any Python object (`cycler.__init__.__globals__`).
+    env = SandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         autoescape=False,
         trim_blocks=True,
@@ -128,6 +133,17 @@ def stability_mark(row: Row) -> str:
     """What the history knows about a case, beside its name: 🎲 flaky, ⛔ broken on the default branch."""
     mark = {"flaky": " 🎲", "broken": " ⛔"}.get(row.stability or "", "")
     return mark + (" (quarantined)" if row.quarantined else "")
+
+
+_ORDER = {"regressed": 0, "inconclusive": 2, "error": 3, "not_comparable": 3, "improved": 4}
+
+
+def _importance(summary: Any) -> int:
+    """Gating regressions, then other regressions, unconfirmed drops, errors, improvements, the rest (a stable sort
+    keeps the eval sets' own order within each)."""
+    if summary.verdict == "regressed":
+        return 0 if summary.gating else 1
+    return 2 if getattr(summary, "unconfirmed", False) else _ORDER.get(summary.verdict, 5)
 
 
 def render_report(
@@ -153,16 +169,19 @@ def render_report(
     others = [r for r in comparison.rows if r.verdict != "improved" and id(r) not in shown]
     evidence = [evidence_for(r, results, expected_cases) for r in regressions]
     quarantined = len({(r.agent, r.eval_set_id, r.eval_id) for r in comparison.rows if r.quarantined})
+    # The eval-set table, what failed first: with many eval sets it is the comment's largest part, and what it
+    # leaves out must never be a regression while a quiet row is shown.
+    summaries = sorted(comparison.summaries, key=_importance)
     # detail levels, most complete first; each drops the least important remaining part
-    many = len(regressions) + 1
+    many, every_set = len(regressions) + 1, len(summaries)
     levels = [
-        {"evidence": len(evidence), "improvements": True, "others": True, "rows": many},
-        {"evidence": len(evidence), "improvements": True, "others": False, "rows": many},
-        {"evidence": len(evidence), "improvements": False, "others": False, "rows": many},
-        {"evidence": 10, "improvements": False, "others": False, "rows": many},
-        {"evidence": 3, "improvements": False, "others": False, "rows": many},
-        {"evidence": 0, "improvements": False, "others": False, "rows": 200},
-        {"evidence": 0, "improvements": False, "others": False, "rows": 20},
+        {"evidence": len(evidence), "improvements": True, "others": True, "rows": many, "sets": every_set},
+        {"evidence": len(evidence), "improvements": True, "others": False, "rows": many, "sets": every_set},
+        {"evidence": len(evidence), "improvements": False, "others": False, "rows": many, "sets": every_set},
+        {"evidence": 10, "improvements": False, "others": False, "rows": many, "sets": 500},
+        {"evidence": 3, "improvements": False, "others": False, "rows": many, "sets": 200},
+        {"evidence": 0, "improvements": False, "others": False, "rows": 200, "sets": 100},
+        {"evidence": 0, "improvements": False, "others": False, "rows": 20, "sets": 20},
     ]
     text = ""
     for level in levels:
@@ -181,6 +200,8 @@ def render_report(
             run_url=run_url,
             head_sha=head_sha,
             rows_limit=level["rows"],
+            summaries=summaries[: level["sets"]],
+            hidden_summaries=summaries[level["sets"] :],
             full_report_hint=full_report_hint,
             truncated=level is not levels[0],
             spend=spend_line(results),
@@ -192,5 +213,5 @@ def render_report(
         )
         if len(text) <= budget:
             return text
-    cut = text[: budget - 200]
+    cut = clip(text, budget - 200, marker="")
     return cut[: cut.rfind("\n")] + f"\n\n… the report was cut to fit GitHub's limit; {inline(full_report_hint)}.\n"

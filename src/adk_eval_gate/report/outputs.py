@@ -16,9 +16,11 @@ from collections import Counter
 from pathlib import Path
 
 from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.core.clip import clip, clip_utf8
 from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import file_from_root
+from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.gate.policy import accepted_by
 from adk_eval_gate.github.workflow_commands import annotation, one_line
@@ -28,13 +30,11 @@ STEP_SUMMARY_LIMIT = 1024 * 1024
 
 
 def write_step_summary(path: Path, markdown: str) -> None:
-    data = markdown.encode()
-    if len(data) > STEP_SUMMARY_LIMIT - 1024:
-        data = (
-            data[: STEP_SUMMARY_LIMIT - 1024].decode(errors="ignore").rsplit("\n", 1)[0].encode()
-            + b"\n\n... cut to fit the 1 MiB step summary.\n"
-        )
-    append_text(path, data.decode(errors="ignore") + "\n")
+    masked = redact(markdown)
+    text = clip_utf8(masked, STEP_SUMMARY_LIMIT - 1024)  # masked before the cut
+    if text != masked:
+        text = text.rsplit("\n", 1)[0] + "\n\n... cut to fit the 1 MiB step summary.\n"
+    append_text(path, text + "\n")
 
 
 def write_outputs(path: Path, values: dict[str, str]) -> None:
@@ -49,6 +49,7 @@ def write_outputs(path: Path, values: dict[str, str]) -> None:
 def junit_xml(
     results: ResultsFile, comparison: Comparison | None = None, base_dir: Path | None = None, root: Path | None = None
 ) -> str:
+    """Every text masked as it goes in: XML's escaping (`&amp;`, `&quot;`) would hide a secret from the writer's."""
     regressed = {
         (r.agent, r.eval_set_id, r.eval_id) for r in (comparison.rows if comparison else []) if r.verdict == "regressed"
     }
@@ -57,7 +58,9 @@ def junit_xml(
     total_time = 0.0
     for eval_set in results.eval_sets:
         shown = file_from_root(base_dir or Path("."), eval_set.file, root if base_dir else None)
-        suite = ET.SubElement(suites, "testsuite", name=f"{eval_set.agent}/{eval_set.eval_set_id}", file=shown)
+        suite = ET.SubElement(
+            suites, "testsuite", name=redact(f"{eval_set.agent}/{eval_set.eval_set_id}"), file=redact(shown)
+        )
         counts: Counter[str] = Counter()
         suite_time = 0.0
         for case in eval_set.cases:
@@ -67,10 +70,10 @@ def junit_xml(
             element = ET.SubElement(
                 suite,
                 "testcase",
-                classname=f"{eval_set.agent}.{eval_set.eval_set_id}",
-                name=case.eval_id,
+                classname=redact(f"{eval_set.agent}.{eval_set.eval_set_id}"),
+                name=redact(case.eval_id),
                 time=f"{seconds:.3f}",
-                file=shown,
+                file=redact(shown),
             )
             scores = "; ".join(
                 f"{n}={m.score if m.score is not None else 'n/a'} (threshold {m.threshold:g})"
@@ -78,14 +81,14 @@ def junit_xml(
             )
             if case.status in ("error", "not_run"):  # a case the spending limit left out is no pass
                 counts["errors"] += 1
-                ET.SubElement(element, "error", message=case.reason or case.status).text = scores
+                ET.SubElement(element, "error", message=redact(case.reason or case.status)).text = scores
             elif case.status == "failed" or (eval_set.agent, eval_set.eval_set_id, case.eval_id) in regressed:
                 counts["failures"] += 1
                 message = case.reason or "regressed against the baseline"
-                ET.SubElement(element, "failure", message=message).text = scores
+                ET.SubElement(element, "failure", message=redact(message)).text = scores
             elif case.status == "not_evaluated":
                 counts["skipped"] += 1
-                ET.SubElement(element, "skipped", message=case.reason or "not evaluated")
+                ET.SubElement(element, "skipped", message=redact(case.reason or "not evaluated"))
         for name in ("tests", "failures", "errors", "skipped"):
             suite.set(name, str(counts[name]))
         suite.set("time", f"{suite_time:.3f}")
@@ -168,6 +171,7 @@ _NOUNS = {
     "inconclusive": ("inconclusive comparison", "inconclusive comparisons"),
     "no baseline": ("no baseline", "no baseline"),
     "not run": ("case not run", "cases not run"),
+    "unconfirmed": ("unconfirmed drop", "unconfirmed drops"),
 }
 
 
@@ -185,7 +189,7 @@ def _why(comparison: Comparison) -> str:
     kinds = Counter(f.split(":", 1)[0] if ":" in f else "pass rate below the minimum" for f in gate.failures)
     counted = ", ".join(_counted(kind, n) for kind, n in kinds.items())
     first = gate.failures[0].split(":", 1)[-1].strip() if gate.failures else ""
-    first = first if len(first) <= 160 else first[:159] + "…"
+    first = clip(first, 160)
     why = f"{counted} ({first})" if first else counted
     if not gate.overridden:
         return why

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import read_text
 from adk_eval_gate.core.paths import relative_posix
@@ -73,7 +74,7 @@ def _trial_render(workflow: Workflow, folder: Path) -> None:
         raise InputError(
             where,
             None,
-            f"template fails to render: {' '.join(str(exc).split())[:200]}",
+            f"template fails to render: {clip(single_line(str(exc)), 200)}",
             "use only the variables and filters of the built-in comment.md.j2",
             line=getattr(exc, "lineno", None),
         ) from None

@@ -22,6 +22,7 @@ from adk_eval_gate.criteria import efficiency_metrics as efficiency
 from adk_eval_gate.criteria.engine.base import ConfiguredCriterion, MetricOutcome
 from adk_eval_gate.criteria.engine.scoring import CaseScore
 from adk_eval_gate.evalsets.models import EvalCase, dump_invocation
+from adk_eval_gate.results.agents_cli_results import is_agents_cli_result, results_from_agents_cli
 from adk_eval_gate.results.models import (
     SCHEMA_VERSION,
     CaseResult,
@@ -173,6 +174,10 @@ def read_results(path: Path, what: str = "results file") -> ResultsFile:
             f"{what} is a JSON {type(data).__name__}, not an object",
             "pass a results.json written by adk-eval-gate",
         )
+    if is_agents_cli_result(data):  # agents-cli's own results_<timestamp>.json
+        results = results_from_agents_cli(data, path, tool_info().version)
+        _check_results(results, path)
+        return results
     if "schema_version" not in data:
         raise InputError(path, "schema_version", "is missing", "pass a results.json written by adk-eval-gate")
     if data["schema_version"] != SCHEMA_VERSION or isinstance(data["schema_version"], bool):
@@ -198,9 +203,13 @@ def _check_results(results: ResultsFile, path: Path) -> None:
     def fail(field: str, problem: str) -> InputError:
         return InputError(path, field, problem, "pass a results.json written by adk-eval-gate, unedited")
 
-    def check_score(value: float | None, field: str) -> None:
-        if value is not None and not (math.isfinite(value) and 0.0 <= value <= 1.0):
+    def check_score(value: float | None, field: str, bounded: bool = True) -> None:
+        if value is None:
+            return
+        if bounded and not (math.isfinite(value) and 0.0 <= value <= 1.0):
             raise fail(field, f"score {value!r} is outside [0, 1]")
+        if not math.isfinite(value):
+            raise fail(field, f"score {value!r} is not a finite number")
 
     for name, value in results.timings.model_dump().items():
         if isinstance(value, float) and not (math.isfinite(value) and value >= 0):
@@ -213,8 +222,10 @@ def _check_results(results: ResultsFile, path: Path) -> None:
         sets[key] = i
         if eval_set.num_runs < 1:
             raise fail(f"eval_sets[{i}].num_runs", f"{eval_set.num_runs} is not a run count")
+        # agents-cli metrics score on their own scale (a 1-5 judge, a word count); ADK's criteria on [0, 1]
+        bounded = eval_set.shape != "agents_cli"
         for name, criterion in eval_set.criteria.items():
-            check_score(criterion.threshold, f"eval_sets[{i}].criteria.{name}.threshold")
+            check_score(criterion.threshold, f"eval_sets[{i}].criteria.{name}.threshold", bounded)
         cases: dict[str, int] = {}
         for j, case in enumerate(eval_set.cases):
             where = f"eval_sets[{i}].cases[{j}]"
@@ -223,15 +234,15 @@ def _check_results(results: ResultsFile, path: Path) -> None:
             cases[case.eval_id] = j
             for name, metric in case.metrics.items():
                 at = f"{where}.metrics.{name}"
-                check_score(metric.score, f"{at}.score")
-                check_score(metric.threshold, f"{at}.threshold")
+                check_score(metric.score, f"{at}.score", bounded)
+                check_score(metric.threshold, f"{at}.threshold", bounded)
                 for k, value in enumerate(metric.per_invocation):
-                    check_score(value, f"{at}.per_invocation[{k}]")
+                    check_score(value, f"{at}.per_invocation[{k}]", bounded)
                 for k, run in enumerate(metric.runs):
                     if run is not None:
-                        check_score(run.score, f"{at}.runs[{k}].score")
+                        check_score(run.score, f"{at}.runs[{k}].score", bounded)
                         for m, turn in enumerate(run.per_invocation):
-                            check_score(turn.score, f"{at}.runs[{k}].per_invocation[{m}].score")
+                            check_score(turn.score, f"{at}.runs[{k}].per_invocation[{m}].score", bounded)
             for k, record in enumerate(case.runs):
                 seconds = record.duration_seconds
                 if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):

@@ -175,7 +175,7 @@ class EvalSetResult(_Model):
     agent: str
     eval_set_id: str
     file: str = Field(description="The eval set file, relative to the config file's directory.")
-    shape: Literal["evalset", "legacy_turns", "legacy_named"]
+    shape: Literal["evalset", "legacy_turns", "legacy_named", "agents_cli"]
     criteria_source: str = Field(description='"inline", "default" or the eval config file it came from.')
     criteria: dict[str, CriterionConfig]
     num_runs: RunCount = Field(description="Runs per case; with adaptive runs, the most any case could get (max).")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from adk_eval_gate.baseline.stages import baseline_halves, current_rounds
+from adk_eval_gate.baseline.stages import baseline_halves, current_rounds, undecided
 from adk_eval_gate.baseline.stats import permutation_test
 from adk_eval_gate.config.models import AdaptiveRuns
 from adk_eval_gate.core.errors import InputError
@@ -36,9 +36,7 @@ if TYPE_CHECKING:
     from adk_eval_gate.github.context import ActionsContext
 
 
-def undecided(selection: list[float], first: list[float]) -> bool:
-    """The rule, shared with bench/gate_calibration.py: the first round looks worse than the selection half."""
-    return statistics.fmean(first) < statistics.fmean(selection)
+__all__ = ["Decider", "decider_for", "has_adaptive_runs", "undecided", "with_more_runs"]
 
 
 def has_adaptive_runs(plan: Plan) -> bool:

@@ -24,6 +24,7 @@ from adk_eval_gate.criteria.rubrics import check_rubrics
 from adk_eval_gate.evalsets.eval_config import EvalConfigData, load_eval_config, sibling_test_config
 from adk_eval_gate.evalsets.loader import EvalSetFile, load_eval_set
 from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.run.agents_cli_plan import agents_cli_criteria
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,7 @@ def _build(workflow: Workflow, checks: Sequence[Callable[[Workflow], None]]) -> 
                     "give each eval set of an agent a unique eval_set_id (legacy files take the file name)",
                 )
             seen[set_id] = path
-            config, criteria = _criteria_for(workflow, agent, path)
+            config, criteria = agents_cli_criteria(workflow, agent, loaded) or _criteria_for(workflow, agent, path)
             if config.source == "inline":
                 check_rubrics(
                     criteria,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
 from adk_eval_gate.evalsets.models import AgentDetails, AppDetails, EvalCase
 from adk_eval_gate.targets.adk_runtime import import_runtime, require_adk, retry_plugin_class
 from adk_eval_gate.targets.base import CaseRun, TransientTargetError, one_line
@@ -283,10 +284,21 @@ class AdkTarget:
             )
         invocations: list = []
         try:
+            await self._seed_history(session, case)
             await self._run_turns(user, self._runner(session.app_name), user_id, session.id, invocations)
         finally:
             await self._sessions.delete_session(app_name=session.app_name, user_id=user_id, session_id=session.id)
         return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=user.usage)
+
+    async def _seed_history(self, session: Any, case: EvalCase) -> None:
+        """An agents-cli Shape B case's earlier turns, as the session's history (as `eval generate` seeds it)."""
+        history = prior_events(case)
+        if not history:
+            return
+        from google.adk.events.event import Event
+
+        for payload in history:
+            await self._sessions.append_event(session, Event.model_validate(payload))
 
     async def _run_turns(self, user: Any, runner: Any, user_id: str, session_id: str, invocations: list) -> None:
         history: list[tuple[str, Any]] = []

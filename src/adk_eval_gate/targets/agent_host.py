@@ -7,8 +7,7 @@ neither threads nor a loop when it forks, so workers start in milliseconds whate
 imported code's memory, and the run's own process never imports google-adk at all. The host also writes ADK's
 eval history at the end, since it has google-adk loaded, while this process writes the results file.
 
-Messages on both channels (host control, each worker's connection) are length-prefixed pickles between
-processes of one run, over Unix sockets only this user can open.
+Messages on both channels (host control, each worker's connection): see host_start.py (JSON towards the run).
 """
 
 from __future__ import annotations
@@ -22,14 +21,33 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.targets.host_start import _HEADER, fork_supported, load_agent_dotenv, pack, spawn, take_early
+from adk_eval_gate.core.held_tokens import held
+from adk_eval_gate.targets.host_start import (
+    _HEADER,
+    fork_supported,
+    load_agent_dotenv,
+    pack,
+    spawn,
+    take_early,
+    unpack_json,
+)
 
 
 async def read_message(reader: asyncio.StreamReader) -> Any | None:
-    """The next message, or None once the other side has gone."""
+    """The next message from the run (read by a worker), or None once the run has gone."""
     try:
         size = _HEADER.unpack(await reader.readexactly(_HEADER.size))[0]
         return pickle.loads(await reader.readexactly(size))
+    except (asyncio.IncompleteReadError, ConnectionError):
+        return None
+
+
+async def read_reply(reader: asyncio.StreamReader) -> tuple | None:
+    """The next message from the host or a worker (read by the run): JSON, never a pickle (host_start.py); None
+    once the other side has gone or sent something else."""
+    try:
+        size = _HEADER.unpack(await reader.readexactly(_HEADER.size))[0]
+        return unpack_json(await reader.readexactly(size))
     except (asyncio.IncompleteReadError, ConnectionError):
         return None
 
@@ -91,7 +109,7 @@ class AgentHost:
         self._tasks = [asyncio.ensure_future(self._listen(reader))]
 
     async def _listen(self, reader: asyncio.StreamReader) -> None:
-        while (message := await read_message(reader)) is not None:
+        while (message := await read_reply(reader)) is not None:
             kind = message[0]
             if kind == "ready":
                 self._ready.set_result(message[1])
@@ -117,7 +135,7 @@ class AgentHost:
             writer.close()
             return
         try:
-            hello = await read_message(reader)
+            hello = await read_reply(reader)
         except asyncio.CancelledError:
             writer.close()
             raise
@@ -217,10 +235,17 @@ _warm: list[AgentHost] = []  # started by warm_up, for the next run
 _finishing: list[AgentHost] = []  # taken by a run, perhaps still writing eval history
 
 
+def in_own_process(workers: int | None) -> bool:
+    """`workers: 1` runs the agents in this process, unless it holds a token (core/held_tokens.py): an agent in
+    process could find it among its objects, so they run in one worker process instead, which shares module-level
+    state between cases all the same."""
+    return workers == 1 and not held()
+
+
 def hosted_agents(targets: list[Any], workers: int | None) -> list[tuple[str, Path]]:
     """What a host for these targets imports: every target that can run in a forked worker (`host_agent`),
-    unless the run asked for its own process (`workers: 1`)."""
-    if workers == 1 or not fork_supported():
+    unless the run asked for its own process (`workers: 1`) and that process holds none of GitHub's tokens."""
+    if in_own_process(workers) or not fork_supported():
         return []
     return [agent for target in targets if (agent := getattr(target, "host_agent", lambda: None)()) is not None]
 
@@ -231,7 +256,7 @@ def warm_up(workflow: Any) -> None:
     Call `finish_warm_up` last."""
     early = AgentHost(*spawned) if (spawned := take_early()) is not None else None
     agents = [(a.settings.target.agent, workflow.base_dir) for a in workflow.agents if a.settings.target.kind == "adk"]
-    if workflow.settings.run.workers == 1 or not fork_supported() or not agents:
+    if in_own_process(workflow.settings.run.workers) or not fork_supported() or not agents:
         if early is not None:
             early.discard()
         return

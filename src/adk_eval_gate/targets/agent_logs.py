@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
+from adk_eval_gate.core.clip import masked_lines
+
 _FORMAT = logging.Formatter()  # the last-resort handler's: the message, then any traceback
 
 
@@ -38,7 +40,7 @@ class RepeatCollapser:
     def summarise(self) -> None:
         for text, count in self.counts.items():
             if count > 1:
-                first = text.splitlines()[0] if text else text
+                first = masked_lines(text)[0] if text else text
                 print(f"{first} ({count} times in all)", file=self._stream or sys.stderr, flush=True)
         self.counts.clear()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.client import UsageStats
 
@@ -48,10 +49,10 @@ class Target(Protocol):
 
 
 def one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+    text = single_line(str(exc))  # masked before the join and the cut
     name = type(exc).__name__
     if not text:
         return name
     if isinstance(exc, TargetError) or type(exc).__module__.startswith("adk_eval_gate"):
-        return text[:400]
-    return f"{name}: {text}"[:400]
+        return clip(text, 400)
+    return clip(f"{name}: {text}", 400)

@@ -4,7 +4,8 @@ One process per case and run. It reads one JSON request on stdin:
 
     {"protocol": 1, "eval_set_id": "...", "eval_id": "...", "run": 0,
      "session_input": {"app_name": "...", "user_id": "...", "state": {...}} | null,
-     "turns": [{"invocation_id": "...", "user_content": {"role": "user", "parts": [{"text": "..."}]}}]}
+     "turns": [{"invocation_id": "...", "user_content": {"role": "user", "parts": [{"text": "..."}]}}],
+     "history": [<ADK events>]}   (only for an agents-cli case with earlier turns: the session's history)
 
 and prints one JSON object on stdout, with one entry per turn, in one of these forms:
 
@@ -31,9 +32,11 @@ from typing import Any
 from google.genai import types as genai_types
 from pydantic import ValidationError
 
-from adk_eval_gate.config.models import CommandTargetSettings as CommandSettings
+from adk_eval_gate.config.target_settings import CommandTargetSettings as CommandSettings
+from adk_eval_gate.core.clip import clip, clip_end, masked_lines, single_line
 from adk_eval_gate.core.files import scrub_data
 from adk_eval_gate.core.redaction import child_env
+from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
 from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation
 from adk_eval_gate.targets.base import CaseRun, TargetError
 from adk_eval_gate.targets.events import events_to_invocation
@@ -94,7 +97,7 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
 
 def request_for(eval_set_id: str, case: EvalCase, run: int) -> dict[str, Any]:
     assert case.conversation is not None
-    return {
+    request = {
         "protocol": PROTOCOL_VERSION,
         "eval_set_id": eval_set_id,
         "eval_id": case.eval_id,
@@ -108,6 +111,9 @@ def request_for(eval_set_id: str, case: EvalCase, run: int) -> dict[str, Any]:
             for inv in case.conversation
         ],
     }
+    if history := prior_events(case):  # an agents-cli Shape B case: the session's earlier events (ADK Event JSON)
+        request["history"] = history
+    return request
 
 
 def _turn_invocation(turn: Any, expected: Invocation, index: int) -> Invocation:
@@ -133,7 +139,7 @@ def parse_response(data: Any, case: EvalCase) -> tuple[Invocation, ...]:
     if not isinstance(data, dict):
         raise TargetError("stdout is JSON but not an object")
     if data.get("error"):
-        raise TargetError(f"the command reported: {' '.join(str(data['error']).split())[:300]}")
+        raise TargetError(f"the command reported: {clip(single_line(str(data['error'])), 300)}")
     try:
         if "invocations" in data:
             return tuple(Invocation.model_validate(item) for item in data["invocations"])
@@ -217,19 +223,23 @@ class CommandTarget:
             if transport is not None:
                 transport.close()
         if process.returncode != 0:
-            tail = next((line for line in reversed(stderr.decode(errors="replace").splitlines()) if line.strip()), "")
+            # Masked before the split and the cut; `clip_end` also drops a secret's end that the tail's first
+            # bytes may have kept (a tail that starts inside a character would decode to U+FFFD before it).
+            text = stderr.decode(errors="replace").lstrip("\ufffd")
+            lines = masked_lines(clip_end(text, STDERR_TAIL_BYTES))
+            tail = next((line for line in reversed(lines) if line.strip()), "")
             raise TargetError(
-                f"command exited with status {process.returncode}" + (f": {tail.strip()[:300]}" if tail else "")
+                f"command exited with status {process.returncode}" + (f": {clip(tail.strip(), 300)}" if tail else "")
             )
         try:
             data = scrub_data(json.loads(bytes(stdout).decode("utf-8")))
         except (UnicodeDecodeError, ValueError, RecursionError):
-            snippet = " ".join(bytes(stdout[:4096]).decode(errors="replace").split())[:80]
+            snippet = clip(single_line(bytes(stdout).decode(errors="replace")), 80)
             raise TargetError(f"stdout is not JSON: {snippet!r}") from None
         try:
             invocations = parse_response(data, case)
         except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a shape the protocol does not have
-            raise TargetError(f"stdout does not follow the protocol: {' '.join(str(exc).split())[:200]}") from None
+            raise TargetError(f"stdout does not follow the protocol: {clip(single_line(str(exc)), 200)}") from None
         elapsed = round(time.monotonic() - started, 3)
         return CaseRun(eval_set_id, case.eval_id, run, invocations, duration_seconds=elapsed)
 

@@ -17,7 +17,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from adk_eval_gate.targets.host_start import pack, recv_blocking
+from adk_eval_gate.targets.host_start import pack_json, recv_blocking
 
 _IDLE_SECONDS = 1.0
 
@@ -68,7 +68,7 @@ def _serve(address: str) -> int:
     except OSError:  # the run ended before it took this connection: it sent the history to the host instead
         return 0
     try:
-        run.sendall(pack(("hello", os.getpid(), "historian")))
+        run.sendall(pack_json(("hello", os.getpid(), "historian")))
     except OSError:  # taken and closed at once: the run ended as this process called
         return 0
     case_results_adapter()

@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.targets.host_start import pack, recv_blocking
+from adk_eval_gate.targets.host_start import pack_json, recv_blocking
 
 _CHILDREN_GRACE_SECONDS = 300.0
 
@@ -37,7 +37,7 @@ def main(fd: int) -> None:
     message = recv_blocking(control)
     if message is None:
         return
-    control.sendall(pack(("ready", error or _preload(message[1]))))
+    control.sendall(pack_json(("ready", error or _preload(message[1]))))
     gc.enable()
     _serve(control)
     # Every child is reaped and the history written: tearing down an interpreter holding all of google-adk takes
@@ -102,7 +102,7 @@ def _serve(control: socket.socket) -> None:
             _, target, count, settings, address, history = message
             pids = [_fork(control, target, settings, address) for _ in range(count)]
             children.update(pids)
-            control.sendall(pack(("forked", pids)))
+            control.sendall(pack_json(("forked", pids)))
             if history and historian is None:
                 from adk_eval_gate.targets import historian as history_writer
 
@@ -142,7 +142,7 @@ def _reap(control: socket.socket, children: set[int], *, block: bool) -> None:
             return
         children.discard(pid)
         with contextlib.suppress(OSError):  # the run may have closed its end: nobody is asking any more
-            control.sendall(pack(("exited", pid, os.waitstatus_to_exitcode(status))))
+            control.sendall(pack_json(("exited", pid, os.waitstatus_to_exitcode(status))))
 
 
 def _fork(control: socket.socket, target: Any, settings: Any, address: str) -> int:

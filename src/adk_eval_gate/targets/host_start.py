@@ -1,12 +1,15 @@
 """Starting the agent host (agent_host.py), and the message framing both sides use. Kept light (no asyncio), so
 a run can start the host before anything else.
 
-Messages on both channels (host control, each worker's connection) are length-prefixed pickles between
-processes of one run, over Unix sockets only this user can open.
+Messages on both channels (host control, each worker's connection) are length-prefixed, over Unix sockets only
+this user can open: pickles from the run to the host and its workers, JSON from them to the run. The host and the
+workers run the pull request's code, which could write to their sockets: the run, which holds GitHub's token,
+never unpickles what they send (a pickle can run any code as it loads).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import re
@@ -24,6 +27,21 @@ _HEADER = struct.Struct("!I")
 def pack(message: Any) -> bytes:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     return _HEADER.pack(len(data)) + data
+
+
+def pack_json(message: Any) -> bytes:
+    """A message to the run, from a process that runs the pull request's code."""
+    data = json.dumps(message).encode()
+    return _HEADER.pack(len(data)) + data
+
+
+def unpack_json(data: bytes) -> tuple | None:
+    """A message the run received: a JSON array, as a tuple; anything else counts as the other side gone."""
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return None
+    return tuple(message) if isinstance(message, list) and message else None
 
 
 def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:

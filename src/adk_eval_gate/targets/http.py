@@ -17,8 +17,11 @@ from typing import Any
 
 import requests
 
-from adk_eval_gate.config.models import HttpTargetSettings as HttpSettings
+from adk_eval_gate.config.target_settings import HttpTargetSettings as HttpSettings
+from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.held_tokens import held
+from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
 from adk_eval_gate.targets.events import content_of, events_to_invocation
@@ -44,7 +47,7 @@ class HttpTarget:
     def _resolve_headers(headers_from_env: dict[str, str]) -> dict[str, str]:
         headers = {}
         for header, variable in headers_from_env.items():
-            value = os.environ.get(variable)
+            value = os.environ.get(variable, held().get(variable))  # a GitHub token is held, not in the environment
             if value is None:
                 raise InputError(
                     None,
@@ -76,7 +79,7 @@ class HttpTarget:
             reason = type(exc.__context__ or exc).__name__ if exc.__context__ else "connection failed"
             raise TransientTargetError(f"{method} {path}: connection dropped or refused ({reason})") from None
         if response.status_code >= 400:
-            detail = " ".join(response.text.split())[:200]
+            detail = clip(single_line(response.text), 200)
             message = f"{method} {path} returned HTTP {response.status_code}: {detail or response.reason}"
             if response.status_code in TRANSIENT_STATUS:
                 raise TransientTargetError(message)
@@ -97,6 +100,8 @@ class HttpTarget:
         body: dict[str, Any] = {"state": dict(session_input.state) if session_input else {}}
         if session_input and session_input.session_id:
             body["session_id"] = session_input.session_id
+        if history := prior_events(case):  # an agents-cli Shape B case: its earlier turns, as eval generate posts
+            body["events"] = history
         session = await self._request("POST", f"/apps/{app}/users/{user_id}/sessions", body)
         session_id = session.get("id") if isinstance(session, dict) else None
         if not session_id:

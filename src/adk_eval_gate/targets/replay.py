@@ -4,7 +4,8 @@ Sources, detected by content:
 * ADK eval history, `*.evalset_result.json` written by `adk eval` / AgentEvaluator (plain JSON, or the
   double-encoded JSON string ADK <= 1.21 wrote), or a directory of them (e.g. `.adk/eval_history`);
 * an evalset-shaped file whose cases' `conversation` holds the actual invocations;
-* an adk-eval-gate results file (its recorded actual invocations).
+* an adk-eval-gate results file (its recorded actual invocations);
+* agents-cli traces (`eval generate`'s output, or the ones we write beside our results): agents_cli_replay.py.
 
 A case recorded several times (AgentEvaluator's num_runs, several history files) has several runs, newest
 history file first; run k of the gate takes the k-th recording.
@@ -27,8 +28,10 @@ from adk_eval_gate.core.files import load_json, parse_json, read_text
 from adk_eval_gate.core.paths import shown_path
 from adk_eval_gate.core.schema_versions import RESULTS_SCHEMA_VERSION as SCHEMA_VERSION
 from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.evalsets.agents_cli_dataset import is_agents_cli_dataset
 from adk_eval_gate.evalsets.loader import parse_eval_set
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.targets.agents_cli_replay import load_generated
 from adk_eval_gate.targets.base import CaseRun
 
 HISTORY_SUFFIX = ".evalset_result.json"
@@ -180,6 +183,8 @@ def _load_file(path: Path, index: ActualsIndex) -> None:
         _load_results_file(data, path, index)
     elif isinstance(data, dict) and (_get(data, "eval_case_results") is not None or _get(data, "eval_set_result_id")):
         _load_history(data, path, index)
+    elif is_agents_cli_dataset(data, path):
+        load_generated(data, path, lambda eval_id, inv: index.add(None, eval_id, Recording((inv,), None, str(path))))
     else:
         loaded = parse_eval_set(data, path)
         for case in loaded.eval_set.eval_cases:

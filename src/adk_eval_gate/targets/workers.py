@@ -28,9 +28,11 @@ from typing import Any
 
 from adk_eval_gate.core.redaction import redact_standard_streams
 from adk_eval_gate.evalsets.models import EvalCase, Invocation, dump_invocation
+from adk_eval_gate.llm.client import UsageStats
 from adk_eval_gate.targets import agent_logs
-from adk_eval_gate.targets.agent_host import AgentHost, pack, read_message
+from adk_eval_gate.targets.agent_host import AgentHost, pack, read_message, read_reply
 from adk_eval_gate.targets.base import CaseRun, Target, one_line
+from adk_eval_gate.targets.host_start import pack_json
 from adk_eval_gate.targets.runner import Job, Progress, RunnerSettings, attempt
 
 _CONNECT_SECONDS = 60.0  # a worker loads the agent (already imported by the host) before it says hello
@@ -43,7 +45,7 @@ def _encode(run: CaseRun) -> dict[str, Any]:
         "run": run.run,
         "error": run.error,
         "duration": run.duration_seconds,
-        "simulator_usage": run.simulator_usage,
+        "simulator_usage": _encode_usage(run.simulator_usage),
         "invocations": [dump_invocation(i) for i in run.invocations] if run.invocations is not None else None,
     }
 
@@ -57,9 +59,19 @@ def _decode(data: dict[str, Any]) -> CaseRun:
         tuple(Invocation.model_validate(i) for i in invocations) if invocations is not None else None,
         data["error"],
         data["duration"],
-        data["simulator_usage"],
+        _decode_usage(data["simulator_usage"]),
         tuple(invocations) if invocations is not None else None,
     )
+
+
+def _encode_usage(usage: UsageStats | None) -> dict[str, Any] | None:
+    if usage is None:
+        return None
+    return {**dataclasses.asdict(usage), "unpriced": sorted(usage.unpriced)}
+
+
+def _decode_usage(data: dict[str, Any] | None) -> UsageStats | None:
+    return None if data is None else UsageStats(**{**data, "unpriced": set(data["unpriced"])})
 
 
 # --- in the worker process --------------------------------------------------------------------------------------
@@ -81,11 +93,11 @@ async def _serve(target: Target, address: str, settings: RunnerSettings) -> None
 
     def send(message: Any) -> None:
         if _in_loop(loop):
-            writer.write(pack(message))
+            writer.write(pack_json(message))
         else:  # a library logging from one of the agent's own threads
-            loop.call_soon_threadsafe(writer.write, pack(message))
+            loop.call_soon_threadsafe(writer.write, pack_json(message))
 
-    writer.write(pack(("hello", os.getpid())))
+    writer.write(pack_json(("hello", os.getpid())))
     logged: Counter = Counter()
     logged_lock = threading.Lock()
 
@@ -102,7 +114,7 @@ async def _serve(target: Target, address: str, settings: RunnerSettings) -> None
     except BaseException as exc:  # reported to the run as one line; a traceback here would be lost in CI logs
         from adk_eval_gate.core.errors import InputError
 
-        writer.write(pack(("fatal", exc.render() if isinstance(exc, InputError) else one_line(exc))))
+        writer.write(pack_json(("fatal", exc.render() if isinstance(exc, InputError) else one_line(exc))))
         await writer.drain()
         return
     tasks: set[asyncio.Task] = set()
@@ -112,7 +124,7 @@ async def _serve(target: Target, address: str, settings: RunnerSettings) -> None
     async def run(index: int, eval_set_id: str, case: dict, run_number: int) -> None:
         async with gate:
             result = await attempt(Job(target, eval_set_id, EvalCase.model_validate(case), run_number), settings)
-        writer.write(pack(("result", index, _encode(result))))
+        writer.write(pack_json(("result", index, _encode(result))))
         await writer.drain()
 
     try:
@@ -128,7 +140,7 @@ async def _serve(target: Target, address: str, settings: RunnerSettings) -> None
             await target.aclose()
         agent_logs.uninstall(handler)
         with logged_lock:
-            writer.write(pack(("log", {text: count - 1 for text, count in logged.items() if count > 1})))
+            writer.write(pack_json(("log", {text: count - 1 for text, count in logged.items() if count > 1})))
         with contextlib.suppress(ConnectionError):  # flushed before the loop ends, or it would be lost
             await writer.drain()
             writer.close()
@@ -193,7 +205,7 @@ async def run_jobs_in_workers(
     readers: dict[_Worker, asyncio.Task] = {}
 
     async def listen(worker: _Worker) -> None:
-        while (message := await read_message(worker.reader)) is not None:
+        while (message := await read_reply(worker.reader)) is not None:
             inbox.put_nowait((worker, message))
         inbox.put_nowait((worker, None))
 

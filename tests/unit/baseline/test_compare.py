@@ -25,7 +25,7 @@ def five_runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("five")
     shutil.copytree(EXAMPLE, root / "ex", ignore=shutil.ignore_patterns("__pycache__", ".adk"))
     config = root / "ex" / "eval-gate.yml"
-    config.write_text(config.read_text().replace("num_runs: 1", "num_runs: 5"))
+    config.write_text(config.read_text().replace("num_runs: {min: 2, max: 10}", "num_runs: 5"))
     return run_plan(build_plan(config), quiet=True)
 
 
@@ -114,15 +114,22 @@ def test_new_and_removed_cases(five_runs):
 
 
 def test_one_sample_a_side_is_not_evidence_alone_and_says_where_it_counts(example):
-    single = run_plan(build_plan(example / "eval-gate.yml"), quiet=True)
+    config = example / "eval-gate.yml"
+    config.write_text(config.read_text().replace("num_runs: {min: 2, max: 10}", "num_runs: 1"))
+    single = run_plan(build_plan(config), quiet=True)
     current = degrade(single, "roll_6")
     comparison = build_comparison(current, outcome(single), GateSettings())
     row = next(r for r in comparison.rows if r.eval_id == "roll_6" and r.criterion == "tool_trajectory_avg_score")
     assert row.verdict == "inconclusive" and row.p_value is None
     assert "one sample a side" in row.reason and "counted in the eval-set verdict" in row.reason
-    # one broken case of six, one run each: p = 0.5 at best, so the gate passes, and nothing claims a regression
-    assert summary(comparison).verdict == "inconclusive" and comparison.verdict == "pass"
+    # one broken case of six, one run each: p = 0.5 at best, so nothing claims a regression; but six cases × one run
+    # can confirm no drop at all, so the gate cannot know, and by default that is not a pass
+    assert summary(comparison).verdict == "inconclusive" and summary(comparison).unconfirmed
     assert not any(r.verdict == "regressed" for r in comparison.rows)
+    assert comparison.verdict == "fail" and comparison.gate.failures[0].startswith("unconfirmed: hello_world/dice")
+    assert comparison.power[0].weak and comparison.power[0].suggestion == "num_runs: {min: 2, max: 7}"
+    warned = build_comparison(current, outcome(single), GateSettings(unconfirmed="warn"))
+    assert warned.verdict == "pass" and warned.gate.unconfirmed == 1 and "unconfirmed" in warned.gate.reason
 
 
 def test_policy_conditions(five_runs):

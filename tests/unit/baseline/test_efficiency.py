@@ -86,7 +86,7 @@ def test_equal_to_adks_evaluators_on_hand_made_invocations(name, subset):
 
 def test_equal_to_adk_on_a_real_run_and_pooled_over_runs_as_agent_evaluator_pools(example, tmp_path):
     config = example / "eval-gate.yml"
-    config.write_text(config.read_text().replace("num_runs: 1", "num_runs: 2"))
+    config.write_text(config.read_text().replace("num_runs: {min: 2, max: 10}", "num_runs: 2"))
     out = tmp_path / "r.json"
     main(["run", "--config", str(config), "--output", str(out), "--quiet"])
     cases = json.loads(out.read_text())["eval_sets"][0]["cases"]

@@ -137,8 +137,10 @@ def test_the_same_agent_unchanged_passes(runs, tmp_path, capsys):
     assert markdown.startswith("## ✅ adk-eval-gate passed") and "Cases behind the regressions" not in markdown
 
 
-def test_fewer_broken_files_than_the_evidence_needs_pass_and_say_why(runs, tmp_path, capsys):
-    # three of ten broken, one run each: p = 1/8 at best, so nothing can gate and nothing claims a regression
+def test_fewer_broken_files_than_the_evidence_can_confirm_are_unconfirmed_and_fail(runs, tmp_path, capsys):
+    # three of ten broken, one run each: p = 1/8 at best. Neither the eval sets (one case, one run: nothing) nor the
+    # pooled verdict (a clean break of fewer than 8 of its 10 cases) could confirm it, so the gate cannot know:
+    # by default that fails (gate.unconfirmed: fail), and nothing claims a regression.
     broken = ResultsFile.model_validate_json(runs["broken"].read_text())
     base = ResultsFile.model_validate_json(runs["base"].read_text())
     mixed = base.model_copy(deep=True)
@@ -146,11 +148,47 @@ def test_fewer_broken_files_than_the_evidence_needs_pass_and_say_why(runs, tmp_p
     path = tmp_path / "mixed.json"
     path.write_text(mixed.model_dump_json())
     code, comparison, printed = compare({**runs, "mixed": path}, "mixed", tmp_path, capsys)
-    assert code == 0 and comparison.verdict == "pass"
+    assert code == 1 and comparison.verdict == "fail"
     trajectory = next(p for p in comparison.pooled if p.criterion == "tool_trajectory_avg_score")
     assert trajectory.verdict == "inconclusive" and trajectory.p_value == pytest.approx(1 / 8)
+    assert trajectory.unconfirmed and trajectory.gating
+    assert "touches at least 3 cases" in trajectory.reason and "clean break of 8 or more cases" in trajectory.reason
+    broken_sets = [s for s in comparison.summaries if s.criterion == "tool_trajectory_avg_score" and s.delta]
+    assert len(broken_sets) == 3 and all(s.unconfirmed for s in broken_sets)
+    assert comparison.gate.failures[0].startswith("unconfirmed: dice (all 10 eval sets) tool_trajectory_avg_score")
+    assert comparison.gate.unconfirmed == len(comparison.gate.failures)
+    assert comparison.gate.settle.startswith("num_runs: {min: 2, max: ")
     assert not any(r.verdict == "regressed" for r in comparison.rows)
-    assert "Cases behind the regressions" not in printed and "REGRESSED" not in printed
+    assert "REGRESSED" not in printed
+    assert "dice (all 10 eval sets) tool_trajectory_avg_score: UNCONFIRMED" in printed
+    assert "Power, dice: " in printed and "all 10 eval sets: 10 cases × 1 run → confirms a drop of 8 cases" in printed
+    markdown = render_report(comparison, mixed, {})
+    assert markdown.startswith(f"## ❌ adk-eval-gate failed — {comparison.gate.unconfirmed} drop(s) unconfirmed")
+    # the two pooled rows can confirm 8 broken cases; the one-case eval sets nothing
+    assert comparison.power[0].family == 2 and not comparison.power[0].weak
+    assert comparison.power[0].lines[-1].statement == (
+        "all 10 eval sets: 10 cases × 1 run → confirms a drop of 8 cases / 80.0 points"
+    )
+
+
+def test_unconfirmed_warn_passes_the_check_but_never_reads_as_a_pass(runs, tmp_path, capsys):
+    broken = ResultsFile.model_validate_json(runs["broken"].read_text())
+    mixed = ResultsFile.model_validate_json(runs["base"].read_text())
+    mixed.eval_sets[:3] = [s.model_copy(deep=True) for s in broken.eval_sets[:3]]
+    path = tmp_path / "mixed.json"
+    path.write_text(mixed.model_dump_json())
+    config = project(tmp_path / "warn", broken=False)
+    config.write_text(config.read_text() + "gate: {unconfirmed: warn}\n")
+    output = tmp_path / "comparison.json"
+    argv = ["compare", "--config", str(config), "--results", str(path), "--baseline", str(runs["base"])]
+    assert main([*argv, "--output", str(output)]) == 0
+    comparison = Comparison.model_validate_json(output.read_text())
+    assert comparison.verdict == "pass" and comparison.gate.failures == [] and comparison.gate.unconfirmed > 0
+    assert comparison.gate.reason.startswith(f"{comparison.gate.unconfirmed} drop(s) unconfirmed, not gating")
+    markdown = render_report(comparison, mixed, {})
+    assert "✅" not in markdown.splitlines()[0] and "passed" not in markdown.splitlines()[0]
+    assert markdown.startswith(f"## ⚠️ adk-eval-gate: {comparison.gate.unconfirmed} drop(s) unconfirmed, not gating")
+    assert "would settle it" in markdown and "🟡 unconfirmed" in markdown
 
 
 def test_one_ci_run_tells_the_same_story_everywhere(runs, tmp_path, capsys, monkeypatch):

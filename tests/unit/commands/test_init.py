@@ -132,12 +132,14 @@ def test_a_layout_built_here_runs_end_to_end(tmp_path, capsys):
     assert code == 0
     agents = _agents(root)
     assert agents["hello_world"]["eval_config"] == "tests/eval/hello_world/eval_config.json"
-    assert agents["hello_world"]["evalsets"] == ["tests/eval/hello_world/dice.evalset.json"]
+    # a glob even for one file, so that the next one added is gated; the exact file where a glob would also take
+    # one that does not load
+    assert agents["hello_world"]["evalsets"] == ["tests/eval/hello_world/*.evalset.json"]
     assert agents["other_agent"] == {
         "name": "other_agent",
         "target": {"kind": "adk", "agent": "agents/other_agent"},
         "evalsets": ["tests/eval/other_agent/a.test.json"],
-        "num_runs": 1,
+        "num_runs": {"min": 2, "max": 10},  # one case: no range reaches 80% power, so the largest init offers
     }
     assert "not wired: tests/eval/other_agent/broken.test.json" in out
     # Working means it runs: the bundled agent's six cases score as they do with the hand-written config.
@@ -195,4 +197,4 @@ def test_refuses_to_overwrite_and_needs_an_agent_and_an_eval_file(tmp_path, caps
     code, _, err = _init(root, capsys)
     assert code == 2 and "eval-gate.yml: already exists" in err and (root / "eval-gate.yml").read_text() == before
     # Eval files beside the agent use the agent folder itself.
-    assert _agents(root)["my_agent"]["evalsets"] == ["my_agent/x.evalset.json"]
+    assert _agents(root)["my_agent"]["evalsets"] == ["my_agent/*.evalset.json"]

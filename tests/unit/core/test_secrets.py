@@ -20,6 +20,7 @@ import pytest
 
 from adk_eval_gate.core.redaction import MASK, child_env, redact, redact_json, secret_values
 from tests.support.fake_github import FakeGitHub
+from tests.support.leaks import readable
 from tests.support.paths import AGENTS
 
 HEAD, BASE = "c" * 40, "b" * 40
@@ -140,11 +141,12 @@ def test_no_secret_in_any_file_request_or_log_line(leaky_repo):
         done = run_action(leaky_repo, fake)
         assert done.returncode == 1, done.stderr[-3000:]  # the failing cases are errors, which gate
         assert leaked(done.stdout) == [] and leaked(done.stderr) == []
-        written = {p: p.read_text(errors="replace") for p in leaky_repo.rglob("*") if p.is_file() and p.suffix != ".py"}
+        written = {p: readable(p) for p in leaky_repo.rglob("*") if p.is_file() and p.suffix != ".py"}
         assert {str(p.relative_to(leaky_repo)) for p in written} >= {
             "adk-eval-gate-out/results.json",
             "adk-eval-gate-out/comparison.json",
             "adk-eval-gate-out/report.md",
+            "adk-eval-gate-out/report.html",
             "adk-eval-gate-out/junit.xml",
             "summary.md",
             "output.txt",
@@ -158,13 +160,13 @@ def test_no_secret_in_any_file_request_or_log_line(leaky_repo):
         results = (leaky_repo / "adk-eval-gate-out" / "results.json").read_text()
         assert f"GOOGLE_API_KEY={MASK}" in results and "model rejected key ***" in results
         assert "cannot authenticate with *** / <absent>" in results
-        assert "401 Unauthorized: API key *** rejected (token ***)" in results  # the in-process agent's error
-        assert f"my key is {MASK}, my token {MASK}" in results
+        assert "401 Unauthorized: API key *** rejected (token <absent>)" in results  # the in-process agent's error
+        assert f"my key is {MASK}, my token <absent>" in results
         assert "leaky agent: calling the model with key ***" in done.stdout + done.stderr
         (comment,) = fake.state.comments[7]
         shown = r"\*\*\*"  # the mask, masked before markdown escaping so an escaped key cannot slip past it
         assert shown in comment["body"] and shown in fake.state.check_runs[0]["output"]["summary"]
-        # ... but the command agent and the setup command never received GitHub's tokens.
+        # ... but no agent (in process or command) and no setup command received GitHub's tokens.
         assert "GITHUB_TOKEN=<absent> ACTIONS_RUNTIME_TOKEN=<absent>" in results
         assert "setup sees token=none runtime=none key=***" in done.stdout
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -196,3 +197,53 @@ def test_agent_evaluator_fails_when_a_metric_broke_in_one_run_of_two(project, tm
                 "hello_world", str(one / "one.evalset.json"), num_runs=2, print_detailed_results=False
             )
         )
+
+
+WHERE = '''
+import json, os
+from google.adk.evaluation.evaluator import EvalStatus, EvaluationResult, PerInvocationResult
+
+
+def where(eval_metric, actual_invocations, expected_invocations, conversation_scenario):
+    """Says where it ran and what it could see there."""
+    with open(os.environ["WHERE_FILE"], "a") as out:
+        out.write(json.dumps({"pid": os.getpid(), "token": os.environ.get("GITHUB_TOKEN")}) + "\\n")
+    print("where: printed by the metric")
+    passed = EvalStatus.PASSED
+    per = [PerInvocationResult(actual_invocation=a, score=1.0, eval_status=passed) for a in actual_invocations]
+    return EvaluationResult(overall_score=1.0, per_invocation_results=per, overall_eval_status=passed)
+'''
+
+
+def test_with_a_token_held_the_function_runs_in_a_process_of_its_own_with_the_same_scores(
+    project, tmp_path, monkeypatch, capfd
+):
+    (project / "where_metrics.py").write_text(WHERE)
+    # one run a case (no adaptive extra round), so the calls of each `run` below can be counted
+    gate = project / "eval-gate.yml"
+    gate.write_text(re.sub(r"(?m)^(\s*num_runs:).*$", r"\1 1", gate.read_text()))
+    config = json.loads((project / "evals" / "eval_config.json").read_text())
+    config["criteria"]["where"] = 0.5
+    config["custom_metrics"]["where"] = {"code_config": {"name": "where_metrics.where"}}
+    (project / "evals" / "eval_config.json").write_text(json.dumps(config))
+    monkeypatch.setenv("WHERE_FILE", str(tmp_path / "where.jsonl"))
+
+    def scores(out: Path) -> dict:
+        main(["run", "--config", str(project / "eval-gate.yml"), "--output", str(out), "--quiet"])
+        cases = json.loads(out.read_text())["eval_sets"][0]["cases"]
+        return {
+            (c["eval_id"], name): (m["score"], m["status"])
+            for c in cases
+            for name, m in c["metrics"].items()
+            if name in ("word_count", "handed_over", "where")
+        }
+
+    here = scores(tmp_path / "here.json")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_heldTokenForTheMetricTest0123456789")
+    elsewhere = scores(tmp_path / "elsewhere.json")
+    assert elsewhere == here and len(here) == 18  # six cases, three metrics: the same scores and verdicts
+    calls = [json.loads(line) for line in (tmp_path / "where.jsonl").read_text().splitlines()]
+    assert len(calls) == 12 and {c["pid"] for c in calls[:6]} == {os.getpid()}  # no token: in process, as before
+    (other,) = {c["pid"] for c in calls[6:]}  # held: one process of its own for the run's every call
+    assert other != os.getpid() and {c["token"] for c in calls[6:]} == {None}
+    assert "where: printed by the metric" in capfd.readouterr().err  # its output reaches the log

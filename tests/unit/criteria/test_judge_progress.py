@@ -21,10 +21,12 @@ def test_judge_progress_counts_calls_cache_hits_and_failures(example, tmp_path, 
         monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
         config = example / "eval-gate.yml"
         config.write_text(
-            config.read_text().replace(
+            config.read_text()
+            .replace(
                 "    eval_config: evals/eval_config.json   # ADK's own file, unchanged\n",
                 "    criteria: {final_response_match_v2: 0.5}\n",
             )
+            .replace("num_runs: {min: 2, max: 10}", "num_runs: 1")  # one run of each case: 35 judge calls
         )
         lines = []
         for _ in range(2):  # the second run answers every judge call from the cache
@@ -58,6 +60,8 @@ def test_quiet_runs_print_no_judge_progress(example, tmp_path, monkeypatch, caps
 
 
 def test_print_detailed_results_shows_each_turn_of_each_metric(example, tmp_path, capsys):
+    config = example / "eval-gate.yml"
+    config.write_text(config.read_text().replace("num_runs: {min: 2, max: 10}", "num_runs: 1"))
     assert (
         main(
             [

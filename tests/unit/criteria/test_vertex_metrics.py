@@ -336,6 +336,8 @@ def test_a_real_agents_run_is_judged_end_to_end(example, vertex, tmp_path, monke
     config["criteria"] |= {"multi_turn_task_success_v1": 0.6}
     (example / "evals" / "eval_config.json").write_text(json.dumps(config))
     vertex.replies = {"13, 17 are prime numbers.": scored(0.4)}  # whatever else answers 0.5
+    gate = example / "eval-gate.yml"
+    gate.write_text(gate.read_text().replace("num_runs: {min: 2, max: 10}", "num_runs: 1"))  # one call per case
     monkeypatch.chdir(example)
     out = tmp_path / "r.json"
     main(["run", "--config", str(example / "eval-gate.yml"), "--output", str(out), "--quiet"])

@@ -111,7 +111,7 @@ def test_another_apps_token_with_its_author_configured_keeps_one_comment(fake):
 def test_another_apps_token_without_its_author_says_which_login_to_configure(fake):
     outcome = publish(fake, "first", token=APP)
     assert outcome.action == "created" and "posts as eval-bot[bot]" in outcome.warning
-    assert "comment: {author: eval-bot[bot]}" in outcome.warning
+    assert 'comment: {author: "eval-bot[bot]"}' in outcome.warning and "comment-author input" in outcome.warning
 
 
 @pytest.mark.parametrize("token", ["t", PAT, APP], ids=["installation-token", "user-token", "unnamed-app-token"])

@@ -148,7 +148,7 @@ def test_publish_posts_the_report_after_checking_the_pull_request_head(fork_arti
         assert publish(fork_artifact, fake, example) == 0
         (comment,) = fake.state.comments[7]
         assert "adk-eval-gate passed" in comment["body"] and "actions/runs/555" in comment["body"]
-        assert "baseline 9d5c4fdddcea" in comment["body"]  # the trusted config's baseline file was compared
+        assert "baseline bed8e88d6e24" in comment["body"]  # the trusted config's baseline file was compared
         assert fake.state.schema_errors == []
 
 

@@ -45,7 +45,7 @@ def hostile_run(example):
         "    evalsets: [evals/dice.evalset.json]\n    eval_config: evals/eval_config.json\n    num_runs: 5\n"
     )
     config = example / "eval-gate.yml"
-    config.write_text(config.read_text().replace("num_runs: 1", "num_runs: 5"))
+    config.write_text(config.read_text().replace("num_runs: {min: 2, max: 10}", "num_runs: 5"))
     baseline = run_plan(build_plan(config), quiet=True)
     plan = build_plan(example / "hostile.yml")
     current = run_plan(plan, quiet=True)

@@ -165,7 +165,8 @@ def test_a_drift_regression_links_to_the_cases_whose_pass_share_fell(browser, tm
     assert [s.verdict for s in comparison.summaries] != ["regressed"] and comparison.verdict == "fail"
     (drift,) = comparison.history.drift
     assert drift.verdict == "regressed" and drift.gating
-    assert comparison.gate.failures[0].startswith("drift: shop tool_trajectory_avg_score since ")
+    # (the eval set's own small drop is also unconfirmed at this design: another failing condition, not a regression)
+    assert any(f.startswith("drift: shop tool_trajectory_avg_score since ") for f in comparison.gate.failures)
     behind = {f"shop/checkout/q{i}" for i in range(11)}
     assert set(drift.dropped_cases) == behind
     open_page(browser, path)

@@ -51,7 +51,7 @@ def test_an_early_entry_never_stands_in_for_other_runs(example):
 
 def test_eval_sets_a_judge_or_a_second_round_can_change_are_left_to_the_end(example):
     config = example / "eval-gate.yml"
-    config.write_text(config.read_text().replace("num_runs: 1", "num_runs: {min: 1, max: 3}"))
+    config.write_text(config.read_text().replace("num_runs: {min: 2, max: 10}", "num_runs: {min: 1, max: 3}"))
     plan = build_plan(config)
     target = build_target(plan.agents[0].agent, plan.workflow.base_dir)
     assert EarlyScores(plan, [target], [1], True, PriceTable.with_overrides({})).recorder(target) is None

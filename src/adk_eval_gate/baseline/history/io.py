@@ -22,6 +22,7 @@ from adk_eval_gate.baseline.history.records import record_of
 from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, PendingHistory, RawHistory, build_store
 from adk_eval_gate.config.history import HistorySection
 from adk_eval_gate.config.loader import Workflow
+from adk_eval_gate.core.clip import single_line
 from adk_eval_gate.core.errors import format_loc
 from adk_eval_gate.core.files import MAX_FILE_BYTES
 from adk_eval_gate.core.paths import relative_to_root, repository_root
@@ -39,7 +40,7 @@ class HistoryError(Exception):
 
     def __init__(self, source: str, problem: str, fix: str = START_OVER) -> None:
         self.source, self.problem, self.fix = source, problem, fix
-        super().__init__(" ".join(f"{source}: {problem}; {fix}".split()))
+        super().__init__(single_line(f"{source}: {problem}; {fix}"))
 
 
 @dataclass

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jinja2
 from google.genai import types as genai_types
+from jinja2.sandbox import SandboxedEnvironment
 
 from adk_eval_gate.evalsets.models import (
     Invocation,
@@ -19,11 +20,12 @@ from adk_eval_gate.evalsets.models import (
 BUILT_IN = Path(__file__).parent.parent / "templates"  # criteria/templates
 
 
-def environment(override: Path | None = None) -> jinja2.Environment:
+def environment(override: Path | None = None) -> SandboxedEnvironment:
     """The judges' templates; a file of the same name in `override` (the workflow's `judge.templates`) wins, so a
     team can reword one criterion's prompt and keep the rest. Its output must keep the labels ADK's parsers read."""
     search = [str(override), str(BUILT_IN)] if override else [str(BUILT_IN)]
-    env = jinja2.Environment(
+    # Sandboxed: an override is the pull request's file, rendered in the process that holds GitHub's token.
+    env = SandboxedEnvironment(
         loader=jinja2.FileSystemLoader(search),
         undefined=jinja2.StrictUndefined,
         autoescape=False,

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 import yaml
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.llm.cache import LlmCache, cache_key
 from adk_eval_gate.llm.client import LlmUnavailable
 
@@ -72,19 +73,29 @@ class VertexEvaluation:
         # The evaluation service has no method in google-genai; the Vertex AI SDK itself posts through this client.
         self._api = client._api_client
 
-    async def evaluate(
-        self, metric: str, instance: dict[str, Any], spec: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """The service's first metric result, as a cacheable answer: score, explanation, error, rubric verdicts.
-        `spec` is the metric as sent (an LLM metric's); without it the predefined metric named `metric`."""
+    async def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """One `evaluateInstances` request as it is given; the reply's JSON."""
         if self._api is None:
             self._connect()
+        response = await self._api.async_request("post", ":evaluateInstances", body, None)
+        return json.loads(response.body) if response.body else {}
+
+    async def evaluate(
+        self,
+        metric: str,
+        instance: dict[str, Any],
+        spec: dict[str, Any] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The service's first metric result, as a cacheable answer: score, explanation, error, rubric verdicts.
+        `spec` is the metric as sent (an LLM metric's); without it the predefined metric named `metric`. `extra`:
+        more request fields (an `autoraterConfig`)."""
         body = {
+            **(extra or {}),
             "metrics": [spec or {"predefined_metric_spec": {"metric_spec_name": metric}}],
             "instance": instance,
         }
-        response = await self._api.async_request("post", ":evaluateInstances", body, None)
-        data = json.loads(response.body) if response.body else {}
+        data = await self.post(body)
         results = data.get("metricResults") or data.get("metric_results") or []
         first = results[0] if results else {}
         error = first.get("error") or {}
@@ -182,7 +193,7 @@ def _download_template(metric: str, version: str) -> dict[str, Any]:
             continue
         if response.status_code != 200:
             raise LlmUnavailable(
-                f"could not download {uri}: HTTP {response.status_code} {response.text[:200]}",
+                f"could not download {uri}: HTTP {response.status_code} {clip(response.text, 200)}",
                 transient=response.status_code >= 500 or response.status_code == 429,
             )
         return _parse_template(uri, response.content.decode("utf-8", errors="replace"), extension)

@@ -1,4 +1,4 @@
-// Which case rows show: the filter buttons and the search (report.js builds them), and a verdict's own cases,
+// Which case rows show: the filter buttons and the search (cases.js builds them), and a verdict's own cases,
 // reached from the banner (eval-set, pooled, case and drift regressions) or the verdicts table.
 
 // A verdict leads to the cases behind it: the link shows exactly those, under the filter its verdict belongs to, so
@@ -10,7 +10,9 @@ function casesLink(state, label, keys, verdict) {
       "→ the " + keys.length + " case" + (keys.length > 1 ? "s" : "") + " whose score dropped");
   link.addEventListener("click", function () {
     state.filter = verdict === "regressed" ? "regressed" : "all";
-    state.only = {keys: keys, label: label};
+    var set = Object.create(null);
+    keys.forEach(function (k) { set[k] = true; });
+    state.only = {keys: set, label: label};
     state.search = "";
     if (state.searchBox) state.searchBox.value = "";
     applyFilter(state);
@@ -25,23 +27,32 @@ function driftOf(data, failure) {
   })[0] || null;
 }
 
-function applyFilter(state) {
-  var shown = 0;
-  Array.prototype.forEach.call(state.body.children, function (row) {
-    if (!row.classList.contains("case")) return;
-    var tags = row.getAttribute("data-tags").split(" ");
-    var visible = (state.filter === "all" || tags.indexOf(state.filter) >= 0) &&
-      (!state.only || state.only.keys.indexOf(row.getAttribute("data-case")) >= 0) &&
-      (!state.search || row.getAttribute("data-case").toLowerCase().indexOf(state.search) >= 0);
-    row.hidden = !visible;
-    var next = row.nextSibling;
-    if (next && next.classList.contains("detail")) next.hidden = !visible || !row.classList.contains("open");
-    if (visible) shown++;
+function matches(state, c) {
+  return (state.filter === "all" || c.tags.indexOf(state.filter) >= 0) &&
+    (!state.only || state.only.keys[c.key] === true) &&
+    (!state.search || c.key.toLowerCase().indexOf(state.search) >= 0);
+}
+
+// Decides over every case's data, then shows the first `state.limit` that match (`more`: the reader asked for the
+// next page, so the limit stays); a case's drill-down stays open or closed as the reader left it.
+function applyFilter(state, more) {
+  if (!more) state.limit = PAGE_SIZE;
+  var matching = state.order.filter(function (i) { return matches(state, state.cases[i]); });
+  state.body.textContent = "";
+  matching.slice(0, state.limit).forEach(function (i) {
+    var row = state.rows[i] || (state.rows[i] = caseRow(state.cases[i], state.criteria, state));
+    state.body.appendChild(row);
+    if (state.detailRows[i]) state.body.appendChild(state.detailRows[i]);
   });
+  var shown = matching.length, left = shown - Math.min(shown, state.limit);
   state.buttons.forEach(function (b) {
     b.setAttribute("aria-pressed", b.getAttribute("data-filter") === state.filter ? "true" : "false");
   });
   state.empty.hidden = shown > 0;
+  state.more.hidden = left === 0;
+  state.moreText.textContent = "Showing " + (shown - left).toLocaleString("en-US") + " of the " +
+    shown.toLocaleString("en-US") + " matching cases.";
+  state.moreButton.textContent = "Show " + Math.min(left, PAGE_SIZE) + " more";
   state.focus.hidden = !state.only;
   state.focus.textContent = state.only ? "Showing the " + shown + " case" + (shown === 1 ? "" : "s") + " behind " +
     state.only.label + "; choose a filter to see the others." : "";

@@ -150,9 +150,28 @@ function section(id, title, body) {
   return el("section", {id: id}, el("h2", null, title), body);
 }
 
+// A long table shows its first `size` items and a button for the rest, built only when asked for: a run of hundreds
+// of eval sets still draws its first screen at once. `build` makes an item's row (or rows).
+function limitedRows(items, size, build, noun) {
+  var body = el("tbody", null, items.slice(0, size).map(build));
+  if (items.length <= size) return [body];
+  var button = el("button", {type: "button"}, "Show all " + items.length.toLocaleString("en-US") + " " + noun);
+  var more = el("p", {"class": "more"}, "Showing " + size + " of " + items.length.toLocaleString("en-US") + " " + noun +
+    ".", " ", button);
+  button.addEventListener("click", function () { append(body, items.slice(size).map(build)); more.hidden = true; });
+  return [body, more];
+}
+
+// Gating verdicts first, then the others that moved, then the unchanged ones; the data's order within each.
+function byWeight(r, i) {
+  return [r.gating ? 0 : r.verdict === "unchanged" ? 2 : 1, i];
+}
+
 function renderVerdicts(data, state) {
   if (!data.verdicts.length) return null;
-  var rows = data.verdicts.map(function (r) {
+  var ordered = data.verdicts.map(byWeight).sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; })
+    .map(function (o) { return data.verdicts[o[1]]; });
+  var rows = limitedRows(ordered, 50, function (r) {
     var scope = r.scope === "pooled" ? r.agent + " / all " + r.eval_sets_compared + " eval sets" : r.agent + " / " + r.eval_set_id;
     return el("tr", {"data-verdict-key": r.key, "class": r.gating ? "gating" : null},
       el("td", null, r.scope === "pooled" ? el("strong", null, scope) : scope), el("td", null, r.criterion),
@@ -163,26 +182,26 @@ function renderVerdicts(data, state) {
       el("td", null, verdictBadge(r.verdict, r.gating)),
       el("td", {"class": "evidence"}, el("div", null, changeWords(r)), el("div", {"class": "p"}, pWords(r)),
         el("div", {"class": "muted"}, r.reason), casesLink(state, scope + " · " + r.criterion, r.cases, r.verdict)));
-  });
-  return section("verdicts", "Verdicts against the baseline", el("table", {"class": "grid"},
+  }, "verdicts");
+  return section("verdicts", "Verdicts against the baseline", [el("table", {"class": "grid"},
     el("thead", null, el("tr", null, ["Agent / eval set", "Criterion", "Baseline → current", "Change",
       "Pass rate", "Verdict", "Evidence"].map(function (h) { return el("th", null, h); }))),
-    el("tbody", null, rows)));
+    rows[0]), rows[1]]);
 }
 
 function renderEfficiency(data) {
   if (!data.efficiency.length) return null;
-  var rows = data.efficiency.map(function (e) {
+  var rows = limitedRows(data.efficiency, 50, function (e) {
     return el("tr", null, el("td", null, e.agent + " / " + e.eval_set_id), el("td", null, e.metric.replace("_", " ")),
       el("td", {"class": "num"}, e.baseline.toPrecision(4) + " → " + e.current.toPrecision(4)),
       el("td", {"class": "num"}, (e.change >= 0 ? "+" : "−") + Math.abs(Math.round(e.change * 100)) + "%"),
       el("td", null, verdictBadge(e.verdict, e.gating)),
       el("td", {"class": "evidence"}, pWords({p_value: e.p_value, delta: e.change, verdict: e.verdict}),
         el("div", {"class": "muted"}, e.reason)));
-  });
-  return section("efficiency", "Efficiency per run", el("table", {"class": "grid"},
+  }, "rows");
+  return section("efficiency", "Efficiency per run", [el("table", {"class": "grid"},
     el("thead", null, el("tr", null, ["Agent / eval set", "Usage", "Baseline → current", "Change", "Verdict",
-      "Evidence"].map(function (h) { return el("th", null, h); }))), el("tbody", null, rows)));
+      "Evidence"].map(function (h) { return el("th", null, h); }))), rows[0]), rows[1]]);
 }
 
 // One record per earlier run, oldest first; this run is appended when the history does not hold it yet.
@@ -213,167 +232,45 @@ function sparkline(history, key, current, sha) {
 }
 
 function renderEvalSets(data) {
-  var rows = [];
-  data.eval_sets.forEach(function (s) {
-    Object.keys(s.criteria).forEach(function (name, i) {
+  var rows = limitedRows(data.eval_sets, 20, function (s) {
+    return Object.keys(s.criteria).map(function (name, i) {
       var key = s.key + "/" + name;
-      rows.push(el("tr", {"data-eval-set": s.key, "data-criterion": name},
+      return el("tr", {"data-eval-set": s.key, "data-criterion": name},
         i === 0 ? el("td", {rowspan: Object.keys(s.criteria).length}, s.agent + " / " + s.eval_set_id,
           el("div", {"class": "muted"}, s.file + " · " + s.target + " · " + (s.adaptive_runs ? "runs " +
             s.adaptive_runs.min + "–" + s.adaptive_runs.max : s.num_runs + " run" + (s.num_runs > 1 ? "s" : "")) +
             " · " + s.counts.passed + "/" + s.counts.total + " passed")) : null,
         el("td", null, name), el("td", {"class": "num"}, fmt(s.means[name])), el("td", {"class": "num"}, "≥ " + s.criteria[name]),
-        data.history ? el("td", null, sparkline(data.history, key, s.means[name], data.run.sha)) : null));
+        data.history ? el("td", null, sparkline(data.history, key, s.means[name], data.run.sha)) : null);
     });
-  });
+  }, "eval sets");
   var head = ["Agent / eval set", "Criterion", "Mean case score", "Threshold"];
   if (data.history) head.push("Trend (mean case score per run)");
-  return section("eval-sets", "Eval sets", el("table", {"class": "grid"},
-    el("thead", null, el("tr", null, head.map(function (h) { return el("th", null, h); }))), el("tbody", null, rows)));
-}
-
-var RANK = ["regressed", "error", "not_run", "failed", "flaky", "changed"];
-function rank(c) {
-  for (var i = 0; i < RANK.length; i++) if (c.tags.indexOf(RANK[i]) >= 0) return i;
-  return RANK.length;
-}
-
-function renderCases(data, state) {
-  var criteria = [];
-  data.cases.forEach(function (c) {
-    Object.keys(c.metrics).forEach(function (n) { if (criteria.indexOf(n) < 0) criteria.push(n); });
-  });
-  state.columns = 5 + criteria.length;
-  var order = data.cases.map(function (c, i) { return [rank(c), i]; })
-    .sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
-  var body = el("tbody");
-  order.forEach(function (o) { body.appendChild(caseRow(data.cases[o[1]], criteria, state)); });
-  state.body = body;
-  var counts = {};
-  FILTERS.forEach(function (f) {
-    counts[f[0]] = f[0] === "all" ? data.cases.length :
-      data.cases.filter(function (c) { return c.tags.indexOf(f[0]) >= 0; }).length;
-  });
-  var buttons = FILTERS.map(function (f) {
-    var button = el("button", {type: "button", "data-filter": f[0], "aria-pressed": f[0] === "all" ? "true" : "false"},
-      f[1] + " ", el("span", {"class": "count"}, counts[f[0]]));
-    button.addEventListener("click", function () { state.filter = f[0]; state.only = null; applyFilter(state); });
-    return button;
-  });
-  var search = el("input", {type: "search", placeholder: "Filter by case id…", "aria-label": "filter by case id"});
-  search.addEventListener("input", function () { state.search = search.value.toLowerCase(); applyFilter(state); });
-  state.buttons = buttons;
-  state.searchBox = search;
-  state.focus = el("p", {"class": "focus", id: "case-focus", hidden: "hidden"});
-  state.empty = el("p", {"class": "muted", id: "no-cases", hidden: "hidden"}, "No case matches this filter.");
-  var head = ["Case", "Status"].concat(criteria, ["Runs", "Tokens", "Cost"]);
-  return section("cases", "Cases", [el("div", {"class": "filters", role: "toolbar"}, buttons, search), state.focus,
-    el("table", {"class": "grid cases", id: "case-table"}, el("thead", null, el("tr", null,
-      head.map(function (h) { return el("th", null, h); }))), body), state.empty]);
-}
-
-function runOutcome(c, i) {
-  var run = c.runs[i];
-  if (run && run.error) return "error";
-  var statuses = Object.keys(c.metrics).map(function (n) { var r = c.metrics[n].runs[i]; return r ? r.status : "error"; });
-  if (statuses.indexOf("failed") >= 0) return "failed";
-  if (statuses.indexOf("error") >= 0) return "error";
-  return statuses.indexOf("passed") >= 0 ? "passed" : "not_evaluated";
-}
-
-function usageTotals(c) {
-  var tokens = 0, cost = 0, costKnown = c.runs.length > 0;
-  c.runs.forEach(function (r) {
-    if (!r.usage) { costKnown = false; return; }
-    tokens += r.usage.input_tokens + r.usage.output_tokens;
-    if (r.usage.cost_usd === null) costKnown = false; else cost += r.usage.cost_usd;
-  });
-  return {tokens: tokens, cost: costKnown ? cost : null};
-}
-
-function caseRow(c, criteria, state) {
-  var cells = criteria.map(function (n) {
-    var m = c.metrics[n], cmp = c.compared[n];
-    if (!m) return el("td", {"class": "num muted"}, "—");
-    var flaky = c.flaky.indexOf(n) >= 0;
-    return el("td", {"class": "num s-" + m.status, "data-criterion": n, title: m.reason || null}, fmt(m.score),
-      flaky ? el("div", {"class": "flaky-mark", title: "its runs disagreed on pass/fail"}, "🎲 flaky") : null,
-      cmp && cmp.verdict !== "unchanged" ? el("div", null, verdictBadge(cmp.verdict, cmp.gating)) : null);
-  });
-  var runs = el("td", {"class": "runs"}, c.runs.map(function (r, i) {
-    var outcome = runOutcome(c, i);
-    return el("span", {"class": "dot s-" + outcome, title: "run " + (r.run + 1) + ": " + (STATUS_LABELS[outcome] || outcome)});
-  }));
-  var usage = usageTotals(c);
-  var toggle = el("button", {type: "button", "class": "toggle", "aria-expanded": "false"}, "▸");
-  var row = el("tr", {"class": "case", "data-case": c.key, "data-tags": c.tags.join(" ")},
-    el("td", {"class": "case-id"}, toggle, " ", el("span", {"class": "id"}, c.eval_id),
-      el("div", {"class": "muted"}, c.agent + " / " + c.eval_set_id)),
-    el("td", null, statusBadge(c.status)), cells, runs,
-    el("td", {"class": "num"}, usage.tokens ? usage.tokens.toLocaleString("en-US") : "—"),
-    el("td", {"class": "num"}, usage.cost === null ? "—" : "$" + usage.cost.toFixed(4)));
-  row.addEventListener("click", function (event) {
-    if (event.target.closest("a, input")) return;
-    toggleDetail(row, c, state);
-  });
-  return row;
-}
-
-function toggleDetail(row, c, state) {
-  var toggle = row.querySelector(".toggle");
-  var next = row.nextSibling;
-  if (next && next.classList.contains("detail")) {
-    next.hidden = !next.hidden;
-  } else {
-    next = el("tr", {"class": "detail", "data-detail-for": c.key}, el("td", {colspan: state.columns}, renderDetail(c)));
-    row.parentNode.insertBefore(next, row.nextSibling);
-  }
-  toggle.textContent = next.hidden ? "▸" : "▾";
-  toggle.setAttribute("aria-expanded", next.hidden ? "false" : "true");
-  row.classList.toggle("open", !next.hidden);
-}
-
-
-// The data's compact form (report/html.py) back to named fields, texts resolved, as html_cases.expand_case does.
-var CODES = {p: "passed", f: "failed", n: "not_evaluated", e: "error"};
-var USAGE = ["input_tokens", "output_tokens", "model_calls", "tool_calls", "latency_seconds", "cost_usd"];
-function expandCase(c, texts) {
-  function text(i) { return i === null || i === undefined ? null : texts[i]; }
-  function turn(t) {
-    return {user: text(t[0]) || "", response: text(t[1]) || "", tools: t[2].map(function (k) { return {name: k[0], args: k[1]}; })};
-  }
-  Object.keys(c.metrics).forEach(function (n) {
-    c.metrics[n].runs = c.metrics[n].runs.map(function (r) {
-      return r === null ? null : {score: r[0], status: CODES[r[1]], reason: text(r[3]),
-        turns: r[2].map(function (t) { return [t[0], CODES[t[1]], text(t[2])]; })};
-    });
-  });
-  Object.keys(c.compared).forEach(function (n) { c.compared[n].reason = text(c.compared[n].reason); });
-  if (c.expected) c.expected = c.expected.map(turn);
-  c.runs = c.runs.map(function (r) {
-    var usage = null;
-    if (r[3]) { usage = {}; USAGE.forEach(function (k, i) { usage[k] = r[3][i]; }); }
-    return {run: r[0], error: r[1], duration_seconds: r[2], usage: usage, turns: r[4] ? r[4].map(turn) : null};
-  });
+  return section("eval-sets", "Eval sets", [el("table", {"class": "grid"},
+    el("thead", null, el("tr", null, head.map(function (h) { return el("th", null, h); }))), rows[0]), rows[1]]);
 }
 
 function main() {
-  var data = JSON.parse(document.getElementById("adk-eval-gate-data").textContent);
-  data.cases.forEach(function (c) { expandCase(c, data.texts); });
-  var app = document.getElementById("app");
-  var state = {filter: "all", search: "", only: null};
-  append(app, [renderBanner(data, state), renderFacts(data), renderVerdicts(data, state), renderEfficiency(data),
-    renderEvalSets(data), renderCases(data, state),
-    el("footer", null, "adk-eval-gate " + data.run.tool_version + " · scores follow " + data.run.adk_semantics +
-      " · " + data.run.started_at + " · results.json and comparison.json hold every number on this page")]);
-  window.adkEvalGateRenderedAt = performance.now();
-  document.documentElement.setAttribute("data-state", "ready");
+  var packed = JSON.parse(document.getElementById("adk-eval-gate-data").textContent);
+  if (typeof DecompressionStream !== "function") {
+    return Promise.reject(new Error("this browser cannot unpack the report's data (it needs DecompressionStream: " +
+      "Chrome 80, Firefox 113, Safari 16.4 or newer); results.json and comparison.json hold the same data"));
+  }
+  var state = {filter: "all", search: "", only: null, packed: packed, parts: [], loaded: []};
+  return unpackPart(packed.head).then(function (data) {
+    state.reasons = data.reasons;
+    var app = document.getElementById("app");
+    append(app, [renderBanner(data, state), renderFacts(data), renderVerdicts(data, state), renderEfficiency(data),
+      renderEvalSets(data), renderCases(data, state),
+      el("footer", null, "adk-eval-gate " + data.run.tool_version + " · scores follow " + data.run.adk_semantics +
+        " · " + data.run.started_at + " · results.json and comparison.json hold every number on this page")]);
+    // What only a case's drill-down shows waits until the first screen is on the glass.
+    return afterFirstFrame().then(function () { return loadParts(state); });
+  }).then(function () { document.documentElement.setAttribute("data-state", "ready"); });
 }
 
-try {
-  main();
-} catch (error) {
+Promise.resolve().then(main).catch(function (error) {
   document.documentElement.setAttribute("data-state", "error");
   document.getElementById("app").appendChild(el("p", {"class": "warning"}, "The report could not be shown: " + error));
-  throw error;
-}
+  console.error(error);
+});

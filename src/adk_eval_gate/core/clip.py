@@ -1,0 +1,91 @@
+"""Text shortened only after its secrets are masked: every cut, shortening or split of text we show goes here.
+
+A cut made before masking hides a secret from it: `redact` looks for whole values, so the first 20 characters of
+a 38-character key, left at the end of a 300-character error line, pass every writer's masking. So each helper
+masks first (`redact`, the values of the environment's secret-bearing variables in every form it knows), then
+cuts, then looks at the edge it cut: a text that still ends (or, kept from its end, starts) with a piece of a
+secret, of any length from `PARTIAL` characters up, loses that piece to the mask. The second step matters where
+the whole text was never seen, such as the last bytes of a stream (`clip_end`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from adk_eval_gate.core.redaction import MASK, redact, secret_values
+
+# The shortest piece of a secret worth masking at an edge: shorter ones are as likely to be ordinary text.
+PARTIAL = 4
+
+
+def single_line(text: str) -> str:
+    """Masked, then on one line: a secret that spans lines (a PEM key) is only recognisable before the join."""
+    return " ".join(redact(text).split())
+
+
+def masked_lines(text: str) -> list[str]:
+    """The lines of `text`, masked before the split, which would otherwise cut a multi-line secret apart."""
+    return redact(text).splitlines()
+
+
+def clip(text: str, limit: int, marker: str = "…") -> str:
+    """At most `limit` characters of masked `text`, from its start; `marker` (counted in `limit`) ends a cut."""
+    secrets = secret_values()
+    text = redact(text, secrets)
+    if len(text) <= limit:
+        return text
+    head = _without_partial_end(text[: max(0, limit - len(marker))], secrets)
+    return head + marker
+
+
+def clip_end(text: str, limit: int, marker: str = "…") -> str:
+    """At most `limit` characters of masked `text`, from its end (the last lines of a log)."""
+    secrets = secret_values()
+    text = redact(text, secrets)
+    if len(text) <= limit:
+        return _without_partial_start(text, secrets)
+    keep = max(0, limit - len(marker))
+    return marker + _without_partial_start(text[len(text) - keep :] if keep else "", secrets)
+
+
+def clip_middle(text: str, limit: int, marker: str = "…") -> str:
+    """Both ends of masked `text` (case ids that share a long prefix differ at the end)."""
+    secrets = secret_values()
+    text = redact(text, secrets)
+    if len(text) <= limit:
+        return text
+    room = max(0, limit - len(marker))
+    head, tail = room // 2, room - room // 2
+    return (
+        _without_partial_end(text[:head], secrets)
+        + marker
+        + _without_partial_start(text[len(text) - tail :] if tail else "", secrets)
+    )
+
+
+def clip_utf8(text: str, max_bytes: int) -> str:
+    """Masked `text` whose UTF-8 encoding takes at most `max_bytes` bytes (a file with a size limit)."""
+    secrets = secret_values()
+    text = redact(text, secrets)
+    data = text.encode()
+    if len(data) <= max_bytes:
+        return text
+    return _without_partial_end(data[:max_bytes].decode(errors="ignore"), secrets)
+
+
+def _without_partial_end(head: str, secrets: Sequence[str]) -> str:
+    """`head` without a trailing start of a secret (the rest of which the cut removed)."""
+    for secret in secrets:
+        for size in range(min(len(secret) - 1, len(head)), PARTIAL - 1, -1):
+            if head.endswith(secret[:size]):
+                return head[:-size] + MASK
+    return head
+
+
+def _without_partial_start(tail: str, secrets: Sequence[str]) -> str:
+    """`tail` without a leading end of a secret (the rest of which was before the cut)."""
+    for secret in secrets:
+        for size in range(min(len(secret) - 1, len(tail)), PARTIAL - 1, -1):
+            if tail.startswith(secret[-size:]):
+                return MASK + tail[size:]
+    return tail
