@@ -292,12 +292,13 @@ def test_view_draws_the_trend_from_the_database_beside_the_results_and_refuses_a
     tmp_path, monkeypatch, capsys
 ):
     from adk_eval_gate.commands.view import render
+    from adk_eval_gate.report.html import embedded_data
 
     config = make_repo(tmp_path / "repo", "{store: artifact, name: adk-eval-gate-results}", cases=3)
     with FakeGitHub() as fake:
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[0], tmp_path / "out") == 0
-    page = render(tmp_path / "out" / "results.json").read_text()
-    assert f'"sha": "{SHA[0]}"' in page or f'"sha":"{SHA[0]}"' in page  # the trend's one record
+    data = embedded_data(render(tmp_path / "out" / "results.json").read_text())
+    assert [r["sha"] for r in data["history"]] == [SHA[0]]  # the trend's one record
     (tmp_path / "out" / "history.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
     capsys.readouterr()
     assert main(["view", str(tmp_path / "out" / "results.json"), "--no-open"]) == 2
