@@ -23,13 +23,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.baseline.history import HistoryError, history_summary, load_history, write_json
+    from adk_eval_gate.baseline.history.io import START_OVER
     from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.history import history_lines, record_lines
 
     workflow = load_config(args.config)
-    state = load_history(workflow, ActionsContext.from_env())
+    state = load_history(workflow, ActionsContext.from_env(), every_summary=False)  # reads the summaries it shows
     if state is None:
         print("no history: the config keeps none (history.enabled: false, or baseline.store: none)")
         return 0
@@ -45,10 +46,13 @@ def handle(args: argparse.Namespace) -> int:
             )  # a record at a time: a long history never sits in memory
             return 0
         report = history_summary(state, workflow.settings.gate)
+        shown = state.history.records[-state.settings.trend :]
+        newest = record_lines(shown)
     except HistoryError as exc:
         raise InputError(exc.source, None, exc.problem, exc.fix) from None
+    except ValueError as exc:  # a summary read only now (they are read as shown) that is not one of ours
+        raise InputError(state.source, None, str(exc), START_OVER) from None
     lines = history_lines(report)
-    shown = state.history.records[-state.settings.trend :]
-    lines += [f"  Newest {len(shown)} record(s), newest first:", *record_lines(shown)]
+    lines += [f"  Newest {len(shown)} record(s), newest first:", *newest]
     print("\n".join(lines))
     return 0

@@ -24,6 +24,7 @@ from adk_eval_gate.baseline.history.models import (
     HistoryRecord,
 )
 from adk_eval_gate.baseline.history.records import appended
+from adk_eval_gate.baseline.history.sqlite_image import image_of, load_image
 from adk_eval_gate.baseline.stores import branch
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.history import FlakySettings, HistorySection
@@ -189,9 +190,9 @@ def test_a_real_old_history_json_says_what_it_said_then_and_migrates_record_for_
 def _database(change: str) -> bytes:
     stored = StoredHistory.from_history(History.model_validate_json((V1 / "history.json").read_bytes()))
     connection = sqlite3.connect(":memory:")
-    connection.deserialize(stored.to_bytes())
+    load_image(connection, stored.to_bytes())  # Connection.deserialize is Python 3.11's
     connection.executescript(change)
-    return connection.serialize()
+    return image_of(connection)
 
 
 @pytest.mark.parametrize(
@@ -247,6 +248,23 @@ def test_a_database_that_is_not_ours_is_refused_in_one_line(data, expected):
         stored = parse_history(data(), "blessed/history.db", repository="o/r", config="eval-gate.yml")
         stored.full(range(len(stored.records)))  # case rows are checked as a window reads them
     assert expected in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_history_show_checks_the_summaries_it_reads_and_a_damaged_one_is_one_line(tmp_path, monkeypatch, capsys):
+    for name in [k for k in __import__("os").environ if k.startswith("GITHUB_")]:
+        monkeypatch.delenv(name)
+    config = v1_repo(tmp_path)
+    blessed = config.parent / "blessed"
+    (blessed / "history.json").unlink()
+    (blessed / "history.db").write_bytes(_database("UPDATE records SET head = X'00' WHERE seq = 7;"))
+    capsys.readouterr()
+    assert main(["history", "show", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "blessed/history.db: record 7: not readable (damaged)" in err, err
+    # A run that compares or stores reads every summary first: the same record refused the same way.
+    (blessed / "history.db").write_bytes(_database("UPDATE records SET head = X'00' WHERE seq = 1;"))
+    with pytest.raises(HistoryError, match="record 1: not readable"):
+        parse_history((blessed / "history.db").read_bytes(), "h", repository=None, config="eval-gate.yml")
 
 
 def test_a_forged_case_row_fails_the_comparison_closed(tmp_path, monkeypatch, capsys):
@@ -319,3 +337,17 @@ def test_a_history_past_the_read_limit_says_what_to_do_about_it_in_one_line(tmp_
     assert "blessed/history.db: could not be read: it is 537919488 bytes, over the 536870912 byte limit" in err
     assert "move it aside to start a new history, and lower history.max_records" in err
     assert "re-run when the store answers" not in err
+
+
+# --- Python 3.10: no Connection.serialize / deserialize ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_without_serialize_as_on_python_3_10_the_database_round_trips_the_same(seed, monkeypatch):
+    from adk_eval_gate.baseline.history import sqlite_image
+
+    monkeypatch.setattr(sqlite_image, "NATIVE", False)  # the temporary file and backup path 3.10 takes
+    test_appends_replacements_and_trims_store_exactly_what_the_json_history_holds(seed)
+    with pytest.raises(HistoryError) as caught:
+        parse_history(b"SQLite format 3\x00" + b"\xff" * 200, "h.db", repository="o/r", config="eval-gate.yml")
+    assert "h.db: is not a readable SQLite database" in str(caught.value)

@@ -35,6 +35,8 @@ from adk_eval_gate.baseline.history.models import (
     History,
     HistoryRecord,
 )
+from adk_eval_gate.baseline.history.sqlite_image import image_of, load_image
+from adk_eval_gate.baseline.history.summaries import Summaries, first_error, inflate, summaries_of
 from adk_eval_gate.core.numbers import MAX_RECORD_SAMPLES
 from adk_eval_gate.core.schema_versions import HISTORY_DATABASE_VERSION
 
@@ -49,7 +51,6 @@ SCHEMA = (
     "CREATE TABLE states(case_id INTEGER NOT NULL, id INTEGER NOT NULL, data TEXT NOT NULL, "
     "last_seq INTEGER NOT NULL, PRIMARY KEY(case_id, id)) WITHOUT ROWID",
 )
-MAX_HEAD = 64 * 1024 * 1024  # a record's summary, decompressed: 100,000 eval sets' criteria; a forged one stops here
 MAX_STATE = 65_535  # a record's column holds 16-bit state numbers; 0: the case is not in the record
 HASH_MAX = CaseRecord.model_fields["case_hash"].metadata[0].max_length  # the model's own bound on a case hash
 CANONICAL = re.compile(rf'\["([0-9a-zA-Z_-]{{0,{HASH_MAX}}})",(.*)\]', re.DOTALL)  # a state as `_encode` writes it
@@ -84,12 +85,7 @@ class StoredHistory:
         self.config: str = meta.get("config", "")
         rows = connection.execute("SELECT seq, sha, head FROM records ORDER BY seq").fetchall()
         self._seqs = [seq for seq, _, _ in rows]
-        self.records: list[HistoryRecord] = []  # every record's summary, oldest first; their `cases` are empty
-        for seq, _, head in rows:
-            try:
-                self.records.append(HistoryRecord.model_validate_json(_inflate(head, MAX_HEAD, f"record {seq}")))
-            except ValidationError as exc:
-                raise ValueError(f"record {seq} is invalid: {_first(exc)}") from None
+        self.records: Summaries = summaries_of(rows)  # every record's summary, read when first asked for
         self._names = dict(connection.execute("SELECT name, id FROM names"))
 
     # --- building --------------------------------------------------------------------------------------------
@@ -114,7 +110,7 @@ class StoredHistory:
         """ValueError (one line) for a database that is not one of ours."""
         connection = _connect()
         try:
-            connection.deserialize(data)
+            load_image(connection, data)
             # SQLite's advice for databases from elsewhere: no schema-defined functions, every cell's size checked.
             connection.execute("PRAGMA trusted_schema = OFF")
             connection.execute("PRAGMA cell_size_check = ON")
@@ -137,19 +133,19 @@ class StoredHistory:
         return stored
 
     def to_bytes(self) -> bytes:
-        return self._db.serialize()
+        return image_of(self._db)
 
     def with_record(self, record: HistoryRecord, max_records: int) -> StoredHistory:
         """This history with `record` joined (a commit already recorded has its record replaced where it stands),
         and only the newest `max_records` kept. This one is left as it was."""
         connection = _connect()
-        connection.deserialize(self.to_bytes())
+        load_image(connection, self.to_bytes())
         copy = object.__new__(StoredHistory)  # what was read and checked is taken over, not read again
         copy.__dict__.update(self.__dict__)
         copy._db, copy._seqs, copy.records, copy._names = (
             connection,
             list(self._seqs),
-            list(self.records),
+            self.records.copy(),
             dict(self._names),
         )
         copy._add(record, max_records)
@@ -209,7 +205,8 @@ class StoredHistory:
         }
         head = zlib.compress(_head(record).model_dump_json().encode(), 6)  # its keys repeat per eval set
         self._db.execute("BEGIN")
-        same = next((i for i in range(len(self.records) - 1, -1, -1) if self.records[i].sha == record.sha), None)
+        shas = self.records.shas
+        same = next((i for i in range(len(shas) - 1, -1, -1) if shas[i] == record.sha), None)
         if same is None:
             seq = (self._seqs[-1] + 1) if self._seqs else 1
             column = self._column(encoded, seq)
@@ -220,12 +217,13 @@ class StoredHistory:
             seq = self._seqs[same]
             column = self._column(encoded, seq)
             self._db.execute("UPDATE records SET head = ?, cases = ? WHERE seq = ?", (head, column, seq))
-            self.records[same] = _head(record)
+            self.records.replace(same, _head(record))
         if len(self._seqs) > max_records:  # the oldest records go, and the states only they used
             oldest = self._seqs[-max_records]
             self._db.execute("DELETE FROM records WHERE seq < ?", (oldest,))
             self._db.execute("DELETE FROM states WHERE last_seq < ?", (oldest,))
-            self._seqs, self.records = self._seqs[-max_records:], self.records[-max_records:]
+            self._seqs = self._seqs[-max_records:]
+            self.records.keep_newest(max_records)
         self._db.execute("COMMIT")
         pages, free = (self._db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "freelist_count"))
         if free * 4 > pages:  # dropped records leave free pages behind; the stored file should not carry them
@@ -254,59 +252,48 @@ class StoredHistory:
         columns = {}
         for position in positions:
             (blob,) = self._db.execute("SELECT cases FROM records WHERE seq = ?", (self._seqs[position],)).fetchone()
-            columns[position] = _numbers(blob, len(where), self.records[position].sha)
-        needed = {(i + 1, n) for column in columns.values() for i, n in enumerate(column) if n}
-        texts = {
-            (case_id, number): data
-            for case_id, number, data in self._db.execute("SELECT case_id, id, data FROM states")
-            if (case_id, number) in needed
-        }
-        decoded: dict[tuple[int, int], CaseRecord] = {}
+            columns[position] = _numbers(blob, len(where), self.records.shas[position])
+        # A case's place, by its id's position in a column: looked up once, not once per record.
+        places = [((w[0], w[1]), w[2]) for w in (where.get(i + 1) for i in range(max(where, default=0))) if w]
+        if len(places) != len(where):  # ids are 1.. in order (INTEGER PRIMARY KEY from empty); one missing: not ours
+            raise ValueError("its cases table is not one this version writes")
+        # A state is read (by its key) and decoded the first time a record names it: a case in the same state in
+        # many records is one object, and its sample count (the record's bound, below) is counted once.
+        decoded: dict[tuple[int, int], tuple[CaseRecord, int]] = {}
         bodies: dict[str, CaseRecord] = {}
+        read = "SELECT data FROM states WHERE case_id = ? AND id = ?"
         for position in positions:
             sets: dict[tuple[str, str], dict[str, CaseRecord]] = {}
+            samples: dict[tuple[str, str], int] = {}
             for index, number in enumerate(columns[position]):
                 if not number:
                     continue
                 key = (index + 1, number)
-                if key not in decoded:
-                    if key not in texts:
-                        raise ValueError(f"record {self.records[position].sha} names a missing case state {key}")
-                    agent, eval_set_id, eval_id = where[key[0]]
-                    decoded[key] = _decode(texts[key], names, f"{agent}/{eval_set_id}/{eval_id}", bodies)
-                agent, eval_set_id, eval_id = where[key[0]]
-                sets.setdefault((agent, eval_set_id), {})[eval_id] = decoded[key]
-            yield position, _with_cases(self.records[position], sets)
-
-
-def _inflate(blob: bytes, limit: int, what: str) -> bytes:
-    """Decompressed, never past `limit` bytes: a forged column or summary cannot grow in memory."""
-    try:
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(blob, limit + 1)
-    except (zlib.error, TypeError):
-        raise ValueError(f"{what}: not readable (damaged)") from None
-    if inflate.unconsumed_tail or len(raw) > limit:
-        raise ValueError(f"{what}: larger than the history can hold")
-    if not inflate.eof:  # cut short
-        raise ValueError(f"{what}: not readable (damaged)")
-    return raw
+                found = decoded.get(key)
+                set_key, eval_id = places[index]
+                if found is None:
+                    row = self._db.execute(read, key).fetchone()
+                    if row is None:
+                        raise ValueError(f"record {self.records.shas[position]} names a missing case state {key}")
+                    case = _decode(row[0], names, f"{set_key[0]}/{set_key[1]}/{eval_id}", bodies)
+                    found = decoded[key] = (case, sum(n for _, _, n in case.scores.values()))
+                cases = sets.get(set_key)
+                if cases is None:
+                    cases = sets[set_key] = {}
+                cases[eval_id] = found[0]
+                samples[set_key] = samples.get(set_key, 0) + found[1]
+            yield position, _with_cases(self.records[position], sets, samples)
 
 
 def _numbers(blob: bytes, cases: int, sha: str) -> array:
     """A record's column: at most one number per known case."""
-    raw = _inflate(blob, 2 * cases, f"record {sha}: its cases column")
+    raw = inflate(blob, 2 * cases, f"record {sha}: its cases column")
     if len(raw) % 2:
         raise ValueError(f"record {sha}: its cases column is not readable (damaged)")
     column = array("H", raw)
     if sys.byteorder == "big":
         column.byteswap()
     return column
-
-
-def _first(exc: ValidationError) -> str:
-    error = exc.errors(include_url=False)[0]
-    return f"{'.'.join(str(p) for p in error['loc']) or 'the top'}: {error['msg'].removeprefix('Value error, ')}"
 
 
 def _head(record: HistoryRecord) -> HistoryRecord:
@@ -344,12 +331,14 @@ def _decode(data: str, names: dict[int, str], where: str, bodies: dict[str, Case
         valid = bodies[body]
         return CaseRecord.model_construct(case_hash=case_hash, scores=valid.scores, runs=valid.runs)
     except ValidationError as exc:
-        raise ValueError(f"the case {where} is invalid at {_first(exc)}") from None
+        raise ValueError(f"the case {where} is invalid at {first_error(exc)}") from None
     except (ValueError, TypeError, KeyError, RecursionError):
         raise ValueError(f"the case {where} is not a case record") from None
 
 
-def _with_cases(head: HistoryRecord, sets: dict[tuple[str, str], dict[str, CaseRecord]]) -> HistoryRecord:
+def _with_cases(
+    head: HistoryRecord, sets: dict[tuple[str, str], dict[str, CaseRecord]], samples: dict[tuple[str, str], int]
+) -> HistoryRecord:
     """The record with its cases, built without validating again what was validated row by row; the whole
     record's bound is checked here, as `HistoryRecord` checks it."""
     eval_sets = [
@@ -359,7 +348,7 @@ def _with_cases(head: HistoryRecord, sets: dict[tuple[str, str], dict[str, CaseR
         )
         for s in head.eval_sets
     ]
-    total = sum(n for s in eval_sets for c in s.cases.values() for _, _, n in c.scores.values())
+    total = sum(samples.get((s.agent, s.eval_set_id), 0) for s in head.eval_sets)
     if total > MAX_RECORD_SAMPLES:
         raise ValueError(f"record {head.sha}: {total} samples, over the {MAX_RECORD_SAMPLES} a run can produce")
     return HistoryRecord.model_construct(

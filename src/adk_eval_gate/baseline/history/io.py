@@ -74,11 +74,20 @@ def same_config(written: str, ours: str) -> bool:
     return bool(shorter) and longer[len(longer) - len(shorter) :] == shorter
 
 
-def parse_history(data: bytes, source: str, *, repository: str | None, config: str) -> StoredHistory:
+def parse_history(
+    data: bytes, source: str, *, repository: str | None, config: str, every_summary: bool = True
+) -> StoredHistory:
     """A history database, or a JSON history of earlier versions migrated into one (in memory: the store keeps
-    the old file until the next record is written)."""
+    the old file until the next record is written). `every_summary` False leaves the records' summaries to be
+    checked as they are read (`history show`, which reads a few); a run that compares or stores checks them all."""
     if data.startswith(MAGIC):
-        return _parse_database(data, source, repository=repository, config=config)
+        stored = _parse_database(data, source, repository=repository, config=config)
+        if every_summary:
+            try:
+                stored.records.check()
+            except ValueError as exc:
+                raise HistoryError(source, str(exc)) from None
+        return stored
     return StoredHistory.from_history(parse_json_history(data, source, repository=repository, config=config))
 
 
@@ -143,8 +152,11 @@ def load_history(
     context: ActionsContext,
     outcome: LoadOutcome | None = None,
     store: BaselineStore | None = None,
+    *,
+    every_summary: bool = True,
 ) -> HistoryState | None:
-    """None when the config keeps no history (`history.enabled: false`, `baseline.store: none`)."""
+    """None when the config keeps no history (`history.enabled: false`, `baseline.store: none`). `every_summary`:
+    see `parse_history`."""
     settings = workflow.settings.history
     if not settings.enabled or workflow.settings.baseline.store == "none":
         return None
@@ -159,7 +171,9 @@ def load_history(
         state.notes.append(raw.note or f"no history yet at {raw.source}: the default branch's runs start one")
     else:
         try:
-            state.history = parse_history(raw.data, raw.source, repository=state.repository, config=state.config)
+            state.history = parse_history(
+                raw.data, raw.source, repository=state.repository, config=state.config, every_summary=every_summary
+            )
         except HistoryError as exc:
             state.failure = exc
     return state

@@ -4,6 +4,7 @@ the trends, all seen from the pull request's base record."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from adk_eval_gate.baseline.compare import samples
@@ -29,13 +30,15 @@ class HistoryView:
 def _read(state: HistoryState, indices) -> dict[int, HistoryRecord]:
     """The records at these positions with their cases; a case row that is not one of ours (only now read, as a
     window reads it) makes the history unusable, as an unreadable file does."""
+    if state.history is None:
+        return {}
     try:
         return state.history.full(indices)
     except ValueError as exc:
         raise HistoryError(state.source, str(exc)) from None
 
 
-def _base_index(records: list[HistoryRecord], base_sha: str | None, notes: list[str]) -> int:
+def _base_index(records: Sequence[HistoryRecord], base_sha: str | None, notes: list[str]) -> int:
     if base_sha:
         for i in range(len(records) - 1, -1, -1):
             if records[i].sha == base_sha:
@@ -44,7 +47,7 @@ def _base_index(records: list[HistoryRecord], base_sha: str | None, notes: list[
     return len(records) - 1
 
 
-def _reference(records: list[HistoryRecord], base: int, gate: GateSettings, report: HistoryReport) -> int | None:
+def _reference(records: Sequence[HistoryRecord], base: int, gate: GateSettings, report: HistoryReport) -> int | None:
     pinned = gate.drift.reference
     if pinned is not None:
         found = next((i for i in range(base, -1, -1) if records[i].sha.startswith(pinned)), None)
@@ -60,7 +63,7 @@ def _reference(records: list[HistoryRecord], base: int, gate: GateSettings, repo
     return max(0, base - gate.drift.window)
 
 
-def _since(records: list[HistoryRecord], ref: int, base: int, gate: GateSettings) -> str:
+def _since(records: Sequence[HistoryRecord], ref: int, base: int, gate: GateSettings) -> str:
     record = records[ref]
     how = (
         "the pinned gate.drift.reference"
@@ -70,7 +73,7 @@ def _since(records: list[HistoryRecord], ref: int, base: int, gate: GateSettings
     return f"{record.sha[:12]} ({record.date[:10]}, {base - ref} merge(s) back; {how})"
 
 
-def _trends(records: list[HistoryRecord], current: ResultsFile, count: int) -> list[Trend]:
+def _trends(records: Sequence[HistoryRecord], current: ResultsFile, count: int) -> list[Trend]:
     keys = list(dict.fromkeys((s.agent, name) for s in current.eval_sets for name in s.criteria))
     trends = series(records, count, keys)
     for trend in trends:

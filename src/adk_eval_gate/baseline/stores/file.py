@@ -16,7 +16,6 @@ from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import FileBaseline
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import MAX_FILE_BYTES, read_bytes, replace_together
-from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.models import ResultsFile
 
 HISTORY_FILE = "history.db"  # beside the baseline file: both move, and are reviewed, together
@@ -38,6 +37,8 @@ class FileStore:
             return LoadOutcome(
                 None, [f"no baseline at {self.label} yet: run `adk-eval-gate baseline update` and commit it"]
             )
+        from adk_eval_gate.results.build import read_results  # the scorers' imports: not for reading the history
+
         results = read_results(self.path)
         return LoadOutcome(LoadedBaseline(results, identity_of(results, self.label)))
 
