@@ -27,7 +27,7 @@ def test_a_failed_pointer_write_puts_the_history_and_the_baseline_back(tmp_path,
         assert ("eval-data", f"baselines/{SHA[1]}.json") not in fake.state.files
         assert json.loads(fake.state.files[LATEST])["sha"] == SHA[0]
         assert "neither the baseline nor the history was stored" in err and "nothing was changed" in err
-        assert not (tmp_path / "p1" / "history.db").exists()
+        assert not (tmp_path / "p1" / "history.json").exists()
         # The next push stores both, as if the failed one had never run.
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[2], tmp_path / "p2") == 0
         records = history_json(fake.state.files[HISTORY])["records"]
@@ -71,5 +71,5 @@ def test_an_artifact_whose_history_cannot_be_used_uploads_no_new_baseline(tmp_pa
         err = capsys.readouterr().err
         # The upload step finds no results.json to carry as the new baseline: the next run compares with run 500's.
         assert not (out / "results.json").exists() and (out / "results.json.unrecorded").is_file()
-        assert not (out / "history.db").exists()
+        assert not (out / "history.json").exists()
         assert "neither the baseline nor the history was stored" in err and "moved to results.json.unrecorded" in err

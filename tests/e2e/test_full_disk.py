@@ -169,7 +169,7 @@ def test_a_push_on_a_full_disk_with_the_artifact_store_uploads_no_baseline_witho
         roomy = tmp_path / "roomy"
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[0], roomy) == 0
         pages = {p.name: -(-p.stat().st_size // PAGE) * PAGE for p in roomy.iterdir()}
-        before_history = sum(size for name, size in pages.items() if name != "history.db")
+        before_history = sum(size for name, size in pages.items() if name != "history.json")
         outcomes = []
         for free in (pages["results.json"], before_history - PAGE, before_history, sum(pages.values()) + 64 * PAGE):
             out = disk.path / f"out{free}"
@@ -179,7 +179,7 @@ def test_a_push_on_a_full_disk_with_the_artifact_store_uploads_no_baseline_witho
             err = capsys.readouterr().err
             names = {p.name for p in out.iterdir()} if out.exists() else set()
             if code == 0:
-                assert {"results.json", "history.db"} <= names
+                assert {"results.json", "history.json"} <= names
                 outcomes.append("both")
                 continue
             line = assert_not_written(code, err, "results.json", actions=True)

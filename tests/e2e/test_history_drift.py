@@ -27,10 +27,10 @@ STORES = {
 
 
 def upload(fake: FakeGitHub, index: int, out: Path) -> None:
-    """What the workflow's upload step does on a push: results.json and history.db in one artifact."""
+    """What the workflow's upload step does on a push: results.json and history.json in one artifact."""
     created = datetime(2026, 11, 1, tzinfo=timezone.utc) + timedelta(hours=index)
     fake.add_run(500 + index, SHA[index], created.strftime("%Y-%m-%dT%H:%M:%SZ"))
-    files = {name: (out / name).read_bytes() for name in ("results.json", "history.db") if (out / name).exists()}
+    files = {name: (out / name).read_bytes() for name in ("results.json", "history.json") if (out / name).exists()}
     fake.add_artifact(900 + index, 500 + index, "adk-eval-gate-results", files)
 
 
@@ -49,7 +49,7 @@ def test_ten_one_point_merges_fail_the_next_pull_request_on_drift(store, tmp_pat
     config = make_repo(tmp_path / "repo", STORES[store])
     with FakeGitHub() as fake:
         walk_default_branch(monkeypatch, fake, tmp_path, config, store, drifting=True)
-        history = history_json((tmp_path / f"push{MERGES}" / "history.db").read_bytes())
+        history = history_json((tmp_path / f"push{MERGES}" / "history.json").read_bytes())
         assert [r["sha"] for r in history["records"]] == SHA[: MERGES + 1]
         if store == "branch":
             assert history_json(fake.state.files[("eval-data", "baselines/history.db")]) == history

@@ -42,7 +42,7 @@ def test_the_quick_start_uploads_the_baseline_on_push_and_compares_pull_requests
     (results,) = [s for s in uploads if s["with"]["name"] == "adk-eval-gate-results"]
     # The name and files the artifact store reads by default, uploaded even when the gate fails: the results and
     # the history each push run hands on to the next.
-    assert results["with"]["path"].split() == ["adk-eval-gate-out/results.json", "adk-eval-gate-out/history.db"]
+    assert results["with"]["path"].split() == ["adk-eval-gate-out/results.json", "adk-eval-gate-out/history.json"]
     assert results["if"] == "always()"
     assert all_steps.index(results) > all_steps.index(gate)
 

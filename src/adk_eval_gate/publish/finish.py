@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from adk_eval_gate.baseline.history import FILE_NAME as HISTORY_FILE
+from adk_eval_gate.baseline.history import CARRIED_FILE_NAME as HISTORY_FILE
 from adk_eval_gate.baseline.history import HistoryState, load_history, next_history
 from adk_eval_gate.baseline.history.trend import trend_data
 from adk_eval_gate.baseline.models import Comparison

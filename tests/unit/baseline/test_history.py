@@ -132,11 +132,11 @@ def test_partial_runs_never_enter_the_history_and_hand_it_on_unchanged(tmp_path,
         set_broken(config.parent, {1})
         actions = ["ci", "--config", str(config), "--quiet", "--cases", "qa:q1", "--output-dir"]
         assert main([*actions, str(tmp_path / "p1")]) == 0
-        assert (tmp_path / "p1" / "history.db").read_bytes() == stored
+        assert (tmp_path / "p1" / "history.json").read_bytes() == stored
         # A shard writes no history at all; merging only some of the shards is not a baseline either.
         monkeypatch.setenv("GITHUB_SHA", SHA[2])
         shard = ["ci", "--config", str(config), "--quiet", "--shard", "1/2", "--output-dir", str(tmp_path / "s1")]
-        assert main(shard) == 0 and not (tmp_path / "s1" / "history.db").exists()
+        assert main(shard) == 0 and not (tmp_path / "s1" / "history.json").exists()
         merge = ["merge", str(tmp_path / "s1" / "results.json"), "--config", str(config), "--output-dir"]
         assert main([*merge, str(tmp_path / "m")]) == 1  # the baseline was not stored: said, and the job fails
         assert fake.state.files[("eval-data", "baselines/history.db")] == stored
@@ -211,7 +211,7 @@ def test_a_history_that_cannot_be_read_fails_the_gate_closed_and_is_never_overwr
         assert fake.state.files[("eval-data", "baselines/history.db")] == DAMAGED
         assert ("eval-data", f"baselines/{SHA[1]}.json") not in fake.state.files
         assert json.loads(fake.state.files[("eval-data", "baselines/latest.json")])["sha"] == SHA[0]
-        assert not (tmp_path / "p1" / "history.db").exists()
+        assert not (tmp_path / "p1" / "history.json").exists()
         assert (
             "::error title=adk-eval-gate::neither the baseline nor the history was stored, since the history cannot "
             "advance: baselines/history.db" in capsys.readouterr().err
@@ -330,13 +330,13 @@ def test_a_push_after_an_artifact_without_history_continues_the_older_one(tmp_pa
             assert ci_push(monkeypatch, fake, tmp_path, config, SHA[index], out) == 0
             fake.add_run(500 + index, SHA[index], f"2026-11-0{index + 1}T10:00:00Z")
             files = {"results.json": (out / "results.json").read_bytes()}
-            if carried:  # run 501's workflow forgot to upload history.db
-                files["history.db"] = (out / "history.db").read_bytes()
+            if carried:  # run 501's workflow forgot to upload history.json
+                files["history.json"] = (out / "history.json").read_bytes()
             fake.add_artifact(900 + index, 500 + index, "adk-eval-gate-results", files)
-        history = history_json((tmp_path / "p2" / "history.db").read_bytes())
+        history = history_json((tmp_path / "p2" / "history.json").read_bytes())
         assert [r["sha"] for r in history["records"]] == [SHA[0], SHA[2]]
         warnings = json.loads((tmp_path / "p2" / "comparison.json").read_text())["warnings"]
-        assert "the artifact of run 501 carries no history.db; continuing the history of run 500 (the runs " in (
+        assert "the artifact of run 501 carries no history.json; continuing the history of run 500 (the runs " in (
             " ".join(warnings)
         )
 

@@ -317,11 +317,11 @@ def test_view_draws_the_trend_from_the_database_beside_the_results_and_refuses_a
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[0], tmp_path / "out") == 0
     data = embedded_data(render(tmp_path / "out" / "results.json").read_text())
     assert [r["sha"] for r in data["history"]] == [SHA[0]]  # the trend's one record
-    (tmp_path / "out" / "history.db").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    (tmp_path / "out" / "history.json").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
     capsys.readouterr()
     assert main(["view", str(tmp_path / "out" / "results.json"), "--no-open"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "history.db: is not a readable SQLite database" in err, err
+    assert len(err.splitlines()) == 1 and "out/history.json: is not a readable SQLite database" in err, err
 
 
 def test_a_history_past_the_read_limit_says_what_to_do_about_it_in_one_line(tmp_path, monkeypatch, capsys):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from adk_eval_gate.baseline.history.database import StoredHistory
 from adk_eval_gate.baseline.history.io import (
+    CARRIED_FILE_NAME,
     FILE_NAME,
     LEGACY_FILE_NAME,
     HistoryError,
@@ -29,6 +30,7 @@ from adk_eval_gate.baseline.history.trend import sparkline, trend_data
 from adk_eval_gate.baseline.history.view import HistoryView, history_summary, history_view
 
 __all__ = [
+    "CARRIED_FILE_NAME",
     "FILE_NAME",
     "LEGACY_FILE_NAME",
     "History",

@@ -32,6 +32,9 @@ from adk_eval_gate.results.models import ResultsFile
 
 FILE_NAME = "history.db"
 LEGACY_FILE_NAME = "history.json"  # earlier versions' history: read, and migrated by the next record
+# The history `ci` writes into its output folder, for the artifact store's upload step (stores/artifact.py): the
+# name upload steps have always named, the database inside.
+CARRIED_FILE_NAME = "history.json"
 START_OVER = "fix it, or delete it to start a new history (it is never reset silently)"
 
 
@@ -223,5 +226,9 @@ def next_history(state: HistoryState | None, results: ResultsFile, *, whole_suit
     data = updated.to_bytes()
     read = state.raw or RawHistory(state.source)
     pending = PendingHistory(data, read)
-    where = read.source if not read.legacy else f"{read.source} migrated to {FILE_NAME}"
+    where = read.source
+    if read.legacy:
+        where = f"{read.source} migrated to {FILE_NAME}"
+    elif read.data is not None and not read.data.startswith(MAGIC):  # the artifact's history.json keeps its name
+        where = f"{read.source} migrated from JSON to a database (the file keeps its name)"
     return HistoryStep(pending, data, f"history: {len(updated.records)} record(s), {where}")
