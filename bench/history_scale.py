@@ -49,7 +49,8 @@ CRITERIA = "{tool_trajectory_avg_score: 1.0, response_match_score: 0.8}"
 POOL = 16
 # Peak memory from the OS's accounting of the command's own process tree (GNU time's %M, KiB), not from inside
 # Python: a child forked from this large process would inherit its high-water mark.
-TIME = ["/usr/bin/time", "-f", "PEAK_KIB %M"]
+# CPU seconds (user + system) beside wall time: on a shared machine the wall time is mostly waiting for a core.
+TIME = ["/usr/bin/time", "-f", "PEAK_KIB %M CPU %U %S"]
 
 
 def write_suite(work: Path, cases: int, generated: bool) -> ResultsFile:
@@ -143,8 +144,8 @@ def build_history(run: ResultsFile, records: int, repository: str | None, config
     return history, time.perf_counter() - started
 
 
-def measure(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int]:
-    """(wall seconds, peak resident KiB) of one command in its own process."""
+def measure(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, float]:
+    """(wall seconds, peak resident KiB, CPU seconds) of one command in its own process."""
     started = time.perf_counter()
     done = subprocess.run(
         [*TIME, sys.executable, "-m", "adk_eval_gate", *argv], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
@@ -154,8 +155,8 @@ def measure(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int
     wall = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"{argv[:2]} exited {done.returncode}: {done.stderr[-1500:]}")
-    peak = int(done.stderr.rsplit("PEAK_KIB", 1)[1].split()[0])
-    return wall, peak
+    tail = done.stderr.rsplit("PEAK_KIB", 1)[1].split()
+    return wall, int(tail[0]), float(tail[2]) + float(tail[3])
 
 
 def main() -> int:
@@ -166,13 +167,26 @@ def main() -> int:
     parser.add_argument("--skip-ci", action="store_true", help="measure compare instead of ci (see the docstring)")
     parser.add_argument("--keep", help="keep the work folder here")
     parser.add_argument(
+        "--reuse", help="measure in a folder an earlier --keep run built (its history, runs and configs), building none"
+    )
+    parser.add_argument(
         "--generated", action="store_true", help="the generator's results stand for the run (implies --skip-ci)"
     )
     args = parser.parse_args()
     args.skip_ci = args.skip_ci or args.generated
-    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="adk-eval-gate-history-"))
+    work = Path(args.reuse or args.keep or tempfile.mkdtemp(prefix="adk-eval-gate-history-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "ADK_EVAL_GATE_"))}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parents[1] / "src"), env.get("PYTHONPATH")]))
+    if args.reuse:
+        data, build_seconds, run_seconds = (work / "pristine.db").read_bytes(), float("nan"), float("nan")
+    else:
+        data, build_seconds, run_seconds = build(work, args, env)
+    per_case_record = len(data) / (args.cases * args.records)
+    return measured(work, env, args, data, per_case_record, build_seconds, run_seconds)
+
+
+def build(work: Path, args: argparse.Namespace, env: dict[str, str]) -> tuple[bytes, float, float]:
+    """The suite, its run, the history and the configs in `work`: the database's bytes, build and run seconds."""
     run = write_suite(work, args.cases, args.generated)
     started = time.perf_counter()
     if args.generated:
@@ -192,9 +206,24 @@ def main() -> int:
     data = history.to_bytes()
     (work / "pristine.db").write_bytes(data)
     shutil.copy(work / "pristine.db", work / "blessed" / "history.db")
-    per_case_record = len(data) / (args.cases * args.records)
     del history, run
+    # The update blesses a new commit: the history appends its record and drops its oldest (200 stay 200).
+    following = read_results(work / "run.json")
+    following.git.sha = "d" * 40
+    (work / "next.json").write_text(following.model_dump_json())
+    return data, build_seconds, run_seconds
 
+
+def measured(
+    work: Path,
+    env: dict[str, str],
+    args: argparse.Namespace,
+    data: bytes,
+    per_case_record: float,
+    build_seconds: float,
+    run_seconds: float,
+) -> int:
+    """Each command side by side with its pair, `args.repeat` rounds; the table, and 0 when every target holds."""
     if args.skip_ci:
         pair = {
             "compare, no history": ["compare", "--config", "without.yml", "--results", "run.json", "--output",
@@ -207,7 +236,7 @@ def main() -> int:
             "ci, no history": ["ci", "--config", "without.yml", "--output-dir", "out-a", "--quiet"],
             "ci, 200-record history": ["ci", "--config", "with.yml", "--output-dir", "out-b", "--quiet"],
         }
-    rows: dict[str, list[tuple[float, int]]] = {name: [] for name in pair}
+    rows: dict[str, list[tuple[float, int, float]]] = {name: [] for name in pair}
     updates = {
         "baseline update, no history": ["baseline", "update", "--config", "without.yml", "--results", "next.json"],
         "baseline update, 200-record history": ["baseline", "update", "--config", "with.yml", "--results",
@@ -216,12 +245,8 @@ def main() -> int:
     rows.update({name: [] for name in updates})
     rows["history show"] = []
     rows["history show, no history (the import floor)"] = []
-    # The update blesses a new commit: the history appends its record and drops its oldest (200 stay 200).
-    following = read_results(work / "run.json")
-    following.git.sha = "d" * 40
-    (work / "next.json").write_text(following.model_dump_json())
-    del following
     for _ in range(args.repeat):
+        shutil.copy(work / "pristine.db", work / "blessed" / "history.db")  # an update of the last round wrote it
         for name, argv in pair.items():
             rows[name].append(measure(argv, work, env))
         for name, argv in updates.items():
@@ -234,7 +259,10 @@ def main() -> int:
         )
 
     def median(name: str) -> tuple[float, float]:
-        return statistics.median(w for w, _ in rows[name]), statistics.median(p for _, p in rows[name]) / 1024
+        return statistics.median(r[0] for r in rows[name]), statistics.median(r[1] for r in rows[name]) / 1024
+
+    def cpu(name: str) -> float:
+        return statistics.median(r[2] for r in rows[name])
 
     print(
         f"history at scale: {args.cases:,} cases (two turns, two criteria) × {args.records} records, "
@@ -242,20 +270,23 @@ def main() -> int:
     )
     print(f"history.db {len(data) / 1e6:.1f} MB ({per_case_record:.1f} bytes per case per record); "
           f"built in {build_seconds:.0f} s; the replayed run took {run_seconds:.0f} s")  # fmt: skip
-    print("| command | wall s | peak memory MiB |")
-    print("|---|---|---|")
+    print("| command | wall s | CPU s | peak memory MiB |")
+    print("|---|---|---|---|")
     for name in rows:
         wall, peak = median(name)
-        print(f"| {name} | {wall:.2f} | {peak:.0f} |")
+        print(f"| {name} | {wall:.2f} | {cpu(name):.2f} | {peak:.0f} |")
     names = list(pair)
     ci_ratio = median(names[1])[0] / median(names[0])[0]
     update_ratio = median("baseline update, 200-record history")[0] / median("baseline update, no history")[0]
     show = median("history show")[0]
     peak = max(median(n)[1] for n in rows) * 1024 * 1024
-    print(f"{names[1]} ÷ {names[0]}: {ci_ratio:.2f}× (target ≤ {CI_RATIO}×)")
-    print(f"baseline update with ÷ without the history: {update_ratio:.2f}× (target ≤ {UPDATE_RATIO}×)")
-    print(f"history show: {show:.2f} s (target ≤ {SHOW_SECONDS} s); the highest peak: {peak / 2**20:.0f} MiB "
-          f"(target ≤ 1024 MiB)")  # fmt: skip
+    updates_cpu = cpu("baseline update, 200-record history") / cpu("baseline update, no history")
+    print(f"{names[1]} ÷ {names[0]}: {ci_ratio:.2f}×, CPU {cpu(names[1]) / cpu(names[0]):.2f}× "
+          f"(target ≤ {CI_RATIO}×)")  # fmt: skip
+    print(f"baseline update with ÷ without the history: {update_ratio:.2f}×, CPU {updates_cpu:.2f}× "
+          f"(target ≤ {UPDATE_RATIO}×)")  # fmt: skip
+    print(f"history show: {show:.2f} s, {cpu('history show'):.2f} s CPU (target ≤ {SHOW_SECONDS} s); "
+          f"the highest peak: {peak / 2**20:.0f} MiB (target ≤ 1024 MiB)")  # fmt: skip
     fits = len(data) <= BRANCH_LIMIT
     print(f"branch store: {len(data) / 1e6:.1f} MB {'within' if fits else 'OVER'} the contents API's 100 MB")
     ok = ci_ratio <= CI_RATIO and update_ratio <= UPDATE_RATIO and show <= SHOW_SECONDS and peak <= MEMORY_LIMIT

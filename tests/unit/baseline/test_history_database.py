@@ -297,10 +297,35 @@ def test_a_history_over_the_contents_api_limit_stores_neither_and_says_the_fix(t
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[1], tmp_path / "p1") == 1
         err = capsys.readouterr().err
         limit = f"over the {len(stored) // 2:,} GitHub's contents API takes; lower history.max_records, or keep the"
-        assert limit in err
+        assert limit in err and "Traceback" not in err
+        assert len([line for line in err.splitlines() if "contents API" in line]) == 1
         assert "neither the baseline nor the history was stored" in err
         assert fake.state.files[("eval-data", "baselines/history.db")] == stored
         assert ("eval-data", f"baselines/{SHA[1]}.json") not in fake.state.files
+
+
+def test_a_baseline_over_the_contents_api_limit_is_one_line_before_anything_is_written(
+    tmp_path, monkeypatch, capsys
+):
+    # At 100,000 cases the history (64 MB) fits the contents API and the baseline results (350 MB) do not: the
+    # branch store's wall there is the baseline. It is said before the history or anything else is written.
+    config = make_repo(tmp_path / "repo", "{store: branch, branch: eval-data}", cases=40)
+    with FakeGitHub() as fake:
+        assert ci_push(monkeypatch, fake, tmp_path, config, SHA[0], tmp_path / "p0") == 0
+        stored = dict(fake.state.files)
+        baseline = len(stored[("eval-data", f"baselines/{SHA[0]}.json")])
+        history = len(stored[("eval-data", "baselines/history.db")])
+        limit = baseline - 200  # the next baseline is as large; the history with one record more stays below
+        assert history * 2 < limit
+        monkeypatch.setattr(branch, "MAX_CONTENTS_BYTES", limit)
+        capsys.readouterr()
+        assert ci_push(monkeypatch, fake, tmp_path, config, SHA[1], tmp_path / "p1") == 1
+        err = capsys.readouterr().err
+        (line,) = [line for line in err.splitlines() if "contents API" in line]
+        assert "Traceback" not in err and line.startswith("::error")
+        assert f"over the {limit:,} GitHub's contents API takes; keep the baseline in the artifact store" in line
+        assert "neither the baseline nor the history was stored" in line and "nothing was changed" not in line
+        assert fake.state.files == stored  # not the history, not the baseline, not the pointer
 
 
 # --- report.html from an artifact's folder ------------------------------------------------------------------------

@@ -117,14 +117,7 @@ class BranchStore:
         a concurrent push that wrote in between makes this fail loudly (409) instead of dropping its record. The
         new blob's sha. The database holds names, hashes and numbers only, written as they are."""
         path = self._path(HISTORY_FILE)
-        if len(data) > MAX_CONTENTS_BYTES:
-            raise GitHubError(
-                "PUT",
-                path,
-                None,
-                f"the history is {len(data):,} bytes, over the {MAX_CONTENTS_BYTES:,} GitHub's contents API takes; "
-                "lower history.max_records, or keep the baseline in the artifact store",
-            )
+        self._check_history_size(data)
         body = {
             "message": "adk-eval-gate: history",
             "content": base64.b64encode(data).decode(),
@@ -141,6 +134,16 @@ class BranchStore:
                 "PUT", path, response.status_code, "the history changed since it was read (another push wrote it)"
             )
         return _blob_sha(response)
+
+    def _check_history_size(self, data: bytes) -> None:
+        if len(data) > MAX_CONTENTS_BYTES:
+            raise GitHubError(
+                "PUT",
+                self._path(HISTORY_FILE),
+                None,
+                f"the history is {len(data):,} bytes, over the {MAX_CONTENTS_BYTES:,} GitHub's contents API takes; "
+                "lower history.max_records, or keep the baseline in the artifact store",
+            )
 
     def _put(self, path: str, text: str, message: str) -> tuple[bytes | None, str]:
         """(what the file held before, or None when it was new; the new blob's sha)."""
@@ -195,8 +198,20 @@ class BranchStore:
         sha = results.git.sha or self.context.sha
         if not sha:
             raise GitHubError("PUT", "contents", None, "the results carry no commit sha to file them under")
-        self._ensure_branch()
         path = self._path(f"{sha}.json")
+        if history is not None:  # sizes checked before anything is written: both or neither
+            self._check_history_size(history.data)
+        baseline = slim(results).model_dump_json() + "\n"
+        if len(baseline.encode()) > MAX_CONTENTS_BYTES:
+            raise GitHubError(
+                "PUT",
+                path,
+                None,
+                f"the baseline is {len(baseline.encode()):,} bytes, over the {MAX_CONTENTS_BYTES:,} GitHub's contents "
+                "API takes; keep the baseline in the artifact store (baseline.store: artifact), or split the suite "
+                "into configs of fewer cases",
+            )
+        self._ensure_branch()
         pointer = {"sha": sha, "path": path, "updated_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         done: list[tuple[str, bytes | None, str]] = []  # (path, its old content, the blob written over it)
         try:
@@ -206,7 +221,7 @@ class BranchStore:
             done.append(
                 (
                     path,
-                    *self._put(path, slim(results).model_dump_json() + "\n", f"adk-eval-gate baseline for {sha[:12]}"),
+                    *self._put(path, baseline, f"adk-eval-gate baseline for {sha[:12]}"),
                 )
             )
             latest = self._path("latest.json")
