@@ -304,9 +304,7 @@ def test_a_history_over_the_contents_api_limit_stores_neither_and_says_the_fix(t
         assert ("eval-data", f"baselines/{SHA[1]}.json") not in fake.state.files
 
 
-def test_a_baseline_over_the_contents_api_limit_is_one_line_before_anything_is_written(
-    tmp_path, monkeypatch, capsys
-):
+def test_a_baseline_over_the_contents_api_limit_is_one_line_before_anything_is_written(tmp_path, monkeypatch, capsys):
     # At 100,000 cases the history (64 MB) fits the contents API and the baseline results (350 MB) do not: the
     # branch store's wall there is the baseline. It is said before the history or anything else is written.
     config = make_repo(tmp_path / "repo", "{store: branch, branch: eval-data}", cases=40)
