@@ -374,3 +374,27 @@ def test_without_serialize_as_on_python_3_10_the_database_round_trips_the_same(s
     with pytest.raises(HistoryError) as caught:
         parse_history(b"SQLite format 3\x00" + b"\xff" * 200, "h.db", repository="o/r", config="eval-gate.yml")
     assert "h.db: is not a readable SQLite database" in str(caught.value)
+
+
+# --- history show imports what it needs ----------------------------------------------------------------------------
+
+
+def test_history_show_over_a_file_store_imports_neither_google_genai_nor_the_github_client(tmp_path):
+    # Importing google-genai's types (through the eval set models) was a second of `history show`'s 3 s at 10,000
+    # cases; the GitHub client is for the stores that need it.
+    import subprocess
+    import sys
+
+    config = v1_repo(tmp_path)
+    script = (
+        "import sys\n"
+        "from adk_eval_gate.commands.main import main\n"
+        f"code = main(['history', 'show', '--config', {str(config)!r}])\n"
+        "heavy = sorted(m for m in ('google.genai', 'adk_eval_gate.github.client', 'adk_eval_gate.evalsets.models')"
+        " if m in sys.modules)\n"
+        "print('EXIT', code, 'HEAVY', heavy)\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("GITHUB_")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False)
+    assert "History: blessed/history.json, 7 record(s)" in done.stdout, done.stderr
+    assert done.stdout.strip().endswith("EXIT 0 HEAVY []"), done.stdout[-500:]
