@@ -18,7 +18,7 @@ write, and a NaN threshold or a forged sample count must be refused, not silentl
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -35,7 +35,7 @@ from adk_eval_gate.core.numbers import (
 )
 from adk_eval_gate.core.schema_versions import HISTORY_SCHEMA_VERSION
 
-FORMAT = "adk-eval-gate history"
+FORMAT: Final = "adk-eval-gate history"  # Final: the models' Literal fields take it as their default
 HASH_LENGTH = 16  # hex digits of a case's or criterion's sha256 kept: enough to tell an edit, compact on disk
 
 # The most records `history.max_records` keeps (config/history.py).

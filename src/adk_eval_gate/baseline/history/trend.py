@@ -30,11 +30,11 @@ def sparkline(values: Sequence[float | None]) -> str:
 
 def agent_mean(record: HistoryRecord, agent: str, criterion: str) -> float | None:
     """Mean case score of an agent's criterion over all its eval sets, weighted by cases as the pooled verdict is."""
-    parts = [
-        (s.criteria[criterion].mean, s.criteria[criterion].cases)
-        for s in record.eval_sets
-        if s.agent == agent and criterion in s.criteria and s.criteria[criterion].mean is not None
-    ]
+    parts: list[tuple[float, int]] = []
+    for s in record.eval_sets:
+        found = s.criteria.get(criterion) if s.agent == agent else None
+        if found is not None and found.mean is not None:
+            parts.append((found.mean, found.cases))
     cases = sum(n for _, n in parts)
     return sum(m * n for m, n in parts) / cases if cases else None
 
