@@ -15,6 +15,8 @@ without it and ≤ 1 GiB; `history show` ≤ 2 s; `baseline update` ≤ 1.5× th
 
     python bench/history_scale.py [--cases 10000] [--records 200] [--repeat 3]
     python bench/history_scale.py --cases 100000 --generated --repeat 1   # no wall: 100,000 cases × 200 records
+    python bench/history_scale.py --cases 100000 --generated --repeat 1 --keep DIR   # then, to measure again:
+    python bench/history_scale.py --cases 100000 --generated --repeat 1 --reuse DIR  # (the build takes ~40 min)
 
 `--skip-ci` leaves out the `ci` pair; `compare` then stands for the part of `ci` that reads the history.
 `--generated` takes the generator's results as the run instead of replaying them (at 100,000 cases the replayed
