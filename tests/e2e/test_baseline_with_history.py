@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 from tests.support.fake_github import FakeGitHub
-from tests.support.history_repo import SHA, ci_push, make_repo
+from tests.support.history_repo import SHA, ci_push, history_json, make_repo
 
 BRANCH_STORE = "{store: branch, branch: eval-data}"
-HISTORY = ("eval-data", "baselines/history.json")
+HISTORY = ("eval-data", "baselines/history.db")
 LATEST = ("eval-data", "baselines/latest.json")
 
 
@@ -30,7 +30,7 @@ def test_a_failed_pointer_write_puts_the_history_and_the_baseline_back(tmp_path,
         assert not (tmp_path / "p1" / "history.json").exists()
         # The next push stores both, as if the failed one had never run.
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[2], tmp_path / "p2") == 0
-        records = json.loads(fake.state.files[HISTORY])["records"]
+        records = history_json(fake.state.files[HISTORY])["records"]
         assert [r["sha"] for r in records] == [SHA[0], SHA[2]]
 
 
@@ -40,7 +40,7 @@ def test_the_first_push_whose_baseline_fails_leaves_no_history_behind(tmp_path, 
         fake.fault("PUT", rf"{SHA[0]}\.json$", 403, body={"message": "Resource not accessible by integration"})
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[0], tmp_path / "p0") == 1
         assert HISTORY not in fake.state.files and LATEST not in fake.state.files
-        assert [c["method"] for c in fake.calls(pattern=r"history\.json$") if c["method"] != "GET"] == ["PUT", "DELETE"]
+        assert [c["method"] for c in fake.calls(pattern=r"history\.db$") if c["method"] != "GET"] == ["PUT", "DELETE"]
         assert fake.state.schema_errors == []  # the DELETE is the one GitHub's API describes
         assert "nothing was changed" in capsys.readouterr().err
 

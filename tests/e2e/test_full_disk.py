@@ -18,7 +18,7 @@ from adk_eval_gate.commands.main import main
 from adk_eval_gate.core.errors import EXIT_NOT_WRITTEN, WriteError
 from adk_eval_gate.core.files import write_text_atomic
 from tests.support.fake_github import FakeGitHub
-from tests.support.history_repo import SHA, ci_push, make_repo
+from tests.support.history_repo import SHA, ci_push, history_json, make_repo
 from tests.support.hostile import run_cli
 from tests.support.small_disk import PAGE, small_disk
 
@@ -77,7 +77,7 @@ def test_baseline_update_on_a_filling_disk_stores_the_baseline_and_its_history_t
             now = {p.name: p.read_bytes() for p in blessed.iterdir()}
             if code == 0:
                 assert json.loads(now["results.json"])["git"]["sha"] == SHA[1]
-                assert [r["sha"] for r in json.loads(now["history.json"])["records"]] == SHA[:2]
+                assert [r["sha"] for r in history_json(now["history.db"])["records"]] == SHA[:2]
                 outcomes.append("both")
                 for name, data in before.items():  # back to the first run for the next size
                     (blessed / name).write_bytes(data)

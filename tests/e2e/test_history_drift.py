@@ -17,7 +17,7 @@ import pytest
 
 from adk_eval_gate.commands.main import main
 from tests.support.fake_github import FakeGitHub
-from tests.support.history_repo import SHA, ci_pull_request, ci_push, make_repo, set_broken
+from tests.support.history_repo import SHA, ci_pull_request, ci_push, history_json, make_repo, set_broken
 
 MERGES = 10
 STORES = {
@@ -49,10 +49,10 @@ def test_ten_one_point_merges_fail_the_next_pull_request_on_drift(store, tmp_pat
     config = make_repo(tmp_path / "repo", STORES[store])
     with FakeGitHub() as fake:
         walk_default_branch(monkeypatch, fake, tmp_path, config, store, drifting=True)
-        history = json.loads((tmp_path / f"push{MERGES}" / "history.json").read_text())
+        history = history_json((tmp_path / f"push{MERGES}" / "history.json").read_bytes())
         assert [r["sha"] for r in history["records"]] == SHA[: MERGES + 1]
         if store == "branch":
-            assert fake.file("eval-data", "baselines/history.json") == history
+            assert history_json(fake.state.files[("eval-data", "baselines/history.db")]) == history
         capsys.readouterr()
         set_broken(config.parent, set(range(MERGES + 1)))  # the pull request breaks one case more
         assert ci_pull_request(monkeypatch, fake, tmp_path, config, 7, SHA[MERGES], tmp_path / "pr") == 1
@@ -106,7 +106,7 @@ def file_store_walk(tmp_path: Path, config: Path, monkeypatch, drifting: bool) -
 def test_the_file_store_keeps_its_history_beside_the_baseline(drifting, tmp_path, monkeypatch, capsys):
     config = make_repo(tmp_path / "repo", "{store: file, path: blessed/results.json}")
     file_store_walk(tmp_path, config, monkeypatch, drifting)
-    history = json.loads((config.parent / "blessed" / "history.json").read_text())
+    history = history_json((config.parent / "blessed" / "history.db").read_bytes())
     assert [r["sha"] for r in history["records"]] == SHA[: MERGES + 1]
     set_broken(config.parent, set(range(MERGES + 1)) if drifting else set())
     current = tmp_path / "pr.json"

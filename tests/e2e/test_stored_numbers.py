@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
 
+from adk_eval_gate.baseline.history import StoredHistory, history_text
 from adk_eval_gate.baseline.history.models import History
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.commands.main import main
@@ -56,26 +59,51 @@ HISTORY_ATTACKS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("attack", "pattern", "forged", "field"), HISTORY_ATTACKS, ids=[a[0] for a in HISTORY_ATTACKS])
+def _forge_database(data: bytes, pattern: str, replacement: str) -> bytes:
+    """The same forgery in the database's record rows (their summaries are the JSON of a record without cases)."""
+    connection = sqlite3.connect(":memory:")
+    connection.deserialize(data)
+    heads = connection.execute("SELECT seq, head FROM records ORDER BY seq").fetchall()
+    seq, head = heads[0]
+    forged = zlib.compress(_forge(zlib.decompress(head).decode(), pattern, replacement).encode())
+    connection.execute("UPDATE records SET head = ? WHERE seq = ?", (forged, seq))
+    connection.commit()
+    return connection.serialize()
+
+
+# A case row of the database is not JSON of this shape: test_history_database.py forges those.
+FORGERIES = [(kind, *attack) for kind in ("history.json", "history.db") for attack in HISTORY_ATTACKS
+             if not (kind == "history.db" and attack[0].endswith("of a case"))]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "attack", "pattern", "forged", "field"), FORGERIES, ids=[f"{f[0]}: {f[1]}" for f in FORGERIES]
+)
 def test_a_forged_number_in_the_history_is_refused_in_one_line(
-    blessed, attack, pattern, forged, field, tmp_path, capsys
+    blessed, kind, attack, pattern, forged, field, tmp_path, capsys
 ):
     config, results = blessed
-    stored = config.parent / "blessed" / "history.json"
-    original = stored.read_text()
+    database = config.parent / "blessed" / "history.db"
+    original = database.read_bytes()
+    legacy = config.parent / "blessed" / "history.json"
     try:
         # The first record is the drift reference of the next pull request: the forgery sits where it would count.
-        stored.write_text(_forge(original, pattern, forged))
+        if kind == "history.json":  # an earlier version's file, read when no database is there
+            database.unlink()
+            legacy.write_text(_forge(history_text(StoredHistory.from_bytes(original)), pattern, forged))
+        else:
+            database.write_bytes(_forge_database(original, pattern, forged))
         with time_limit(10):  # refused on sight: no MemoryError, no hang over 10^10 samples
             line = assert_bad_input(["history", "show", "--config", str(config)], config.parent, capsys, field)
-        assert "history.json" in line and "records[0]" in line
+        assert kind in line and ("records[0]" if kind == "history.json" else "record 1 is invalid") in line
         # `compare` fails closed on the history instead of comparing with the drift test turned off.
         capsys.readouterr()
         code = main(["compare", "--config", str(config), "--results", str(results), "--output", str(tmp_path / "c")])
         out = capsys.readouterr().out
         assert code == 1 and "history" in out and field.split(".")[-1] in out
     finally:
-        stored.write_text(original)
+        legacy.unlink(missing_ok=True)
+        database.write_bytes(original)
 
 
 def test_a_record_whose_cases_together_claim_too_many_samples_is_refused():

@@ -100,3 +100,14 @@ def ci_pull_request(monkeypatch, fake, tmp_path: Path, config: Path, number: int
     actions_env(monkeypatch, fake, tmp_path, "pull_request", event, GITHUB_SHA="f" * 40, GITHUB_BASE_REF="main")
     monkeypatch.setenv("GITHUB_REF", f"refs/pull/{number}/merge")
     return main(["ci", "--config", str(config), "--output-dir", str(out), "--quiet"])
+
+
+def history_json(data: bytes | None) -> dict | None:
+    """A stored history (the database, or an earlier version's JSON) as the JSON `history show --json` prints."""
+    if data is None:
+        return None
+    from adk_eval_gate.baseline.history import StoredHistory, history_text
+
+    if not data.startswith(b"SQLite format 3\x00"):
+        return json.loads(data)
+    return json.loads(history_text(StoredHistory.from_bytes(data)))

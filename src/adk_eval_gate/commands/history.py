@@ -1,5 +1,6 @@
 """`history show`: the default branch's history as the next pull request will see it — trends, the drift gate's
-reference, known flaky cases and the newest records; `--json` prints the history file itself."""
+reference, known flaky cases and the newest records; `--json` prints the history as JSON
+(schema_version 1, `adk-eval-gate schema history`)."""
 
 from __future__ import annotations
 
@@ -16,19 +17,20 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="show the default branch's history: trends, the drift reference, flaky cases",
     )
     parser.add_argument("action", choices=["show"])
-    parser.add_argument("--json", action="store_true", help="print the history file (JSON) instead")
+    parser.add_argument("--json", action="store_true", help="print the whole history as JSON instead")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    from adk_eval_gate.baseline.history import history_summary, history_text, load_history
+    from adk_eval_gate.baseline.history import HistoryError, history_summary, load_history, write_json
+    from adk_eval_gate.baseline.history.io import START_OVER
     from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.history import history_lines, record_lines
 
     workflow = load_config(args.config)
-    state = load_history(workflow, ActionsContext.from_env())
+    state = load_history(workflow, ActionsContext.from_env(), every_summary=False)  # reads the summaries it shows
     if state is None:
         print("no history: the config keeps none (history.enabled: false, or baseline.store: none)")
         return 0
@@ -37,12 +39,20 @@ def handle(args: argparse.Namespace) -> int:
     if state.history is None:
         print("\n".join(state.notes))
         return 0
-    if args.json:
-        sys.stdout.write(history_text(state.history))
-        return 0
-    report = history_summary(state, workflow.settings.gate)
+    try:
+        if args.json:
+            write_json(
+                state.history, sys.stdout.write, state.source
+            )  # a record at a time: a long history never sits in memory
+            return 0
+        report = history_summary(state, workflow.settings.gate)
+        shown = state.history.records[-state.settings.trend :]
+        newest = record_lines(shown)
+    except HistoryError as exc:
+        raise InputError(exc.source, None, exc.problem, exc.fix) from None
+    except ValueError as exc:  # a summary read only now (they are read as shown) that is not one of ours
+        raise InputError(state.source, None, str(exc), START_OVER) from None
     lines = history_lines(report)
-    shown = state.history.records[-state.settings.trend :]
-    lines += [f"  Newest {len(shown)} record(s), newest first:", *record_lines(shown)]
+    lines += [f"  Newest {len(shown)} record(s), newest first:", *newest]
     print("\n".join(lines))
     return 0

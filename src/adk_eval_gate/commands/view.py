@@ -2,7 +2,7 @@
 
 A folder is an output folder (`ci`'s adk-eval-gate-out, a downloaded artifact); a results file is the page's
 source. The page opened is always one this command rendered, from results.json (with comparison.json and
-history.json when they sit beside it), each read and validated as data, into a fresh private folder of its own:
+the history when they sit beside it), each read and validated as data, into a fresh private folder of its own:
 a report.html found in the folder is never opened, since a downloaded artifact (a fork's) can carry any page,
 and a page's script runs with the reader's browser. Where no browser can be started (a container, ssh), the
 path and its file:// URL are printed instead, to open elsewhere.
@@ -74,11 +74,27 @@ def private_folder() -> Path:
 
 
 def _history(folder: Path) -> list[Any] | None:
+    """The trend series of the history beside the results: a database (history.json as `ci` writes it, or a
+    store's history.db), or an earlier version's JSON history.json."""
+    from adk_eval_gate.baseline.history.database import MAGIC
+    from adk_eval_gate.core.files import load_json, read_bytes
+
+    # The output folder's history.json holds the database (what `ci` writes since history.db, under the name the
+    # upload steps name); one of an earlier version holds JSON; a store's history.db copied beside it, the database.
+    for path in (folder / "history.db", folder / "history.json"):
+        if path.is_file() and ((data := read_bytes(path, "history")).startswith(MAGIC) or path.name == "history.db"):
+            from adk_eval_gate.baseline.history.database import StoredHistory
+            from adk_eval_gate.baseline.history.trend import trend_data
+            from adk_eval_gate.core.errors import InputError
+
+            try:
+                return trend_data(StoredHistory.from_bytes(data))
+            except ValueError as exc:
+                fix = "view the results without it, or fetch the artifact again"
+                raise InputError(path, None, str(exc), fix) from None
     path = folder / "history.json"
     if not path.is_file():
         return None
-    from adk_eval_gate.core.files import load_json
-
     data = load_json(path, "history")
     records = data.get("records") if isinstance(data, dict) else data
     return records if isinstance(records, list) else None

@@ -208,15 +208,33 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise WriteError(path, exc) from None
 
 
-def replace_together(files: list[tuple[Path, str]]) -> None:
+def _content(content: str | bytes) -> bytes:
+    """Text is written redacted; bytes (a database) are written as they are."""
+    return content if isinstance(content, bytes) else _utf8(redact(content))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """`write_text_atomic` for binary files (the history database)."""
+    try:
+        tmp = _temp_beside(path, data)
+    except OSError as exc:
+        raise WriteError(path, exc) from None
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise WriteError(path, exc) from None
+
+
+def replace_together(files: list[tuple[Path, str | bytes]]) -> None:
     """Files that must change together (a baseline and its history): all of them, or none. Every new file is
     written in full beside its target first, which is where a full disk fails, with nothing changed yet; then
     each is renamed onto its target, the old one kept as a hard link until all are in place, so that a rename that
     fails puts back the ones before it."""
     written: list[tuple[Path, Path]] = []
     try:
-        for path, text in files:
-            written.append((path, _temp_beside(path, _utf8(redact(text)))))
+        for path, content in files:
+            written.append((path, _temp_beside(path, _content(content))))
     except OSError as exc:
         for _, tmp in written:
             tmp.unlink(missing_ok=True)

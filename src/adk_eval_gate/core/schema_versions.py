@@ -5,4 +5,7 @@ from typing import Final
 
 RESULTS_SCHEMA_VERSION: Final = 1
 # The default branch's history (baseline/history): its own version, bumped apart from the results file's.
-HISTORY_SCHEMA_VERSION = 1
+HISTORY_SCHEMA_VERSION: Final = 1  # Final: a Literal[1] model field takes it as its default
+# The history as stored (baseline/history/database.py): a SQLite database; 1 was the JSON file history.json, still
+# read (and migrated) and still the shape of `history show --json`.
+HISTORY_DATABASE_VERSION = 2

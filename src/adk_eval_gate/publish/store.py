@@ -7,10 +7,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate.baseline.history import FILE_NAME as HISTORY_FILE
+from adk_eval_gate.baseline.history import CARRIED_FILE_NAME as HISTORY_FILE
 from adk_eval_gate.baseline.history import HistoryState, next_history
 from adk_eval_gate.baseline.stores import BaselineStore
-from adk_eval_gate.core.files import write_text_atomic
+from adk_eval_gate.core.files import write_bytes_atomic
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.workflow_commands import error
 from adk_eval_gate.results.models import ResultsFile
@@ -47,7 +47,7 @@ def store_baseline_and_history(
     step = next_history(history, results, whole_suite=why is None)
     if step.carried is not None:
         # Before the store: a full disk here stores nothing. The artifact store's upload carries it from here.
-        write_text_atomic(out / HISTORY_FILE, step.carried)
+        write_bytes_atomic(out / HISTORY_FILE, step.carried)
     if partial:  # a partial run never replaces the whole suite's baseline
         return Stored(" · ".join(filter(None, (f"baseline not stored: {why}", step.note))))
     if why is not None:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adk_eval_gate.baseline.history.database import StoredHistory
 from adk_eval_gate.baseline.history.io import HistoryState
 from adk_eval_gate.baseline.history.lookup import specs_of_results
 from adk_eval_gate.baseline.history.models import History, HistoryRecord
@@ -100,7 +101,7 @@ def test_report_html_and_the_history_agree_on_the_same_data():
 
 
 def _state(records: list[HistoryRecord]) -> HistoryState:
-    history = History(repository="o/r", config="eval-gate.yml", records=records)
+    history = StoredHistory.from_history(History(repository="o/r", config="eval-gate.yml", records=records))
     return HistoryState(
         settings=HistorySection(), source="test", repository="o/r", config="eval-gate.yml", history=history
     )

@@ -17,8 +17,9 @@ from adk_eval_gate.commands.main import main
 from adk_eval_gate.commands.schema import SHIPPED, json_schema_text
 from adk_eval_gate.results.build import read_results
 from tests.support.fake_github import FakeGitHub
-from tests.support.history_repo import SHA, ci_pull_request, ci_push, make_repo, set_broken
+from tests.support.history_repo import SHA, ci_pull_request, ci_push, history_json, make_repo, set_broken
 
+DAMAGED = b"SQLite format 3\x00" + b"\xff" * 200  # a database's first bytes, and then nothing of one
 FILE_STORE = "{store: file, path: blessed/results.json}"
 BRANCH_STORE = "{store: branch, branch: eval-data}"
 
@@ -33,6 +34,15 @@ def bless(config: Path, tmp_path: Path, monkeypatch, index: int, broken: set[int
 
 
 def history_file(config: Path) -> Path:
+    return config.parent / "blessed" / "history.db"
+
+
+def stored_history(fake: FakeGitHub) -> dict:
+    return history_json(fake.state.files[("eval-data", "baselines/history.db")])
+
+
+def legacy_file(config: Path) -> Path:
+    """Where earlier versions kept it: read when no history.db is there."""
     return config.parent / "blessed" / "history.json"
 
 
@@ -49,7 +59,7 @@ def test_a_record_holds_per_case_counts_and_the_history_stays_bounded(tmp_path, 
     )
     for index in range(5):
         assert bless(config, tmp_path, monkeypatch, index, {0} if index == 4 else set()) == 0
-    data = json.loads(history_file(config).read_text())
+    data = history_json(history_file(config).read_bytes())
     jsonschema.validate(data, json.loads(SHIPPED["history"].read_text()))
     assert [r["sha"] for r in data["records"]] == SHA[2:5]  # the newest three
     (eval_set,) = data["records"][-1]["eval_sets"]
@@ -60,11 +70,11 @@ def test_a_record_holds_per_case_counts_and_the_history_stays_bounded(tmp_path, 
     assert eval_set["latency_seconds"] is None or eval_set["latency_seconds"] >= 0
     # Blessing the same commit again replaces its record instead of counting it twice.
     assert bless(config, tmp_path, monkeypatch, 4, set()) == 0
-    again = json.loads(history_file(config).read_text())
+    again = history_json(history_file(config).read_bytes())
     assert [r["sha"] for r in again["records"]] == SHA[2:5] and again["records"][-1]["eval_sets"][0]["criteria"][
         "tool_trajectory_avg_score"
     ]["mean"] == 1.0
-    assert "history: 3 record(s), blessed/history.json" in capsys.readouterr().out
+    assert "history: 3 record(s), blessed/history.db" in capsys.readouterr().out
 
 
 def test_trend_data_and_sparkline():
@@ -116,20 +126,20 @@ def test_partial_runs_never_enter_the_history_and_hand_it_on_unchanged(tmp_path,
     config = make_repo(tmp_path / "repo", BRANCH_STORE, cases=6)
     with FakeGitHub() as fake:
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[0], tmp_path / "p0") == 0
-        stored = fake.file("eval-data", "baselines/history.json")
-        assert [r["sha"] for r in stored["records"]] == [SHA[0]]
+        stored = fake.state.files[("eval-data", "baselines/history.db")]
+        assert [r["sha"] for r in history_json(stored)["records"]] == [SHA[0]]
         # `--cases`: part of the suite; its output still carries the history on, untouched.
         set_broken(config.parent, {1})
         actions = ["ci", "--config", str(config), "--quiet", "--cases", "qa:q1", "--output-dir"]
         assert main([*actions, str(tmp_path / "p1")]) == 0
-        assert json.loads((tmp_path / "p1" / "history.json").read_text()) == stored
+        assert (tmp_path / "p1" / "history.json").read_bytes() == stored
         # A shard writes no history at all; merging only some of the shards is not a baseline either.
         monkeypatch.setenv("GITHUB_SHA", SHA[2])
         shard = ["ci", "--config", str(config), "--quiet", "--shard", "1/2", "--output-dir", str(tmp_path / "s1")]
         assert main(shard) == 0 and not (tmp_path / "s1" / "history.json").exists()
         merge = ["merge", str(tmp_path / "s1" / "results.json"), "--config", str(config), "--output-dir"]
         assert main([*merge, str(tmp_path / "m")]) == 1  # the baseline was not stored: said, and the job fails
-        assert fake.file("eval-data", "baselines/history.json") == stored
+        assert fake.state.files[("eval-data", "baselines/history.db")] == stored
         assert "history unchanged: only a run of the whole suite is recorded" in capsys.readouterr().out
 
 
@@ -144,7 +154,7 @@ def _with_counts(history: dict, score: list) -> dict:
 
 def _valid_history(config: Path, tmp_path: Path, monkeypatch) -> dict:
     assert bless(config, tmp_path, monkeypatch, 0, set()) == 0
-    return json.loads(history_file(config).read_text())
+    return history_json(history_file(config).read_bytes())
 
 
 @pytest.mark.parametrize(
@@ -168,7 +178,8 @@ def test_history_show_refuses_a_history_it_cannot_use_in_one_line(change, expect
     monkeypatch.setenv("GITHUB_REPOSITORY", "o/r")
     if "someone/else" not in change(valid):
         valid["repository"] = "o/r"
-    history_file(config).write_text(change(valid))
+    history_file(config).unlink()  # an earlier version's file, read as JSON
+    legacy_file(config).write_text(change(valid))
     capsys.readouterr()
     assert main(["history", "show", "--config", str(config)]) == 2
     err = capsys.readouterr().err
@@ -184,26 +195,26 @@ def test_a_history_that_cannot_be_read_fails_the_gate_closed_and_is_never_overwr
     config = make_repo(tmp_path / "repo", BRANCH_STORE, cases=6)
     with FakeGitHub() as fake:
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[0], tmp_path / "p0") == 0
-        fake.state.files[("eval-data", "baselines/history.json")] = b'{"schema_version": 1, "format": "x"'
+        fake.state.files[("eval-data", "baselines/history.db")] = DAMAGED
         # A pull request that changed nothing still fails: the drift the history should show cannot be told from none.
         assert ci_pull_request(monkeypatch, fake, tmp_path, config, 7, SHA[0], tmp_path / "pr") == 1
         failures = json.loads((tmp_path / "pr" / "comparison.json").read_text())["gate"]["failures"]
         assert failures == [
-            "history: baselines/history.json on branch eval-data: is not JSON (line 1, column 36: Expecting ',' "
-            "delimiter); fix it, or delete it to start a new history (it is never reset silently)"
+            "history: baselines/history.db on branch eval-data: is not a readable SQLite database (file is not a "
+            "database); fix it, or delete it to start a new history (it is never reset silently)"
         ]
         assert "The default branch's history could not be used" in fake.state.comments[7][0]["body"]
         # The next push neither resets it nor writes over it, nor stores a baseline without its record, and its
         # job fails saying so.
         capsys.readouterr()
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[1], tmp_path / "p1") == 1
-        assert fake.state.files[("eval-data", "baselines/history.json")] == b'{"schema_version": 1, "format": "x"'
+        assert fake.state.files[("eval-data", "baselines/history.db")] == DAMAGED
         assert ("eval-data", f"baselines/{SHA[1]}.json") not in fake.state.files
         assert json.loads(fake.state.files[("eval-data", "baselines/latest.json")])["sha"] == SHA[0]
         assert not (tmp_path / "p1" / "history.json").exists()
         assert (
             "::error title=adk-eval-gate::neither the baseline nor the history was stored, since the history cannot "
-            "advance: baselines/history.json" in capsys.readouterr().err
+            "advance: baselines/history.db" in capsys.readouterr().err
         )
 
 
@@ -267,7 +278,7 @@ def test_history_show_prints_the_trend_the_reference_and_the_records(tmp_path, m
     capsys.readouterr()
     assert main(["history", "show", "--config", str(config)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("History: blessed/history.json, 5 record(s)")
+    assert out.startswith("History: blessed/history.db, 5 record(s)")
     assert "qa · tool_trajectory_avg_score  █▆▃▁  0.900 → 0.600" in out
     assert f"Drift gate compares with {SHA[0][:12]} (" in out and "4 merge(s) back; gate.drift.window 10" in out
     assert out.index(SHA[4][:12]) < out.index(SHA[1][:12])  # newest first
@@ -301,14 +312,14 @@ def test_a_concurrent_push_is_not_overwritten_and_a_lost_reply_is_not_a_failure(
     config = make_repo(tmp_path / "repo", BRANCH_STORE, cases=4)
     with FakeGitHub() as fake:
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[0], tmp_path / "p0") == 0
-        fake.fault("PUT", "history.json$", 409, body={"message": "baselines/history.json does not match"})
+        fake.fault("PUT", "history.db$", 409, body={"message": "baselines/history.db does not match"})
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[1], tmp_path / "p1") == 1
         assert "the history changed since it was read (another push wrote it)" in capsys.readouterr().err
-        assert [r["sha"] for r in fake.file("eval-data", "baselines/history.json")["records"]] == [SHA[0]]
+        assert [r["sha"] for r in stored_history(fake)["records"]] == [SHA[0]]
         # GitHub stored the write but the reply was lost: the retry finds its own write there and goes on.
-        fake.fault("PUT", "history.json$", 502, after_effect=True)
+        fake.fault("PUT", "history.db$", 502, after_effect=True)
         assert ci_push(monkeypatch, fake, tmp_path, config, SHA[2], tmp_path / "p2") == 0
-        assert [r["sha"] for r in fake.file("eval-data", "baselines/history.json")["records"]] == [SHA[0], SHA[2]]
+        assert [r["sha"] for r in stored_history(fake)["records"]] == [SHA[0], SHA[2]]
 
 
 def test_a_push_after_an_artifact_without_history_continues_the_older_one(tmp_path, monkeypatch, capsys):
@@ -322,7 +333,7 @@ def test_a_push_after_an_artifact_without_history_continues_the_older_one(tmp_pa
             if carried:  # run 501's workflow forgot to upload history.json
                 files["history.json"] = (out / "history.json").read_bytes()
             fake.add_artifact(900 + index, 500 + index, "adk-eval-gate-results", files)
-        history = json.loads((tmp_path / "p2" / "history.json").read_text())
+        history = history_json((tmp_path / "p2" / "history.json").read_bytes())
         assert [r["sha"] for r in history["records"]] == [SHA[0], SHA[2]]
         warnings = json.loads((tmp_path / "p2" / "comparison.json").read_text())["warnings"]
         assert "the artifact of run 501 carries no history.json; continuing the history of run 500 (the runs " in (
@@ -334,7 +345,7 @@ def test_outside_actions_history_show_says_why_it_read_nothing(tmp_path, capsys)
     for store, why in (
         ("{store: artifact}", "the artifact store needs GITHUB_REPOSITORY and a base branch: no history read"),
         (BRANCH_STORE, "the branch store needs GITHUB_REPOSITORY (and a token): no history read"),
-        (FILE_STORE, "no history yet at blessed/history.json: the default branch's runs start one"),
+        (FILE_STORE, "no history yet at blessed/history.db: the default branch's runs start one"),
     ):
         config = make_repo(tmp_path / store.split(",")[0].split()[-1].strip("}"), store, cases=2)
         assert main(["history", "show", "--config", str(config)]) == 0

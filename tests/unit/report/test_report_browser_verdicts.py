@@ -134,6 +134,7 @@ def test_flaky_marks_only_a_criterion_whose_runs_disagreed(browser, tmp_path):
 def drift_page(folder):
     """Ten merges that each broke one more of twenty one-run cases, then a pull request that breaks the eleventh:
     one case against its base (no evidence), eleven against the record ten merges back (a drift regression)."""
+    from adk_eval_gate.baseline.history.database import StoredHistory
     from adk_eval_gate.baseline.history.io import HistoryState
     from adk_eval_gate.baseline.history.models import History
     from adk_eval_gate.baseline.history.records import record_of
@@ -148,7 +149,7 @@ def drift_page(folder):
 
     shas = [f"{i:040x}" for i in range(11)]
     records = [record_of(commit(i, shas[i])) for i in range(11)]
-    history = History(repository="o/r", config="eval-gate.yml", records=records)
+    history = StoredHistory.from_history(History(repository="o/r", config="eval-gate.yml", records=records))
     state = HistoryState(HistorySection(), "test", "o/r", "eval-gate.yml", history=history)
     base, current = commit(10, shas[10]), commit(11, "f" * 40)
     comparison = build_comparison(

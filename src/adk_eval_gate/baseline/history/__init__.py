@@ -9,8 +9,11 @@ its store saves with the baseline),
 
 from __future__ import annotations
 
+from adk_eval_gate.baseline.history.database import StoredHistory
 from adk_eval_gate.baseline.history.io import (
+    CARRIED_FILE_NAME,
     FILE_NAME,
+    LEGACY_FILE_NAME,
     HistoryError,
     HistoryState,
     HistoryStep,
@@ -18,6 +21,8 @@ from adk_eval_gate.baseline.history.io import (
     load_history,
     next_history,
     parse_history,
+    parse_json_history,
+    write_json,
 )
 from adk_eval_gate.baseline.history.models import History, HistoryRecord
 from adk_eval_gate.baseline.history.records import record_of
@@ -25,20 +30,25 @@ from adk_eval_gate.baseline.history.trend import sparkline, trend_data
 from adk_eval_gate.baseline.history.view import HistoryView, history_summary, history_view
 
 __all__ = [
+    "CARRIED_FILE_NAME",
     "FILE_NAME",
+    "LEGACY_FILE_NAME",
     "History",
     "HistoryError",
     "HistoryRecord",
     "HistoryState",
     "HistoryStep",
     "HistoryView",
+    "StoredHistory",
     "history_summary",
     "history_text",
     "history_view",
     "load_history",
     "next_history",
     "parse_history",
+    "parse_json_history",
     "record_of",
     "sparkline",
     "trend_data",
+    "write_json",
 ]

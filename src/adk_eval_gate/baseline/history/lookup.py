@@ -81,8 +81,10 @@ def _same_case(sets: SetIndex, spec: CaseSpec) -> CaseRecord | None:
     """None when the record lacks the case, or the case was edited, or the criterion's configuration changed since:
     such old scores say nothing about the case as it is now."""
     old_set = sets.get((spec.agent, spec.eval_set_id))
-    if old_set is None:
-        return None
+    return None if old_set is None else _same_case_in(old_set, spec)
+
+
+def _same_case_in(old_set: EvalSetRecord, spec: CaseSpec) -> CaseRecord | None:
     old_case, old_criterion = old_set.cases.get(spec.eval_id), old_set.criteria.get(spec.criterion)
     if old_case is None or old_criterion is None:
         return None
@@ -98,11 +100,14 @@ def old_score(sets: SetIndex, spec: CaseSpec) -> CaseScore | None:
     return None if old_case is None else old_case.scores.get(spec.criterion)
 
 
-def old_runs(sets: SetIndex, spec: CaseSpec) -> RunCounts | None:
-    """The run outcomes of the case × criterion as it is now; None also for a record written before they were kept.
-    Where the record left them out, they are its sample counts (every run one turn: `records._run_outcomes`)."""
-    old_case = _same_case(sets, spec)
-    if old_case is None or not sets[(spec.agent, spec.eval_set_id)].run_outcomes:
+def old_runs_in(old_set: EvalSetRecord, spec: CaseSpec) -> RunCounts | None:
+    """The run outcomes of the case × criterion as it is now, in its eval set of an old record (found by the caller
+    once for all its cases); None also for a record written before they were kept. Where the record left them out,
+    they are its sample counts (every run one turn: `records._run_outcomes`)."""
+    if not old_set.run_outcomes:
+        return None
+    old_case = _same_case_in(old_set, spec)
+    if old_case is None:
         return None
     if spec.criterion in old_case.runs:
         return old_case.runs[spec.criterion]

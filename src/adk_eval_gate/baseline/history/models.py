@@ -1,6 +1,8 @@
-"""The history file (`schema_version` 1, its own version): one compact record per default-branch run, oldest
-first, bounded by `history.max_records`. Its JSON Schema ships as `history.schema.json` beside this module and
-is generated from these models (`adk-eval-gate schema history`); a test keeps the two in step.
+"""The history's records: one compact record per default-branch run, oldest first, bounded by
+`history.max_records`. Stored in `history.db` (`database.py`: a case and each of its states once);
+as JSON (`schema_version` 1) they are what earlier versions stored as history.json and what `history show --json`
+prints. Its JSON Schema ships as `history.schema.json` beside this module and is generated from these models
+(`adk-eval-gate schema history`); a test keeps the two in step.
 
 A record keeps what later comparisons need and no more: per agent × eval set × criterion the mean, pass rate and
 sample count; per eval set the mean cost and latency of a run; per case and criterion `[mean, passes, samples]`,
@@ -16,7 +18,7 @@ write, and a NaN threshold or a forged sample count must be refused, not silentl
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -33,7 +35,7 @@ from adk_eval_gate.core.numbers import (
 )
 from adk_eval_gate.core.schema_versions import HISTORY_SCHEMA_VERSION
 
-FORMAT = "adk-eval-gate history"
+FORMAT: Final = "adk-eval-gate history"  # Final: the models' Literal fields take it as their default
 HASH_LENGTH = 16  # hex digits of a case's or criterion's sha256 kept: enough to tell an edit, compact on disk
 
 # The most records `history.max_records` keeps (config/history.py).
@@ -112,6 +114,11 @@ class HistoryRecord(_Model):
 
 
 class History(_Model):
+    """The default branch's history as JSON (schema_version 1): what `adk-eval-gate history show --json` prints and
+    what earlier versions stored as history.json. The stores keep it as history.db, a SQLite database (its own
+    schema_version 2, in its `meta` table; tables meta, records, names, cases, states: docs/history-and-drift.md),
+    in which a case and each of its distinct records are stored once; an old history.json is read and migrated."""
+
     schema_version: Literal[1] = HISTORY_SCHEMA_VERSION
     format: Literal["adk-eval-gate history"] = FORMAT
     repository: str | None = Field(description="owner/name it was written in; another repository's is refused.")

@@ -20,22 +20,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, index, old_runs
-from adk_eval_gate.baseline.history.models import HistoryRecord
+from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, index, old_runs_in
+from adk_eval_gate.baseline.history.models import EvalSetRecord, HistoryRecord
 from adk_eval_gate.config.history import FlakySettings
 from adk_eval_gate.results.flakiness import RunOutcomes, fails_every_run, is_flaky
+
+Stability = Literal["stable", "flaky", "broken"]
 
 
 @dataclass(frozen=True)
 class Known:
-    stability: str
+    stability: Stability
     passes: int  # runs that passed
     samples: int  # runs with an outcome
     records: int
 
 
-def classify(commits: Sequence[RunOutcomes], settings: FlakySettings) -> str | None:
+def classify(commits: Sequence[RunOutcomes], settings: FlakySettings) -> Stability | None:
     """`commits` oldest first: (runs passed, runs) per record."""
     if is_flaky(commits):
         return "flaky"
@@ -60,9 +63,23 @@ def known_cases(
     """Every case × criterion of `specs` the history can say something about."""
     indexes = [index(r) for r in records[-settings.records :]]
     found: dict[CaseKey, Known] = {}
+    # Most cases read alike (every run passed in every record), and a flaky one moves between a few outcomes: a
+    # label is decided once per distinct sequence of outcomes, not once per case (10,000 cases: a few hundred).
+    decided: dict[tuple[RunOutcomes, ...], Known | None] = {}
+    by_set: dict[tuple[str, str], list[EvalSetRecord]] = {}  # a case's eval set in each record: found once a set
     for spec in specs:
-        commits = [c for sets in indexes if (c := old_runs(sets, spec)) is not None]
-        label = classify(commits, settings)
-        if label is not None:
-            found[spec.key] = Known(label, sum(c[0] for c in commits), sum(c[1] for c in commits), len(commits))
+        key = (spec.agent, spec.eval_set_id)
+        if key not in by_set:
+            by_set[key] = [s for sets in indexes if (s := sets.get(key)) is not None]
+        commits = tuple(c for old_set in by_set[key] if (c := old_runs_in(old_set, spec)) is not None)
+        if commits not in decided:
+            label = classify(commits, settings)
+            decided[commits] = (
+                None
+                if label is None
+                else Known(label, sum(c[0] for c in commits), sum(c[1] for c in commits), len(commits))
+            )
+        known = decided[commits]
+        if known is not None:
+            found[spec.key] = known
     return found

@@ -4,9 +4,13 @@ and the same series as data for other reports (`trend_data`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from adk_eval_gate.baseline.history.models import History, HistoryRecord
 from adk_eval_gate.baseline.models import Trend
+
+if TYPE_CHECKING:
+    from adk_eval_gate.baseline.history.database import StoredHistory
 
 BARS = "▁▂▃▄▅▆▇█"
 MIN_SPAN = 0.05  # score units: a wobble smaller than this does not fill the whole height
@@ -26,11 +30,11 @@ def sparkline(values: Sequence[float | None]) -> str:
 
 def agent_mean(record: HistoryRecord, agent: str, criterion: str) -> float | None:
     """Mean case score of an agent's criterion over all its eval sets, weighted by cases as the pooled verdict is."""
-    parts = [
-        (s.criteria[criterion].mean, s.criteria[criterion].cases)
-        for s in record.eval_sets
-        if s.agent == agent and criterion in s.criteria and s.criteria[criterion].mean is not None
-    ]
+    parts: list[tuple[float, int]] = []
+    for s in record.eval_sets:
+        found = s.criteria.get(criterion) if s.agent == agent else None
+        if found is not None and found.mean is not None:
+            parts.append((found.mean, found.cases))
     cases = sum(n for _, n in parts)
     return sum(m * n for m, n in parts) / cases if cases else None
 
@@ -55,7 +59,7 @@ def series(records: Sequence[HistoryRecord], count: int, keys: Sequence[tuple[st
     return trends
 
 
-def trend_data(history: History) -> list[dict]:
+def trend_data(history: History | StoredHistory) -> list[dict]:
     """Every record, oldest first, as `{sha, date, criteria: {"agent/eval set/criterion": mean}}`: the series the
     HTML report draws."""
     return [

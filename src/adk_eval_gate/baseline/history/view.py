@@ -4,11 +4,12 @@ the trends, all seen from the pull request's base record."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from adk_eval_gate.baseline.compare import samples
 from adk_eval_gate.baseline.history.drift import Pending, drift_rows
-from adk_eval_gate.baseline.history.io import HistoryState
+from adk_eval_gate.baseline.history.io import HistoryError, HistoryState
 from adk_eval_gate.baseline.history.lookup import CaseKey, index, specs_of_record, specs_of_results
 from adk_eval_gate.baseline.history.models import HistoryRecord
 from adk_eval_gate.baseline.history.stability import Known, known_cases, quarantinable
@@ -26,7 +27,18 @@ class HistoryView:
     quarantined: frozenset[CaseKey] = frozenset()
 
 
-def _base_index(records: list[HistoryRecord], base_sha: str | None, notes: list[str]) -> int:
+def _read(state: HistoryState, indices) -> dict[int, HistoryRecord]:
+    """The records at these positions with their cases; a case row that is not one of ours (only now read, as a
+    window reads it) makes the history unusable, as an unreadable file does."""
+    if state.history is None:
+        return {}
+    try:
+        return state.history.full(indices)
+    except ValueError as exc:
+        raise HistoryError(state.source, str(exc)) from None
+
+
+def _base_index(records: Sequence[HistoryRecord], base_sha: str | None, notes: list[str]) -> int:
     if base_sha:
         for i in range(len(records) - 1, -1, -1):
             if records[i].sha == base_sha:
@@ -35,7 +47,7 @@ def _base_index(records: list[HistoryRecord], base_sha: str | None, notes: list[
     return len(records) - 1
 
 
-def _reference(records: list[HistoryRecord], base: int, gate: GateSettings, report: HistoryReport) -> int | None:
+def _reference(records: Sequence[HistoryRecord], base: int, gate: GateSettings, report: HistoryReport) -> int | None:
     pinned = gate.drift.reference
     if pinned is not None:
         found = next((i for i in range(base, -1, -1) if records[i].sha.startswith(pinned)), None)
@@ -51,7 +63,7 @@ def _reference(records: list[HistoryRecord], base: int, gate: GateSettings, repo
     return max(0, base - gate.drift.window)
 
 
-def _since(records: list[HistoryRecord], ref: int, base: int, gate: GateSettings) -> str:
+def _since(records: Sequence[HistoryRecord], ref: int, base: int, gate: GateSettings) -> str:
     record = records[ref]
     how = (
         "the pinned gate.drift.reference"
@@ -61,7 +73,7 @@ def _since(records: list[HistoryRecord], ref: int, base: int, gate: GateSettings
     return f"{record.sha[:12]} ({record.date[:10]}, {base - ref} merge(s) back; {how})"
 
 
-def _trends(records: list[HistoryRecord], current: ResultsFile, count: int) -> list[Trend]:
+def _trends(records: Sequence[HistoryRecord], current: ResultsFile, count: int) -> list[Trend]:
     keys = list(dict.fromkeys((s.agent, name) for s in current.eval_sets for name in s.criteria))
     trends = series(records, count, keys)
     for trend in trends:
@@ -106,32 +118,43 @@ def history_view(state: HistoryState, current: ResultsFile, gate: GateSettings, 
     view = HistoryView(report)
     if state.error is not None or history is None or not history.records:
         return view
-    records = list(history.records)
+    records = history.records  # summaries only: the cases of the records the window spans are read below
     base = _base_index(records, base_sha, report.notes)
     upto = records[: base + 1]
-    view.known = known_cases(upto, specs_of_results(current), state.settings.flaky)
+    flaky_from = max(0, base + 1 - state.settings.flaky.records)
+    ref = _reference(records, base, gate, report)
+    try:
+        full = _read(state, [*range(flaky_from, base + 1), *([ref] if ref is not None else [])])
+    except HistoryError as exc:
+        report.error = str(exc)  # fails the gate closed, as a history that cannot be read at all does
+        return view
+    window = [full[i] for i in range(flaky_from, base + 1)]
+    view.known = known_cases(window, specs_of_results(current), state.settings.flaky)
     if gate.quarantine == "flaky":
         view.quarantined = frozenset(k for k, v in view.known.items() if quarantinable(v, state.settings.flaky))
     report.flaky = flaky_cases(view.known, view.quarantined)
     report.trends = _trends(upto, current, state.settings.trend)
-    ref = _reference(records, base, gate, report)
     if ref is None:
         return view
     report.reference_sha, report.reference_date, report.merges = records[ref].sha, records[ref].date, base - ref
     report.since = _since(records, ref, base, gate)
-    view.drift = drift_rows(current, index(records[ref]), gate.tolerance_for, view.quarantined)
+    view.drift = drift_rows(current, index(full[ref]), gate.tolerance_for, view.quarantined)
     report.drift = [row for row, _, _ in view.drift]
     return view
 
 
 def history_summary(state: HistoryState, gate: GateSettings) -> HistoryReport:
-    """The history seen from its newest record, for `history show`: what the next pull request will be held to."""
+    """The history seen from its newest record, for `history show`: what the next pull request will be held to.
+    `HistoryError` when a record it reads is not one of ours."""
     history = state.history
     report = HistoryReport(source=state.source, records=len(history.records) if history else 0, notes=list(state.notes))
     if history is None or not history.records:
         return report
-    records = list(history.records)
-    known = known_cases(records, specs_of_record(records[-1]), state.settings.flaky)
+    records = history.records
+    newest = len(records) - 1
+    full = _read(state, range(max(0, newest + 1 - state.settings.flaky.records), newest + 1))
+    window = [full[i] for i in sorted(full)]
+    known = known_cases(window, specs_of_record(window[-1]), state.settings.flaky)
     quarantined = frozenset(
         k for k, v in known.items() if gate.quarantine == "flaky" and quarantinable(v, state.settings.flaky)
     )

@@ -4,8 +4,8 @@ push run. A baseline is a results file (agent outputs stripped) plus its identit
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from adk_eval_gate.baseline.stores.artifact import ArtifactStore
 from adk_eval_gate.baseline.stores.base import (
     BaselineStore,
     LoadedBaseline,
@@ -17,11 +17,13 @@ from adk_eval_gate.baseline.stores.base import (
     merge_base_candidates,
     slim,
 )
-from adk_eval_gate.baseline.stores.branch import BranchStore
 from adk_eval_gate.baseline.stores.file import FileStore, NoStore
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.results.build import read_results
+
+if TYPE_CHECKING:
+    from adk_eval_gate.baseline.stores.artifact import ArtifactStore
+    from adk_eval_gate.baseline.stores.branch import BranchStore
 
 __all__ = [
     "ArtifactStore",
@@ -49,9 +51,15 @@ def build_store(workflow: Workflow, context: ActionsContext) -> BaselineStore:
     settings = workflow.settings.baseline
     if settings.store == "file":
         return FileStore(settings, workflow)
+    # The GitHub stores load the GitHub client only when a config names them: `history show` over a file store
+    # starts in a fraction of the time.
     if settings.store == "branch":
+        from adk_eval_gate.baseline.stores.branch import BranchStore
+
         return BranchStore(settings, workflow, context)
     if settings.store == "artifact":
+        from adk_eval_gate.baseline.stores.artifact import ArtifactStore
+
         return ArtifactStore(settings, workflow, context)
     return NoStore()
 
@@ -59,6 +67,8 @@ def build_store(workflow: Workflow, context: ActionsContext) -> BaselineStore:
 def load_baseline(workflow: Workflow | None, context: ActionsContext, path: Path | None = None) -> LoadOutcome:
     """The baseline `compare` uses: an explicit results file, else the config's store, else nothing (said)."""
     if path is not None:
+        from adk_eval_gate.results.build import read_results  # the scorers' imports: only to read a results file
+
         results = read_results(path)
         return LoadOutcome(LoadedBaseline(results, identity_of(results, str(path))))
     if workflow is not None:
@@ -103,3 +113,16 @@ def describe_baseline(outcome: LoadOutcome) -> str:
             f"  {eval_set.agent}/{eval_set.eval_set_id}: {s.total} cases, {s.passed} passed, criteria: {criteria}"
         )
     return "\n".join(lines)
+
+
+def __getattr__(name: str) -> Any:
+    """`ArtifactStore` and `BranchStore` by name, imported when first asked for (see `build_store`)."""
+    if name == "ArtifactStore":
+        from adk_eval_gate.baseline.stores.artifact import ArtifactStore
+
+        return ArtifactStore
+    if name == "BranchStore":
+        from adk_eval_gate.baseline.stores.branch import BranchStore
+
+        return BranchStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

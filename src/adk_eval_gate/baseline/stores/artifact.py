@@ -28,7 +28,12 @@ from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
 
-HISTORY_FILE = "history.json"  # the push run writes it beside results.json; the upload step carries both
+# The push run writes the history beside results.json under the name every upload step already names (the
+# examples, `init`'s workflow and the README since the history began): since history.db it holds the database, told
+# from an earlier version's JSON by its first bytes (history/io.py), so that a workflow nobody edited still carries
+# the history from push run to push run. An artifact's history.db (none is written) is read as well.
+HISTORY_FILE = "history.json"
+DATABASE_FILE = "history.db"
 RUNS_TO_SEARCH = 20  # runs that died before their upload step have no artifact; look past a few of them
 
 
@@ -57,7 +62,8 @@ class ArtifactStore:
         try:
             with zipfile.ZipFile(io.BytesIO(archive)) as bundle:
                 names = sorted(bundle.namelist())
-                history = bundle.read(HISTORY_FILE) if HISTORY_FILE in names else None
+                found = next((n for n in (DATABASE_FILE, HISTORY_FILE) if n in names), None)
+                history = bundle.read(found) if found is not None else None
                 for name in names:
                     if name.endswith(".json") and name != HISTORY_FILE:
                         try:
@@ -154,7 +160,7 @@ class ArtifactStore:
         return outcome.history or RawHistory(self._history_where())
 
     def save(self, results: ResultsFile, history: PendingHistory | None = None) -> str:
-        """The upload step stores both: `ci` writes history.json beside results.json in the output folder, and
+        """The upload step stores both: `ci` writes the history beside results.json in the output folder, and
         takes results.json back out of it when the history could not be written (publish/store.py)."""
         return (
             f"nothing to do here: upload the output folder (results.json"

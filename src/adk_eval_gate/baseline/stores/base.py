@@ -29,6 +29,8 @@ class RawHistory:
     error: str | None = None  # it could not be fetched: never taken for "no history"
     version: str | None = None  # the branch store's blob sha: a write replaces only what was read
     note: str | None = None  # why nothing could be looked for here (outside Actions): not an error, not "none yet"
+    fix: str | None = None  # what to do about `error`, when it is not "re-run when the store answers"
+    legacy: bool = False  # an earlier version's history.json (no history.db there yet): the write creates the db
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class PendingHistory:
     """The history a baseline is stored with (its new record appended): a store saves the two together or
     neither, so that a pull request never finds a baseline whose run the history lacks, or the reverse."""
 
-    text: str
+    data: bytes  # the history database (baseline/history/database.py)
     read: RawHistory  # what was read: the write replaces exactly that
 
 

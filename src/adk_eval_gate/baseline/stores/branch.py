@@ -30,6 +30,11 @@ from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
 
+HISTORY_FILE = "history.db"
+LEGACY_HISTORY_FILE = "history.json"  # earlier versions': read until the next record writes history.db
+# The contents API takes files up to 100 MB (the body carries them base64-encoded, a third larger again).
+MAX_CONTENTS_BYTES = 100 * 1000 * 1000
+
 
 class BranchStore:
     def __init__(self, settings: BranchBaseline, workflow: Workflow, context: ActionsContext) -> None:
@@ -93,27 +98,32 @@ class BranchStore:
         return LoadOutcome(LoadedBaseline(results, identity), [warning])
 
     def read_history(self) -> RawHistory:
-        path = self._path("history.json")
+        path = self._path(HISTORY_FILE)
         where = f"{path} on branch {self.settings.branch}"
         if not self.repo:
             return RawHistory(where, note="the branch store needs GITHUB_REPOSITORY (and a token): no history read")
         try:
             found = self._get(path)
+            if found is None:  # an earlier version's history.json, if any: migrated by the next record
+                legacy = self._path(LEGACY_HISTORY_FILE)
+                if (old := self._get(legacy)) is not None:
+                    return RawHistory(f"{legacy} on branch {self.settings.branch}", old[0], legacy=True)
         except GitHubError as exc:
             return RawHistory(where, error=str(exc))
         return RawHistory(where) if found is None else RawHistory(where, found[0], version=found[1])
 
-    def _write_history(self, text: str, read: RawHistory) -> str:
-        """Replaces exactly the version that was read: a concurrent push that wrote in between makes this fail
-        loudly (409) instead of dropping its record. The new blob's sha."""
-        path = self._path("history.json")
-        data = redact(text).encode()
+    def _write_history(self, data: bytes, read: RawHistory) -> str:
+        """Replaces exactly the version that was read (or creates the database, when an old history.json was read):
+        a concurrent push that wrote in between makes this fail loudly (409) instead of dropping its record. The
+        new blob's sha. The database holds names, hashes and numbers only, written as they are."""
+        path = self._path(HISTORY_FILE)
+        self._check_history_size(data)
         body = {
             "message": "adk-eval-gate: history",
             "content": base64.b64encode(data).decode(),
             "branch": self.settings.branch,
         }
-        if read.version:
+        if read.version and not read.legacy:
             body["sha"] = read.version
         response = self.client.request("PUT", f"/repos/{self.repo}/contents/{quote(path)}", json=body, ok=(409, 422))
         if response.status_code in (409, 422):
@@ -124,6 +134,16 @@ class BranchStore:
                 "PUT", path, response.status_code, "the history changed since it was read (another push wrote it)"
             )
         return _blob_sha(response)
+
+    def _check_history_size(self, data: bytes) -> None:
+        if len(data) > MAX_CONTENTS_BYTES:
+            raise GitHubError(
+                "PUT",
+                self._path(HISTORY_FILE),
+                None,
+                f"the history is {len(data):,} bytes, over the {MAX_CONTENTS_BYTES:,} GitHub's contents API takes; "
+                "lower history.max_records, or keep the baseline in the artifact store",
+            )
 
     def _put(self, path: str, text: str, message: str) -> tuple[bytes | None, str]:
         """(what the file held before, or None when it was new; the new blob's sha)."""
@@ -178,18 +198,30 @@ class BranchStore:
         sha = results.git.sha or self.context.sha
         if not sha:
             raise GitHubError("PUT", "contents", None, "the results carry no commit sha to file them under")
-        self._ensure_branch()
         path = self._path(f"{sha}.json")
+        if history is not None:  # sizes checked before anything is written: both or neither
+            self._check_history_size(history.data)
+        baseline = slim(results).model_dump_json() + "\n"
+        if len(baseline.encode()) > MAX_CONTENTS_BYTES:
+            raise GitHubError(
+                "PUT",
+                path,
+                None,
+                f"the baseline is {len(baseline.encode()):,} bytes, over the {MAX_CONTENTS_BYTES:,} GitHub's contents "
+                "API takes; keep the baseline in the artifact store (baseline.store: artifact), or split the suite "
+                "into configs of fewer cases",
+            )
+        self._ensure_branch()
         pointer = {"sha": sha, "path": path, "updated_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         done: list[tuple[str, bytes | None, str]] = []  # (path, its old content, the blob written over it)
         try:
             if history is not None:
-                blob = self._write_history(history.text, history.read)
-                done.append((self._path("history.json"), history.read.data, blob))
+                blob = self._write_history(history.data, history.read)
+                done.append((self._path(HISTORY_FILE), None if history.read.legacy else history.read.data, blob))
             done.append(
                 (
                     path,
-                    *self._put(path, slim(results).model_dump_json() + "\n", f"adk-eval-gate baseline for {sha[:12]}"),
+                    *self._put(path, baseline, f"adk-eval-gate baseline for {sha[:12]}"),
                 )
             )
             latest = self._path("latest.json")
