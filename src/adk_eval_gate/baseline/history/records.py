@@ -15,6 +15,7 @@ from adk_eval_gate.baseline.history.models import (
     History,
     HistoryRecord,
 )
+from adk_eval_gate.baseline.models import EfficiencyMetric
 from adk_eval_gate.results.flakiness import run_outcomes
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
 
@@ -48,7 +49,7 @@ def _mean_of(values: list[float]) -> float | None:
     return round(statistics.fmean(values), DIGITS) if values else None
 
 
-def _per_run(cases: Sequence[CaseResult], metric: str) -> float | None:
+def _per_run(cases: Sequence[CaseResult], metric: EfficiencyMetric) -> float | None:
     values = [v for case in cases for v in run_values(case, metric)]
     return round(statistics.fmean(values), DIGITS) if values else None
 
