@@ -3,6 +3,7 @@ the exit code. The job log ends with the verdict, why, and the comment's link.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -11,13 +12,12 @@ from pathlib import Path
 from adk_eval_gate.baseline.history import FILE_NAME as HISTORY_FILE
 from adk_eval_gate.baseline.history import HistoryState, load_history, next_history
 from adk_eval_gate.baseline.history.trend import trend_data
-from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, build_store
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.core.errors import WriteError
 from adk_eval_gate.core.files import write_text_atomic
 from adk_eval_gate.core.paths import repository_root
-from adk_eval_gate.gate.decision import build_comparison
+from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.exit_codes import exit_code_for_decision
 from adk_eval_gate.gate.policy import name_who_labelled
 from adk_eval_gate.github.client import GitHubClient, GitHubError
@@ -34,6 +34,7 @@ from adk_eval_gate.publish.trusted import TrustedSettings, trusted_settings
 from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
+from adk_eval_gate.report.notes import comparison_file
 from adk_eval_gate.report.outputs import junit_xml, verdict_lines
 from adk_eval_gate.results.agents_cli_traces import write_traces
 from adk_eval_gate.results.build import write_results
@@ -131,7 +132,7 @@ def _finish(
     head_sha = context.head_sha or results.git.sha
     acceptance = acceptance_for(conversation, head_sha) if mode == "pull_request" else None
     history = load_history(workflow, context, outcome, store)
-    comparison = build_comparison(
+    gated = gate_comparison(
         results,
         outcome,
         gate,
@@ -140,8 +141,9 @@ def _finish(
         acceptance=acceptance,
         history=history,
     )
-    if mode == "pull_request" and comparison.gate.override and comparison.gate.override.kind == "label":
-        _name_who_labelled(context, comparison)
+    if mode == "pull_request" and gated.decision.override and gated.decision.override.kind == "label":
+        gated = _name_who_labelled(context, gated)
+    comparison = comparison_file(gated)
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
     write_text_atomic(out / "junit.xml", junit_xml(results, comparison, workflow.base_dir, root))
 
@@ -263,15 +265,16 @@ def _conversation(context: ActionsContext, options: PublishOptions, author: str 
     return run
 
 
-def _name_who_labelled(context: ActionsContext, comparison: Comparison) -> None:
+def _name_who_labelled(context: ActionsContext, gated: GatedComparison) -> GatedComparison:
     """The override label's note names who added it and when, as the issue's timeline records it."""
-    override, number = comparison.gate.override, (context.pull_request or {}).get("number")
+    override, number = gated.decision.override, (context.pull_request or {}).get("number")
     if override is None or not override.label or not isinstance(number, int) or not context.token:
-        return
+        return gated
     client = GitHubClient(context.api_url, context.token)
     found = label_added(client, context.repository or "", number, override.label)
-    if found is not None:
-        name_who_labelled(comparison.gate, found.login, found.at)
+    if found is None:
+        return gated
+    return dataclasses.replace(gated, decision=name_who_labelled(gated.decision, found.login, found.at))
 
 
 def _advance(

@@ -86,10 +86,14 @@ def drift_rows(
     return pending
 
 
-def explain(rows: list[DriftRow], since: str) -> None:
-    """Every drift reason names what it was compared with, after the verdict rule has written its part."""
-    for row in rows:
-        row.reason = (
-            f"since {since}: {row.reason}; mean score {row.baseline:.3f} → {row.current:.3f} "
-            f"over {row.cases_compared} cases"
+def explained(rows: list[DriftRow], since: str) -> list[DriftRow]:
+    """Every drift row again, its reason naming what it was compared with after the verdict rule's part."""
+    return [
+        row.model_copy(
+            update={
+                "reason": f"since {since}: {row.reason}; mean score {row.baseline:.3f} → {row.current:.3f} "
+                f"over {row.cases_compared} cases"
+            }
         )
+        for row in rows
+    ]
