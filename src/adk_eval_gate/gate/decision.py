@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from adk_eval_gate.baseline.compare import compare, decide_gating
 from adk_eval_gate.baseline.efficiency_compare import compare_efficiency
 from adk_eval_gate.baseline.history import HistoryState, HistoryView, history_view
 from adk_eval_gate.baseline.history.drift import explained
-from adk_eval_gate.baseline.models import AgentPower, BaselineIdentity, Override, Row
+from adk_eval_gate.baseline.models import AgentPower, BaselineIdentity, DriftRow, Override, Row
 from adk_eval_gate.baseline.power_report import assess, designs_from_results, mark_unconfirmed
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
@@ -67,7 +68,7 @@ def gate_comparison(
     drift = view.drift if view else []
     # The drift tests share the gate's false-alarm budget only when they gate; otherwise they are their own family.
     drift_gates = "drift" in gate.fail_on
-    pooled, summaries, rows = compare(
+    compared = compare(
         current,
         baseline.results if baseline else None,
         gate.tolerance_for,
@@ -76,33 +77,32 @@ def gate_comparison(
         quarantined=view.quarantined if view else (),
         also_gating=drift if drift_gates else (),
     )
-    if drift and not drift_gates:
-        decide_gating(drift, gate.alpha)
-    report = None
+    report, rows = None, compared.rows
     if view is not None:
-        report = view.report.model_copy(update={"drift": explained(view.report.drift, view.report.since or "")})
+        decided = compared.also_gating if drift_gates else decide_gating(drift, gate.alpha)
+        since = view.report.since or ""
+        report = view.report.model_copy(update={"drift": explained(cast(list[DriftRow], decided), since)})
         rows = [_with_stability(row, view) for row in rows]
     designs = designs_from_results(current, baseline.results if baseline else None)
     # the drift tests share the Holm family when they gate: they count in what the family lets each verdict confirm
     in_family = len(drift) if drift_gates else 0
-    settles = mark_unconfirmed(pooled, summaries, designs, gate, in_family)
+    marked = mark_unconfirmed(compared.pooled, compared.summaries, designs, gate, in_family)
     efficiency = compare_efficiency(current, baseline.results if baseline else None, gate)
-    compared = Comparison(
-        pooled=tuple(pooled),
-        summaries=tuple(summaries),
+    judged = Comparison(
+        pooled=tuple(marked.pooled),
+        summaries=tuple(marked.summaries),
         rows=tuple(rows),
         efficiency=tuple(efficiency),
         history=report,
         has_baseline=baseline is not None,
         baseline_error=outcome.error,
     )
-    decision = decide(
-        compared, current, gate, labels=labels, acceptance=acceptance, settle=settles[0] if settles else None
-    )
+    settle = marked.settles[0] if marked.settles else None
+    decision = decide(judged, current, gate, labels=labels, acceptance=acceptance, settle=settle)
     return GatedComparison(
         baseline=baseline.identity if baseline else None,
         warnings=tuple(warnings),
-        compared=compared,
+        compared=judged,
         power=tuple(assess(designs, gate, in_family)),
         decision=decision,
     )

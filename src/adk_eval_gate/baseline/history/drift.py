@@ -17,12 +17,12 @@ from __future__ import annotations
 import statistics
 from collections.abc import Collection
 
-from adk_eval_gate.baseline.compare import samples
 from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, SetIndex, old_score
 from adk_eval_gate.baseline.history.models import HASH_LENGTH
 from adk_eval_gate.baseline.models import DriftRow
 from adk_eval_gate.baseline.stages import current_rounds
 from adk_eval_gate.baseline.stats import TestResult, stratified_test
+from adk_eval_gate.baseline.strata import samples
 from adk_eval_gate.results.models import CaseResult, ResultsFile
 
 Pending = tuple[DriftRow, TestResult | None, float]
