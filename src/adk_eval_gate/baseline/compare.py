@@ -305,6 +305,48 @@ def _removed_sets(base_sets: dict[tuple[str, str], EvalSetResult], seen: set[tup
     ]
 
 
+def _set_criteria(
+    current: ResultsFile,
+    base_sets: dict[tuple[str, str], EvalSetResult],
+    quarantined: Collection[tuple[str, str, str, str]],
+) -> list[_SetCriterion]:
+    """Every agent × eval set × criterion of the run, and of its baseline's eval sets the criteria it dropped."""
+    groups: list[_SetCriterion] = []
+    for current_set in current.eval_sets:
+        base_set = base_sets.get((current_set.agent, current_set.eval_set_id))
+        names = list(current_set.criteria) + [
+            n for n in (base_set.criteria if base_set else {}) if n not in current_set.criteria
+        ]
+        groups += [_set_criterion(current_set, base_set, name, quarantined) for name in names]
+    return groups
+
+
+def _pooled_tests(groups: list[_SetCriterion]) -> list[tuple[PooledSummary, TestResult | None]]:
+    """One eval set alone adds nothing to its own verdict: pool only agents × criteria compared in two or more."""
+    by_agent: dict[tuple[str, str], list[Strata]] = {}
+    for group in groups:
+        if group.strata.pairs:
+            by_agent.setdefault((group.summary.agent, group.summary.criterion), []).append(group.strata)
+    return [_pooled_row(agent, name, per_set) for (agent, name), per_set in by_agent.items() if len(per_set) >= 2]
+
+
+def _case_verdicts(
+    groups: list[_SetCriterion],
+    tolerance_for: Callable[[str], float],
+    case_fdr: float,
+    pooled: set[tuple[str, str]],
+) -> list[Row]:
+    """Every case row, those compared decided as one family under a false discovery rate, in the groups' order."""
+    pending = [
+        _Pending(c.row, c.test, tolerance_for(c.row.criterion), (c.row.agent, c.row.criterion))
+        for g in groups
+        for c in g.cases
+        if c.pair is not None
+    ]
+    decided = iter(_decide_family(pending, benjamini_hochberg, case_fdr, pooled, leave_out_hopeless=False))
+    return [next(decided) if c.pair is not None else c.row for g in groups for c in g.cases]
+
+
 def compare(
     current: ResultsFile,
     baseline: ResultsFile | None,
@@ -318,42 +360,17 @@ def compare(
     """`quarantined` case × criterion rows are reported but left out of every eval-set and pooled test;
     `also_gating` verdicts (the drift gate's) join the gating Holm family and come back decided."""
     base_sets = _index(baseline)
-    groups: list[_SetCriterion] = []
-    for current_set in current.eval_sets:
-        base_set = base_sets.get((current_set.agent, current_set.eval_set_id))
-        names = list(current_set.criteria) + [
-            n for n in (base_set.criteria if base_set else {}) if n not in current_set.criteria
-        ]
-        groups += [_set_criterion(current_set, base_set, name, quarantined) for name in names]
-    by_agent: dict[tuple[str, str], list[Strata]] = {}
-    for group in groups:
-        if group.strata.pairs:
-            by_agent.setdefault((group.summary.agent, group.summary.criterion), []).append(group.strata)
-
-    # One eval set alone adds nothing to its own verdict: pool only agents × criteria seen in two or more.
-    pooled_tested = [
-        _pooled_row(agent, name, per_set) for (agent, name), per_set in by_agent.items() if len(per_set) >= 2
-    ]
+    groups = _set_criteria(current, base_sets, quarantined)
+    pooled_tested = _pooled_tests(groups)
     compared_sets = [g for g in groups if g.strata.pairs]
     gating: list[Gating[Decided]] = [(row, test, tolerance_for(row.criterion)) for row, test in pooled_tested]
     gating += [(g.summary, g.test, tolerance_for(g.summary.criterion)) for g in compared_sets]
     gating += list(also_gating)
-    decided = iter(decide_gating(gating, alpha))
+    decided = iter(decide_gating(gating, alpha))  # in the family's order: pooled, eval sets, also_gating
     pooled = [cast(PooledSummary, next(decided)) for _ in pooled_tested]
     decided_sets = {id(g): cast(Summary, next(decided)) for g in compared_sets}
     also = cast(list[DriftRow | Summary | PooledSummary], list(decided))
-
-    pooled_groups = {(p.agent, p.criterion) for p in pooled}
-    case_pending = [
-        _Pending(c.row, c.test, tolerance_for(c.row.criterion), (c.row.agent, c.row.criterion))
-        for g in groups
-        for c in g.cases
-        if c.pair is not None
-    ]
-    decided_cases = iter(
-        _decide_family(case_pending, benjamini_hochberg, case_fdr, pooled_groups, leave_out_hopeless=False)
-    )
-    rows = [next(decided_cases) if c.pair is not None else c.row for g in groups for c in g.cases]
+    rows = _case_verdicts(groups, tolerance_for, case_fdr, {(p.agent, p.criterion) for p in pooled})
     summaries = [decided_sets.get(id(g), g.summary) for g in groups] + _removed_sets(
         base_sets, {(s.agent, s.eval_set_id) for s in current.eval_sets}
     )
