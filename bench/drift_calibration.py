@@ -63,11 +63,9 @@ def one_pull_request(
     tolerance = gate.tolerance_for(CRITERION)
     against_base = _row("set", stratified_test(list(zip(base, current, strict=True))), tolerance)
     drift = _row("drift", stratified_test(list(zip(reference, current, strict=True))), tolerance)
-    decide_gating([against_base, drift], gate.alpha)
-    with_drift = any(row.verdict == "regressed" for row, _, _ in (against_base, drift))
-    alone = _row("set", against_base[1], tolerance)
-    decide_gating([alone], gate.alpha)
-    return with_drift, alone[0].verdict == "regressed"
+    with_drift = any(row.verdict == "regressed" for row in decide_gating([against_base, drift], gate.alpha))
+    (alone,) = decide_gating([_row("set", against_base[1], tolerance)], gate.alpha)
+    return with_drift, alone.verdict == "regressed"
 
 
 def drift_cells(prs: int, runs_list, rates_for, observe, cases: int) -> dict[tuple[int, float], tuple[float, float]]:

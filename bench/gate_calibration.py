@@ -99,8 +99,7 @@ def gate_regressed(eval_sets: list[list[tuple[list[float], list[float]]]], gate:
     family = [_verdicted(strata, f"set{i}", tolerance) for i, strata in enumerate(eval_sets)]
     if len(eval_sets) >= 2:  # `compare` pools an agent's criterion over two or more eval sets
         family.append(_verdicted([pair for strata in eval_sets for pair in strata], None, tolerance))
-    decide_gating(family, gate.alpha)
-    return any(row.verdict == "regressed" for row, _, _ in family)
+    return any(row.verdict == "regressed" for row in decide_gating(family, gate.alpha))
 
 
 def one_pr(
@@ -172,9 +171,8 @@ def adaptive_pr(
         strata = Strata([(p.baseline, p.first + p.extra) for p in staged], [], [], staged)
         spent = first_runs + len(chosen) * (max_runs - first_runs) / CASES
     test = group_test(strata)
-    row.delta = test.delta
-    decide_gating([(row, test, tolerance)], gate.alpha)
-    return row.verdict == "regressed", spent
+    (decided,) = decide_gating([(row.model_copy(update={"delta": test.delta}), test, tolerance)], gate.alpha)
+    return decided.verdict == "regressed", spent
 
 
 def adaptive_cells(prs: int, gate: GateSettings) -> dict[tuple[str, str, str], tuple[float, float]]:

@@ -15,40 +15,57 @@ pooled verdict. Per-case rows are informational, under a false discovery rate (B
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar, cast
 
+from adk_eval_gate.baseline.case_rows import CaseComparison, case_row
 from adk_eval_gate.baseline.models import DriftRow, PooledSummary, Row, Summary, Verdict
-from adk_eval_gate.baseline.stages import StagedPair, baseline_halves, current_rounds
 from adk_eval_gate.baseline.stats import (
     TestResult,
     benjamini_hochberg,
     holm,
-    permutation_test,
 )
 from adk_eval_gate.baseline.strata import (
-    EXTRA_ROUND,
     FIRST_ROUND,
     Strata,
-    case_test,
     first_round_means,
     group_test,
     samples,
 )
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, ResultsFile
+from adk_eval_gate.results.models import EvalSetResult, ResultsFile
+
+__all__ = ["CaseComparison", "Compared", "compare", "decide_gating", "samples", "verdict_for"]
 
 
 def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-@dataclass
-class _Pending:
-    row: Row | Summary | PooledSummary | DriftRow
+Decided = Row | Summary | PooledSummary | DriftRow
+Verdicted = TypeVar("Verdicted", bound=Decided)
+
+
+@dataclass(frozen=True)
+class _Pending(Generic[Verdicted]):
+    row: Verdicted
     test: TestResult | None
     tolerance: float
     group: tuple[str, str]  # (agent, criterion): where an inconclusive row's evidence is pooled
+
+
+@dataclass(frozen=True)
+class Compared:
+    """What `compare` returns, new and never edited after: the pooled, eval-set and case verdicts, and the
+    `also_gating` rows it was handed, decided in the same family, in the order given."""
+
+    pooled: list[PooledSummary]
+    summaries: list[Summary]
+    rows: list[Row]
+    also_gating: list[DriftRow | Summary | PooledSummary]
 
 
 def verdict_for(
@@ -82,19 +99,21 @@ def verdict_for(
     )
 
 
-def _decide(pending: _Pending, p_drop: float, p_rise: float, alpha: float, pooled: set[tuple[str, str]]) -> None:
+def _decide(
+    pending: _Pending[Verdicted], p_drop: float, p_rise: float, alpha: float, pooled: set[tuple[str, str]]
+) -> Verdicted:
+    """The row again, with its verdict, p-value and reason."""
     row = pending.row
-    row.verdict, row.p_value, reason = verdict_for(
-        row.delta or 0.0, pending.test, pending.tolerance, p_drop, p_rise, alpha
-    )
+    delta = row.delta or 0.0
+    verdict, p_value, reason = verdict_for(delta, pending.test, pending.tolerance, p_drop, p_rise, alpha)
     if pending.test is None:
         reason = f"{_fmt(row.baseline)} → {_fmt(row.current)}; {reason}"
-    if row.verdict == "inconclusive":
+    if verdict == "inconclusive":
         test = pending.test
-        smallest = None if test is None else test.min_p_drop if (row.delta or 0.0) < 0 else test.min_p_rise
+        smallest = None if test is None else test.min_p_drop if delta < 0 else test.min_p_rise
         if not isinstance(row, Row) and smallest is not None and smallest >= alpha:
             reason = (
-                f"changed {row.delta or 0.0:+.3f}, beyond tolerance {pending.tolerance:g}, but these samples cannot "
+                f"changed {delta:+.3f}, beyond tolerance {pending.tolerance:g}, but these samples cannot "
                 f"reach p < {alpha:g} (at best p = {smallest:.2g}): not enough evidence alone, so it does not gate"
             )
         if isinstance(row, Row):
@@ -105,108 +124,34 @@ def _decide(pending: _Pending, p_drop: float, p_rise: float, alpha: float, poole
             )
         elif isinstance(row, Summary) and pending.group in pooled:
             reason += "; counted in the pooled verdict"
-    row.reason = reason
+    # model_copy keeps the row's class; mypy sees only the bound
+    return cast(Verdicted, row.model_copy(update={"verdict": verdict, "p_value": p_value, "reason": reason}))
 
 
 def _decide_family(
-    pending: list[_Pending],
+    pending: Sequence[_Pending[Verdicted]],
     adjust: Callable[[list[float]], list[float]],
     level: float,
     pooled: set[tuple[str, str]],
     *,
     leave_out_hopeless: bool,
-) -> None:
-    """Adjusts each direction's p-values over the family, then decides every row of it."""
-    tested = [p for p in pending if p.test is not None]
-    adjusted = {id(p): [p.test.p_drop, p.test.p_rise] for p in tested}
+) -> list[Verdicted]:
+    """Adjusts each direction's p-values over the family, then decides every row of it, in order."""
+    tested = [(i, p.test) for i, p in enumerate(pending) if p.test is not None]
+    adjusted = {i: [test.p_drop, test.p_rise] for i, test in tested}
     for side, smallest in enumerate((lambda t: t.min_p_drop, lambda t: t.min_p_rise)):
         # A test whose smallest possible p-value is not below the level can never reject, so it can never raise a
         # false alarm: leaving it out keeps the family-wise rate at the level (Tarone) and stops it diluting the rest.
-        members = [p for p in tested if not leave_out_hopeless or smallest(p.test) < level]
-        values = adjust([adjusted[id(p)][side] for p in members]) if members else []
-        for p, value in zip(members, values, strict=True):
-            adjusted[id(p)][side] = value
-    for p in pending:
-        p_drop, p_rise = adjusted.get(id(p), (1.0, 1.0))
-        _decide(p, p_drop, p_rise, level, pooled)
+        members = [i for i, test in tested if not leave_out_hopeless or smallest(test) < level]
+        values = adjust([adjusted[i][side] for i in members]) if members else []
+        for i, value in zip(members, values, strict=True):
+            adjusted[i][side] = value
+    sides = [adjusted.get(i, [1.0, 1.0]) for i in range(len(pending))]
+    return [_decide(p, p_drop, p_rise, level, pooled) for p, (p_drop, p_rise) in zip(pending, sides, strict=True)]
 
 
 def _index(results: ResultsFile | None) -> dict[tuple[str, str], EvalSetResult]:
     return {(s.agent, s.eval_set_id): s for s in results.eval_sets} if results else {}
-
-
-def _case_row(
-    agent: str,
-    set_id: str,
-    name: str,
-    current: CaseResult | None,
-    base: CaseResult | None,
-    current_set: EvalSetResult | None,
-    base_set: EvalSetResult | None,
-    tolerance: float,
-) -> tuple[Row, TestResult | None, tuple[list[float], list[float]] | None, StagedPair | None]:
-    cur_metric = current.metrics.get(name) if current else None
-    base_metric = base.metrics.get(name) if base else None
-    row = Row(
-        agent=agent,
-        eval_set_id=set_id,
-        eval_id=(current or base).eval_id,
-        criterion=name,
-        baseline=base_metric.score if base_metric else None,
-        current=cur_metric.score if cur_metric else None,
-        delta=None,
-        verdict="unchanged",
-        reason="",
-    )
-    if base_metric is None or cur_metric is None:
-        row.verdict = "new" if base_metric is None else "removed"
-        row.reason = "not in the baseline" if base_metric is None else "no longer evaluated"
-        return row, None, None, None
-    if base.case_hash and current.case_hash and base.case_hash != current.case_hash:
-        row.verdict, row.reason = "not_comparable", "the eval case was edited since the baseline"
-        return row, None, None, None
-    base_config, cur_config = base_set.criteria.get(name), current_set.criteria.get(name)
-    if base_config and cur_config and base_config.hash and cur_config.hash and base_config.hash != cur_config.hash:
-        row.verdict = "not_comparable"
-        row.reason = (
-            f"the {name} configuration changed since the baseline (threshold {base_config.threshold:g} → "
-            f"{cur_config.threshold:g})"
-            if base_config.threshold != cur_config.threshold
-            else f"the {name} options changed since the baseline"
-        )
-        return row, None, None, None
-    if current.status == "not_run":
-        row.verdict, row.reason = "error", current.reason or "not run"
-        return row, None, None, None
-    if current.status == "error" or base.status == "error":
-        side = "current run" if current.status == "error" else "baseline"
-        row.verdict, row.reason = (
-            "error",
-            f"the {side} errored: {(current if current.status == 'error' else base).reason}",
-        )
-        return row, None, None, None
-    base_values, cur_values = samples(base_metric), samples(cur_metric)
-    if not base_values or not cur_values:
-        side = "current run" if not cur_values else "baseline"
-        reason = (cur_metric if not cur_values else base_metric).reason or "no score"
-        row.verdict, row.reason = "error", f"the {side} has no score: {reason}"
-        return row, None, None, None
-    row.baseline_samples, row.current_samples = len(base_values), len(cur_values)
-    row.delta = statistics.fmean(cur_values) - statistics.fmean(base_values)
-    sampling = current.sampling
-    if current_set.adaptive_runs is not None and sampling is not None:
-        staged = StagedPair(
-            base_values, *baseline_halves(base_metric), *current_rounds(cur_metric, sampling.first_round_runs)
-        )
-        row.delta = staged.case_delta()
-        if staged.extra and staged.test:
-            row.baseline, row.current = statistics.fmean(staged.test), statistics.fmean(staged.extra)
-            row.estimate = EXTRA_ROUND
-        elif staged.first:
-            row.baseline, row.current = statistics.fmean(staged.baseline), statistics.fmean(staged.first)
-            row.estimate = FIRST_ROUND
-        return row, case_test(staged), (base_values, cur_values), staged
-    return row, permutation_test(base_values, cur_values), (base_values, cur_values), None
 
 
 def _pooled_row(agent: str, name: str, per_set: list[Strata]) -> tuple[PooledSummary, TestResult | None]:
@@ -228,20 +173,178 @@ def _pooled_row(agent: str, name: str, per_set: list[Strata]) -> tuple[PooledSum
         current_pass_rate=statistics.fmean(x for s in per_set for x in s.passed_current),
     )
     if len(staged) == len(pairs) and (means := first_round_means(staged)):
-        row.baseline, row.current = means
-        row.estimate = FIRST_ROUND
+        row = row.model_copy(update={"baseline": means[0], "current": means[1], "estimate": FIRST_ROUND})
     return row, test
 
 
-Gating = tuple[Summary | PooledSummary | DriftRow, TestResult | None, float]
+Gating = tuple[Verdicted, TestResult | None, float]
 
 
-def decide_gating(pending: Sequence[Gating], alpha: float) -> None:
-    """Decides the verdicts that gate the merge — pooled, eval-set and drift ones — as one Holm family at `alpha`.
-    `compare` decides through this, and bench/gate_calibration.py simulates the gate through it."""
+def decide_gating(pending: Sequence[Gating[Verdicted]], alpha: float) -> list[Verdicted]:
+    """Decides the verdicts that gate the merge — pooled, eval-set and drift ones — as one Holm family at `alpha`:
+    every row again, decided, in order. `compare` decides through this, and bench/gate_calibration.py simulates the
+    gate through it."""
     items = [_Pending(row, test, tolerance, (row.agent, row.criterion)) for row, test, tolerance in pending]
     pooled = {(row.agent, row.criterion) for row, _, _ in pending if isinstance(row, PooledSummary)}
-    _decide_family(items, holm, alpha, pooled, leave_out_hopeless=True)
+    return _decide_family(items, holm, alpha, pooled, leave_out_hopeless=True)
+
+
+@dataclass(frozen=True)
+class _SetCriterion:
+    """One agent × eval set × criterion: its summary (undecided when cases were compared), its case rows, and the
+    strata its test weighed."""
+
+    summary: Summary
+    cases: list[CaseComparison]
+    strata: Strata
+    test: TestResult | None
+
+
+def _compare_cases(
+    current_set: EvalSetResult,
+    base_set: EvalSetResult | None,
+    name: str,
+    quarantined: Collection[tuple[str, str, str, str]],
+) -> tuple[list[CaseComparison], Strata]:
+    """Every case of the set under one criterion, and the strata of those that count in the set's test."""
+    base_cases = {c.eval_id: c for c in base_set.cases} if base_set else {}
+    current_cases = {c.eval_id: c for c in current_set.cases}
+    found = Strata([], [], [], [] if current_set.adaptive_runs is not None else None)
+    cases = []
+    for eval_id in list(current_cases) + [e for e in base_cases if e not in current_cases]:
+        case = case_row(
+            current_set.agent,
+            current_set.eval_set_id,
+            name,
+            current_cases.get(eval_id),
+            base_cases.get(eval_id),
+            current_set,
+            base_set,
+        )
+        left_out = (current_set.agent, current_set.eval_set_id, eval_id, name) in quarantined
+        case = dataclasses.replace(case, row=case.row.model_copy(update={"quarantined": left_out}))
+        cases.append(case)
+        if case.pair is None or left_out:
+            continue
+        found.pairs.append(case.pair)
+        if found.staged is not None:
+            if case.staged is None:  # a case without its rounds recorded: judge the set as fixed runs
+                found.staged = None
+            else:
+                found.staged.append(case.staged)
+        found.passed_baseline.append(base_cases[eval_id].metrics[name].status == "passed")
+        found.passed_current.append(current_cases[eval_id].metrics[name].status == "passed")
+    return cases, found
+
+
+def _set_criterion(
+    current_set: EvalSetResult,
+    base_set: EvalSetResult | None,
+    name: str,
+    quarantined: Collection[tuple[str, str, str, str]],
+) -> _SetCriterion:
+    cases, found = _compare_cases(current_set, base_set, name, quarantined)
+    counts = Counter(c.row.verdict for c in cases)
+    summary = Summary(
+        agent=current_set.agent,
+        eval_set_id=current_set.eval_set_id,
+        criterion=name,
+        baseline=None,
+        current=None,
+        delta=None,
+        verdict="unchanged",
+        reason="",
+        cases_compared=len(found.pairs),
+        cases_new=counts["new"],
+        cases_removed=counts["removed"],
+        cases_not_comparable=counts["not_comparable"],
+    )
+    if not found.pairs:
+        return _SetCriterion(_uncompared(summary, current_set, base_set, name), cases, found, None)
+    test = group_test(found)
+    update: dict[str, object] = {
+        "baseline": statistics.fmean(statistics.fmean(b) for b, _ in found.pairs),
+        "current": statistics.fmean(statistics.fmean(c) for _, c in found.pairs),
+        "baseline_pass_rate": statistics.fmean(found.passed_baseline),
+        "current_pass_rate": statistics.fmean(found.passed_current),
+        "delta": test.delta if test else None,
+    }
+    if found.staged is not None and (means := first_round_means(found.staged)):
+        update |= {"baseline": means[0], "current": means[1], "estimate": FIRST_ROUND}
+    return _SetCriterion(summary.model_copy(update=update), cases, found, test)
+
+
+def _uncompared(summary: Summary, current_set: EvalSetResult, base_set: EvalSetResult | None, name: str) -> Summary:
+    """An eval set × criterion with no case compared, and why."""
+    if base_set is None or name not in base_set.criteria:
+        return summary.model_copy(
+            update={"verdict": "new", "reason": "no baseline for this eval set and criterion yet"}
+        )
+    if name not in current_set.criteria:
+        return summary.model_copy(update={"verdict": "removed", "reason": "the criterion is no longer configured"})
+    verdict = "not_comparable" if summary.cases_not_comparable else "error"
+    return summary.model_copy(update={"verdict": verdict, "reason": "no case could be compared with the baseline"})
+
+
+def _removed_sets(base_sets: dict[tuple[str, str], EvalSetResult], seen: set[tuple[str, str]]) -> list[Summary]:
+    """Every criterion of a baseline eval set this run no longer has."""
+    return [
+        Summary(
+            agent=agent,
+            eval_set_id=set_id,
+            criterion=name,
+            baseline=None,
+            current=None,
+            delta=None,
+            verdict="removed",
+            reason="the eval set is no longer run",
+        )
+        for (agent, set_id), base_set in base_sets.items()
+        if (agent, set_id) not in seen
+        for name in base_set.criteria
+    ]
+
+
+def _set_criteria(
+    current: ResultsFile,
+    base_sets: dict[tuple[str, str], EvalSetResult],
+    quarantined: Collection[tuple[str, str, str, str]],
+) -> list[_SetCriterion]:
+    """Every agent × eval set × criterion of the run, and of its baseline's eval sets the criteria it dropped."""
+    groups: list[_SetCriterion] = []
+    for current_set in current.eval_sets:
+        base_set = base_sets.get((current_set.agent, current_set.eval_set_id))
+        names = list(current_set.criteria) + [
+            n for n in (base_set.criteria if base_set else {}) if n not in current_set.criteria
+        ]
+        groups += [_set_criterion(current_set, base_set, name, quarantined) for name in names]
+    return groups
+
+
+def _pooled_tests(groups: list[_SetCriterion]) -> list[tuple[PooledSummary, TestResult | None]]:
+    """One eval set alone adds nothing to its own verdict: pool only agents × criteria compared in two or more."""
+    by_agent: dict[tuple[str, str], list[Strata]] = {}
+    for group in groups:
+        if group.strata.pairs:
+            by_agent.setdefault((group.summary.agent, group.summary.criterion), []).append(group.strata)
+    return [_pooled_row(agent, name, per_set) for (agent, name), per_set in by_agent.items() if len(per_set) >= 2]
+
+
+def _case_verdicts(
+    groups: list[_SetCriterion],
+    tolerance_for: Callable[[str], float],
+    case_fdr: float,
+    pooled: set[tuple[str, str]],
+) -> list[Row]:
+    """Every case row, those compared decided as one family under a false discovery rate, in the groups' order."""
+    pending = [
+        _Pending(c.row, c.test, tolerance_for(c.row.criterion), (c.row.agent, c.row.criterion))
+        for g in groups
+        for c in g.cases
+        if c.pair is not None
+    ]
+    decided = iter(_decide_family(pending, benjamini_hochberg, case_fdr, pooled, leave_out_hopeless=False))
+    return [next(decided) if c.pair is not None else c.row for g in groups for c in g.cases]
 
 
 def compare(
@@ -252,123 +355,27 @@ def compare(
     case_fdr: float = 0.05,
     *,
     quarantined: Collection[tuple[str, str, str, str]] = (),
-    also_gating: Sequence[Gating] = (),
-) -> tuple[list[PooledSummary], list[Summary], list[Row]]:
+    also_gating: Sequence[Gating[DriftRow | Summary | PooledSummary]] = (),
+) -> Compared:
     """`quarantined` case × criterion rows are reported but left out of every eval-set and pooled test;
-    `also_gating` verdicts (the drift gate's) join the gating Holm family."""
+    `also_gating` verdicts (the drift gate's) join the gating Holm family and come back decided."""
     base_sets = _index(baseline)
-    rows: list[Row] = []
-    summaries: list[Summary] = []
-    case_pending: list[_Pending] = []
-    set_pending: list[_Pending] = []
-    by_agent: dict[tuple[str, str], list[Strata]] = {}
-    seen_sets = set()
-    for current_set in current.eval_sets:
-        key = (current_set.agent, current_set.eval_set_id)
-        seen_sets.add(key)
-        base_set = base_sets.get(key)
-        base_cases = {c.eval_id: c for c in base_set.cases} if base_set else {}
-        current_cases = {c.eval_id: c for c in current_set.cases}
-        names = list(current_set.criteria) + [
-            n for n in (base_set.criteria if base_set else {}) if n not in current_set.criteria
-        ]
-        for name in names:
-            tolerance = tolerance_for(name)
-            group = (current_set.agent, name)
-            found = Strata([], [], [], [] if current_set.adaptive_runs is not None else None)
-            counts = {"new": 0, "removed": 0, "not_comparable": 0}
-            for eval_id in list(current_cases) + [e for e in base_cases if e not in current_cases]:
-                row, test, pair, staged = _case_row(
-                    current_set.agent,
-                    current_set.eval_set_id,
-                    name,
-                    current_cases.get(eval_id),
-                    base_cases.get(eval_id),
-                    current_set,
-                    base_set,
-                    tolerance,
-                )
-                rows.append(row)
-                if row.verdict in counts:
-                    counts[row.verdict] += 1
-                row.quarantined = (row.agent, row.eval_set_id, row.eval_id, name) in quarantined
-                if pair is not None and row.quarantined:
-                    case_pending.append(_Pending(row, test, tolerance, group))
-                elif pair is not None:
-                    found.pairs.append(pair)
-                    if found.staged is not None:
-                        if staged is None:  # a case without its rounds recorded: judge the set as fixed runs
-                            found.staged = None
-                        else:
-                            found.staged.append(staged)
-                    case_pending.append(_Pending(row, test, tolerance, group))
-                    found.passed_baseline.append(base_cases[eval_id].metrics[name].status == "passed")
-                    found.passed_current.append(current_cases[eval_id].metrics[name].status == "passed")
-            summary = Summary(
-                agent=current_set.agent,
-                eval_set_id=current_set.eval_set_id,
-                criterion=name,
-                baseline=None,
-                current=None,
-                delta=None,
-                verdict="unchanged",
-                reason="",
-                cases_compared=len(found.pairs),
-                cases_new=counts["new"],
-                cases_removed=counts["removed"],
-                cases_not_comparable=counts["not_comparable"],
-            )
-            if found.pairs:
-                by_agent.setdefault(group, []).append(found)
-                summary.baseline = statistics.fmean(statistics.fmean(b) for b, _ in found.pairs)
-                summary.current = statistics.fmean(statistics.fmean(c) for _, c in found.pairs)
-                summary.baseline_pass_rate = statistics.fmean(found.passed_baseline)
-                summary.current_pass_rate = statistics.fmean(found.passed_current)
-                test = group_test(found)
-                summary.delta = test.delta if test else None
-                if found.staged is not None and (means := first_round_means(found.staged)):
-                    summary.baseline, summary.current = means
-                    summary.estimate = FIRST_ROUND
-                set_pending.append(_Pending(summary, test, tolerance, group))
-            elif base_set is None or name not in base_set.criteria:
-                summary.verdict, summary.reason = "new", "no baseline for this eval set and criterion yet"
-            elif name not in current_set.criteria:
-                summary.verdict, summary.reason = "removed", "the criterion is no longer configured"
-            else:
-                summary.verdict = "not_comparable" if counts["not_comparable"] else "error"
-                summary.reason = "no case could be compared with the baseline"
-            summaries.append(summary)
-    for key, base_set in base_sets.items():
-        if key not in seen_sets:
-            for name in base_set.criteria:
-                summaries.append(
-                    Summary(
-                        agent=key[0],
-                        eval_set_id=key[1],
-                        criterion=name,
-                        baseline=None,
-                        current=None,
-                        delta=None,
-                        verdict="removed",
-                        reason="the eval set is no longer run",
-                    )
-                )
-
-    # One eval set alone adds nothing to its own verdict: pool only agents × criteria seen in two or more.
-    pooled: list[PooledSummary] = []
-    gating: list[Gating] = []
-    for (agent, name), per_set in by_agent.items():
-        if len(per_set) >= 2:
-            row, test = _pooled_row(agent, name, per_set)
-            pooled.append(row)
-            gating.append((row, test, tolerance_for(name)))
-    gating += [(p.row, p.test, p.tolerance) for p in set_pending]
+    groups = _set_criteria(current, base_sets, quarantined)
+    pooled_tested = _pooled_tests(groups)
+    compared_sets = [g for g in groups if g.strata.pairs]
+    gating: list[Gating[Decided]] = [(row, test, tolerance_for(row.criterion)) for row, test in pooled_tested]
+    gating += [(g.summary, g.test, tolerance_for(g.summary.criterion)) for g in compared_sets]
     gating += list(also_gating)
-
-    decide_gating(gating, alpha)
-    _decide_family(
-        case_pending, benjamini_hochberg, case_fdr, {(p.agent, p.criterion) for p in pooled}, leave_out_hopeless=False
+    decided = iter(decide_gating(gating, alpha))  # in the family's order: pooled, eval sets, also_gating
+    pooled = [cast(PooledSummary, next(decided)) for _ in pooled_tested]
+    decided_sets = {id(g): cast(Summary, next(decided)) for g in compared_sets}
+    also = cast(list[DriftRow | Summary | PooledSummary], list(decided))
+    rows = _case_verdicts(groups, tolerance_for, case_fdr, {(p.agent, p.criterion) for p in pooled})
+    summaries = [decided_sets.get(id(g), g.summary) for g in groups] + _removed_sets(
+        base_sets, {(s.agent, s.eval_set_id) for s in current.eval_sets}
     )
-    for row in pooled:
-        row.reason += f"; {row.cases_compared} cases in {row.eval_sets_compared} eval sets"
-    return pooled, summaries, rows
+    pooled = [
+        p.model_copy(update={"reason": f"{p.reason}; {p.cases_compared} cases in {p.eval_sets_compared} eval sets"})
+        for p in pooled
+    ]
+    return Compared(pooled, summaries, rows, also)

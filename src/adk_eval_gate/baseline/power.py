@@ -83,11 +83,9 @@ def decided_in_family(test: TestResult | None, design: Design, tolerance: float 
         )
 
     tolerance = design.tolerance if tolerance is None else tolerance
-    decided = row()
-    decided.delta = test.delta if test else None
+    undecided = row().model_copy(update={"delta": test.delta if test else None})
     others = [(row(), TestResult(0.0, 1.0, 1.0, "another gating verdict", 0.0, 0.0), tolerance)]
-    decide_gating([(decided, test, tolerance), *others * (design.family - 1)], design.alpha)
-    return decided
+    return decide_gating([(undecided, test, tolerance), *others * (design.family - 1)], design.alpha)[0]
 
 
 def regressed(design: Design, broken: int, tolerance: float | None = None) -> bool:

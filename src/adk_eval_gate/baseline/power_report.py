@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 from adk_eval_gate.baseline.models import AgentPower, PooledSummary, PowerLine, Summary
 from adk_eval_gate.baseline.power import (
@@ -189,15 +190,24 @@ def _settle(design: Design, cases: int) -> str:
     return f"only more cases can settle it: no num_runs up to max 20 confirms so small a drop on {cases} cases"
 
 
+@dataclass(frozen=True)
+class Marked:
+    """The pooled and eval-set rows again, every unconfirmed drop marked, and per marked row what would settle it
+    (the first one is what the headline names)."""
+
+    pooled: list[PooledSummary]
+    summaries: list[Summary]
+    settles: list[str]
+
+
 def mark_unconfirmed(
     pooled: Sequence[PooledSummary],
     summaries: Sequence[Summary],
     sets: Sequence[SetDesign],
     gate: GateSettings,
     also: int = 0,
-) -> list[str]:
-    """Marks every inconclusive drop the design could not have confirmed; returns, per marked row, what would
-    settle it (the first one is what the headline names).
+) -> Marked:
+    """Marks every inconclusive drop the design could not have confirmed, on new rows.
 
     An eval set's drop also counts in its agent's pooled verdict, so it is unconfirmed only when neither that eval
     set's test nor the pooled one could confirm a clean break of the cases it touches; and a pooled verdict that
@@ -207,8 +217,9 @@ def mark_unconfirmed(
     by_set = {(s.agent, s.eval_set_id): s for s in sets}
     pooled_by = {(p.agent, p.criterion): p for p in pooled}
     settles = []
-    rows: list[PooledSummary | Summary] = [*pooled, *summaries]
-    for row in rows:
+    marked: dict[int, PooledSummary | Summary] = {}
+    verdicts: list[PooledSummary | Summary] = [*pooled, *summaries]
+    for row in verdicts:
         if row.verdict != "inconclusive" or row.delta is None or row.delta >= 0 or not row.cases_compared:
             continue
         tolerance = gate.tolerance_for(row.criterion)
@@ -229,9 +240,8 @@ def mark_unconfirmed(
         significant = min(found) if found else None
         if not is_unconfirmed(-row.delta, row.cases_compared, significant):
             continue
-        row.unconfirmed = True
         # compare said a test that cannot reach alpha stays out of the family; what it does now is gate.unconfirmed's
-        row.reason = row.reason.replace(", so it does not gate", "")
+        reason = row.reason.replace(", so it does not gate", "")
         touched = cases_touched(-row.delta, row.cases_compared)
         own_design = designs[0]
         could = (
@@ -243,9 +253,14 @@ def mark_unconfirmed(
         weighed = f"{own_design.cases} case(s) × {own_design.runs_text()}" + (
             f", pooled with the agent's other eval sets ({designs[-1].cases} cases)," if len(designs) > 1 else ""
         )
-        row.reason += (
+        reason += (
             f"; unconfirmed: the drop touches at least {touched} case{'s' if touched != 1 else ''} and "
             f"{weighed} {could}, so the gate cannot know; {settle}"
         )
+        marked[id(row)] = row.model_copy(update={"unconfirmed": True, "reason": reason})
         settles.append(settle)
-    return settles
+    return Marked(
+        [cast(PooledSummary, marked.get(id(p), p)) for p in pooled],
+        [cast(Summary, marked.get(id(s), s)) for s in summaries],
+        settles,
+    )

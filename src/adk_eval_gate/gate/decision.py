@@ -4,15 +4,18 @@ history (drift, known flaky cases, trends)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import cast
 
 from adk_eval_gate.baseline.compare import compare, decide_gating
 from adk_eval_gate.baseline.efficiency_compare import compare_efficiency
 from adk_eval_gate.baseline.history import HistoryState, HistoryView, history_view
-from adk_eval_gate.baseline.history.drift import explain
-from adk_eval_gate.baseline.models import Comparison, Override
+from adk_eval_gate.baseline.history.drift import explained
+from adk_eval_gate.baseline.models import AgentPower, BaselineIdentity, DriftRow, Override, Row
 from adk_eval_gate.baseline.power_report import assess, designs_from_results, mark_unconfirmed
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.gate.outcome import Comparison, Decision
 from adk_eval_gate.gate.policy import decide
 from adk_eval_gate.results.models import ResultsFile
 
@@ -26,7 +29,24 @@ def _view(
     return history_view(history, current, gate, base_sha)
 
 
-def build_comparison(
+def _with_stability(row: Row, view: HistoryView) -> Row:
+    known = view.known.get((row.agent, row.eval_set_id, row.eval_id, row.criterion))
+    return row.model_copy(update={"stability": known.stability if known else None})
+
+
+@dataclass(frozen=True)
+class GatedComparison:
+    """A comparison and the gate's decision over it, before any sentence of the gate's: `report/notes.py` renders
+    it as the comparison file."""
+
+    baseline: BaselineIdentity | None
+    warnings: tuple[str, ...]
+    compared: Comparison
+    power: tuple[AgentPower, ...]
+    decision: Decision
+
+
+def gate_comparison(
     current: ResultsFile,
     outcome: LoadOutcome,
     gate: GateSettings,
@@ -35,7 +55,7 @@ def build_comparison(
     max_age_days: float | None = None,
     acceptance: Override | None = None,
     history: HistoryState | None = None,
-) -> Comparison:
+) -> GatedComparison:
     baseline = outcome.baseline
     warnings = list(outcome.warnings)
     if baseline and max_age_days is not None and (baseline.identity.age_days or 0) > max_age_days:
@@ -48,7 +68,7 @@ def build_comparison(
     drift = view.drift if view else []
     # The drift tests share the gate's false-alarm budget only when they gate; otherwise they are their own family.
     drift_gates = "drift" in gate.fail_on
-    pooled, summaries, rows = compare(
+    compared = compare(
         current,
         baseline.results if baseline else None,
         gate.tolerance_for,
@@ -57,42 +77,32 @@ def build_comparison(
         quarantined=view.quarantined if view else (),
         also_gating=drift if drift_gates else (),
     )
-    if drift and not drift_gates:
-        decide_gating(drift, gate.alpha)
+    report, rows = None, compared.rows
     if view is not None:
-        explain(view.report.drift, view.report.since or "")
-        for row in rows:
-            known = view.known.get((row.agent, row.eval_set_id, row.eval_id, row.criterion))
-            row.stability = known.stability if known else None
+        decided = compared.also_gating if drift_gates else decide_gating(drift, gate.alpha)
+        since = view.report.since or ""
+        report = view.report.model_copy(update={"drift": explained(cast(list[DriftRow], decided), since)})
+        rows = [_with_stability(row, view) for row in rows]
     designs = designs_from_results(current, baseline.results if baseline else None)
     # the drift tests share the Holm family when they gate: they count in what the family lets each verdict confirm
     in_family = len(drift) if drift_gates else 0
-    settles = mark_unconfirmed(pooled, summaries, designs, gate, in_family)
+    marked = mark_unconfirmed(compared.pooled, compared.summaries, designs, gate, in_family)
     efficiency = compare_efficiency(current, baseline.results if baseline else None, gate)
-    decision = decide(
-        current,
-        pooled,
-        summaries,
-        rows,
-        gate,
+    judged = Comparison(
+        pooled=tuple(marked.pooled),
+        summaries=tuple(marked.summaries),
+        rows=tuple(rows),
+        efficiency=tuple(efficiency),
+        history=report,
         has_baseline=baseline is not None,
-        labels=labels,
         baseline_error=outcome.error,
-        efficiency=efficiency,
-        acceptance=acceptance,
-        history=view.report if view else None,
-        settle=settles[0] if settles else None,
     )
-    efficiency.sort(key=lambda e: (e.verdict != "regressed", not e.gating, e.verdict != "improved", -abs(e.change)))
-    return Comparison(
-        verdict=decision.verdict,
+    settle = marked.settles[0] if marked.settles else None
+    decision = decide(judged, current, gate, labels=labels, acceptance=acceptance, settle=settle)
+    return GatedComparison(
         baseline=baseline.identity if baseline else None,
-        warnings=warnings,
-        gate=decision,
-        pooled=pooled,
-        summaries=summaries,
-        rows=rows,
-        efficiency=efficiency,
-        history=view.report if view else None,
-        power=assess(designs, gate, in_family),
+        warnings=tuple(warnings),
+        compared=judged,
+        power=tuple(assess(designs, gate, in_family)),
+        decision=decision,
     )

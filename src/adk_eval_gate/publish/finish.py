@@ -5,6 +5,7 @@ API failure never loses the run; the job log ends with the verdict, why, and the
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from adk_eval_gate.config.models import max_age_days
 from adk_eval_gate.core.errors import WriteError
 from adk_eval_gate.core.files import write_text_atomic
 from adk_eval_gate.core.paths import repository_root
-from adk_eval_gate.gate.decision import build_comparison
+from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.exit_codes import exit_code_for_decision
 from adk_eval_gate.gate.policy import name_who_labelled
 from adk_eval_gate.github.context import ActionsContext
@@ -33,6 +34,7 @@ from adk_eval_gate.publish.status import PullRequestRun, acceptance_for, reporte
 from adk_eval_gate.publish.store import Stored, store_baseline_and_history, withdraw_results
 from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.html import summary_note
+from adk_eval_gate.report.notes import comparison_file
 from adk_eval_gate.report.outputs import junit_xml, verdict_lines
 from adk_eval_gate.results.agents_cli_traces import write_traces
 from adk_eval_gate.results.build import write_results
@@ -142,22 +144,21 @@ def _compare(
     labels, age = [*gathered.labels, *options.labels], max_age_days(workflow.settings.baseline)
     accepted = acceptance_for(gathered.conversation, head_sha) if pull_request else None
     outcome, gate, history = gathered.outcome, gathered.gate, gathered.history
-    comparison = build_comparison(
-        results, outcome, gate, labels, max_age_days=age, acceptance=accepted, history=history
-    )
-    if pull_request and comparison.gate.override and comparison.gate.override.kind == "label":
-        _name_who_labelled(context, comparison)
-    return comparison
+    gated = gate_comparison(results, outcome, gate, labels, max_age_days=age, acceptance=accepted, history=history)
+    if pull_request and gated.decision.override and gated.decision.override.kind == "label":
+        gated = _name_who_labelled(context, gated)
+    return comparison_file(gated)  # the decision in words (report/notes.py), as comparison.json stores it
 
 
-def _name_who_labelled(context: ActionsContext, comparison: Comparison) -> None:
+def _name_who_labelled(context: ActionsContext, gated: GatedComparison) -> GatedComparison:
     """The override label's note names who added it and when, as the issue's timeline records it."""
-    override, number = comparison.gate.override, _pull_number(context)
+    override, number = gated.decision.override, _pull_number(context)
     if override is None or not override.label or not isinstance(number, int) or not context.token:
-        return
+        return gated
     found = label_added(context.client(), context.repository or "", number, override.label)
-    if found is not None:
-        name_who_labelled(comparison.gate, found.login, found.at)
+    if found is None:
+        return gated
+    return dataclasses.replace(gated, decision=name_who_labelled(gated.decision, found.login, found.at))
 
 
 def _pull_number(context: ActionsContext) -> object:

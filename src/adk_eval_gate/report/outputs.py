@@ -22,8 +22,8 @@ from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import file_from_root
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
-from adk_eval_gate.gate.policy import accepted_by
 from adk_eval_gate.github.workflow_commands import annotation, one_line
+from adk_eval_gate.report.notes import accepted_by
 from adk_eval_gate.results.models import ResultsFile
 
 STEP_SUMMARY_LIMIT = 1024 * 1024

@@ -11,7 +11,7 @@ from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.commands.schema import SHIPPED, json_schema_text
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.gate.decision import build_comparison
+from adk_eval_gate.report.notes import build_comparison
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 

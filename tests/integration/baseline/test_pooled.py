@@ -221,8 +221,7 @@ def _gate(eval_sets, alpha=0.01):
         family.append((Summary(eval_set_id=f"s{i}", delta=test.delta, **common), test, 0.05))
     pooled_test = stratified_test([pair for strata in eval_sets for pair in strata])
     family.insert(0, (PooledSummary(delta=pooled_test.delta, **common), pooled_test, 0.05))
-    decide_gating(family, alpha)
-    return [row for row, _, _ in family]
+    return decide_gating(family, alpha)
 
 
 def test_tests_that_can_never_reject_do_not_dilute_the_family():

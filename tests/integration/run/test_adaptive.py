@@ -18,9 +18,9 @@ from adk_eval_gate.baseline.strata import Strata, group_test
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT
-from adk_eval_gate.gate.decision import build_comparison
 from adk_eval_gate.report.console import render_table
 from adk_eval_gate.report.markdown import render_report
+from adk_eval_gate.report.notes import build_comparison
 from adk_eval_gate.report.outputs import annotation_lines, junit_xml
 from adk_eval_gate.results.build import read_results, write_results
 from adk_eval_gate.run.adaptive import Decider, undecided

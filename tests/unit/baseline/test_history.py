@@ -263,7 +263,8 @@ def test_quarantined_cases_leave_the_eval_set_test_but_keep_their_row(tmp_path, 
     main(["run", "--config", str(config), "--output", str(tmp_path / "now.json"), "--quiet"])
     base, now = read_results(tmp_path / "base.json"), read_results(tmp_path / "now.json")
     key = ("qa", "qa", "q0", "tool_trajectory_avg_score")
-    _, summaries, rows = compare(now, base, lambda _: 0.05, 0.01, quarantined={key})
+    compared = compare(now, base, lambda _: 0.05, 0.01, quarantined={key})
+    summaries, rows = compared.summaries, compared.rows
     assert summaries[0].cases_compared == 3 and summaries[0].current == pytest.approx(2 / 3)
     assert [r.eval_id for r in rows if r.quarantined] == ["q0"]
 

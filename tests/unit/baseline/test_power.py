@@ -57,9 +57,9 @@ def test_the_answer_is_the_gate_s_own_verdict_on_such_results():
         n = smallest_confirmable(design(cases, runs))
         assert n is not None
         for broken, expected in ((n - 1, False), (n, True)):
-            _, summaries, _ = compare(
+            summaries = compare(
                 _results(cases, runs, broken), _results(cases, runs, 0), lambda _: TOLERANCE, ALPHA
-            )
+            ).summaries
             assert (summaries[0].verdict == "regressed") is expected, (runs, cases, broken)
 
 

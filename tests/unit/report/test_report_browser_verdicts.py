@@ -141,7 +141,7 @@ def drift_page(folder):
     from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
     from adk_eval_gate.config.history import HistorySection
     from adk_eval_gate.config.models import GateSettings
-    from adk_eval_gate.gate.decision import build_comparison
+    from adk_eval_gate.report.notes import build_comparison
 
     def commit(broken: int, sha: str):
         cases = [Case(f"q{i}", {TRAJECTORY: [[0.0 if i < broken else 1.0]]}) for i in range(20)]

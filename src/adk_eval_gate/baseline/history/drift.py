@@ -17,12 +17,12 @@ from __future__ import annotations
 import statistics
 from collections.abc import Collection
 
-from adk_eval_gate.baseline.compare import samples
 from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, SetIndex, old_score
 from adk_eval_gate.baseline.history.models import HASH_LENGTH
 from adk_eval_gate.baseline.models import DriftRow
 from adk_eval_gate.baseline.stages import current_rounds
 from adk_eval_gate.baseline.stats import TestResult, stratified_test
+from adk_eval_gate.baseline.strata import samples
 from adk_eval_gate.results.models import CaseResult, ResultsFile
 
 Pending = tuple[DriftRow, TestResult | None, float]
@@ -86,10 +86,14 @@ def drift_rows(
     return pending
 
 
-def explain(rows: list[DriftRow], since: str) -> None:
-    """Every drift reason names what it was compared with, after the verdict rule has written its part."""
-    for row in rows:
-        row.reason = (
-            f"since {since}: {row.reason}; mean score {row.baseline:.3f} → {row.current:.3f} "
-            f"over {row.cases_compared} cases"
+def explained(rows: list[DriftRow], since: str) -> list[DriftRow]:
+    """Every drift row again, its reason naming what it was compared with after the verdict rule's part."""
+    return [
+        row.model_copy(
+            update={
+                "reason": f"since {since}: {row.reason}; mean score {row.baseline:.3f} → {row.current:.3f} "
+                f"over {row.cases_compared} cases"
+            }
         )
+        for row in rows
+    ]

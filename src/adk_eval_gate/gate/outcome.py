@@ -1,0 +1,145 @@
+"""What the gate decides, as data: the verdict, each condition that failed it, which compared verdicts gate, and a
+note for each regression that is reported but does not gate. No sentence is made here: `report/notes.py` turns
+these into the reasons and failure lines people read (and comparison.json stores).
+
+Every model is frozen: the gate returns a new decision and never edits the comparison it judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from adk_eval_gate.baseline.models import (
+    DriftRow,
+    EfficiencyRow,
+    HistoryReport,
+    Override,
+    PooledSummary,
+    Row,
+    Summary,
+)
+
+Scope = Literal["case", "eval_set", "pooled", "drift", "efficiency"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Subject(_Frozen):
+    """What a note is about: one compared verdict (a case, an eval set, a pooled, drift or efficiency row) or, for
+    a status condition, one case of the results (`criterion` then names the criterion not evaluated, if any)."""
+
+    scope: Scope
+    agent: str
+    criterion: str | None = None
+    eval_set_id: str | None = None
+    eval_id: str | None = None
+    eval_sets: int | None = None  # pooled: over how many eval sets, as its name says
+
+
+Compared = Row | Summary | PooledSummary | DriftRow | EfficiencyRow
+
+
+def subject_of(row: Compared) -> Subject:
+    """The subject of a compared row: the same for the row the gate judged and the row the report shows."""
+    if isinstance(row, Row):
+        return Subject(
+            scope="case", agent=row.agent, criterion=row.criterion, eval_set_id=row.eval_set_id, eval_id=row.eval_id
+        )
+    if isinstance(row, Summary):
+        return Subject(scope="eval_set", agent=row.agent, criterion=row.criterion, eval_set_id=row.eval_set_id)
+    if isinstance(row, PooledSummary):
+        return Subject(scope="pooled", agent=row.agent, criterion=row.criterion, eval_sets=row.eval_sets_compared)
+    if isinstance(row, DriftRow):
+        return Subject(scope="drift", agent=row.agent, criterion=row.criterion)
+    return Subject(scope="efficiency", agent=row.agent, criterion=row.metric, eval_set_id=row.eval_set_id)
+
+
+FailureKind = Literal[
+    "regression",
+    "case_regression",
+    "unconfirmed",
+    "inconclusive",
+    "not_comparable",
+    "efficiency",
+    "below_threshold",
+    "baseline_error",
+    "error",
+    "not_run",
+    "not_evaluated",
+    "no_baseline",
+    "pass_rate",
+    "history",
+    "drift",
+]
+
+
+class Failure(_Frozen):
+    """One condition that failed the gate. A compared verdict's failure quotes that verdict's own reason (looked up
+    by subject when rendered); a status failure quotes the results file's `detail` (a case's or a criterion's
+    reason, the baseline's or the history's error)."""
+
+    kind: FailureKind
+    subject: Subject | None = None
+    detail: str | None = None
+    condition: str | None = None  # efficiency: the gate.fail_on condition, e.g. cost_regression
+    rate: float | None = None  # pass_rate: the run's pass rate
+    minimum: float | None = None  # pass_rate: gate.min_pass_rate
+
+
+NotGatingKind = Literal["lacks_condition", "quarantined", "behind_failing_group", "case_alone"]
+
+
+class NotGating(_Frozen):
+    """Why a regression is reported but does not fail the gate. `condition`: the gate.fail_on condition it lacks
+    (lacks_condition; case_alone when case_regression is missing)."""
+
+    kind: NotGatingKind
+    subject: Subject
+    condition: str | None = None
+
+
+class LookedAt(_Frozen):
+    """What a passing gate looked at, for its headline."""
+
+    eval_sets_compared: int = 0
+    pooled: int = 0
+    drift_tests: int = 0  # counted only when the drift gate is on
+    merges: int | None = None
+    regressions_not_gating: int = 0
+
+
+class Decision(_Frozen):
+    """The gate's decision, before any sentence. `overridden`: a failing gate passed by `override`."""
+
+    verdict: Literal["pass", "fail"]
+    fail_on: tuple[str, ...]
+    has_baseline: bool
+    failures: tuple[Failure, ...] = ()
+    gating: frozenset[Subject] = frozenset()
+    not_gating: tuple[NotGating, ...] = ()
+    override: Override | None = None
+    unconfirmed: int = 0
+    settle: str | None = None
+    looked_at: LookedAt = LookedAt()
+
+    @property
+    def overridden(self) -> bool:
+        return self.override is not None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What the gate judges: every compared verdict, as compare, the history and the efficiency test left them."""
+
+    pooled: tuple[PooledSummary, ...]
+    summaries: tuple[Summary, ...]
+    rows: tuple[Row, ...]
+    efficiency: tuple[EfficiencyRow, ...] = ()
+    history: HistoryReport | None = None
+    has_baseline: bool = True
+    baseline_error: str | None = None

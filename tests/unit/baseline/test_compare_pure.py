@@ -1,0 +1,29 @@
+"""compare returns new rows: its inputs, and the drift rows it decides with the gating family, are left as given."""
+
+from __future__ import annotations
+
+from adk_eval_gate.baseline.compare import compare
+from adk_eval_gate.baseline.models import DriftRow
+from adk_eval_gate.baseline.stats import stratified_test
+from tests.support.report_data import TRAJECTORY, Case, results_file
+
+
+def _suite(score: float):
+    cases = [Case(f"c{i}", {TRAJECTORY: [[score]] * 5}) for i in range(6)]
+    return results_file({("a", "s1"): cases, ("a", "s2"): cases})
+
+
+def test_compare_edits_neither_its_inputs_nor_the_drift_rows_it_decides():
+    base, now = _suite(1.0), _suite(0.0)
+    drift = DriftRow(
+        agent="a", criterion=TRAJECTORY, baseline=1.0, current=0.0, delta=-1.0, verdict="unchanged", reason=""
+    )
+    test = stratified_test([([1.0] * 5, [0.0] * 5)] * 6)
+    before = (base.model_copy(deep=True), now.model_copy(deep=True), drift.model_copy())
+    compared = compare(now, base, lambda _: 0.05, 0.05, also_gating=[(drift, test, 0.05)])
+    assert (base, now, drift) == before
+    (decided,) = compared.also_gating
+    assert decided is not drift and decided.verdict == "regressed" and decided.reason.startswith("dropped 1.000")
+    assert [p.verdict for p in compared.pooled] == ["regressed"]
+    assert compared.pooled[0].reason.endswith("; 12 cases in 2 eval sets")
+    assert {s.verdict for s in compared.summaries} == {"regressed"} and len(compared.rows) == 12
