@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.unit.targets.test_target_adk import faulty_suite
+from tests.integration.targets.test_target_adk import faulty_suite
 
 
 @pytest.mark.parametrize(("fail_on", "exit_code"), [("[regression, error]", 1), ("[regression]", 0)])

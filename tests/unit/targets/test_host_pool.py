@@ -17,7 +17,7 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.targets import agent_host, historian, host_pool, host_process, host_start, worker_process, workers
 from adk_eval_gate.targets.host_pool import AgentHostPool
 from adk_eval_gate.targets.host_timeouts import ENV_VAR, HostTimeouts, host_timeouts
-from tests.unit.targets.test_target_adk import faulty_suite
+from tests.integration.targets.test_target_adk import faulty_suite
 
 
 def test_no_module_of_the_agent_host_holds_mutable_state_of_a_run():
