@@ -12,7 +12,7 @@ at --cases and once at --small cases:
 
 Each variant runs as its own process (`python -c` calling the console entry, so both take the same path),
 interleaved, and is measured by the OS (`wait4`): CPU = user + system of the process and its children; peak RSS
-= the largest resident set any one of them reached. Memory a case costs, two ways:
+= the command's own largest resident set (VmHWM, written as it exits). Memory a case costs, two ways:
 * peak: (peak RSS at --cases − peak RSS of the same command at --small cases) ÷ the difference in cases (the
   transient peak of reading and parsing included, so an upper bound of what the loaded data holds);
 * at rest: in one probe process, the RSS held after the results file is read and compared (the comparison built)
@@ -40,6 +40,12 @@ TARGET = 1.2
 KB_PER_CASE_TARGET = 60
 ENTRY = "import sys; from adk_eval_gate.commands.main import main; sys.argv[0] = 'adk-eval-gate'; sys.exit(main())"
 COLLECTOR_OFF = "import gc; gc.disable(); gc.disable = gc.enable = (lambda: None); " + ENTRY
+# The process's own peak resident set (VmHWM, reset at exec), written as it exits: wait4's ru_maxrss also counts the
+# pages of the (large) bench process the child was forked from, before its exec.
+PEAK = (
+    "import atexit; atexit.register(lambda: open({path!r}, 'w').write("
+    "next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM'))));"
+)
 # What the probe holds at rest: the loaded results, its baseline and the comparison, after a full collection, over
 # what the same code held once a small suite had been loaded and compared (its imports and caches).
 PROBE = """
@@ -69,8 +75,10 @@ DETERMINISTIC = {"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "
 
 
 def _measure(argv: list[str], cwd: Path) -> tuple[float, float, int]:
-    """CPU seconds (process and reaped children), wall seconds and peak RSS in KB, from the kernel's accounting."""
+    """CPU seconds (process and reaped children, from wait4), wall seconds and the command's peak RSS in KB."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "ACTIONS_", "CI"))}
+    peak = Path(tempfile.mktemp(prefix="adk-eval-gate-peak-"))
+    argv = [*argv[:2], PEAK.format(path=str(peak)) + argv[2], *argv[3:]]  # argv: python -c CODE …
     with tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
         child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err)
@@ -82,7 +90,9 @@ def _measure(argv: list[str], cwd: Path) -> tuple[float, float, int]:
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode not in (0, 1):
         raise SystemExit(f"{argv[2:5]}… exited {child.returncode}: {errors[-800:]}")
-    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss
+    peak_kb = int(peak.read_text())
+    peak.unlink()
+    return usage.ru_utime + usage.ru_stime, wall, peak_kb
 
 
 def _suite(work: Path, cases: int, runs: int) -> Path:
