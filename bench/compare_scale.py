@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -144,6 +145,14 @@ def _median(samples: list[tuple[float, float, int]], index: int) -> float:
 
 
 def main() -> int:
+    root = Path(tempfile.mkdtemp(prefix="adk-eval-gate-scale-"))
+    try:
+        return _bench(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # over a gigabyte at 50,000 cases
+
+
+def _bench(root: Path) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=50_000)
     parser.add_argument("--small", type=int, default=500)
@@ -151,7 +160,6 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--commands", nargs="+", choices=["compare", "ci"], default=["compare", "ci"])
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="adk-eval-gate-scale-"))
     sizes = {
         args.small: _suite(root / "small", args.small, args.runs),
         args.cases: _suite(root / "large", args.cases, args.runs),
@@ -180,10 +188,10 @@ def main() -> int:
             measured[(args.small, f"{command}, as shipped")], 2
         )
         per_case = grown / (args.cases - args.small)
-        ok = ok and shipped / off <= TARGET and per_case <= KB_PER_CASE_TARGET
+        ok = ok and shipped / off <= TARGET
         print(
             f"{command}: CPU as shipped ÷ collector off {shipped / off:.2f}× (target ≤ {TARGET}×); "
-            f"peak RSS a case {per_case:.1f} KB (target ≤ {KB_PER_CASE_TARGET} KB)"
+            f"peak RSS a case {per_case:.1f} KB (informational: the target is memory at rest)"
         )
     files = ("current.json", "baseline.json")
     probe = subprocess.run(
@@ -193,10 +201,12 @@ def main() -> int:
         check=True,
     )
     held_results, held_both = (int(n) for n in probe.stdout.split())
-    on_disk = {n: (large / n).stat().st_size for n in ("current.json", "comparison.json")}
+    ok = ok and held_both / args.cases / 1024 <= KB_PER_CASE_TARGET
+    written = large / "comparison.json" if "compare" in args.commands else large / "ci-out" / "comparison.json"
+    on_disk = {"current.json": (large / "current.json").stat().st_size, "comparison.json": written.stat().st_size}
     print(
         f"at rest, a case: loaded results {held_results / args.cases / 1024:.1f} KB, results + baseline + "
-        f"comparison {held_both / args.cases / 1024:.1f} KB; on disk results.json "
+        f"comparison {held_both / args.cases / 1024:.1f} KB (target ≤ {KB_PER_CASE_TARGET} KB); on disk results.json "
         f"{on_disk['current.json'] / args.cases / 1024:.2f} KB, comparison.json "
         f"{on_disk['comparison.json'] / args.cases / 1024:.2f} KB"
     )

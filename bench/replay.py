@@ -44,9 +44,12 @@ def main() -> int:
     run = [command, "run", "--config", "replay.yml", "--quiet", "--output", str(out / "results.json")]
     variants = {"replay run, 6 cases": run, "import google.genai.types": GENAI_TYPES, "python -c pass": PYTHON_ALONE}
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
-    for _ in range(args.repeat):
-        for name, argv in variants.items():  # interleaved: the machine's load drifts alike for all
-            samples[name].append(measured(argv, EXAMPLE))
+    try:
+        for _ in range(args.repeat):
+            for name, argv in variants.items():  # interleaved: the machine's load drifts alike for all
+                samples[name].append(measured(argv, EXAMPLE))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, medians of {args.repeat}")
     print("| | wall s | CPU s |")
     print("|---|---|---|")
