@@ -28,6 +28,7 @@ import requests
 
 from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.redaction import redact_json
+from adk_eval_gate.github.session import GitHubSession
 
 API_VERSION = "2022-11-28"
 MAX_WAIT = 60.0  # a CI step should not sleep longer than this on one call
@@ -37,39 +38,6 @@ CONNECT_TIMEOUT = 10.0
 
 class NameLookupTimeout(requests.ConnectTimeout):
     """The API's host name did not resolve in time: requests' timeouts start only once a socket exists."""
-
-
-class GitHubSession:
-    """What one run's clients share: the baseline store, the labels and the comment each build their own client, and
-    the no-answer budget must hold for them all. Threads may share it (the name look-up records from its own)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        # seconds spent on attempts that got no answer, per API base, since that API last answered
-        self._silence: dict[str, float] = {}
-        self._resolved: set[tuple[str, int]] = set()  # names that resolved once in this run: not looked up again
-
-    def silent_for(self, api_url: str, seconds: float) -> float:
-        """Counts `seconds` without an answer against `api_url`'s budget; the seconds left."""
-        with self._lock:
-            self._silence[api_url] = self._silence.get(api_url, 0.0) + max(0.0, seconds)
-        return self.no_answer_left(api_url)
-
-    def answered(self, api_url: str) -> None:
-        with self._lock:
-            self._silence.pop(api_url, None)
-
-    def no_answer_left(self, api_url: str) -> float:
-        with self._lock:
-            return NO_ANSWER_BUDGET - self._silence.get(api_url, 0.0)
-
-    def resolved(self, host: str, port: int) -> bool:
-        with self._lock:
-            return (host, port) in self._resolved
-
-    def resolved_now(self, host: str, port: int) -> None:
-        with self._lock:
-            self._resolved.add((host, port))
 
 
 def _resolve_within(url: str, seconds: float, session: GitHubSession) -> None:
@@ -244,10 +212,12 @@ class GitHubClient:
         raise AssertionError("unreachable")
 
     def no_answer_left(self) -> float:
-        return self.session.no_answer_left(self.api_url)
+        return NO_ANSWER_BUDGET - self.session.silence(self.api_url)
 
     def _silent_for(self, seconds: float) -> float:
-        return self.session.silent_for(self.api_url, seconds)
+        """Counts `seconds` without an answer against the API's budget; the seconds left."""
+        self.session.add_silence(self.api_url, seconds)
+        return self.no_answer_left()
 
     def _unreachable(self, what: str, *, spent: bool) -> str:
         text = f"no answer from {self.api_url} ({what})"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
@@ -21,8 +21,11 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json
 from adk_eval_gate.core.held_tokens import held
 from adk_eval_gate.core.validation import input_error_from
-from adk_eval_gate.github.client import GitHubClient, GitHubSession
+from adk_eval_gate.github.session import GitHubSession
 from adk_eval_gate.github.variables import check_variables
+
+if TYPE_CHECKING:
+    from adk_eval_gate.github.client import GitHubClient
 
 _Sha = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{7,64}$")]
 _Name = Annotated[str, Field(min_length=1)]
@@ -212,6 +215,8 @@ class ActionsContext:
 
     def client(self) -> GitHubClient:
         """A client of this run's API with its token, sharing the run's session."""
+        from adk_eval_gate.github.client import GitHubClient  # requests, only for a run that talks to GitHub
+
         return GitHubClient(self.api_url, self.token, session=self.github)
 
     @property

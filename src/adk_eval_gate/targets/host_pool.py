@@ -85,9 +85,9 @@ class AgentHostPool:
     def finish(self) -> None:
         """Waits for the hosts the run took: they write ADK's eval history while the caller writes the results,
         so this comes after. Hosts never taken (the command stopped first) are discarded."""
-        from adk_eval_gate.targets.agent_host import AgentHost
-
         if self._early is not None:
+            from adk_eval_gate.targets.agent_host import AgentHost  # only with a host: `history show` never needs it
+
             early, self._early = self._early, None
             AgentHost(early, self.timeouts_or_default).discard()
         if self._warm is not None:
