@@ -77,3 +77,20 @@ def test_run_twice_in_one_process_leaves_the_collector_as_it_was(project: Path, 
         after = interpreter()
         changed = {k: (before[k], after[k]) for k in before if before[k] != after[k]}
         assert not changed, f"run {attempt} left the interpreter changed: {changed}"
+
+
+def test_a_process_that_ends_with_the_command_skips_the_restoring(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Action's container entry (`own_process=True`) ends with the command: handing the run's frozen objects
+    back to the collector there would only buy a full collection of them at exit, so it is not done."""
+    before = gc.get_threshold()
+    try:
+        code = main(["run", "--config", "eval-gate.yml", "--output", "own.json", "--quiet"], own_process=True)
+        capsys.readouterr()
+        assert code in (0, 1) and (project / "own.json").exists()
+        assert gc.get_threshold() != before or gc.get_freeze_count() > 0  # what `run` set for itself was kept
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+        gc.enable()

@@ -113,7 +113,8 @@ def _checked_argv() -> list[str]:
     return argv
 
 
-def main() -> int:
+def main(own_process: bool = False) -> int:
+    """`own_process`: the container's entry, whose process ends with the command (see commands.main.main)."""
     with holding():  # called in process (tests); the container's entry has already taken them (below)
         for message in map_runner_paths(os.environ):
             print(message, file=sys.stderr)
@@ -122,11 +123,11 @@ def main() -> int:
         except InputError as error:
             workflow_commands.input_error(error)
             return EXIT_BAD_INPUT
-        return cli_main(argv)
+        return cli_main(argv, own_process=own_process)
 
 
 if __name__ == "__main__":
     from adk_eval_gate.commands.main import isolate_console_process
 
     isolate_console_process()  # INPUT_GITHUB-TOKEN, ACTIONS_RUNTIME_TOKEN, ...: before anything starts
-    sys.exit(main())
+    sys.exit(main(own_process=True))

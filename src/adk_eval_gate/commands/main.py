@@ -24,14 +24,16 @@ from adk_eval_gate.targets.host_pool import AgentHostPool
 _DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, own_process: bool | None = None) -> int:
+    """`own_process`: the process ends with this command (the console script; the Action's container entry says so
+    itself). Otherwise (a test, a caller in process) whatever the run changes in the interpreter (sys.path,
+    variables, the collector) is put back after it; a process that ends anyway skips that, since handing a large
+    frozen run back to the collector would only cost a last full collection at exit."""
     if argv is None:  # the console script: a process of its own, which nothing started yet (core/isolation.py)
         isolate_console_process(runs_pull_request_code=sys.argv[1:2] in (["ci"], ["run"]))
-    # Called in process (a test, the Action's entry), GitHub's tokens leave the environment for the call only, and
-    # whatever the run changes in the interpreter (sys.path, variables, the collector) is put back after it. The
-    # console script's process ends with the command: handing a large frozen run back to the collector there would
-    # only cost a last full collection at exit.
-    with holding(), restored_interpreter() if argv is not None else nullcontext():
+    ends_with_command = argv is None if own_process is None else own_process
+    # GitHub's tokens leave the environment for the call only, however it was called.
+    with holding(), nullcontext() if ends_with_command else restored_interpreter():
         hosts = AgentHostPool()  # this command's agent hosts, handed down to the run (targets/host_pool.py)
         _start_agent_host(list(sys.argv[1:] if argv is None else argv), hosts)
         try:
