@@ -102,6 +102,7 @@ def _run(
     hosts: AgentHostPool,
 ) -> int:
     from adk_eval_gate.commands.loading import plan_of
+    from adk_eval_gate.core.collector import reading_again
     from adk_eval_gate.core.paths import repository_root
     from adk_eval_gate.core.persisted_credentials import refuse_persisted_credential
     from adk_eval_gate.publish.finish import finish
@@ -150,6 +151,9 @@ def _run(
     results = run_plan(plan, quiet=options.quiet, decider=decider, hosts=hosts)
     if conversation is not None and context.head_sha:
         results = evaluated_at(results, context.head_sha)  # an issue_comment run's GITHUB_SHA is the default branch's
+    # No agent code runs in this process from here: the baseline, history and comparison `finish` loads and builds
+    # live until the end, as the run's results do: read with the collector off, then frozen with them (read_again).
+    reading_again()
     return finish(options, plan, results, context, outcome, conversation)
 
 

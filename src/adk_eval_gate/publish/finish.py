@@ -13,6 +13,7 @@ from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.stores import LoadOutcome, build_store
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import max_age_days
+from adk_eval_gate.core.collector import read_again
 from adk_eval_gate.core.errors import WriteError
 from adk_eval_gate.core.files import write_text_atomic
 from adk_eval_gate.core.paths import repository_root
@@ -87,6 +88,7 @@ def _finish(
     )  # fmt: skip
     head_sha = context.head_sha or results.git.sha
     comparison = _compare(options, workflow, results, context, gathered, head_sha, pull_request=pull_request)
+    read_again()  # `ci`: its baseline, history and comparison live until the end, frozen with its results
     handoff = Handoff(_pull_number(context), head_sha, gathered.key, context.run_id) if pull_request else None
     markdown = write_report_files(
         out, plan, results, comparison, context, root=root, head_sha=head_sha, history=gathered.history,

@@ -28,7 +28,7 @@ def eval_set_result(
     early: EarlyScores | None = None,
 ) -> EvalSetResult:
     cases = [
-        (early and early.get(target, eval_set.eval_set_id, case.eval_id, runs[case.eval_id]))
+        (early and early.get(agent.name, eval_set.eval_set_id, case.eval_id, runs[case.eval_id]))
         or case_entry(
             case,
             runs[case.eval_id],

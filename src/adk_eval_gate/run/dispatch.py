@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import cast
 
+from adk_eval_gate.run.agent_job import AgentJob
 from adk_eval_gate.run.budget import SpendingLimit
 from adk_eval_gate.run.early_scores import EarlyScores
 from adk_eval_gate.run.settings import worker_count
@@ -59,8 +61,8 @@ def _both(first: Callable[[CaseRun], None] | None, second: Callable[[CaseRun], N
 
 
 async def dispatch(
-    targets: list[Target],
-    jobs: list[Job],
+    targets: Mapping[str, Target],
+    jobs: list[AgentJob],
     settings: RunnerSettings,
     quiet: bool,
     started: list[Target],
@@ -69,28 +71,30 @@ async def dispatch(
     *,
     limit: SpendingLimit | None = None,
     round_number: int = 1,
-    history_tags: dict[int, str] | None = None,
+    history_agents: frozenset[str] = frozenset(),
     early: EarlyScores | None = None,
 ) -> tuple[list[CaseRun], str | None]:
     """Agents the agent host can run go to worker processes forked by it (one pool per agent); every other job
     shares one pool in this process. Targets started here stay started for later rounds (`started`); the
     caller closes them. A spending limit admits each job, wherever it runs, as it starts; `early` scores what
-    worker processes send as it arrives."""
+    worker processes send as it arrives. `targets`: each agent's, by the name its jobs carry; `history_agents`: the
+    agents whose runs are written to their ADK history folder (tagged with the agent's name)."""
     admit = finished = None
     if limit is not None:
 
         def admit(job: Job) -> str | None:
-            return limit.admit((id(job.target), job.eval_set_id, job.case.eval_id, round_number))
+            # the runner hands back the jobs it was given: this round's AgentJobs
+            return limit.admit((cast(AgentJob, job).agent, job.eval_set_id, job.case.eval_id, round_number))
 
         finished = limit.record_run
     # the host when its workers can run agents; else the agent's own error is raised here, in the run
     hosted = host if host is not None and await host.preload_error() is None else None
-    pooled: list[tuple[Target, list[int]]] = []
+    pooled: list[tuple[str, Target, list[int]]] = []
     local: list[int] = []
-    for target in targets:
-        indices = [i for i, job in enumerate(jobs) if job.target is target]
+    for agent, target in targets.items():
+        indices = [i for i, job in enumerate(jobs) if job.agent == agent]
         if hosted and indices and host_agent(target) is not None:
-            pooled.append((target, indices))
+            pooled.append((agent, target, indices))
         else:
             local.extend(indices)
     results: list[CaseRun | None] = [None] * len(jobs)
@@ -105,7 +109,7 @@ async def dispatch(
             reasons.append(reason)
 
     # One `run.concurrency` for the whole run, however many pools share it (a user's limit may be a model's).
-    parts = split_concurrency(settings.concurrency, [len(i) for _, i in pooled] + ([len(local)] if local else []))
+    parts = split_concurrency(settings.concurrency, [len(i) for _, _, i in pooled] + ([len(local)] if local else []))
     with _stop_on_signals(stop):
         groups = [
             run_group(
@@ -119,15 +123,15 @@ async def dispatch(
                     stop_event=stop,
                     logs=logs,
                     admit=admit,
-                    finished=_both(finished, early.recorder(target) if early is not None else None),
-                    history_tag=(history_tags or {}).get(id(target)),
+                    finished=_both(finished, early.recorder(agent) if early is not None else None),
+                    history_tag=agent if agent in history_agents else None,
                 ),
                 indices,
             )
-            for (target, indices), part in zip(pooled, parts, strict=False)
+            for (agent, target, indices), part in zip(pooled, parts, strict=False)
             if host is not None  # always so: only a host's targets are pooled
         ]
-        local_targets = {id(jobs[i].target): jobs[i].target for i in local}
+        local_targets = {jobs[i].agent: jobs[i].target for i in local}
 
         async def run_local():
             for target in local_targets.values():

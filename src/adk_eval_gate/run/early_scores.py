@@ -2,7 +2,8 @@
 its last run arrives from a worker process, so the end of the run has only the last few cases left to score.
 
 An early entry is used only if the runs it was scored from are exactly the runs the run ends with (the same
-objects, in the same order), so an early entry never differs from one scored at the end.
+objects, in the same order), so an early entry never differs from one scored at the end. Entries are kept by agent
+name, eval set and case (never by a target's `id()`), and hold the runs they were scored from.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from adk_eval_gate.results.models import CaseResult, Sampling
 from adk_eval_gate.results.usage import run_usage
 from adk_eval_gate.run.budget import NOT_RUN_PREFIX
 from adk_eval_gate.run.plan import Plan
-from adk_eval_gate.targets import CaseRun, Target
+from adk_eval_gate.targets import CaseRun
 
 
 def case_entry(
@@ -36,34 +37,35 @@ def case_entry(
 
 
 class EarlyScores:
-    def __init__(self, plan: Plan, targets: list[Target], runs_per_case: list[int], decided: bool, prices: PriceTable):
+    def __init__(self, plan: Plan, runs_per_case: list[int], decided: bool, prices: PriceTable):
         """Eval sets qualify when none of their criteria waits on a judge and their agent's runs are fixed:
         `runs_per_case` (one per agent) is final unless the agent is adaptive and `decided` (a decider may add
         a second round)."""
         self._prices = prices
-        self._settled: dict[tuple[int, str], tuple[tuple[ConfiguredCriterion, ...], int, dict[str, EvalCase]]] = {}
-        for agent, target, expected in zip(plan.agents, targets, runs_per_case, strict=True):
+        self._settled: dict[tuple[str, str], tuple[tuple[ConfiguredCriterion, ...], int, dict[str, EvalCase]]] = {}
+        for agent, expected in zip(plan.agents, runs_per_case, strict=True):
             if decided and isinstance(agent.num_runs, AdaptiveRuns):
                 continue
             for eval_set in agent.eval_sets:
                 if all(c.spec.judge_scorer is None for c in eval_set.criteria):
                     cases = {case.eval_id: case for case in eval_set.file.eval_set.eval_cases}
-                    self._settled[(id(target), eval_set.eval_set_id)] = (eval_set.criteria, expected, cases)
-        self._runs: dict[tuple[int, str, str], list[CaseRun]] = {}
-        self._entries: dict[tuple[int, str, str], tuple[list[int], CaseResult]] = {}
+                    self._settled[(agent.name, eval_set.eval_set_id)] = (eval_set.criteria, expected, cases)
+        self._runs: dict[tuple[str, str, str], list[CaseRun]] = {}
+        self._entries: dict[tuple[str, str, str], tuple[tuple[CaseRun, ...], CaseResult]] = {}
 
-    def recorder(self, target: Target):
-        """What a worker pool calls with each run it receives for `target`, or None when nothing qualifies."""
-        if not any(key[0] == id(target) for key in self._settled):
+    def recorder(self, agent: str):
+        """What a worker pool calls with each run it receives for the agent named `agent`, or None when nothing
+        qualifies."""
+        if not any(key[0] == agent for key in self._settled):
             return None
-        return lambda run: self._add(target, run)
+        return lambda run: self._add(agent, run)
 
-    def _add(self, target: Target, run: CaseRun) -> None:
-        settled = self._settled.get((id(target), run.eval_set_id))
+    def _add(self, agent: str, run: CaseRun) -> None:
+        settled = self._settled.get((agent, run.eval_set_id))
         if settled is None:
             return
         criteria, expected, cases = settled
-        key = (id(target), run.eval_set_id, run.eval_id)
+        key = (agent, run.eval_set_id, run.eval_id)
         runs = self._runs.setdefault(key, [])
         runs.append(run)
         if len(runs) == expected and run.eval_id in cases:
@@ -72,8 +74,10 @@ class EarlyScores:
                 entry = case_entry(cases[run.eval_id], runs, criteria, None, None, self._prices)
             except Exception:  # scored again at the end, where a failure is reported as it always was
                 return
-            self._entries[key] = ([id(r) for r in runs], entry)
+            self._entries[key] = (tuple(runs), entry)
 
-    def get(self, target: Target, eval_set_id: str, eval_id: str, runs: list[CaseRun]) -> CaseResult | None:
-        entry = self._entries.get((id(target), eval_set_id, eval_id))
-        return entry[1] if entry is not None and entry[0] == [id(r) for r in runs] else None
+    def get(self, agent: str, eval_set_id: str, eval_id: str, runs: list[CaseRun]) -> CaseResult | None:
+        entry = self._entries.get((agent, eval_set_id, eval_id))
+        if entry is None or len(entry[0]) != len(runs):
+            return None
+        return entry[1] if all(scored is run for scored, run in zip(entry[0], runs, strict=True)) else None

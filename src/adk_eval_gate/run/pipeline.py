@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from datetime import datetime, timezone
+from types import MappingProxyType
 
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.criteria.engine.judge import Judge
@@ -21,6 +23,7 @@ from adk_eval_gate.results.build import count, git_info, tool_info
 from adk_eval_gate.results.models import ResultsFile, Timings
 from adk_eval_gate.results.usage import agent_usage, judge_usage
 from adk_eval_gate.run.adaptive import Decider
+from adk_eval_gate.run.agent_job import AgentJob
 from adk_eval_gate.run.assemble import eval_set_result, write_eval_history
 from adk_eval_gate.run.budget import SpendingLimit
 from adk_eval_gate.run.dispatch import dispatch
@@ -33,7 +36,7 @@ from adk_eval_gate.targets.adk_history import history_folder
 from adk_eval_gate.targets.agent_host import AgentHost, hosted_agents
 from adk_eval_gate.targets.host_pool import AgentHostPool
 from adk_eval_gate.targets.host_timeouts import host_timeouts
-from adk_eval_gate.targets.runner import Job, RunnerSettings
+from adk_eval_gate.targets.runner import RunnerSettings
 
 
 def _now() -> str:
@@ -43,17 +46,16 @@ def _now() -> str:
 async def _judge_round(
     plan: Plan,
     judge: Judge,
-    jobs: list[Job],
+    jobs: list[AgentJob],
     runs: list[CaseRun],
-    names: dict[int, str],
-    criteria: dict[tuple[int, str], tuple],
+    criteria: Mapping[tuple[str, str], tuple],
     quiet: bool,
 ) -> dict:
     judge_jobs = [
-        JudgeJob(CaseKey(names[id(job.target)], job.eval_set_id, job.case.eval_id), job.case, run, criterion)
+        JudgeJob(CaseKey(job.agent, job.eval_set_id, job.case.eval_id), job.case, run, criterion)
         for job, run in zip(jobs, runs, strict=True)
         if run.ok
-        for criterion in criteria[(id(job.target), job.eval_set_id)]
+        for criterion in criteria[(job.agent, job.eval_set_id)]
         if criterion.spec.judge_scorer is not None
     ]
     if not judge_jobs:
@@ -85,14 +87,13 @@ async def run_plan_async(
     )
     max_cost = plan.workflow.settings.run.max_cost_usd
     limit = SpendingLimit(max_cost, judge.llm.settings.prices) if max_cost is not None else None
-    names = {id(target): agent.name for agent, target in zip(plan.agents, targets, strict=True)}
-    criteria = {
-        (id(target), s.eval_set_id): s.criteria
-        for agent, target in zip(plan.agents, targets, strict=True)
-        for s in agent.eval_sets
-    }
+    # every join below is on the agent's name (unique in a config), carried by its jobs: never on a target's id()
+    by_agent = MappingProxyType({agent.name: target for agent, target in zip(plan.agents, targets, strict=True)})
+    criteria = MappingProxyType(
+        {(agent.name, s.eval_set_id): s.criteria for agent in plan.agents for s in agent.eval_sets}
+    )
     first_jobs = [
-        Job(target, eval_set.eval_set_id, case, run)
+        AgentJob(target, eval_set.eval_set_id, case, run, agent.name)
         for agent, target in zip(plan.agents, targets, strict=True)
         for eval_set in agent.eval_sets
         for case in eval_set.file.eval_set.eval_cases
@@ -105,15 +106,11 @@ async def run_plan_async(
     host, own_host = hosts.take(agents) if hosts is not None else None, False
     if host is None and agents:
         host, own_host = AgentHost.start(agents, hosts.timeouts if hosts is not None else host_timeouts()), True
-    tags = {
-        id(t): a.name
-        for a, t in zip(plan.agents, targets, strict=True)
-        if history_folder(a.agent, plan.workflow.base_dir)
-    }
+    history_agents = frozenset(a.name for a in plan.agents if history_folder(a.agent, plan.workflow.base_dir))
     if host is not None:
-        host.writes_history = bool(tags)
+        host.writes_history = bool(history_agents)
     runs_per_case = [first_round_runs(agent, decider) for agent in plan.agents]
-    early = EarlyScores(plan, targets, runs_per_case, decider is not None, judge.llm.settings.prices)
+    early = EarlyScores(plan, runs_per_case, decider is not None, judge.llm.settings.prices)
     logs = agent_logs.RepeatCollapser()
     handler = agent_logs.install(logs.add)  # for agents run in this process
     # However the run ends, the host is told (or it would wait for more requests, and whoever waits on it with it)
@@ -123,7 +120,7 @@ async def run_plan_async(
             while round_jobs:
                 round_start = time.perf_counter()
                 runs, stopped = await dispatch(
-                    targets,
+                    by_agent,
                     round_jobs,
                     settings,
                     quiet,
@@ -132,34 +129,34 @@ async def run_plan_async(
                     logs,
                     limit=limit,
                     round_number=round_number,
-                    history_tags=tags,
+                    history_agents=history_agents,
                     early=early,
                 )
                 inference_seconds += time.perf_counter() - round_start
                 if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
-                    round_jobs, runs = drop_cut_extra_runs(round_jobs, runs, rounds.sampling, names)
-                judged = await _judge_round(plan, judge, round_jobs, runs, names, criteria, quiet)
+                    round_jobs, runs = drop_cut_extra_runs(round_jobs, runs, rounds.sampling)
+                judged = await _judge_round(plan, judge, round_jobs, runs, criteria, quiet)
                 if limit is not None:
                     limit.record_judges(_judge_total(judge))
                 rounds.add(round_jobs, runs, judged)
                 rounds.stopped = rounds.stopped or stopped
                 if stopped is not None or decider is None or rounds.sampling:
                     break
-                round_jobs, round_number = round_two(plan, targets, rounds, decider), 2
+                round_jobs, round_number = round_two(plan, by_agent, rounds, decider), 2
         finally:
             for target in started:
                 await target.aclose()
             agent_logs.uninstall(handler)
             logs.summarise()
         scoring_start = time.perf_counter()
-        by_target = rounds.by_case()
+        by_agent_runs = rounds.by_case()
         eval_set_results = [
             eval_set_result(
                 plan,
                 agent,
                 eval_set,
                 target,
-                by_target[id(target)][eval_set.eval_set_id],
+                by_agent_runs[agent.name][eval_set.eval_set_id],
                 rounds.judged,
                 rounds.sampling,
                 judge.llm.settings.prices,
@@ -193,10 +190,10 @@ async def run_plan_async(
         judge=judge_usage(judge.llm.stats),
         agent_usage={
             agent.name: agent_usage(
-                (run for sets in by_target[id(target)].values() for runs in sets.values() for run in runs),
+                (run for sets in by_agent_runs[agent.name].values() for runs in sets.values() for run in runs),
                 judge.llm.settings.prices,
             )
-            for agent, target in zip(plan.agents, targets, strict=True)
+            for agent in plan.agents
         },
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
