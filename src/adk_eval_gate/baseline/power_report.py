@@ -22,7 +22,7 @@ from adk_eval_gate.baseline.power import (
     smallest_significant,
     suggest_runs,
 )
-from adk_eval_gate.baseline.row_notes import Unconfirmed, VerdictNote
+from adk_eval_gate.baseline.row_notes import Settle, Unconfirmed, VerdictNote
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.results.models import ResultsFile
 
@@ -181,14 +181,11 @@ def designs_from_results(current: ResultsFile, baseline: ResultsFile | None) -> 
     return out
 
 
-def _settle(design: Design, cases: int) -> str:
+def _settle(design: Design, cases: int) -> Settle:
     suggested = _suggested(design)
     if suggested and suggested[1] > design.max_runs:
-        return (
-            f"{runs_setting(suggested)} would settle it: every case runs {suggested[0]} times, a case that looks "
-            f"worse up to {suggested[1]} (the default branch's push runs {suggested[1]})"
-        )
-    return f"only more cases can settle it: no num_runs up to max 20 confirms so small a drop on {cases} cases"
+        return Settle(kind="more_runs", runs=suggested, cases=cases)
+    return Settle(kind="more_cases", cases=cases)
 
 
 @dataclass(frozen=True)
@@ -198,7 +195,7 @@ class Marked:
 
     pooled: list[PooledSummary]
     summaries: list[Summary]
-    settles: list[str]
+    settles: list[Settle]
 
 
 def mark_unconfirmed(
@@ -217,7 +214,7 @@ def mark_unconfirmed(
     agents = _by_agent(sets)
     by_set = {(s.agent, s.eval_set_id): s for s in sets}
     pooled_by = {(p.agent, p.criterion): p for p in pooled}
-    settles = []
+    settles: list[Settle] = []
     marked: dict[int, PooledSummary | Summary] = {}
     verdicts: list[PooledSummary | Summary] = [*pooled, *summaries]
     for row in verdicts:

@@ -29,6 +29,15 @@ VerdictKind = Literal[
 CountedIn = Literal["eval_set", "eval_set_and_pooled", "pooled"]
 
 
+class Settle(_Note):
+    """What would settle an unconfirmed drop: adaptive runs (`runs`: min and max, above what the run had), or, when no
+    num_runs up to max 20 would, more cases than its `cases`."""
+
+    kind: Literal["more_runs", "more_cases"]
+    runs: tuple[int, int] | None = None
+    cases: int
+
+
 class Unconfirmed(_Note):
     """A drop the run's design could not have confirmed (gate.unconfirmed): how many cases it touches at least, the
     design it was weighed with, the smallest clean break that design confirms (None: none) and what would settle it."""
@@ -41,7 +50,7 @@ class Unconfirmed(_Note):
     pooled_cases: int | None = None  # weighed pooled with the agent's other eval sets, over this many cases
     significant: int | None
     alpha: float
-    settle: str
+    settle: Settle
 
 
 class VerdictNote(_Note):

@@ -15,7 +15,7 @@ from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.outcome import Compared, Decision, Failure, NotGating, Subject, subject_of
-from adk_eval_gate.report.reasons import reason
+from adk_eval_gate.report.reasons import reason, settle_text
 from adk_eval_gate.results.models import ResultsFile
 
 _VERDICT_KINDS = {
@@ -100,11 +100,9 @@ def headline(decision: Decision, failures: list[str]) -> str:
         if seen.regressions_not_gating:
             reason += f"; {seen.regressions_not_gating} regression(s) reported but not gating"
     if decision.unconfirmed:
+        settled = settle_text(decision.settle) if decision.settle else None
         # warn mode: the check passes, but the reason never reads as a clean pass
-        return (
-            f"{decision.unconfirmed} drop(s) unconfirmed, not gating (gate.unconfirmed: warn): {decision.settle}; "
-            f"{reason}"
-        )
+        return f"{decision.unconfirmed} drop(s) unconfirmed, not gating (gate.unconfirmed: warn): {settled}; {reason}"
     return reason
 
 
@@ -119,7 +117,7 @@ def gate_decision(decision: Decision, reason_of: Mapping[Subject, str]) -> GateD
         override=decision.override,
         fail_on=list(decision.fail_on),
         unconfirmed=decision.unconfirmed,
-        settle=decision.settle,
+        settle=settle_text(decision.settle) if decision.settle else None,
     )
 
 

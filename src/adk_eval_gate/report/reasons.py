@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from adk_eval_gate.baseline.efficiency_compare import UNITS
 from adk_eval_gate.baseline.models import DriftRow, EfficiencyRow, PooledSummary, Row, Summary
-from adk_eval_gate.baseline.row_notes import EfficiencyNote, StatusNote, Unconfirmed, VerdictNote
+from adk_eval_gate.baseline.power_report import runs_setting
+from adk_eval_gate.baseline.row_notes import EfficiencyNote, Settle, StatusNote, Unconfirmed, VerdictNote
 
 _COUNTED_IN = {
     "eval_set_and_pooled": "; counted in the eval-set and pooled verdicts",
@@ -85,8 +86,19 @@ def _unconfirmed(marked: Unconfirmed) -> str:
     touched = marked.touched
     return (
         f"; unconfirmed: the drop touches at least {touched} case{'s' if touched != 1 else ''} and "
-        f"{weighed} {could}, so the gate cannot know; {marked.settle}"
+        f"{weighed} {could}, so the gate cannot know; {settle_text(marked.settle)}"
     )
+
+
+def settle_text(settle: Settle) -> str:
+    """What would settle an unconfirmed drop: the num_runs that would, or that only more cases can."""
+    if settle.kind == "more_runs" and settle.runs is not None:
+        first, most = settle.runs
+        return (
+            f"{runs_setting(settle.runs)} would settle it: every case runs {first} times, a case that looks "
+            f"worse up to {most} (the default branch's push runs {most})"
+        )
+    return f"only more cases can settle it: no num_runs up to max 20 confirms so small a drop on {settle.cases} cases"
 
 
 def verdict_reason(note: VerdictNote) -> str:

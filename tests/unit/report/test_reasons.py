@@ -6,8 +6,8 @@ import pydantic
 import pytest
 
 from adk_eval_gate.baseline.models import DriftRow, EfficiencyRow, PooledSummary, Row, Summary
-from adk_eval_gate.baseline.row_notes import EfficiencyNote, StatusNote, Unconfirmed, VerdictNote
-from adk_eval_gate.report.reasons import reason
+from adk_eval_gate.baseline.row_notes import EfficiencyNote, Settle, StatusNote, Unconfirmed, VerdictNote
+from adk_eval_gate.report.reasons import reason, settle_text
 
 _ROW = {"agent": "a", "criterion": "c", "baseline": 1.0, "current": 0.5, "delta": -0.5, "verdict": "inconclusive"}
 
@@ -80,7 +80,7 @@ def test_an_unconfirmed_drop_says_what_the_design_confirms_and_never_that_it_doe
         pooled_cases=9,
         significant=None,
         alpha=0.01,
-        settle="only more cases can settle it",
+        settle=Settle(kind="more_cases", cases=3),
     )
     note = VerdictNote(kind="cannot_reach", delta=-0.3, tolerance=0.05, alpha=0.01, smallest=0.25, unconfirmed=marked)
     text = reason(_summary(note))
@@ -88,7 +88,7 @@ def test_an_unconfirmed_drop_says_what_the_design_confirms_and_never_that_it_doe
     assert text.endswith(
         "not enough evidence alone; unconfirmed: the drop touches at least 1 case and 3 case(s) × {2–4} runs, "
         "baseline 5, pooled with the agent's other eval sets (9 cases), confirms nothing at alpha 0.01, so the gate "
-        "cannot know; only more cases can settle it"
+        "cannot know; only more cases can settle it: no num_runs up to max 20 confirms so small a drop on 3 cases"
     )
     fixed = marked.model_copy(
         update={
@@ -102,8 +102,16 @@ def test_an_unconfirmed_drop_says_what_the_design_confirms_and_never_that_it_doe
     )
     assert reason(_summary(note.model_copy(update={"unconfirmed": fixed}))).endswith(
         "touches at least 2 cases and 3 case(s) × 1 run confirms only a clean break of 4 or more cases, so the gate "
-        "cannot know; only more cases can settle it"
+        "cannot know; only more cases can settle it: no num_runs up to max 20 confirms so small a drop on 3 cases"
     )
+
+
+def test_what_would_settle_an_unconfirmed_drop_names_the_num_runs_or_more_cases():
+    assert settle_text(Settle(kind="more_runs", runs=(2, 8), cases=5)) == (
+        "num_runs: {min: 2, max: 8} would settle it: every case runs 2 times, a case that looks worse up to 8 "
+        "(the default branch's push runs 8)"
+    )
+    assert settle_text(Settle(kind="more_cases", cases=5)).startswith("only more cases can settle it: ")
 
 
 @pytest.mark.parametrize(
