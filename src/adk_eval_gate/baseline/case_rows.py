@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass
 
 from adk_eval_gate.baseline.models import Row, Verdict
+from adk_eval_gate.baseline.row_notes import Side, StatusNote
 from adk_eval_gate.baseline.stages import StagedPair, baseline_halves, current_rounds
 from adk_eval_gate.baseline.stats import TestResult, permutation_test
 from adk_eval_gate.baseline.strata import EXTRA_ROUND, FIRST_ROUND, case_test, samples
@@ -28,23 +29,22 @@ class CaseComparison:
 
 def _not_compared(
     name: str, current: CaseResult, base: CaseResult, current_set: EvalSetResult, base_set: EvalSetResult
-) -> tuple[Verdict, str] | None:
+) -> tuple[Verdict, StatusNote] | None:
     """Why a case present on both sides cannot be compared (edited, reconfigured, not run, errored), if it cannot."""
     if base.case_hash and current.case_hash and base.case_hash != current.case_hash:
-        return "not_comparable", "the eval case was edited since the baseline"
+        return "not_comparable", StatusNote(kind="case_edited")
     base_config, cur_config = base_set.criteria.get(name), current_set.criteria.get(name)
     if base_config and cur_config and base_config.hash and cur_config.hash and base_config.hash != cur_config.hash:
-        return "not_comparable", (
-            f"the {name} configuration changed since the baseline (threshold {base_config.threshold:g} → "
-            f"{cur_config.threshold:g})"
-            if base_config.threshold != cur_config.threshold
-            else f"the {name} options changed since the baseline"
-        )
+        if base_config.threshold != cur_config.threshold:
+            thresholds = (base_config.threshold, cur_config.threshold)
+            return "not_comparable", StatusNote(kind="threshold_changed", criterion=name, thresholds=thresholds)
+        return "not_comparable", StatusNote(kind="options_changed", criterion=name)
     if current.status == "not_run":
-        return "error", current.reason or "not run"
+        return "error", StatusNote(kind="not_run", detail=current.reason)
     if current.status == "error" or base.status == "error":
-        side = "current run" if current.status == "error" else "baseline"
-        return "error", f"the {side} errored: {(current if current.status == 'error' else base).reason}"
+        errored = current if current.status == "error" else base
+        side: Side = "current run" if errored is current else "baseline"
+        return "error", StatusNote(kind="errored", side=side, detail=errored.reason)
     return None
 
 
@@ -76,22 +76,18 @@ def case_row(
     if base_metric is None or cur_metric is None:
         new = base_metric is None
         verdict: Verdict = "new" if new else "removed"
-        return CaseComparison(
-            row.model_copy(
-                update={"verdict": verdict, "reason": "not in the baseline" if new else "no longer evaluated"}
-            )
-        )
+        note = StatusNote(kind="case_new" if new else "case_removed")
+        return CaseComparison(row.model_copy(update={"verdict": verdict, "note": note}))
     assert current is not None and base is not None and base_set is not None  # both sides have the metric
     why_not = _not_compared(name, current, base, current_set, base_set)
     if why_not is not None:
-        return CaseComparison(row.model_copy(update={"verdict": why_not[0], "reason": why_not[1]}))
+        return CaseComparison(row.model_copy(update={"verdict": why_not[0], "note": why_not[1]}))
     base_values, cur_values = samples(base_metric), samples(cur_metric)
     if not base_values or not cur_values:
-        side = "current run" if not cur_values else "baseline"
-        reason = (cur_metric if not cur_values else base_metric).reason or "no score"
-        return CaseComparison(
-            row.model_copy(update={"verdict": "error", "reason": f"the {side} has no score: {reason}"})
-        )
+        side: Side = "current run" if not cur_values else "baseline"
+        detail = (cur_metric if not cur_values else base_metric).reason
+        note = StatusNote(kind="no_score", side=side, detail=detail)
+        return CaseComparison(row.model_copy(update={"verdict": "error", "note": note}))
     return _sampled(row, base_values, cur_values, base_metric, cur_metric, current, current_set)
 
 

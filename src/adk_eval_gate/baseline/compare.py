@@ -24,6 +24,7 @@ from typing import Generic, TypeVar, cast
 
 from adk_eval_gate.baseline.case_rows import CaseComparison, case_row
 from adk_eval_gate.baseline.models import DriftRow, PooledSummary, Row, Summary, Verdict
+from adk_eval_gate.baseline.row_notes import StatusNote, VerdictNote
 from adk_eval_gate.baseline.stats import (
     TestResult,
     benjamini_hochberg,
@@ -39,10 +40,6 @@ from adk_eval_gate.baseline.strata import (
 from adk_eval_gate.results.models import EvalSetResult, ResultsFile
 
 __all__ = ["CaseComparison", "Compared", "compare", "decide_gating", "samples", "verdict_for"]
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 Decided = Row | Summary | PooledSummary | DriftRow
@@ -70,62 +67,48 @@ class Compared:
 
 def verdict_for(
     delta: float, test: TestResult | None, tolerance: float, p_drop: float, p_rise: float, alpha: float
-) -> tuple[Verdict, float | None, str]:
+) -> tuple[Verdict, float | None, VerdictNote]:
     """The verdict rule, shared by every comparison and by bench/gate_calibration.py."""
     if test is None:  # one sample a side: one flip of a noisy agent looks exactly like a real change
         if abs(delta) < tolerance:
-            return "unchanged", None, f"one sample a side, changed {delta:+.3f}, within tolerance {tolerance:g}"
-        return "inconclusive", None, f"one sample a side, changed {delta:+.3f}: not enough evidence alone"
+            return "unchanged", None, VerdictNote(kind="one_sample_within", delta=delta, tolerance=tolerance)
+        return "inconclusive", None, VerdictNote(kind="one_sample_beyond", delta=delta, tolerance=tolerance)
     if delta < 0 and p_drop < alpha and -delta >= tolerance:
-        return (
-            "regressed",
-            p_drop,
-            f"dropped {-delta:.3f} (≥ tolerance {tolerance:g}), p = {p_drop:.2g} < {alpha:g} ({test.method})",
+        dropped = VerdictNote(
+            kind="dropped", delta=delta, tolerance=tolerance, p=p_drop, alpha=alpha, method=test.method
         )
+        return "regressed", p_drop, dropped
     if delta > 0 and p_rise < alpha and delta >= tolerance:
-        return (
-            "improved",
-            p_rise,
-            f"rose {delta:.3f} (≥ tolerance {tolerance:g}), p = {p_rise:.2g} < {alpha:g} ({test.method})",
-        )
+        rose = VerdictNote(kind="rose", delta=delta, tolerance=tolerance, p=p_rise, alpha=alpha, method=test.method)
+        return "improved", p_rise, rose
     if abs(delta) < tolerance:
-        return "unchanged", min(p_drop, p_rise), f"changed {delta:+.3f}, within tolerance {tolerance:g}"
+        return "unchanged", min(p_drop, p_rise), VerdictNote(kind="within", delta=delta, tolerance=tolerance)
     p = p_drop if delta < 0 else p_rise
-    return (
-        "inconclusive",
-        p,
-        f"changed {delta:+.3f}, beyond tolerance {tolerance:g} but p = {p:.2g} ≥ {alpha:g}: "
-        "could be noise; more num_runs would settle it",
-    )
+    return "inconclusive", p, VerdictNote(kind="beyond", delta=delta, tolerance=tolerance, p=p, alpha=alpha)
 
 
 def _decide(
     pending: _Pending[Verdicted], p_drop: float, p_rise: float, alpha: float, pooled: set[tuple[str, str]]
 ) -> Verdicted:
-    """The row again, with its verdict, p-value and reason."""
+    """The row again, with its verdict, p-value and note."""
     row = pending.row
     delta = row.delta or 0.0
-    verdict, p_value, reason = verdict_for(delta, pending.test, pending.tolerance, p_drop, p_rise, alpha)
+    verdict, p_value, note = verdict_for(delta, pending.test, pending.tolerance, p_drop, p_rise, alpha)
+    update: dict[str, object] = {}
     if pending.test is None:
-        reason = f"{_fmt(row.baseline)} → {_fmt(row.current)}; {reason}"
+        update["values"] = (row.baseline, row.current)
     if verdict == "inconclusive":
         test = pending.test
         smallest = None if test is None else test.min_p_drop if delta < 0 else test.min_p_rise
         if not isinstance(row, Row) and smallest is not None and smallest >= alpha:
-            reason = (
-                f"changed {delta:+.3f}, beyond tolerance {pending.tolerance:g}, but these samples cannot "
-                f"reach p < {alpha:g} (at best p = {smallest:.2g}): not enough evidence alone, so it does not gate"
-            )
+            update |= {"kind": "cannot_reach", "smallest": smallest, "alpha": alpha}
         if isinstance(row, Row):
-            reason += (
-                "; counted in the eval-set and pooled verdicts"
-                if pending.group in pooled
-                else "; counted in the eval-set verdict"
-            )
+            update["counted_in"] = "eval_set_and_pooled" if pending.group in pooled else "eval_set"
         elif isinstance(row, Summary) and pending.group in pooled:
-            reason += "; counted in the pooled verdict"
+            update["counted_in"] = "pooled"
+    note = note.model_copy(update=update)
     # model_copy keeps the row's class; mypy sees only the bound
-    return cast(Verdicted, row.model_copy(update={"verdict": verdict, "p_value": p_value, "reason": reason}))
+    return cast(Verdicted, row.model_copy(update={"verdict": verdict, "p_value": p_value, "note": note}))
 
 
 def _decide_family(
@@ -148,6 +131,13 @@ def _decide_family(
             adjusted[i][side] = value
     sides = [adjusted.get(i, [1.0, 1.0]) for i in range(len(pending))]
     return [_decide(p, p_drop, p_rise, level, pooled) for p, (p_drop, p_rise) in zip(pending, sides, strict=True)]
+
+
+def _pooled_over(row: PooledSummary) -> PooledSummary:
+    """A pooled verdict's note also says what it pooled."""
+    assert isinstance(row.note, VerdictNote)  # decided above
+    note = row.note.model_copy(update={"pooled_over": (row.cases_compared, row.eval_sets_compared)})
+    return row.model_copy(update={"note": note})
 
 
 def _index(results: ResultsFile | None) -> dict[tuple[str, str], EvalSetResult]:
@@ -277,13 +267,11 @@ def _set_criterion(
 def _uncompared(summary: Summary, current_set: EvalSetResult, base_set: EvalSetResult | None, name: str) -> Summary:
     """An eval set × criterion with no case compared, and why."""
     if base_set is None or name not in base_set.criteria:
-        return summary.model_copy(
-            update={"verdict": "new", "reason": "no baseline for this eval set and criterion yet"}
-        )
+        return summary.model_copy(update={"verdict": "new", "note": StatusNote(kind="set_new")})
     if name not in current_set.criteria:
-        return summary.model_copy(update={"verdict": "removed", "reason": "the criterion is no longer configured"})
+        return summary.model_copy(update={"verdict": "removed", "note": StatusNote(kind="criterion_removed")})
     verdict = "not_comparable" if summary.cases_not_comparable else "error"
-    return summary.model_copy(update={"verdict": verdict, "reason": "no case could be compared with the baseline"})
+    return summary.model_copy(update={"verdict": verdict, "note": StatusNote(kind="none_compared")})
 
 
 def _removed_sets(base_sets: dict[tuple[str, str], EvalSetResult], seen: set[tuple[str, str]]) -> list[Summary]:
@@ -297,7 +285,8 @@ def _removed_sets(base_sets: dict[tuple[str, str], EvalSetResult], seen: set[tup
             current=None,
             delta=None,
             verdict="removed",
-            reason="the eval set is no longer run",
+            reason="",
+            note=StatusNote(kind="set_removed"),
         )
         for (agent, set_id), base_set in base_sets.items()
         if (agent, set_id) not in seen
@@ -374,8 +363,5 @@ def compare(
     summaries = [decided_sets.get(id(g), g.summary) for g in groups] + _removed_sets(
         base_sets, {(s.agent, s.eval_set_id) for s in current.eval_sets}
     )
-    pooled = [
-        p.model_copy(update={"reason": f"{p.reason}; {p.cases_compared} cases in {p.eval_sets_compared} eval sets"})
-        for p in pooled
-    ]
+    pooled = [_pooled_over(p) for p in pooled]
     return Compared(pooled, summaries, rows, also)

@@ -15,6 +15,7 @@ import statistics
 from collections.abc import Callable
 
 from adk_eval_gate.baseline.models import EfficiencyMetric, EfficiencyRow
+from adk_eval_gate.baseline.row_notes import EfficiencyNote
 from adk_eval_gate.baseline.stats import TestResult, holm, stratified_test
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.results.models import CaseResult, ResultsFile, RunUsage
@@ -92,21 +93,19 @@ def _row(
 
 
 def _decide(row: EfficiencyRow, p_rise: float, p_drop: float, alpha: float) -> None:
-    values = f"{row.baseline:.4g} → {row.current:.4g} {UNITS[row.metric]}"
-    size = f"{row.change:+.0%} per run ({values}, {row.cases_compared} cases)"
     if row.change >= row.tolerance and p_rise < alpha:
         row.verdict, row.p_value = "regressed", p_rise
-        row.reason = f"{size}: ≥ tolerance +{row.tolerance:.0%}, p = {p_rise:.2g} < {alpha:g}"
+        row.note = EfficiencyNote(kind="regressed", p=p_rise, alpha=alpha)
     elif row.change <= -row.tolerance and p_drop < alpha:
         row.verdict, row.p_value = "improved", p_drop
-        row.reason = f"{size}: beyond tolerance, p = {p_drop:.2g} < {alpha:g}"
+        row.note = EfficiencyNote(kind="improved", p=p_drop, alpha=alpha)
     elif abs(row.change) < row.tolerance:
         row.verdict, row.p_value = "unchanged", min(p_rise, p_drop)
-        row.reason = f"{size}: within tolerance ±{row.tolerance:.0%}"
+        row.note = EfficiencyNote(kind="within", p=min(p_rise, p_drop), alpha=alpha)
     else:
         p = p_rise if row.change > 0 else p_drop
         row.verdict, row.p_value = "inconclusive", p
-        row.reason = f"{size}: beyond tolerance but p = {p:.2g} ≥ {alpha:g}: could be noise"
+        row.note = EfficiencyNote(kind="beyond", p=p, alpha=alpha)
 
 
 def compare_efficiency(current: ResultsFile, baseline: ResultsFile | None, gate: GateSettings) -> list[EfficiencyRow]:

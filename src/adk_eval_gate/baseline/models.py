@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Final, Literal
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
+from adk_eval_gate.baseline.row_notes import EfficiencyNote, RowNote
 from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, Unit
 
 COMPARISON_SCHEMA_VERSION: Final = 1
@@ -25,6 +27,8 @@ ESTIMATE = (
     "Which samples baseline, current and delta are means of: null for every sample; with adaptive runs "
     '"first round vs whole baseline" or "extra runs vs baseline test half".'
 )
+# A compared row carries its note (baseline/row_notes.py) until report/reasons.py renders it as its `reason`.
+NOTE = "What decided the verdict, as data; never stored (nor in the schema): the file keeps its sentence, `reason`."
 
 
 class _Model(BaseModel):
@@ -54,6 +58,7 @@ class _Verdicted(_Model):
     delta: float | None
     verdict: Verdict
     reason: str
+    note: SkipJsonSchema[RowNote | None] = Field(default=None, exclude=True, description=NOTE)
     p_value: Unit | None = Field(
         default=None,
         description="One-sided p-value in the verdict's direction, "
@@ -127,6 +132,7 @@ class EfficiencyRow(_Model):
     tolerance: float = Field(description="The relative change below which it is never a regression.")
     verdict: Literal["regressed", "improved", "unchanged", "inconclusive"]
     reason: str
+    note: SkipJsonSchema[EfficiencyNote | None] = Field(default=None, exclude=True, description=NOTE)
     p_value: Unit | None = Field(default=None, description="One-sided, Holm-adjusted over the efficiency rows.")
     cases_compared: Count = 0
     gating: bool = False
@@ -167,6 +173,7 @@ class DriftRow(_Model):
     delta: float | None = Field(description="Change in the share of samples at or above the threshold.")
     verdict: Verdict
     reason: str
+    note: SkipJsonSchema[RowNote | None] = Field(default=None, exclude=True, description=NOTE)
     p_value: Unit | None = Field(default=None, description="One-sided, Holm-adjusted with the gating verdicts.")
     cases_compared: Count = 0
     gating: bool = False

@@ -22,6 +22,7 @@ from adk_eval_gate.baseline.power import (
     smallest_significant,
     suggest_runs,
 )
+from adk_eval_gate.baseline.row_notes import Settle, Unconfirmed, VerdictNote
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.results.models import ResultsFile
 
@@ -180,14 +181,11 @@ def designs_from_results(current: ResultsFile, baseline: ResultsFile | None) -> 
     return out
 
 
-def _settle(design: Design, cases: int) -> str:
+def _settle(design: Design, cases: int) -> Settle:
     suggested = _suggested(design)
     if suggested and suggested[1] > design.max_runs:
-        return (
-            f"{runs_setting(suggested)} would settle it: every case runs {suggested[0]} times, a case that looks "
-            f"worse up to {suggested[1]} (the default branch's push runs {suggested[1]})"
-        )
-    return f"only more cases can settle it: no num_runs up to max 20 confirms so small a drop on {cases} cases"
+        return Settle(kind="more_runs", runs=suggested, cases=cases)
+    return Settle(kind="more_cases", cases=cases)
 
 
 @dataclass(frozen=True)
@@ -197,7 +195,7 @@ class Marked:
 
     pooled: list[PooledSummary]
     summaries: list[Summary]
-    settles: list[str]
+    settles: list[Settle]
 
 
 def mark_unconfirmed(
@@ -216,7 +214,7 @@ def mark_unconfirmed(
     agents = _by_agent(sets)
     by_set = {(s.agent, s.eval_set_id): s for s in sets}
     pooled_by = {(p.agent, p.criterion): p for p in pooled}
-    settles = []
+    settles: list[Settle] = []
     marked: dict[int, PooledSummary | Summary] = {}
     verdicts: list[PooledSummary | Summary] = [*pooled, *summaries]
     for row in verdicts:
@@ -240,24 +238,22 @@ def mark_unconfirmed(
         significant = min(found) if found else None
         if not is_unconfirmed(-row.delta, row.cases_compared, significant):
             continue
-        # compare said a test that cannot reach alpha stays out of the family; what it does now is gate.unconfirmed's
-        reason = row.reason.replace(", so it does not gate", "")
-        touched = cases_touched(-row.delta, row.cases_compared)
         own_design = designs[0]
-        could = (
-            f"confirms nothing at alpha {gate.alpha:g}"
-            if significant is None
-            else f"confirms only a clean break of {significant} or more cases"
-        )
         settle = _settle(designs[-1], designs[-1].cases)
-        weighed = f"{own_design.cases} case(s) × {own_design.runs_text()}" + (
-            f", pooled with the agent's other eval sets ({designs[-1].cases} cases)," if len(designs) > 1 else ""
+        unconfirmed = Unconfirmed(
+            touched=cases_touched(-row.delta, row.cases_compared),
+            cases=own_design.cases,
+            first_runs=own_design.first_runs,
+            max_runs=own_design.max_runs,
+            baseline_runs=own_design.baseline_runs,
+            pooled_cases=designs[-1].cases if len(designs) > 1 else None,
+            significant=significant,
+            alpha=gate.alpha,
+            settle=settle,
         )
-        reason += (
-            f"; unconfirmed: the drop touches at least {touched} case{'s' if touched != 1 else ''} and "
-            f"{weighed} {could}, so the gate cannot know; {settle}"
-        )
-        marked[id(row)] = row.model_copy(update={"unconfirmed": True, "reason": reason})
+        assert isinstance(row.note, VerdictNote)  # an inconclusive verdict, decided by compare
+        note = row.note.model_copy(update={"unconfirmed": unconfirmed})
+        marked[id(row)] = row.model_copy(update={"unconfirmed": True, "note": note})
         settles.append(settle)
     return Marked(
         [cast(PooledSummary, marked.get(id(p), p)) for p in pooled],

@@ -21,6 +21,7 @@ from adk_eval_gate.baseline.models import (
     Row,
     Summary,
 )
+from adk_eval_gate.baseline.row_notes import Settle
 
 Scope = Literal["case", "eval_set", "pooled", "drift", "efficiency"]
 
@@ -124,7 +125,7 @@ class Decision(_Frozen):
     not_gating: tuple[NotGating, ...] = ()
     override: Override | None = None
     unconfirmed: int = 0
-    settle: str | None = None
+    settle: Settle | None = None
     looked_at: LookedAt = LookedAt()
 
     @property

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from adk_eval_gate.baseline.efficiency_compare import CONDITIONS
 from adk_eval_gate.baseline.models import Override, PooledSummary, Row, Summary
+from adk_eval_gate.baseline.row_notes import Settle
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.outcome import (
     Comparison,
@@ -182,7 +183,7 @@ def decide(
     *,
     labels: Iterable[str] = (),
     acceptance: Override | None = None,
-    settle: str | None = None,
+    settle: Settle | None = None,
 ) -> Decision:
     """`acceptance`: an `/eval accept` for the commit these results are of (the caller matched the commit);
     `settle`: what would settle the unconfirmed drops (baseline/power_report.py), for the headline."""

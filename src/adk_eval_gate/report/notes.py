@@ -1,6 +1,7 @@
 """The gate's notes as the sentences people read: the headline reason, one line per failing condition, the clause a
 regression that does not gate carries, and the note of an override. Nowhere else does the gate's decision become
-prose; the comparison file (comparison.json) stores these sentences as its `reason` and `failures` fields.
+prose; the comparison file (comparison.json) stores these sentences as its `reason` and `failures` fields, and
+every compared row's reason, made from the row's note by `report/reasons.py`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.outcome import Compared, Decision, Failure, NotGating, Subject, subject_of
+from adk_eval_gate.report.reasons import reason, settle_text
 from adk_eval_gate.results.models import ResultsFile
 
 _VERDICT_KINDS = {
@@ -98,11 +100,9 @@ def headline(decision: Decision, failures: list[str]) -> str:
         if seen.regressions_not_gating:
             reason += f"; {seen.regressions_not_gating} regression(s) reported but not gating"
     if decision.unconfirmed:
+        settled = settle_text(decision.settle) if decision.settle else None
         # warn mode: the check passes, but the reason never reads as a clean pass
-        return (
-            f"{decision.unconfirmed} drop(s) unconfirmed, not gating (gate.unconfirmed: warn): {decision.settle}; "
-            f"{reason}"
-        )
+        return f"{decision.unconfirmed} drop(s) unconfirmed, not gating (gate.unconfirmed: warn): {settled}; {reason}"
     return reason
 
 
@@ -117,7 +117,7 @@ def gate_decision(decision: Decision, reason_of: Mapping[Subject, str]) -> GateD
         override=decision.override,
         fail_on=list(decision.fail_on),
         unconfirmed=decision.unconfirmed,
-        settle=decision.settle,
+        settle=settle_text(decision.settle) if decision.settle else None,
     )
 
 
@@ -130,7 +130,7 @@ def comparison_file(gated: GatedComparison) -> Comparison:
     compared, decision = gated.compared, gated.decision
     drift = compared.history.drift if compared.history else []
     every: list[Compared] = [*compared.pooled, *compared.summaries, *compared.rows, *compared.efficiency, *drift]
-    reason_of = {subject_of(row): row.reason for row in every}
+    reason_of = {subject_of(row): reason(row) for row in every}
     clause = {note.subject: not_gating_clause(note) for note in decision.not_gating}
 
     def told(rows: Iterable[_Row]) -> list[_Row]:
@@ -155,7 +155,7 @@ def comparison_file(gated: GatedComparison) -> Comparison:
 
 def _told(row: _Row, gating: frozenset[Subject], clause: Mapping[Subject, str]) -> _Row:
     subject = subject_of(row)
-    told = row.model_copy(update={"gating": subject in gating, "reason": row.reason + clause.get(subject, "")})
+    told = row.model_copy(update={"gating": subject in gating, "reason": reason(row) + clause.get(subject, "")})
     return cast(_Row, told)  # model_copy keeps the row's class; mypy sees only the bound
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from adk_eval_gate.baseline.compare import compare
 from adk_eval_gate.baseline.models import DriftRow
+from adk_eval_gate.baseline.row_notes import StatusNote, VerdictNote
 from adk_eval_gate.baseline.stats import stratified_test
 from tests.support.report_data import TRAJECTORY, Case, results_file
 
@@ -23,7 +24,20 @@ def test_compare_edits_neither_its_inputs_nor_the_drift_rows_it_decides():
     compared = compare(now, base, lambda _: 0.05, 0.05, also_gating=[(drift, test, 0.05)])
     assert (base, now, drift) == before
     (decided,) = compared.also_gating
-    assert decided is not drift and decided.verdict == "regressed" and decided.reason.startswith("dropped 1.000")
+    assert decided is not drift and decided.verdict == "regressed" and decided.reason == ""  # a note, no sentence
+    assert decided.note == VerdictNote(
+        kind="dropped", delta=-1.0, tolerance=0.05, p=decided.p_value, alpha=0.05, method=decided.note.method
+    )
     assert [p.verdict for p in compared.pooled] == ["regressed"]
-    assert compared.pooled[0].reason.endswith("; 12 cases in 2 eval sets")
+    assert isinstance(compared.pooled[0].note, VerdictNote) and compared.pooled[0].note.pooled_over == (12, 2)
     assert {s.verdict for s in compared.summaries} == {"regressed"} and len(compared.rows) == 12
+
+
+def test_rows_not_compared_carry_why_as_a_note_and_no_sentence():
+    base, now = _suite(1.0), _suite(1.0)
+    now.eval_sets[0].cases[0].case_hash = "edited"
+    now.eval_sets[1].cases = [c for c in now.eval_sets[1].cases if c.eval_id != "c5"]
+    compared = compare(now, base, lambda _: 0.05, 0.05)
+    notes = {(r.eval_set_id, r.eval_id): r.note for r in compared.rows if r.verdict != "unchanged"}
+    assert notes == {("s1", "c0"): StatusNote(kind="case_edited"), ("s2", "c5"): StatusNote(kind="case_removed")}
+    assert all(r.reason == "" and r.note is not None for r in [*compared.rows, *compared.summaries])

@@ -17,6 +17,7 @@ from adk_eval_gate.baseline.models import (
     Summary,
     Verdict,
 )
+from adk_eval_gate.baseline.row_notes import Settle
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.outcome import Comparison, Failure, NotGating, Subject, subject_of
 from adk_eval_gate.gate.policy import decide, name_who_labelled
@@ -104,8 +105,9 @@ def test_case_regression_gates_unless_quarantined():
 def test_an_unconfirmed_drop_fails_or_warns_as_gate_unconfirmed_says(mode):
     drop = summary("inconclusive", "changed -0.300; unconfirmed", delta=-0.3, unconfirmed=True)
     compared = Comparison(pooled=(), summaries=(drop,), rows=())
-    decision = decide(compared, passing_results(), GateSettings(unconfirmed=mode), settle="num_runs: 5 would settle it")
-    assert decision.unconfirmed == 1 and decision.settle == "num_runs: 5 would settle it"
+    settle = Settle(kind="more_runs", runs=(5, 10), cases=4)
+    decision = decide(compared, passing_results(), GateSettings(unconfirmed=mode), settle=settle)
+    assert decision.unconfirmed == 1 and decision.settle == settle  # data: report/ says it
     if mode == "fail":
         assert decision.verdict == "fail" and decision.failures[0].kind == "unconfirmed"
         assert subject_of(drop) in decision.gating
@@ -113,7 +115,8 @@ def test_an_unconfirmed_drop_fails_or_warns_as_gate_unconfirmed_says(mode):
         assert decision.verdict == "pass" and not decision.failures and not decision.gating
         # the check passes, but the headline never reads as a clean pass
         assert sentences(decision, compared).reason.startswith(
-            "1 drop(s) unconfirmed, not gating (gate.unconfirmed: warn): num_runs: 5 would settle it; no failing"
+            "1 drop(s) unconfirmed, not gating (gate.unconfirmed: warn): num_runs: {min: 5, max: 10} would settle it: "
+            "every case runs 5 times, a case that looks worse up to 10 (the default branch's push runs 10); no failing"
         )
 
 

@@ -20,6 +20,7 @@ from collections.abc import Collection
 from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, SetIndex, old_score
 from adk_eval_gate.baseline.history.models import HASH_LENGTH
 from adk_eval_gate.baseline.models import DriftRow
+from adk_eval_gate.baseline.row_notes import VerdictNote
 from adk_eval_gate.baseline.stages import current_rounds
 from adk_eval_gate.baseline.stats import TestResult, stratified_test
 from adk_eval_gate.baseline.strata import samples
@@ -87,13 +88,10 @@ def drift_rows(
 
 
 def explained(rows: list[DriftRow], since: str) -> list[DriftRow]:
-    """Every drift row again, its reason naming what it was compared with after the verdict rule's part."""
-    return [
-        row.model_copy(
-            update={
-                "reason": f"since {since}: {row.reason}; mean score {row.baseline:.3f} → {row.current:.3f} "
-                f"over {row.cases_compared} cases"
-            }
-        )
-        for row in rows
-    ]
+    """Every drift row again, its note naming what it was compared with and the means it compared."""
+    return [row.model_copy(update={"note": _since(row, since)}) for row in rows]
+
+
+def _since(row: DriftRow, since: str) -> VerdictNote:
+    assert isinstance(row.note, VerdictNote)  # decided with the gating verdicts
+    return row.note.model_copy(update={"since": since, "means": (row.baseline, row.current, row.cases_compared)})
