@@ -23,6 +23,7 @@ from adk_eval_gate.commands.options import config_option, publishing_options
 
 if TYPE_CHECKING:
     from adk_eval_gate.config.loader import Workflow
+    from adk_eval_gate.core.command_files import Fence
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.publish.settings import PublishOptions
     from adk_eval_gate.publish.status import PullRequestRun
@@ -68,14 +69,17 @@ def run_ci(
     workflow: Workflow | None = None,
     run_setup_here: bool = False,
 ) -> int:
-    from adk_eval_gate.commands.loading import load_config
+    from adk_eval_gate.commands.loading import end_pull_request_code, load_config
     from adk_eval_gate.core.collector import bulk_data
+    from adk_eval_gate.core.command_files import Fence
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
     context = context or ActionsContext.from_env()
     workflow = workflow or load_config(options.config)
     setup_allowed = run_setup_here or in_actions()
+    # The runner's command files as they are before any of the pull request's code runs (core/command_files.py).
+    fence = Fence.open()
     hosts = AgentHostPool()  # this command's agent hosts, handed to the run (targets/host_pool.py)
     if not (workflow.settings.setup and setup_allowed):
         # `setup:` may install the agents' own google-adk: then the host starts after it. Otherwise google-adk alone
@@ -84,9 +88,9 @@ def run_ci(
         hosts.start_early(workflow.path)
     try:
         with bulk_data() as loaded:
-            return _run(options, context, workflow, setup_allowed, loaded, hosts)
+            return _run(options, context, workflow, setup_allowed, loaded, hosts, fence)
     finally:
-        hosts.finish()
+        end_pull_request_code(hosts, fence)  # done already unless the run stopped early
 
 
 def in_actions() -> bool:
@@ -100,8 +104,9 @@ def _run(
     setup_allowed: bool,
     loaded: Callable[[], None],
     hosts: AgentHostPool,
+    fence: Fence,
 ) -> int:
-    from adk_eval_gate.commands.loading import plan_of
+    from adk_eval_gate.commands.loading import end_pull_request_code, plan_of
     from adk_eval_gate.core.collector import reading_again
     from adk_eval_gate.core.paths import repository_root
     from adk_eval_gate.core.persisted_credentials import refuse_persisted_credential
@@ -129,7 +134,7 @@ def _run(
         plan = shard_plan(plan, *options.shard)
     settings = plan.workflow.settings
     if settings.setup and setup_allowed:
-        run_setup(settings.setup, plan.workflow.base_dir, settings.setup_pass_env)
+        run_setup(settings.setup, plan.workflow.base_dir)
     elif settings.setup:
         # Outside Actions `setup:` would change the user's own environment (pip install into the active venv):
         # a local run touches nothing but its output folder unless asked.
@@ -151,6 +156,9 @@ def _run(
     results = run_plan(plan, quiet=options.quiet, decider=decider, hosts=hosts)
     if conversation is not None and context.head_sha:
         results = evaluated_at(results, context.head_sha)  # an issue_comment run's GITHUB_SHA is the default branch's
+    # Nothing of the pull request's runs past here: what it left running ends, and the runner's command files must
+    # be as they were before `finish` writes the step's outputs and summary into them.
+    end_pull_request_code(hosts, fence)
     # No agent code runs in this process from here: the baseline, history and comparison `finish` loads and builds
     # live until the end, as the run's results do: read with the collector off, then frozen with them (read_again).
     reading_again()

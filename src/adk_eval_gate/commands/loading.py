@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from adk_eval_gate.config.loader import Workflow, load_workflow
 
 if TYPE_CHECKING:
+    from adk_eval_gate.core.command_files import Fence
     from adk_eval_gate.run.plan import Plan
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
@@ -37,3 +38,16 @@ def load_plan(config: str, *, hosts: AgentHostPool | None = None) -> Plan:
     if hosts is not None:
         hosts.warm_up(workflow)
     return plan_of(workflow)
+
+
+def end_pull_request_code(hosts: AgentHostPool, fence: Fence) -> None:
+    """After the last of the pull request's code ran, before we write a file the runner reads: the agent hosts
+    and the metric process end, anything they left running is killed, and the runner's command files are checked
+    (core/command_files.py: a change is put back and raised)."""
+    from adk_eval_gate.criteria.custom_function import stop_metric_process
+
+    try:
+        hosts.finish()
+        stop_metric_process()
+    finally:
+        fence.close()

@@ -55,9 +55,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     import gc
 
+    from adk_eval_gate.commands.loading import end_pull_request_code
+    from adk_eval_gate.core.command_files import Fence
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
     hosts = args.agent_hosts or AgentHostPool()  # main's, which may have started the host already
+    # The runner's command files, as they are before the agents (the pull request's code) run: main's early host
+    # has imported google-adk only, and no agent.
+    fence = Fence.open()
     collecting = gc.isenabled()
     try:
         gc.disable()  # until the run starts: imports and loading make little garbage (see _run_and_report)
@@ -68,7 +73,7 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         if collecting:  # a refusal before the run started leaves it off: a caller in this process needs it back
             gc.enable()
-        hosts.finish()
+        end_pull_request_code(hosts, fence)
 
 
 def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:

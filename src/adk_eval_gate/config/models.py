@@ -321,7 +321,8 @@ class Settings(_Strict):
     setup: list[str] = Field(default_factory=list)
     setup_pass_env: list[str] = Field(
         default_factory=list,
-        description="GitHub's tokens the setup commands may receive; by default they get none of them",
+        description="no longer accepted: no config hands GitHub's tokens to the setup commands (docs/trust.md); "
+        "every other variable reaches them anyway",
     )
     run: RunSection = Field(default_factory=RunSection)
     judge: JudgeSection = Field(default_factory=JudgeSection)

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 
 from adk_eval_gate.config.base import Strict as _Strict
+from adk_eval_gate.core.held_tokens import is_github_token_name
 from adk_eval_gate.core.redaction import check_pass_env
 
 
@@ -42,9 +43,25 @@ class HttpTargetSettings(_Strict):
     url: Annotated[str, Field(pattern=r"^https?://[^\s/]+")]
     app_name: str = Field(min_length=1)
     # header name -> name of the environment variable holding its value (tokens never live in the config)
-    headers_from_env: dict[str, str] = Field(default_factory=dict)
+    headers_from_env: dict[str, str] = Field(
+        default_factory=dict,
+        description="header name -> the environment variable holding its value; never one of GitHub's tokens",
+    )
     connect_timeout: float = Field(default=10.0, gt=0)
     read_timeout: float = Field(default=600.0, gt=0)
+
+    @field_validator("headers_from_env")
+    @classmethod
+    def _no_token(cls, headers: dict[str, str]) -> dict[str, str]:
+        """The config (the pull request's own copy) chooses `url`: a token named here would be sent to its server."""
+        for header, variable in headers.items():
+            if is_github_token_name(variable.strip()):
+                raise ValueError(
+                    f"{header}: {variable!r} is one of GitHub's tokens, which is never sent to an agent's server "
+                    "(the pull request's copy of this file chooses the url); give the server a credential of its "
+                    "own, in a variable of another name"
+                )
+        return headers
 
 
 class CommandTargetSettings(_Strict):
@@ -57,8 +74,8 @@ class CommandTargetSettings(_Strict):
     env: dict[str, str] = Field(default_factory=dict)
     pass_env: list[str] = Field(
         default_factory=list,
-        description="GitHub's tokens (GITHUB_TOKEN, ACTIONS_*_TOKEN, ...) "
-        "this command may receive; by default it gets none of them",
+        description="no longer accepted: no config hands GitHub's tokens to the command (docs/trust.md); every "
+        "other variable reaches it anyway",
     )
 
     @field_validator("pass_env")

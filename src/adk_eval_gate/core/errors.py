@@ -55,6 +55,14 @@ class InputError(Exception):
         return InputError(file, self.field, self.problem, self.fix, line if line is not None else self.line)
 
 
+class CommandFileWritten(InputError):
+    """The pull request's code wrote one of the runner's command files (core/command_files.py): it was put back,
+    and the run fails as a gate does (exit 1), not as bad input."""
+
+    exit_code = 1
+    title = "the pull request's code wrote a runner command file"
+
+
 # What to do about each way a write fails; anything else is named by the system's own words.
 _WRITE_FIXES: dict[int | None, str] = {
     errno.ENOSPC: "free space on that disk, or write elsewhere, and run again",

@@ -5,9 +5,9 @@ write (files), post (GitHub request bodies) or print (stdout/stderr) passes thro
 are taken from the environment as it is at each call, so a token set late (the Action maps `INPUT_GITHUB-TOKEN`
 to `GITHUB_TOKEN`) is covered too.
 
-The processes we start (setup commands, the `command` agent) do not receive GitHub's own tokens unless the
-config names them (`pass_env`): they run code from the pull request, and a write token in their hands could
-approve, push or comment as the workflow.
+The processes we start (setup commands, agents, metrics) never receive GitHub's own tokens, whatever a config
+says: they run code from the pull request, and a write token in their hands could approve, push or comment as the
+workflow. Nor do they learn where the runner's command files are (core/command_files.py).
 """
 
 from __future__ import annotations
@@ -25,18 +25,28 @@ from adk_eval_gate.core.held_tokens import held, is_github_token_name
 MASK = "***"
 # Short values ("1", "true", a port) would mask ordinary text everywhere; real credentials are longer.
 MIN_SECRET_LENGTH = 8
+# The runner's command files (core/command_files.py): no child learns where they are.
+COMMAND_FILE_VARIABLES = ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_STATE")
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|KEY|PASSWORD", re.IGNORECASE)
 
 
 def check_pass_env(names: list[str]) -> list[str]:
-    """Every other variable already reaches child processes; a name that is not one of GitHub's tokens is a typo."""
+    """A config may not hand GitHub's tokens to the processes it starts: a pull request edits its own copy of the
+    config, so a name here would be its code asking for the token (docs/trust.md). Every other variable reaches
+    them anyway, so no name has a use."""
     for name in names:
-        if not is_github_token_name(name):
+        if is_github_token_name(name.strip()):
             raise ValueError(
-                f"{name!r} is not one of GitHub's tokens (GITHUB_TOKEN, GH_TOKEN, INPUT_GITHUB_TOKEN, "
-                "ACTIONS_*_TOKEN); every other variable is passed anyway"
+                f"{name!r}: no config can hand GitHub's tokens to the processes the pull request's code runs "
+                "(the pull request edits its own copy of this file); remove it, and give a step that needs a "
+                "credential a secret of its own, under another name, in the workflow step's env:"
             )
+        raise ValueError(f"{name!r}: every variable but GitHub's tokens reaches these processes anyway; remove it")
     return names
+
+
+def is_command_file_name(name: str) -> bool:
+    return name.upper() in COMMAND_FILE_VARIABLES
 
 
 def is_secret_name(name: str) -> bool:
@@ -94,14 +104,13 @@ def redact_json(value: Any, secrets: list[str] | None = None) -> Any:
     return value
 
 
-def child_env(pass_env: Iterable[str] = (), extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a process that runs the pull request's code: ours without GitHub's tokens, except
-    those the config names in `pass_env` (from where they are held); `extra` (the config's own `env:`) is added
-    last."""
-    allowed = set(pass_env)
-    env = {k: v for k, v in os.environ.items() if k in allowed or not is_github_token_name(k)}
-    passed = {k: v for k, v in held().items() if k in allowed}
-    return {**env, **passed, **(extra or {})}
+def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a process that runs the pull request's code: ours without GitHub's tokens (never
+    handed, whatever a config names) and without the runner's command files; `extra` (a `command` target's
+    literal `env:`) is added, though never a command file's name."""
+    env = {k: v for k, v in os.environ.items() if not is_github_token_name(k)}
+    env.update(extra or {})
+    return {k: v for k, v in env.items() if not is_command_file_name(k)}
 
 
 def redact_standard_streams() -> None:

@@ -178,6 +178,14 @@ def _call(call: dict[str, Any]) -> dict[str, Any]:
         return _process[0].call(call)
 
 
+def stop_metric_process() -> None:
+    """The run is over: its metric process (the pull request's code) ends now, before the runner's command files
+    are checked (core/command_files.py), not at exit."""
+    with _lock:
+        if _process:
+            _process.pop().close()
+
+
 async def score_elsewhere(call: dict[str, Any]) -> MetricOutcome:
     """`custom.score_call` run in the metric process: the same outcome, or the same NotEvaluable, or an error."""
     try:

@@ -11,12 +11,12 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.redaction import child_env
 
 
-def run_setup(commands: list[str], cwd: Path, pass_env: list[str] | None = None) -> None:
+def run_setup(commands: list[str], cwd: Path) -> None:
     """The agent's own dependencies (e.g. `pip install -r requirements.txt`), folded into one log group.
 
-    They come from the pull request, so they get none of GitHub's tokens unless `setup_pass_env` names them, and
+    They come from the pull request, so they get none of GitHub's tokens (core/redaction.py `child_env`), and
     their output reaches the log through our (redacting) stdout."""
-    env = child_env(pass_env or [])
+    env = child_env()
     for command in commands:
         print(f"::group::setup: {command}", flush=True)
         with subprocess.Popen(

@@ -179,7 +179,7 @@ class CommandTarget:
                 "up front"
             )
         payload = json.dumps(request_for(eval_set_id, case, run)).encode("utf-8", "replace")
-        env = child_env(self._settings.pass_env, self._settings.env)
+        env = child_env(self._settings.env)
         limit = MAX_TURN_BYTES * max(1, len(case.conversation))
         try:
             # Its own session: on timeout or when done, the whole group goes, children included.

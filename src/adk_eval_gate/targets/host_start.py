@@ -66,7 +66,11 @@ def spawn() -> tuple[subprocess.Popen, socket.socket, Path]:
         f"import sys; sys.path[:] = {sys.path!r}; from adk_eval_gate.targets.host_process import main; "
         f"main({theirs.fileno()})"
     )
-    process = subprocess.Popen([sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
+    from adk_eval_gate.core.redaction import child_env  # the pull request's agents run there: no command files
+
+    process = subprocess.Popen(
+        [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=child_env()
+    )
     theirs.close()
     return process, ours, Path(tempfile.mkdtemp(prefix="adk-eval-gate-"))
 

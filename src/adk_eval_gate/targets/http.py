@@ -20,7 +20,7 @@ import requests
 from adk_eval_gate.config.target_settings import HttpTargetSettings as HttpSettings
 from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.core.held_tokens import held
+from adk_eval_gate.core.held_tokens import held, is_github_token_name
 from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
@@ -45,15 +45,25 @@ class HttpTarget:
 
     @staticmethod
     def _resolve_headers(headers_from_env: dict[str, str]) -> dict[str, str]:
+        """From the environment alone: GitHub's tokens are held out of it (core/held_tokens.py) and are never
+        sent, since the config (the pull request's own copy) chooses the URL they would go to."""
+        tokens = {value.strip() for value in held().values() if value.strip()}
         headers = {}
         for header, variable in headers_from_env.items():
-            value = os.environ.get(variable, held().get(variable))  # a GitHub token is held, not in the environment
+            value = None if is_github_token_name(variable.strip()) else os.environ.get(variable)
             if value is None:
                 raise InputError(
                     None,
                     f"target.headers_from_env.{header}",
                     f"environment variable {variable} is not set",
                     f"export {variable} (e.g. from a repository secret)",
+                )
+            if value.strip() in tokens:  # a workflow that copied the token under another name
+                raise InputError(
+                    None,
+                    f"target.headers_from_env.{header}",
+                    f"{variable} holds one of GitHub's tokens, which is never sent to an agent's server",
+                    "give the agent's server a credential of its own",
                 )
             headers[header] = value
         return headers
