@@ -50,20 +50,20 @@ class HttpTarget:
         tokens = {value.strip() for value in held().values() if value.strip()}
         headers = {}
         for header, variable in headers_from_env.items():
-            value = None if is_github_token_name(variable.strip()) else os.environ.get(variable)
+            value = os.environ.get(variable)
+            if is_github_token_name(variable.strip()) or (value is not None and value.strip() in tokens):
+                raise InputError(  # a token's name, or a workflow that copied the token under another name
+                    None,
+                    f"target.headers_from_env.{header}",
+                    f"{variable} is one of GitHub's tokens, which is never sent to an agent's server",
+                    "give the agent's server a credential of its own",
+                )
             if value is None:
                 raise InputError(
                     None,
                     f"target.headers_from_env.{header}",
                     f"environment variable {variable} is not set",
                     f"export {variable} (e.g. from a repository secret)",
-                )
-            if value.strip() in tokens:  # a workflow that copied the token under another name
-                raise InputError(
-                    None,
-                    f"target.headers_from_env.{header}",
-                    f"{variable} holds one of GitHub's tokens, which is never sent to an agent's server",
-                    "give the agent's server a credential of its own",
                 )
             headers[header] = value
         return headers

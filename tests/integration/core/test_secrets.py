@@ -2,7 +2,7 @@
 
 A command agent and an in-process ADK agent print, log, answer with and fail quoting GOOGLE_API_KEY and the
 workflow token; a setup command prints what it can see. Nothing we write, post or print may carry a value, and
-the processes that run the pull request's code must not receive GitHub's tokens unless the config names them.
+the processes that run the pull request's code never receive GitHub's tokens, whatever the config names.
 """
 
 from __future__ import annotations
@@ -171,25 +171,38 @@ def test_no_secret_in_any_file_request_or_log_line(leaky_repo):
         assert "setup sees token=none runtime=none key=***" in done.stdout
 
 
-def test_pass_env_hands_a_named_token_to_the_command_agent_and_still_masks_it(leaky_repo):
+@pytest.mark.parametrize(
+    ("where", "edit"),
+    [
+        (
+            "agents[0].target.pass_env",
+            lambda t: t.replace("./agent.py, leaky]}", "./agent.py, leaky], pass_env: [GITHUB_TOKEN]}"),
+        ),
+        ("setup_pass_env", lambda t: "setup_pass_env: [github_token]\n" + t),  # any spelling of a token's name
+        ("setup_pass_env", lambda t: "setup_pass_env: [ACTIONS_RUNTIME_TOKEN]\n" + t),
+    ],
+)
+def test_a_config_naming_a_token_for_the_pull_requests_processes_is_refused(leaky_repo, where, edit):
+    """The pull request edits its own eval-gate.yml: a token it names there would be handed to its own code."""
     config = leaky_repo / "eval-gate.yml"
-    config.write_text(
-        config.read_text().replace("./agent.py, leaky]}", "./agent.py, leaky], pass_env: [GITHUB_TOKEN]}")
-    )
+    config.write_text(edit(config.read_text()))
     with FakeGitHub() as fake:
         done = run_action(leaky_repo, fake)
-        results = (leaky_repo / "adk-eval-gate-out" / "results.json").read_text()
-        assert "GITHUB_TOKEN=*** ACTIONS_RUNTIME_TOKEN=<absent>" in results, done.stderr[-2000:]
-        assert leaked(results) == [] and leaked(done.stdout + done.stderr) == []
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = [line for line in done.stderr.splitlines() if "pass_env" in line]
+    assert f"{where}: " in line and "no config can hand GitHub's tokens" in line and "eval-gate.yml" in line
+    assert "Traceback" not in done.stderr and leaked(done.stdout + done.stderr) == []
+    assert fake.state.requests == []  # refused before anything was asked of GitHub or run
+    assert not (leaky_repo / "adk-eval-gate-out" / "results.json").exists()
 
 
-def test_a_misspelt_pass_env_name_is_bad_input(leaky_repo):
+def test_a_pass_env_naming_anything_else_is_bad_input(leaky_repo):
     config = leaky_repo / "eval-gate.yml"
     config.write_text("setup_pass_env: [GITHUB_TOKN]\n" + config.read_text())
     with FakeGitHub() as fake:
         done = run_action(leaky_repo, fake)
     assert done.returncode == 2
-    assert "setup_pass_env: 'GITHUB_TOKN' is not one of GitHub's tokens" in done.stderr
+    assert "setup_pass_env: 'GITHUB_TOKN': every variable but GitHub's tokens reaches these processes" in done.stderr
     assert fake.state.requests == []
 
 
@@ -204,7 +217,7 @@ def test_redaction_rules(monkeypatch):
     assert "short" not in secret_values()
 
 
-def test_child_env_drops_githubs_tokens_unless_named(monkeypatch):
+def test_child_env_drops_githubs_tokens_and_the_runners_command_files(monkeypatch):
     for name in (
         "GITHUB_TOKEN",
         "GH_TOKEN",
@@ -214,10 +227,16 @@ def test_child_env_drops_githubs_tokens_unless_named(monkeypatch):
         "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
         "GOOGLE_API_KEY",
         "GITHUB_REPOSITORY",
+        "GITHUB_ENV",
+        "GITHUB_PATH",
+        "GITHUB_OUTPUT",
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_STATE",
     ):
         monkeypatch.setenv(name, f"value-of-{name}")
-    env = child_env(["GH_TOKEN"], {"EXTRA": "1"})
-    assert {k for k in env if "TOKEN" in k} == {"GH_TOKEN"}
+    env = child_env({"EXTRA": "1", "GITHUB_ENV": "/tmp/elsewhere"})  # a command target's `env:` names none either
+    assert {k for k in env if "TOKEN" in k} == set()
+    assert not {"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_STATE"} & set(env)
     assert env["GOOGLE_API_KEY"] == "value-of-GOOGLE_API_KEY" and env["GITHUB_REPOSITORY"] and env["EXTRA"] == "1"
 
 

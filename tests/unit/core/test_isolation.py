@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.held_tokens import held, holding
 from adk_eval_gate.core.redaction import child_env, redact
 from adk_eval_gate.targets.http import HttpTarget
@@ -55,9 +56,9 @@ def test_a_command_called_in_process_holds_the_tokens_for_the_call_only(monkeypa
         assert "GITHUB_TOKEN" not in os.environ and held()["GITHUB_TOKEN"] == TOKEN
         assert redact(f"token {TOKEN}") == "token ***"  # held, and still masked
         assert "GITHUB_TOKEN" not in child_env() and child_env()["GOOGLE_API_KEY"] == "AIza-not-a-github-token"
-        assert child_env(["GITHUB_TOKEN"])["GITHUB_TOKEN"] == TOKEN  # `pass_env` names it: handed from the holder
-        # an `http` target's `headers_from_env` naming it reads it from the holder too
-        assert HttpTarget._resolve_headers({"Authorization": "GITHUB_TOKEN"}) == {"Authorization": TOKEN}
+        # no config reaches it by name: an `http` target's `headers_from_env` naming it is refused, not resolved
+        with pytest.raises(InputError, match="never sent"):
+            HttpTarget._resolve_headers({"Authorization": "GITHUB_TOKEN"})
     assert os.environ["GITHUB_TOKEN"] == TOKEN and "GITHUB_TOKEN" not in held()
 
 
