@@ -10,6 +10,9 @@ RUN pip install --no-cache-dir --no-deps --no-build-isolation /opt/adk-eval-gate
 
 # No USER: GitHub runs Docker actions as the image's default user and requires it to be root (its docs say not to
 # set USER), so `setup:` commands can install an agent's requirements into /opt/venv and write the workspace.
-# -P: the checkout is the working directory, and `-m` would otherwise put it first on sys.path, so a pull request's
-# `yaml.py` would run inside this process (with the job's token) before any `/eval` permission check.
-ENTRYPOINT ["python", "-P", "-m", "adk_eval_gate.commands.action"]
+# -I (isolated, which implies -P): the checkout is the working directory, and `-m` would otherwise put it first on
+# sys.path, so a pull request's `yaml.py` would run inside this process (with the job's token) before any `/eval`
+# permission check; and no PYTHON* variable nor user site is read, so a `PYTHONPATH` an earlier step left in
+# $GITHUB_ENV runs nothing in a later step's container (docs/trust.md). -u and -B stand for the base image's
+# PYTHONUNBUFFERED and PYTHONDONTWRITEBYTECODE, which -I ignores.
+ENTRYPOINT ["python", "-I", "-u", "-B", "-m", "adk_eval_gate.commands.action"]

@@ -17,6 +17,7 @@ import sys
 import time
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -25,7 +26,7 @@ from tests.support.loopback import LoopbackServer, reply
 TOKEN = "ghs_" + "T0kenForTheConfigTrustTests" + "0123456789"
 RUNTIME = "eyJ0eXAiOiJKV1Qi.runtime-token-for-config-trust"
 
-HOSTILE = r'''
+HOSTILE = r"""
 import json, os, sys, time
 kind = sys.argv[1]
 out = os.environ["HOSTILE_OUT"]
@@ -51,7 +52,7 @@ if kind == "setup" and os.fork() == 0:  # a daemon: double fork, new session, wr
 if kind == "agent":
     json.load(sys.stdin)
     print(json.dumps({"turns": [{"response": "an answer"}]}))
-'''
+"""
 
 ORIGINAL = {
     "set_env_0": "KEPT_BY_AN_EARLIER_STEP=1\n",
@@ -118,13 +119,11 @@ def run_env(repo: Path, **extra: str) -> dict[str, str]:
 
 
 def run(repo: Path, argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [console_script(), *argv], cwd=repo, env=env, capture_output=True, text=True, timeout=300
-    )
+    return subprocess.run([console_script(), *argv], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
 
 
 class Recorder(BaseHTTPRequestHandler):
-    seen: list[dict[str, str]] = []
+    seen: ClassVar[list[dict[str, str]]] = []
 
     def do_POST(self) -> None:
         Recorder.seen.append(dict(self.headers))

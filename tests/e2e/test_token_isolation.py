@@ -189,7 +189,7 @@ def test_no_token_reaches_the_pull_requests_code_run_by_the_action(hunt_repo):
     with FakeGitHub() as fake:
         env = {**hunted_env(hunt_repo, tokens, decoy), **action_env(hunt_repo, fake)}
         done = subprocess.run(
-            [sys.executable, "-P", "-m", "adk_eval_gate.commands.action"],  # the image's ENTRYPOINT
+            [sys.executable, "-I", "-u", "-B", "-m", "adk_eval_gate.commands.action"],  # the image's ENTRYPOINT
             cwd=hunt_repo,
             env=env,
             capture_output=True,

@@ -3,6 +3,7 @@ and every example cancels stale runs, keeps the judge cache, reacts to labels an
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -71,7 +72,7 @@ def test_every_example_cancels_stale_runs_caches_the_judge_and_always_uploads(pa
         if step.get("uses", "").startswith("actions/upload-artifact@"):
             assert step.get("if") == "always()", step
     if not any(
-        "adk-eval-gate" in s.get("uses", "") + s.get("run", "") and "ci" in s.get("run", "ci").split()
+        re.search("adk[-_]eval[-_]gate", s.get("uses", "") + s.get("run", "")) and "ci" in s.get("run", "ci").split()
         for s in steps(workflow)
     ):
         return  # publish-only workflows judge nothing
@@ -111,7 +112,7 @@ def test_the_fork_publish_example_judges_with_the_base_branchs_config():
     all_steps = steps(workflow)
     (checkout,) = [s for s in all_steps if s.get("uses", "").startswith("actions/checkout@")]
     assert "ref" not in checkout.get("with", {}), "a workflow_run checkout without ref is the default branch"
-    (publish,) = [s for s in all_steps if "adk-eval-gate publish" in s.get("run", "")]
+    (publish,) = [s for s in all_steps if "adk_eval_gate publish" in s.get("run", "")]
     assert "--config" in publish["run"].split()
     assert all_steps.index(checkout) < all_steps.index(publish)
     assert workflow["permissions"]["contents"] == "read"
@@ -163,3 +164,43 @@ def test_every_checkout_leaves_no_token_in_gits_config():
         checkouts = [s for s in steps(load(path)) if s.get("uses", "").startswith("actions/checkout@")]
         assert checkouts, path.name
         assert all(s.get("with", {}).get("persist-credentials") is False for s in checkouts), path.name
+
+
+TEMPLATE = ROOT / "src" / "adk_eval_gate" / "commands" / "templates" / "init-workflow.yml"
+TOKEN_IN_ENV = re.compile(r"github\.token|secrets\.GITHUB_TOKEN|secrets\.GH_", re.IGNORECASE)
+# A `run:` step that runs the checkout's code outside the Action's fence (core/command_files.py): it can write
+# $GITHUB_ENV / $GITHUB_PATH for every later step of its job.
+RUNS_CHECKOUT_CODE = re.compile(r"-r |agents-cli eval|\bmake\b|pip install (-e )?\.|adk[-_]eval[-_]gate ci\b")
+QUIET_BASH = "bash --noprofile --norc -eo pipefail {0}"
+GATE_COMMAND = re.compile(r"(^|[\s;&|])(adk-eval-gate|-m adk_eval_gate) [a-z]")  # not `pip install adk-eval-gate==`
+
+
+@pytest.mark.parametrize("path", [*EXAMPLES, TEMPLATE], ids=lambda p: p.name)
+def test_later_steps_pick_up_nothing_the_pull_request_left(path):
+    """issue 34: a PYTHONPATH, BASH_ENV or PATH entry the pull request's code wrote to the runner's files (or a
+    sitecustomize.py in the checkout) must run nothing in a later step that holds the token. The Action's own
+    steps are fenced and its image runs `python -I`; a `run:` step of ours runs `python -I -m adk_eval_gate` in a
+    bash that reads no startup file, and no step holding the token follows the checkout's code in its job."""
+    for name, job in load(path)["jobs"].items():
+        ran_checkout_code = None
+        for step in job.get("steps", []):
+            run = step.get("run", "")
+            if GATE_COMMAND.search(run):
+                assert "python -I -m adk_eval_gate " in run and "adk-eval-gate " not in run, (path.name, run)
+                assert step.get("shell") == QUIET_BASH, (path.name, run)
+            holds_token = bool(TOKEN_IN_ENV.search(json.dumps(step.get("env", {})) + json.dumps(step.get("with", {}))))
+            if run and holds_token:
+                assert ran_checkout_code is None, (
+                    f"{path.name}/{name}: {run!r} holds the token after {ran_checkout_code!r}"
+                )
+            if RUNS_CHECKOUT_CODE.search(run):
+                ran_checkout_code = run
+
+
+def test_the_actions_image_runs_isolated_python():
+    """-I: no PYTHON* variable, no user site, no checkout on sys.path, in this step's container or a later one."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    (entry,) = re.findall(r"^ENTRYPOINT (.+)$", dockerfile, re.MULTILINE)
+    argv = json.loads(entry)
+    assert argv[0] == "python" and "-I" in argv[: argv.index("-m")], argv
+    assert argv[argv.index("-m") + 1] == "adk_eval_gate.commands.action"

@@ -175,7 +175,7 @@ def test_no_secret_in_any_file_request_or_log_line(leaky_repo):
     ("where", "edit"),
     [
         (
-            "agents[0].target.pass_env",
+            "agents[0].target.command.pass_env",
             lambda t: t.replace("./agent.py, leaky]}", "./agent.py, leaky], pass_env: [GITHUB_TOKEN]}"),
         ),
         ("setup_pass_env", lambda t: "setup_pass_env: [github_token]\n" + t),  # any spelling of a token's name

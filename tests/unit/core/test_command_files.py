@@ -1,0 +1,102 @@
+"""The fence around the pull request's processes (core/command_files.py, core/descendants.py): every way a process
+of the same user can change a runner command file is put back and raised, and what it left running is ended."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from adk_eval_gate.core import descendants
+from adk_eval_gate.core.command_files import Fence
+from adk_eval_gate.core.errors import CommandFileWritten
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    folder = tmp_path / "_runner_file_commands"
+    folder.mkdir()
+    (folder / "set_env_1").write_text("A=1\n")
+    (folder / "set_output_1").write_text("")
+    (folder / "another_step_file").write_text("kept too\n")
+    return {
+        "GITHUB_ENV": str(folder / "set_env_1"),
+        "GITHUB_OUTPUT": str(folder / "set_output_1"),
+        "GITHUB_PATH": str(folder / "add_path_1"),  # named, but not there
+    }
+
+
+def test_nothing_changed_closes_quietly(files):
+    fence = Fence.open(files)
+    fence.close()
+    fence.close()  # a second close does nothing
+    assert Path(files["GITHUB_ENV"]).read_text() == "A=1\n"
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        lambda p: p["GITHUB_ENV"].write_text("A=1\nPYTHONPATH=/tmp/evil\n"),  # appended
+        lambda p: p["GITHUB_ENV"].write_text("B=2\n"),  # same size, other bytes
+        lambda p: (p["GITHUB_ENV"].unlink(), p["GITHUB_ENV"].symlink_to("/etc/hostname")),  # replaced by a link
+        lambda p: p["GITHUB_OUTPUT"].unlink(),  # removed
+        lambda p: p["GITHUB_PATH"].write_text("/tmp/evil-bin\n"),  # created
+        lambda p: (p["GITHUB_ENV"].parent / "another_step_file").write_text("BASH_ENV=/tmp/x\n"),  # a sibling
+    ],
+)
+def test_every_change_is_put_back_and_raised(files, attack):
+    paths = {name: Path(path) for name, path in files.items()}
+    before = {p: p.read_bytes() for p in paths["GITHUB_ENV"].parent.iterdir()}
+    fence = Fence.open(files)
+    attack(paths)
+    with pytest.raises(CommandFileWritten) as raised:
+        fence.close()
+    assert raised.value.exit_code == 1
+    message = raised.value.render()
+    assert "\n" not in message and "the pull request's code wrote the runner's command file" in message
+    after = {p: p.read_bytes() for p in paths["GITHUB_ENV"].parent.iterdir()}
+    assert after == before and not paths["GITHUB_ENV"].is_symlink()
+
+
+def test_an_orphaned_daemon_is_reparented_to_us_and_ended(tmp_path, capsys):
+    pid_file = tmp_path / "daemon.pid"
+    fence = Fence.open({})
+    try:
+        # a child that double-forks a sleeper into a new session, then exits: the sleeper is an orphan
+        script = (
+            "import os, sys, time\n"
+            "if os.fork() == 0:\n"
+            "    os.setsid()\n"
+            "    if os.fork() == 0:\n"
+            f"        open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+            "        time.sleep(600)\n"
+            "    os._exit(0)\n"
+        )
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+        for _ in range(200):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.05)
+        pid = int(pid_file.read_text())
+        assert descendants.descendants()[pid].parent == os.getpid()  # reparented to us, not to init
+    finally:
+        fence.close()
+    assert f"(pid {pid}), which the pull request's code left running" in capsys.readouterr().err
+    assert pid not in descendants.descendants()
+    state = descendants._read(pid)
+    assert state is None or state.zombie
+
+
+def test_processes_living_before_the_fence_are_left_alone():
+    before = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        fence = Fence.open({})
+        fence.close()
+        assert before.poll() is None
+    finally:
+        before.kill()
+        before.wait()
