@@ -23,6 +23,7 @@ from pathlib import Path
 from adk_eval_gate.core.descendants import Process, become_subreaper, descendants, end_new_descendants
 from adk_eval_gate.core.descendants import restore_subreaper as _restore_subreaper
 from adk_eval_gate.core.errors import CommandFileWritten
+from adk_eval_gate.core.held_tokens import held
 from adk_eval_gate.core.redaction import COMMAND_FILE_VARIABLES
 
 # The runner keeps every step's command files in one folder (`_runner_file_commands`; a container action sees it
@@ -41,6 +42,14 @@ class Kept:
     identity: tuple[int, int] | None = None  # (device, inode): a file replaced by another (a symlink) differs
     content: bytes | None = None
     digest: str | None = None
+
+
+def runs_pull_request_code_elsewhere(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
+    """Whether the pull request's code (`workers: 1` agents, custom metric functions) must run in a process of its
+    own: when this one holds a token it could find among our objects, or the runner's command files, which a
+    thread it left in our process could write after the fence's check."""
+    environ = os.environ if environ is None else environ
+    return bool(held()) or any(environ.get(variable) for variable in COMMAND_FILE_VARIABLES)
 
 
 def _keep(path: Path, variable: str) -> Kept:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adk_eval_gate.core.held_tokens import held
+from adk_eval_gate.core.command_files import runs_pull_request_code_elsewhere
 from adk_eval_gate.criteria.custom_function import metric_call, score_call, score_elsewhere
 from adk_eval_gate.criteria.engine.base import (
     CriterionSpec,
@@ -37,7 +37,9 @@ class CustomOptions(BaseModel):
 def custom_spec(name: str, path: str) -> CriterionSpec:
     async def score(data: ScoringInput, options: CustomOptions, _judge: Judge) -> MetricOutcome:
         call = metric_call(name, path, data, options)
-        if held():  # an object walk in this process would find the token: the code runs where none is
+        # an object walk in this process would find the token, a thread left here could write the runner's files
+        # after their check (core/command_files.py): the code runs in a process of its own
+        if runs_pull_request_code_elsewhere():
             return await score_elsewhere(call)
         return await score_call(call)
 

@@ -21,7 +21,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from adk_eval_gate.core.held_tokens import held
+from adk_eval_gate.core.command_files import runs_pull_request_code_elsewhere
 from adk_eval_gate.targets.base import Target
 from adk_eval_gate.targets.host_messages import (
     Exited,
@@ -259,10 +259,11 @@ class AgentHost:
 
 
 def in_own_process(workers: int | None) -> bool:
-    """`workers: 1` runs the agents in this process, unless it holds a token (core/held_tokens.py): an agent in
-    process could find it among its objects, so they run in one worker process instead, which shares module-level
-    state between cases all the same."""
-    return workers == 1 and not held()
+    """`workers: 1` runs the agents in this process, unless it holds a token (core/held_tokens.py) or the runner's
+    command files are set (core/command_files.py): an agent in process could find the token among its objects, or
+    leave a thread that writes the files after they were checked, so they run in one worker process instead, which
+    shares module-level state between cases all the same."""
+    return workers == 1 and not runs_pull_request_code_elsewhere()
 
 
 def hosted_agents(targets: list[Target], workers: int | None) -> list[tuple[str, Path]]:

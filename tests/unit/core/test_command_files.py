@@ -100,3 +100,15 @@ def test_processes_living_before_the_fence_are_left_alone():
     finally:
         before.kill()
         before.wait()
+
+
+def test_the_pull_requests_code_runs_in_a_process_of_its_own_while_the_runners_files_are_set(monkeypatch):
+    """A thread an in-process agent or metric left could write the files after the check: out of process then."""
+    from adk_eval_gate.core.command_files import runs_pull_request_code_elsewhere
+    from adk_eval_gate.targets.agent_host import in_own_process
+
+    for name in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_STATE"):
+        monkeypatch.delenv(name, raising=False)
+    assert not runs_pull_request_code_elsewhere() and in_own_process(1)
+    monkeypatch.setenv("GITHUB_ENV", "/tmp/_runner_file_commands/set_env_1")
+    assert runs_pull_request_code_elsewhere() and not in_own_process(1)
