@@ -128,15 +128,19 @@ class Fence:
         finally:
             _restore_subreaper(self.subreaper)
         changed = [kept for kept in self.kept if _keep(kept.path, kept.variable) != kept]
+        failed = []
         for kept in changed:
-            _put_back(kept)
+            try:
+                _put_back(kept)
+            except OSError as exc:  # it made the folder unwritable: the run fails all the same, and says so
+                failed.append(f"{kept.variable} could not be put back ({exc.strerror or exc})")
         if changed:
             first = changed[0]
             names = ", ".join(kept.variable for kept in changed)
+            done = "; ".join(failed) if failed else "put back as it was"
             raise CommandFileWritten(
                 first.path,
                 first.variable,
-                f"the pull request's code wrote the runner's command file ({names}); put back as it was, and this "
-                "run fails",
+                f"the pull request's code wrote the runner's command file ({names}); {done}, and this run fails",
                 "find what in setup, the agents or the metrics writes it; nothing the pull request runs may",
             )

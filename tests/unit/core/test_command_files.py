@@ -112,3 +112,19 @@ def test_the_pull_requests_code_runs_in_a_process_of_its_own_while_the_runners_f
     assert not runs_pull_request_code_elsewhere() and in_own_process(1)
     monkeypatch.setenv("GITHUB_ENV", "/tmp/_runner_file_commands/set_env_1")
     assert runs_pull_request_code_elsewhere() and not in_own_process(1)
+
+
+def test_a_file_that_cannot_be_put_back_still_fails_the_run_in_one_line(files):
+    folder = Path(files["GITHUB_ENV"]).parent
+    fence = Fence.open(files)
+    Path(files["GITHUB_ENV"]).write_text("PYTHONPATH=/tmp/evil\n")
+    folder.chmod(0o500)  # the pull request's code took the folder's write permission away
+    try:
+        with pytest.raises(CommandFileWritten) as raised:
+            fence.close()
+    finally:
+        folder.chmod(0o700)
+    message = raised.value.render()
+    assert "\n" not in message and "this run fails" in message
+    # as root the folder's mode stops nothing: the file is put back; otherwise the line says it could not be
+    assert "could not be put back" in message or Path(files["GITHUB_ENV"]).read_text() == "A=1\n"
