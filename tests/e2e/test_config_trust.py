@@ -238,3 +238,24 @@ def test_a_run_that_leaves_the_files_alone_passes_and_writes_its_own_outputs(tmp
     # ours come after the check: appended to what was there
     summary = (folder / "step_summary_0").read_text()
     assert summary.startswith(ORIGINAL["step_summary_0"]) and len(summary) > len(ORIGINAL["step_summary_0"])
+
+
+def test_a_pythonpath_left_for_a_later_step_runs_nothing_in_the_actions_image(tmp_path):
+    """Attack 5: what an earlier step left in $GITHUB_ENV (PYTHONPATH with a sitecustomize.py, PYTHONSTARTUP, a
+    user site) reaches the status step's container: the image's ENTRYPOINT, run as GitHub runs it, imports none."""
+    from tests.support.paths import ROOT
+
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    marker = tmp_path / "ran"
+    (evil / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (evil / "usercustomize.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    entry = next(line for line in (ROOT / "Dockerfile").read_text().splitlines() if line.startswith("ENTRYPOINT"))
+    argv = json.loads(entry.removeprefix("ENTRYPOINT "))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "ACTIONS_"))}
+    env.update({"PYTHONPATH": str(evil), "PYTHONSTARTUP": str(evil / "sitecustomize.py"), "INPUT_STATUS": "failed"})
+    done = subprocess.run(
+        [sys.executable, *argv[1:]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert not marker.exists(), "the image's python imported the pull request's sitecustomize.py"
