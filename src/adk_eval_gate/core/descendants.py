@@ -72,7 +72,10 @@ def _read(pid: int) -> Process | None:
     fields = rest.split()
     if len(fields) < 20:
         return None
-    return Process(pid, int(fields[1]), name[:32], int(fields[19]), fields[0] in ("Z", "X"))
+    # The name is the process's own choice (prctl(PR_SET_NAME)) and goes to the log: printable ASCII only, so a
+    # newline cannot start a workflow command of its own.
+    shown = "".join(c if c.isascii() and c.isprintable() else "?" for c in name[:32])
+    return Process(pid, int(fields[1]), shown, int(fields[19]), fields[0] in ("Z", "X"))
 
 
 def processes() -> dict[int, Process]:

@@ -128,3 +128,23 @@ def test_a_file_that_cannot_be_put_back_still_fails_the_run_in_one_line(files):
     assert "\n" not in message and "this run fails" in message
     # as root the folder's mode stops nothing: the file is put back; otherwise the line says it could not be
     assert "could not be put back" in message or Path(files["GITHUB_ENV"]).read_text() == "A=1\n"
+
+
+def test_a_left_process_is_named_in_one_printable_line(capsys):
+    """Its name is its own to choose: a newline and `::` in it must not become a workflow command of the log."""
+    fence = Fence.open({})
+    script = (
+        "import ctypes, os, time\n"
+        "if os.fork() == 0:\n"
+        "    ctypes.CDLL(None).prctl(15, b'\\n::warning::x\\x1b', 0, 0, 0)\n"
+        "    time.sleep(600)\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+    for _ in range(400):  # until it has renamed itself
+        if any(p.name.endswith("::warning::x?") for p in descendants.descendants().values()):
+            break
+        time.sleep(0.025)
+    fence.close()
+    err = capsys.readouterr().err
+    (line,) = [line for line in err.splitlines() if "left running" in line]
+    assert line.startswith("ended ?::warning::x? (pid ") and "\x1b" not in err and err.count("\n") == 1
