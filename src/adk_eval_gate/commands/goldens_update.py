@@ -118,7 +118,8 @@ def unified_diff(old: str, new: str, shown: str) -> str:
     """`git apply`-able; difflib's own `unified_diff` treats lines as common as `}` as junk (autojunk) and so
     shows whole blocks as changed when one value in them changed."""
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    out = [f"--- a/{shown}\n", f"+++ b/{shown}\n"]
+    old_name, new_name = (shown, shown) if shown.startswith("/") else (f"a/{shown}", f"b/{shown}")
+    out = [f"--- {old_name}\n", f"+++ {new_name}\n"]
     for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(3):
         first, last = group[0], group[-1]
         out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
