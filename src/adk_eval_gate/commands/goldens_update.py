@@ -186,7 +186,7 @@ def _chosen(
             if found.goldens is None:
                 listed.append((name, found.problem or "runs disagree"))
                 continue
-            item = work.setdefault((base / eval_set.file).resolve(), _FileWork(eval_set))
+            item = work.setdefault(_inside(base, eval_set.file), _FileWork(eval_set))
             earlier = item.updates.get(case.eval_id)
             if earlier is not None and [g.trajectory for g in earlier] != [g.trajectory for g in found.goldens]:
                 listed.append((name, "two agents ran it differently: update one agent's eval sets at a time"))
@@ -195,6 +195,17 @@ def _chosen(
             item.updates[case.eval_id] = found.goldens
             item.notes[case.eval_id] = f"{found.took} of {found.runs} runs agreed"
     return work
+
+
+def _inside(base: Path, file: str) -> Path:
+    """The eval file a results file names, never outside the config's folder: a results file may come from another
+    job or a fork, and what it names is what gets written."""
+    path = (base / file).resolve()
+    if not path.is_relative_to(base.resolve()):
+        raise InputError(
+            None, "eval_sets[].file", f"{file!r} is outside {base}", "update goldens from the config's own folder"
+        )
+    return path
 
 
 def _stale(text: str, path: Path, eval_set: EvalSetResult, ids: Iterable[str]) -> dict[str, str]:

@@ -183,6 +183,17 @@ def _replace(text: str, node: Node, new: Any, style: Style) -> _Edit:
     return _Edit(node.start, node.end, render(new, style, _line_indent(text, node.start), inline, old_text))
 
 
+def _gap(text: str, node: Node, before: int, last: int, count: int, inline: bool, style: Style) -> str:
+    """What goes between a new item's comma and the item: the same as before the last item; with one item on
+    one line (`[x]`), the space the file puts after its commas elsewhere."""
+    gap = text[before:last].lstrip(",")
+    if count > 1 or not inline:
+        return gap
+    local = text[node.start : node.end]
+    spaced = ", " in local if "," in local else (style.indent is not None or style.item_sep == ", ")
+    return " " if spaced else ""
+
+
 def _object_edits(text: str, node: Node, old: dict[str, Any], new: dict[str, Any], style: Style) -> list[_Edit]:
     by_key = {m.key: m for m in node.members}
     gone = [k for k in old if k not in new]
@@ -205,10 +216,10 @@ def _object_edits(text: str, node: Node, old: dict[str, Any], new: dict[str, Any
     if added:
         last = members[-1]
         before = members[-2].value.end if len(members) > 1 else node.start + 1
-        gap = text[before : last.key_start].lstrip(",")
+        inline = "\n" not in text[node.start : node.end]
+        gap = _gap(text, node, before, last.key_start, len(members), inline, style)
         key_sep = text[last.key_end : last.value.start]
         indent = _line_indent(text, last.key_start)
-        inline = "\n" not in text[node.start : node.end]
         added_text = "".join(
             f",{gap}{json.dumps(k, ensure_ascii=style.ensure_ascii)}{key_sep}{render(new[k], style, indent, inline)}"
             for k in added
@@ -236,15 +247,17 @@ def _appended(text: str, node: Node, old: list[Any], new: list[Any], style: Styl
     edits = [e for item, a, b in zip(node.items, old, kept, strict=True) for e in _edits(text, item, a, b, style)]
     last = node.items[-1]
     before = node.items[-2].end if len(node.items) > 1 else node.start + 1
-    gap = text[before : last.start].lstrip(",")
-    indent = _line_indent(text, last.start)
     inline = "\n" not in text[node.start : node.end]
+    gap = _gap(text, node, before, last.start, len(node.items), inline, style)
+    indent = _line_indent(text, last.start)
     added = "".join(f",{gap}{render(item, style, indent, inline)}" for item in new[len(old) :])
     return [*edits, _Edit(last.end, last.end, added)]
 
 
 def patch(text: str, old: Any, new: Any) -> str:
     """`text` (the JSON of `old`) rewritten to hold `new`, changing only the text of values that differ."""
+    if not _same(json.loads(text), old):
+        raise SpanError("the text does not hold the old document")
     root = parse_spans(text)
     edits = sorted(_edits(text, root, old, new, detect_style(text)), key=lambda e: (e.start, e.end))
     pieces: list[str] = []
