@@ -182,3 +182,22 @@ def test_runs_that_disagree_are_listed_not_rewritten(example, tmp_path, capsys):
     assert code == 1
     assert "left as it is: dice:roll_6: runs disagree: 1 of 2 took one trajectory" in err
     assert (example / "evals" / "dice.evalset.json").read_bytes() == dice
+
+
+def test_an_eval_file_named_through_a_link_or_outside_the_config_folder_is_refused(example, tmp_path, capsys):
+    config = example / "eval-gate.yml"
+    results = _run(config, tmp_path / "results.json")
+    (example / "elsewhere").mkdir()
+    (example / "evals" / "dice.evalset.json").rename(example / "elsewhere" / "real.json")
+    (example / "evals" / "dice.evalset.json").symlink_to(example / "elsewhere" / "real.json")
+    before = (example / "elsewhere" / "real.json").read_bytes()
+    args = ["goldens", "update", "--config", str(config), "--results", str(tmp_path / "results.json"), "--all"]
+    capsys.readouterr()
+    assert main([*args, "--write"]) == 2
+    assert "is a symbolic link" in capsys.readouterr().err
+    assert (example / "elsewhere" / "real.json").read_bytes() == before
+    outside = results.model_copy(deep=True)
+    outside.eval_sets[0].file = "../../outside.evalset.json"
+    (tmp_path / "outside.json").write_text(outside.model_dump_json())
+    assert main([*args[:-3], "--results", str(tmp_path / "outside.json"), "--all"]) == 2
+    assert "is outside" in capsys.readouterr().err

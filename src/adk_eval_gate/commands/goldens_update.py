@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import json
+import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -205,6 +206,8 @@ def _inside(base: Path, file: str) -> Path:
         raise InputError(
             None, "eval_sets[].file", f"{file!r} is outside {base}", "update goldens from the config's own folder"
         )
+    if Path(os.path.normpath(base.resolve() / file)) != path:  # a link would have the update land where it points
+        raise InputError(None, "eval_sets[].file", f"{file!r} is a symbolic link", "name the eval file itself")
     return path
 
 
