@@ -128,7 +128,7 @@ def test_an_intended_change_is_taken_into_every_format_and_scores_one(example, t
     results = str(tmp_path / "before.json")
     assert main(["goldens", "update", "--config", str(config), "--results", results, "--all"]) == 0
     dry = capsys.readouterr()
-    assert "+++ b/" in dry.out and "dry run: nothing written" in dry.err
+    assert "\n+++ " in dry.out and "\n@@ -" in dry.out and "dry run: nothing written" in dry.err
     assert {p.name: _case_spans(p) for p in evals.glob("*.json") if p.name != "eval_config.json"} == before
 
     assert main(["goldens", "update", "--config", str(config), "--results", results, "--all", "--write"]) == 0

@@ -25,20 +25,26 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--results", metavar="FILE", default=f"{OUTPUT_DIR}/results.json", help="update: the runs to take turns from"
     )
+    parser.add_argument("--eval-set", action="append", metavar="ID", help="update: an eval set (repeatable)")
     parser.add_argument(
-        "--eval-set", action="append", default=[], metavar="ID", help="update: an eval set (repeatable)"
+        "--case",
+        "--cases",
+        action="append",
+        metavar="[SET:]CASE",
+        help="update: a case, globs allowed (repeatable)",
     )
     parser.add_argument(
-        "--case", action="append", default=[], metavar="[SET:]CASE", help="update: a case, globs allowed (repeatable)"
-    )
-    parser.add_argument(
-        "--criterion", action="append", default=[], metavar="NAME", help="update: cases this criterion did not pass"
+        "--criterion", action="append", metavar="NAME", help="update: cases this criterion did not pass"
     )
     parser.add_argument("--regressed", metavar="COMPARISON", help="update: every case this comparison.json regressed")
     parser.add_argument("--all", action="store_true", help="update: every case of the results file")
     parser.add_argument("--unanimous", action="store_true", help="update: every run must agree, not a majority")
-    parser.add_argument("--write", action="store_true", help="apply the change (without it: print the diff only)")
-    parser.add_argument("--from", dest="source", metavar="FILE", help="import: a session JSON, trace or results file")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="apply the change (without it: print the diff only)")
+    mode.add_argument("--dry-run", action="store_true", help="print the diff and change nothing (the default)")
+    parser.add_argument(
+        "--from", "--source", dest="source", metavar="FILE", help="import: a session JSON, trace or results file"
+    )
     parser.add_argument("--into", metavar="EVALSET", help="import: the eval set file to add the case to")
     parser.add_argument("--id", dest="new_id", metavar="EVAL_ID", help="import: the new case's id (default: derived)")
     parser.add_argument("--source-case", metavar="[SET:]CASE", help="import from a results file: which case")
@@ -63,9 +69,9 @@ def _update(args: argparse.Namespace) -> int:
     from adk_eval_gate.results.build import read_results
 
     selection = Selection(
-        eval_sets=tuple(args.eval_set),
-        cases=tuple(args.case),
-        criteria=tuple(args.criterion),
+        eval_sets=tuple(args.eval_set or ()),
+        cases=tuple(args.case or ()),
+        criteria=tuple(args.criterion or ()),
         regressed=regressed_cases(existing_input(args.regressed, "--regressed")) if args.regressed else None,
     )
     if selection.empty() and not args.all:
