@@ -115,8 +115,28 @@ def _intermediate(old: Json, golden: Golden) -> Json:
         data[key] = _entries(data[key], golden.responses, "name", "response")
     key = _key(data, "intermediate_responses")
     if key in data or golden.said:
-        data[key] = [[author, [{"text": text}]] for author, text in golden.said]
+        data[key] = _said(data.get(key), golden.said)
     return data
+
+
+def _said(old: Json, said: Sequence[tuple[str, str]]) -> list[Json]:
+    """`[author, parts]` pairs; an old pair that says the same (its text parts joined) is kept as written."""
+    old_list = old if isinstance(old, list) else []
+    entries: list[Json] = []
+    for index, (author, text) in enumerate(said):
+        previous = old_list[index] if index < len(old_list) else None
+        if (
+            isinstance(previous, list)
+            and len(previous) == 2
+            and previous[0] == author
+            and isinstance(previous[1], list)
+        ):
+            texts = [p.get("text") for p in previous[1] if isinstance(p, dict) and p.get("text")]
+            if "\n".join(texts) == text:
+                entries.append(previous)
+                continue
+        entries.append([author, [{"text": text}]])
+    return entries
 
 
 def _adk_turn(old: Json, golden: Golden) -> Json:
