@@ -131,7 +131,7 @@ def _said(old: Json, said: Sequence[tuple[str, str]]) -> list[Json]:
             and previous[0] == author
             and isinstance(previous[1], list)
         ):
-            texts = [p.get("text") for p in previous[1] if isinstance(p, dict) and p.get("text")]
+            texts = [str(p["text"]) for p in previous[1] if isinstance(p, dict) and p.get("text")]
             if "\n".join(texts) == text:
                 entries.append(previous)
                 continue
