@@ -38,7 +38,7 @@ class Conversation:
 def _session_of(data: Any) -> dict[str, Any] | None:
     if isinstance(data, dict) and isinstance(data.get("session"), dict):
         data = data["session"]
-    if isinstance(data, dict) and isinstance(data.get("events"), list) and "id" in data:
+    if isinstance(data, dict) and isinstance(data.get("events"), list) and not {"eval_cases", "eval_sets"} & set(data):
         return data
     return None
 
@@ -78,6 +78,9 @@ def _own_turns(events: list[Any]) -> list[Invocation]:
 def from_session(session: dict[str, Any], path: Path) -> Conversation:
     from adk_eval_gate.evalsets.session_import import unreplayable
 
+    for snake, camel, default in (("id", "id", path.stem), ("app_name", "appName", ""), ("user_id", "userId", "user")):
+        if snake not in session and camel not in session:  # an export of the events alone
+            session = {**session, camel: default}
     if why := unreplayable(session["events"]):
         raise InputError(path, "events", f"cannot be replayed: {why}", FIX_SESSION)
     try:
@@ -89,10 +92,11 @@ def from_session(session: dict[str, Any], path: Path) -> Conversation:
     app = str(session.get("appName", session.get("app_name", "")))
     user = str(session.get("userId", session.get("user_id", "user")))
     updated = session.get("lastUpdateTime", session.get("last_update_time", 0.0))
+    session_id = str(session.get("id") or path.stem)
     return Conversation(
         tuple(turns),
-        f"session_{session['id']}",
-        f"adk session {app}/{user}/{session['id']} ({path.name})",
+        f"session_{session_id}",
+        f"adk session {app}/{user}/{session_id} ({path.name})",
         {"app_name": app, "user_id": user, "state": {}},
         float(updated) if isinstance(updated, (int, float)) else 0.0,
     )
