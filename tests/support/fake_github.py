@@ -47,6 +47,7 @@ ROUTES = [(re.compile("^" + re.sub(r"\{[^/]+\}", "([^/]+)", p) + "$"), p) for p 
 ROUTES = [
     (re.compile(r"^/repos/([^/]+)/([^/]+)/contents/(.+)$"), "/repos/{owner}/{repo}/contents/{path}"),
     (re.compile(r"^/repos/([^/]+)/([^/]+)/git/ref/(.+)$"), "/repos/{owner}/{repo}/git/ref/{ref}"),
+    (re.compile(r"^/repos/([^/]+)/([^/]+)/git/refs/(.+)$"), "/repos/{owner}/{repo}/git/refs/{ref}"),
     *ROUTES,
 ]
 
@@ -196,6 +197,7 @@ class State:
     statuses: list[dict[str, Any]] = field(default_factory=list)
     timeline: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # issue number → events, oldest first
     comment_history: dict[int, list[str]] = field(default_factory=dict)  # comment id → every body it had, in order
+    git_objects: dict[str, dict[str, Any]] = field(default_factory=dict)  # Git Data API: sha → blob, tree or commit
 
     def identity(self, token: str) -> Identity:
         return self.identities.get(token, WORKFLOW_TOKEN)
@@ -347,6 +349,111 @@ class FakeGitHub:
             return comment
 
         self.make_comment = make_comment
+
+        def git_commit(sha: str, base: str) -> dict[str, Any] | None:
+            """A commit object: one made through the API, or any head GitHub knows (a branch's, a pull request's),
+            whose tree is named after it."""
+            made = state.git_objects.get(sha)
+            known = sha in state.branches.values() or any(p["head"]["sha"] == sha for p in state.pulls.values())
+            if made is None and not known:
+                return None
+            made = made or {"type": "commit", "tree": hashlib.sha1(b"tree " + sha.encode()).hexdigest(), "parents": []}
+            url = f"{base}/repos/o/r/git/commits/{sha}"
+            person = {"name": "Committer", "email": "c@example.com", "date": "2026-11-22T10:00:00Z"}
+            return {
+                "sha": sha,
+                "node_id": f"C_{sha[:8]}",
+                "url": url,
+                "html_url": f"https://github.com/o/r/commit/{sha}",
+                "author": person,
+                "committer": person,
+                "message": made.get("message", "a commit"),
+                "tree": {"sha": made["tree"], "url": f"{base}/repos/o/r/git/trees/{made['tree']}"},
+                "parents": [
+                    {
+                        "sha": p,
+                        "url": f"{base}/repos/o/r/git/commits/{p}",
+                        "html_url": f"https://github.com/o/r/commit/{p}",
+                    }
+                    for p in made["parents"]
+                ],
+                "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None},
+            }
+
+        def descends(sha: str, ancestor: str) -> bool:
+            seen, todo = set(), [sha]
+            while todo:
+                current = todo.pop()
+                if current == ancestor:
+                    return True
+                if current not in seen:
+                    seen.add(current)
+                    todo += state.git_objects.get(current, {}).get("parents", [])
+            return False
+
+        def git_data(method, template, groups, body, base):
+            """Blobs, trees and commits are content-addressed; a ref moves only as a fast-forward unless forced, as
+            GitHub's `PATCH /git/refs/{ref}` does (422 "Update is not a fast forward")."""
+            if template == "/repos/{owner}/{repo}/git/blobs":
+                data = (
+                    base64.b64decode(body["content"]) if body.get("encoding") == "base64" else body["content"].encode()
+                )
+                sha = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+                state.git_objects[sha] = {"type": "blob", "data": data}
+                return 201, {"sha": sha, "url": f"{base}/repos/o/r/git/blobs/{sha}"}, None
+            if template == "/repos/{owner}/{repo}/git/trees":
+                for entry in body["tree"]:
+                    if entry.get("sha") and state.git_objects.get(entry["sha"], {}).get("type") != "blob":
+                        return 422, {"message": "Invalid tree info", "documentation_url": "x"}, None
+                entries = sorted((e["path"], e["mode"], e["type"], e["sha"]) for e in body["tree"])
+                sha = hashlib.sha1(json.dumps([body.get("base_tree"), entries]).encode()).hexdigest()
+                state.git_objects[sha] = {"type": "tree", "base": body.get("base_tree"), "entries": entries}
+                tree = [{"path": p, "mode": m, "type": t, "sha": s, "url": f"{base}/b/{s}"} for p, m, t, s in entries]
+                return (
+                    201,
+                    {"sha": sha, "url": f"{base}/repos/o/r/git/trees/{sha}", "tree": tree, "truncated": False},
+                    None,
+                )
+            if template == "/repos/{owner}/{repo}/git/commits" and method == "POST":
+                if state.git_objects.get(body["tree"], {}).get("type") != "tree":
+                    return 422, {"message": "Tree SHA does not exist", "documentation_url": "x"}, None
+                parents = body.get("parents", [])
+                if any(git_commit(p, base) is None for p in parents):
+                    return 422, {"message": "Parent SHA does not exist or is not a commit object"}, None
+                sha = hashlib.sha1(json.dumps([body["tree"], parents, body["message"]]).encode()).hexdigest()
+                state.git_objects[sha] = {"type": "commit", "tree": body["tree"], "parents": parents, **body}
+                return 201, git_commit(sha, base), None
+            if template == "/repos/{owner}/{repo}/git/commits/{commit_sha}":
+                found = git_commit(groups[2], base)
+                return (200, found, None) if found else (404, {"message": "Not Found"}, None)
+            if template == "/repos/{owner}/{repo}/git/refs/{ref}":
+                name = unquote(groups[2]).removeprefix("heads/")
+                heads = [p["head"]["sha"] for p in state.pulls.values() if p["head"]["ref"] == name]
+                current = heads[0] if heads else state.branches.get(name)  # a pull request's branch is its head
+                if current is None:
+                    return 422, {"message": "Reference does not exist"}, None
+                if body["sha"] not in state.git_objects:
+                    return 422, {"message": "Object does not exist"}, None
+                if not body.get("force") and not descends(body["sha"], current):
+                    return 422, {"message": "Update is not a fast forward"}, None
+                state.branches[name] = body["sha"]
+                for pull in state.pulls.values():  # the pull request's head follows its branch
+                    if pull["head"]["ref"] == name:
+                        pull["head"]["sha"] = body["sha"]
+                url = f"{base}/repos/o/r/git/refs/heads/{name}"
+                return (
+                    200,
+                    {
+                        "ref": f"refs/heads/{name}",
+                        "node_id": "REF",
+                        "url": url,
+                        "object": {"type": "commit", "sha": body["sha"], "url": f"{base}/c"},
+                    },
+                    None,
+                )
+            return None
+
+        self.git_commit = git_commit
 
         def route(method, template, groups, query, body, base, token):
             identity = state.identity(token)
@@ -548,6 +655,10 @@ class FakeGitHub:
                     },
                     None,
                 )
+            if template.startswith("/repos/{owner}/{repo}/git/") and template != "/repos/{owner}/{repo}/git/ref/{ref}":
+                handled = git_data(method, template, groups, body, base)
+                if handled is not None:
+                    return handled
             if template == "/repos/{owner}/{repo}/git/refs":
                 name = body["ref"].removeprefix("refs/heads/")
                 if name in state.branches:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from adk_eval_gate.config.loader import Workflow
     from adk_eval_gate.core.command_files import Fence
     from adk_eval_gate.github.context import ActionsContext
+    from adk_eval_gate.publish.conversation import CommentRun
     from adk_eval_gate.publish.settings import PublishOptions
     from adk_eval_gate.publish.status import PullRequestRun
     from adk_eval_gate.results.models import ResultsFile
@@ -162,7 +163,15 @@ def _run(
     # No agent code runs in this process from here: the baseline, history and comparison `finish` loads and builds
     # live until the end, as the run's results do: read with the collector off, then frozen with them (read_again).
     reading_again()
-    return finish(options, plan, results, context, outcome, conversation)
+    code = finish(options, plan, results, context, outcome, conversation)
+    if started.goldens is None:
+        return code
+    from pathlib import Path
+
+    from adk_eval_gate.commands.goldens_push import push_goldens  # `/eval update-goldens`: docs/goldens.md
+
+    root = repository_root(workflow.base_dir, context.workspace)
+    return push_goldens(started.goldens, results, context, plan.workflow.base_dir, root, Path(options.output_dir))
 
 
 @dataclass(frozen=True)
@@ -176,6 +185,7 @@ class _Start:
     conversation: PullRequestRun | None = None
     more_runs: int | None = None
     exit_code: int | None = None
+    goldens: CommentRun | None = None  # `/eval update-goldens`: push the update after the report
 
 
 def _start(options: PublishOptions, context: ActionsContext, workflow: Workflow) -> _Start:
@@ -216,7 +226,8 @@ def _start(options: PublishOptions, context: ActionsContext, workflow: Workflow)
             commit_status=True,
             partial=command.command.partial,
         )
-    return _Start(options, context, conversation, more_runs)
+    goldens = command if command is not None and command.command.action == "update-goldens" else None
+    return _Start(options, context, conversation, more_runs, goldens=goldens)
 
 
 def evaluated_at(results: ResultsFile, sha: str) -> ResultsFile:

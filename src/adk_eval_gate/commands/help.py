@@ -11,7 +11,7 @@ OUTPUT_DIR = "adk-eval-gate-out"  # `ci`, `run`, `compare` and `view` all defaul
 
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Start here", ("init", "validate", "ci")),
-    ("Everyday", ("run", "compare", "view", "history", "baseline")),
+    ("Everyday", ("run", "compare", "view", "history", "baseline", "goldens")),
     ("CI plumbing (the Action and workflows call these)", ("status", "merge", "publish", "schema")),
 )
 
@@ -24,6 +24,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "view": ("adk-eval-gate view", "adk-eval-gate view path/to/downloaded-artifact --no-open"),
     "history": ("adk-eval-gate history show", "adk-eval-gate history show --json"),
     "baseline": ("adk-eval-gate baseline show", f"adk-eval-gate baseline update --results {OUTPUT_DIR}/results.json"),
+    "goldens": (
+        "adk-eval-gate goldens update --case dice:roll_6",
+        f"adk-eval-gate goldens update --regressed {OUTPUT_DIR}/comparison.json --write",
+    ),
     "status": ("adk-eval-gate status --state cancelled",),
     "merge": ("adk-eval-gate merge shard-1/results.json shard-2/results.json",),
     "publish": ("adk-eval-gate publish --dir artifact --config base/eval-gate.yml",),

@@ -13,6 +13,7 @@ from adk_eval_gate.commands import (
     baseline,
     ci,
     compare,
+    goldens,
     history,
     init,
     merge,
@@ -29,7 +30,7 @@ from adk_eval_gate.core.errors import EXIT_BAD_INPUT
 from adk_eval_gate.core.version import __version__
 
 # Registration order; `--help` lists them by group (help.py).
-SUBCOMMANDS = (validate, run, ci, status, merge, publish, compare, baseline, history, init, schema, view)
+SUBCOMMANDS = (validate, run, ci, status, merge, publish, compare, baseline, history, init, schema, view, goldens)
 
 
 class Parser(argparse.ArgumentParser):

@@ -3,6 +3,7 @@ one `CommandError` whose message says what was wrong. A parser that guessed woul
 
     /eval [SHA] [runs=N] [cases=SET:CASE,…]…   evaluate the pull request's head (SHA: the commit you reviewed)
     /eval accept [SHA] REASON                    accept the current regressions for that commit only
+    /eval update-goldens SHA [cases=SET:CASE,…]  update that commit's goldens from its runs, pushed as one commit
     /eval help                                   the usage, as a reply
 
 Only the comment's first line is read (the rest is for people). SHA is read as any word of 7 to 64 hex digits, so
@@ -18,7 +19,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 USAGE = (
-    "`/eval [full-sha] [runs=N] [cases=SET:CASE,…]`, `/eval accept [full-sha] reason` or `/eval help` "
+    "`/eval [full-sha] [runs=N] [cases=SET:CASE,…]`, `/eval accept [full-sha] reason`, "
+    "`/eval update-goldens full-sha [cases=SET:CASE,…]` or `/eval help` "
     "(full-sha: all 40 hex digits of the commit you reviewed)"
 )
 MAX_RUNS = 100  # the config's own ceiling for num_runs
@@ -42,7 +44,7 @@ class CommandError(ValueError):
 
 @dataclass(frozen=True)
 class EvalCommand:
-    action: Literal["eval", "accept", "help"]
+    action: Literal["eval", "accept", "help", "update-goldens"]
     sha: str | None = None  # the commit the commenter names, lower case; None: the head as GitHub records it
     runs: int | None = None  # more runs for the cases still undecided against the baseline
     cases: tuple[str, ...] = ()  # `--cases` selectors: a partial run, never a verdict on the commit
@@ -72,7 +74,19 @@ def parse_command(body: str) -> EvalCommand:
         return EvalCommand("help")
     if words[:1] == ["accept"]:
         return _accept(words[1:])
+    if words[:1] == ["update-goldens"]:
+        return _update_goldens(words[1:])
     return _evaluate(words)
+
+
+def _update_goldens(words: list[str]) -> EvalCommand:
+    """A push to the pull request's branch: the commit must be named, never proven from the timeline."""
+    if not words or not _SHA.fullmatch(words[0]):
+        raise CommandError("`/eval update-goldens` needs the full sha of the commit you reviewed, first")
+    command = _evaluate(words)
+    if command.runs is not None:
+        raise CommandError("`/eval update-goldens` takes no runs=: it updates from the runs the config asks for")
+    return EvalCommand("update-goldens", sha=command.sha, cases=command.cases)
 
 
 def _accept(words: list[str]) -> EvalCommand:

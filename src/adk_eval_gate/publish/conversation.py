@@ -39,6 +39,8 @@ class CommentRun:
     command: EvalCommand
     acceptance: Acceptance | None
     note: str
+    asked_by: str = ""  # the commenter's login
+    comment_url: str = ""
 
 
 @dataclass
@@ -106,7 +108,8 @@ def _allowed(context: ActionsContext, asked: _Asked, checkout: Path, login: str)
         asked.answer("`/eval`: this pull request is not open; nothing was run.")
         return 0
     head = str((pull.get("head") or {}).get("sha") or "")
-    if why := _why_not_head(asked, command, head) or _why_not_checkout(checkout, head):
+    pushable = _why_not_pushable(pull, asked.repository) if command.action == "update-goldens" else None
+    if why := pushable or _why_not_head(asked, command, head) or _why_not_checkout(checkout, head):
         asked.answer(f"`/eval`: nothing was run: {why}.")
         log.error(f"/eval by {login} was refused: {why}")
         return 1
@@ -125,7 +128,21 @@ def _allowed(context: ActionsContext, asked: _Asked, checkout: Path, login: str)
     note = f"Run by @{login} with “{first_line}” for commit {head[:12]}."
     if command.partial:
         note += " A partial run (cases=): not a verdict on the commit, so no status was set."
-    return CommentRun(derived, command, acceptance, note)
+    return CommentRun(derived, command, acceptance, note, login, str(asked.comment.get("html_url") or ""))
+
+
+def _why_not_pushable(pull: dict[str, Any], repository: str) -> str | None:
+    """`update-goldens` pushes to the pull request's branch: a fork's only with its author's consent."""
+    repo = (pull.get("head") or {}).get("repo") or {}
+    name = repo.get("full_name") if isinstance(repo, dict) else None
+    if not name:
+        return "the pull request's branch no longer exists (its fork was deleted), so there is nowhere to push"
+    if name != repository and pull.get("maintainer_can_modify") is not True:
+        return (
+            f"the branch is in the fork {inline(str(name), 100)}, whose author has not allowed edits by maintainers; "
+            "they can tick “Allow edits by maintainers”, or run `adk-eval-gate goldens update` themselves"
+        )
+    return None
 
 
 def _why_not_head(asked: _Asked, command: EvalCommand, head: str) -> str | None:
