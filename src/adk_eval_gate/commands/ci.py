@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from adk_eval_gate.commands.options import config_option, publishing_options
+from adk_eval_gate.commands.options import add_offline_option, config_option, publishing_options
 
 if TYPE_CHECKING:
     from adk_eval_gate.config.loader import Workflow
@@ -51,14 +51,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="run the config's `setup:` commands here too (in GitHub Actions they always run; on a laptop they "
         "would install into your active environment, so by default they do not)",
     )
+    add_offline_option(parser)
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.commands.options import publish_options
+    from adk_eval_gate.config.offline import played_offline
 
     workflow = load_config(args.config)  # config errors before the heavy imports
+    if args.offline:
+        workflow = played_offline(workflow)
     return run_ci(publish_options(args), workflow=workflow, run_setup_here=args.setup)
 
 
@@ -69,12 +73,13 @@ def run_ci(
     run_setup_here: bool = False,
 ) -> int:
     from adk_eval_gate.commands.loading import load_config
+    from adk_eval_gate.commands.options import offline_workflow
     from adk_eval_gate.core.collector import bulk_data
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
     context = context or ActionsContext.from_env()
-    workflow = workflow or load_config(options.config)
+    workflow = offline_workflow(workflow or load_config(options.config), offline=False)  # the config's own too
     setup_allowed = run_setup_here or in_actions()
     hosts = AgentHostPool()  # this command's agent hosts, handed to the run (targets/host_pool.py)
     if not (workflow.settings.setup and setup_allowed):

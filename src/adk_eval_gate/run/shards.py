@@ -140,6 +140,8 @@ def why_not_a_baseline(results: ResultsFile, plan: Plan) -> str | None:
     missing from it would pass as `new` however badly it regressed."""
     if results.interrupted:
         return f"the run stopped early ({results.stop_reason or 'interrupted'})"
+    if results.offline:  # config/offline.py: it says nothing of the model every later run is compared on
+        return f"it was made with --offline ({results.offline})"
     ran = {CaseKey(s.agent, s.eval_set_id, c.eval_id) for s in results.eval_sets for c in s.cases}
     suite = {
         CaseKey(a.name, s.eval_set_id, c.eval_id)

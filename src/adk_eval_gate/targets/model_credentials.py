@@ -16,7 +16,17 @@ from collections.abc import Iterator, Mapping
 from inspect import getattr_static
 from typing import Any
 
+from adk_eval_gate.core.errors import InputError
+
 _TRUE = {"1", "true", "yes"}
+
+
+class MissingCredentials(InputError):
+    """No credentials for the agent's Gemini model: `ci` stops on it; `validate` says what a run will need."""
+
+    def __init__(self, file: str, problem: str, fix: str, model: str) -> None:
+        super().__init__(file, "target.agent", problem, fix)
+        self.model = model
 
 
 def has_gemini_credentials(env: Mapping[str, str]) -> bool:
@@ -26,7 +36,7 @@ def has_gemini_credentials(env: Mapping[str, str]) -> bool:
     return vertex and bool(env.get("GOOGLE_CLOUD_PROJECT"))
 
 
-def _agents(root: Any) -> Iterator[Any]:
+def agent_tree(root: Any) -> Iterator[Any]:
     """The root agent, its sub-agents and the agents behind AgentTools, each once (a tree can share agents)."""
     seen: set[int] = set()
     stack = [root]
@@ -59,4 +69,4 @@ def missing_credentials(root: Any, env: Mapping[str, str]) -> str | None:
     """The first Gemini model name found when there are no credentials for it, else None."""
     if has_gemini_credentials(env):
         return None
-    return next((name for name in map(_gemini_model, _agents(root)) if name is not None), None)
+    return next((name for name in map(_gemini_model, agent_tree(root)) if name is not None), None)

@@ -1,0 +1,28 @@
+"""Results made `--offline` (the model played from the expected turns: config/offline.py) never meet real ones.
+
+Such results test the agent's tools, wiring and our scoring, not the model: compared with a real baseline they
+would report the model's own misses as regressions fixed, or a real run's as regressions. Two offline results
+compare (a wiring change checked offline, before and after); a mixed pair is refused in one line, and an offline
+results file is never a baseline (run/shards.py `why_not_a_baseline`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.results.models import ResultsFile
+
+
+def refuse_mixed(current: ResultsFile, current_path: Path | str, baseline: ResultsFile | None, source: str) -> None:
+    """One line, exit 2, when one side's model was played offline and the other's was not."""
+    if baseline is None or bool(current.offline) == bool(baseline.offline):
+        return
+    offline, real = (current_path, source) if current.offline else (source, current_path)
+    raise InputError(
+        offline,
+        "offline",
+        f"these results were made with --offline (the model played from the expected turns) and {real} was not: "
+        "they are not comparable",
+        "compare an offline run with an offline one, or a run of the agent's own model with a real baseline",
+    )
