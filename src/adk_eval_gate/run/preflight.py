@@ -17,6 +17,7 @@ from adk_eval_gate.llm.client import has_credentials
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
 from adk_eval_gate.targets import build_target
 from adk_eval_gate.targets.model_credentials import MissingCredentials
+from adk_eval_gate.targets.model_reach import UnreachableModel
 
 
 def check_targets(plan: Plan) -> list[str]:
@@ -29,6 +30,8 @@ def check_targets(plan: Plan) -> list[str]:
             target = build_target(agent.agent, plan.workflow.base_dir)
             try:
                 await target.start()
+            except UnreachableModel as unreachable:  # the network here, not the config: a run elsewhere may reach it
+                needs.append(f"note: {agent.name}: {unreachable.problem}; {unreachable.fix}")
             except MissingCredentials as missing:
                 needs.append(
                     f"note: {agent.name}: the run will need GOOGLE_API_KEY (or GOOGLE_GENAI_USE_VERTEXAI=TRUE with "

@@ -30,6 +30,7 @@ from adk_eval_gate.targets.events import events_to_invocation
 from adk_eval_gate.targets.expected_model import play_expected, playing
 from adk_eval_gate.targets.host_start import load_agent_dotenv
 from adk_eval_gate.targets.model_credentials import MissingCredentials, missing_credentials
+from adk_eval_gate.targets.model_reach import require_reachable
 from adk_eval_gate.targets.simulation import ScriptedUser, SimulationSettings, Users, UserSimulator
 
 if TYPE_CHECKING:  # google-adk is optional: imported when the target starts, not with this module
@@ -251,6 +252,8 @@ class AdkTarget:
                 f"{OFFLINE_COMMAND} (docs/try-it-offline.md)",
                 model=model,
             )
+        if not self._played:  # model_reach.py: seconds, not minutes of retries, when the endpoint is not there
+            require_reachable(self._reference, agent, os.environ)
 
     async def start(self) -> None:
         self.preload()

@@ -50,8 +50,8 @@ def agent_tree(root: Any) -> Iterator[Any]:
         stack.extend(getattr(tool, "agent", None) for tool in (getattr(agent, "tools", None) or []))
 
 
-def _gemini_model(agent: Any) -> str | None:
-    """The model name when the agent calls Gemini through google-adk's own client; None otherwise."""
+def gemini_model(agent: Any) -> Any:
+    """The agent's model when it calls Gemini through google-adk's own client; None otherwise."""
     from google.adk.models.google_llm import Gemini
 
     if not hasattr(agent, "canonical_model"):  # not an LlmAgent (a workflow agent, a custom BaseAgent)
@@ -62,7 +62,12 @@ def _gemini_model(agent: Any) -> str | None:
         return None
     # a subclass that builds its own client (another endpoint, its own key) is not ours to judge
     keeps_client = getattr_static(type(model), "api_client", None) is getattr_static(Gemini, "api_client", None)
-    return str(model.model) if isinstance(model, Gemini) and keeps_client else None
+    return model if isinstance(model, Gemini) and keeps_client else None
+
+
+def _gemini_model(agent: Any) -> str | None:
+    model = gemini_model(agent)
+    return str(model.model) if model is not None else None
 
 
 def missing_credentials(root: Any, env: Mapping[str, str]) -> str | None:
