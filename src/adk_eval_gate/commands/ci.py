@@ -112,6 +112,7 @@ def _run(
     from adk_eval_gate.core.persisted_credentials import refuse_persisted_credential
     from adk_eval_gate.publish.finish import finish
     from adk_eval_gate.publish.mode import mode_of
+    from adk_eval_gate.results.offline import offline_failures
     from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs, with_more_runs
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
@@ -159,7 +160,11 @@ def _run(
     # No agent code runs in this process from here: the baseline, history and comparison `finish` loads and builds
     # live until the end, as the run's results do: read with the collector off, then frozen with them (read_again).
     reading_again()
-    return finish(options, plan, results, context, outcome, conversation)
+    code = finish(options, plan, results, context, outcome, conversation)
+    if (failing := offline_failures(results)) is not None:  # results/offline.py: no baseline, its own verdict
+        print(f"adk-eval-gate: {failing}", flush=True)
+        return max(code, 1)
+    return code
 
 
 @dataclass(frozen=True)

@@ -26,3 +26,18 @@ def refuse_mixed(current: ResultsFile, current_path: Path | str, baseline: Resul
         "they are not comparable",
         "compare an offline run with an offline one, or a run of the agent's own model with a real baseline",
     )
+
+
+def offline_failures(results: ResultsFile) -> str | None:
+    """What fails an offline run: with the model played from the expected turns, a case that misses its thresholds
+    (or cannot run) shows a tool, its arguments or the wiring not doing what the eval set expects. An offline run
+    has no baseline, so this, not a comparison, is its verdict; judged criteria not evaluated (no key) do not count."""
+    if not results.offline:
+        return None
+    failed, errors = results.summary.failed, results.summary.error
+    if not failed and not errors:
+        return None
+    return (
+        f"offline: FAIL — {failed} case(s) failed, {errors} error(s) with the model played from the expected turns: "
+        "a tool, its arguments or the agent's wiring does not do what the eval set expects"
+    )

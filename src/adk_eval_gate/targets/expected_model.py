@@ -15,7 +15,7 @@ shared by concurrent cases, so nothing case-specific can live on them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Iterator, Sequence
+from collections.abc import AsyncGenerator, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -44,15 +44,20 @@ class CasePlay:
         self._turn += 1
         self._next_call = 0
 
-    def next_content(self) -> types.Content:
-        """The model's next answer: the turn's next expected tool call, else its final response."""
+    def next_content(self, tools: Collection[str]) -> types.Content:
+        """The model's next answer: the turn's next expected tool call among `tools` (the asking agent's), else
+        its final response. A call to a tool the agent does not have is never made: ADK would answer it with an
+        error the model reads, and the trajectory would still list it, so a renamed or unwired tool would pass;
+        left out, it is missing from the trajectory, which is what the agent could actually do."""
         if not 0 <= self._turn < len(self._turns):  # a model called outside any turn has nothing to play
             return types.Content(role="model", parts=[types.Part(text="")])
         turn = self._turns[self._turn]
         calls = tool_calls(turn.intermediate_data)
-        if self._next_call < len(calls):
+        while self._next_call < len(calls):
             call = calls[self._next_call]
             self._next_call += 1
+            if call.name not in tools:
+                continue
             played = types.FunctionCall(name=call.name, args=dict(call.args or {}))
             return types.Content(role="model", parts=[types.Part(function_call=played)])
         final = turn.final_response
@@ -120,7 +125,7 @@ def _expected_model_class() -> type[Any]:
             usage = types.GenerateContentResponseUsageMetadata(
                 prompt_token_count=0, candidates_token_count=0, total_token_count=0
             )
-            yield LlmResponse(content=play.next_content(), usage_metadata=usage)
+            yield LlmResponse(content=play.next_content(llm_request.tools_dict), usage_metadata=usage)
 
     return ExpectedModel
 
