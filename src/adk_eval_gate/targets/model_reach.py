@@ -14,6 +14,7 @@ models model_credentials.py checks); other model classes reach their endpoints t
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -45,17 +46,24 @@ def endpoint(model: Any, env: Mapping[str, str]) -> str:
 
 @cache  # once per process: workers forked from the agent host inherit its answer and ask no more
 def unreachable(url: str) -> str | None:
-    """Why the endpoint cannot be reached (unresolvable, refused, no answer to connect, a proxy refusing), or None."""
-    import httpx  # google-genai's own HTTP client, a dependency of it
+    """Why the endpoint cannot be reached (unresolvable, refused, no answer to connect, a proxy refusing), or None.
+    The standard library's client, with the environment's proxies: google-genai runs on httpx or httpx2, and
+    importing either ourselves breaks it (tests/integration/criteria/test_judge_failures.py)."""
+    import urllib.error
+    import urllib.request
 
     try:
-        with httpx.Client(timeout=httpx.Timeout(PROBE_SECONDS), trust_env=True) as client:
-            client.get(url)
-    except (httpx.ConnectError, httpx.ConnectTimeout, httpx.ProxyError, httpx.UnsupportedProtocol) as exc:
-        return one_line(exc) or type(exc).__name__
-    except httpx.HTTPError:  # connected, then slow or odd: reached all the same; the model call says the rest
+        with urllib.request.urlopen(url, timeout=PROBE_SECONDS):
+            return None
+    except urllib.error.HTTPError:  # any answer at all: the endpoint is there
         return None
-    return None
+    except urllib.error.URLError as exc:  # no connection: the reason is the socket's (DNS, refused, timed out)
+        if isinstance(exc.reason, ssl.SSLError):  # connected; certificates are the model call's own business
+            return None
+        reason = exc.reason
+        return one_line(reason) if isinstance(reason, BaseException) else str(reason)
+    except (OSError, ValueError) as exc:  # a read that timed out once connected: reached; a URL that is no URL
+        return None if isinstance(exc, OSError) else one_line(exc)
 
 
 def unreachable_model(root: Any, env: Mapping[str, str]) -> tuple[str, str, str] | None:

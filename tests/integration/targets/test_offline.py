@@ -207,7 +207,7 @@ def test_an_endpoint_that_is_not_there_fails_in_seconds(shop: Path, env: dict[st
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "gemini-2.5-flash cannot be reached at" in lines[0], lines
     assert "Traceback" not in done.stderr + done.stdout
-    assert took < 15, f"{took:.1f} s"  # was 4 min 43 s: google-genai's retries under ADK's retry options
+    assert took < 20, f"{took:.1f} s"  # was 4 min 43 s (retries under ADK's options); mostly start-up now
     checked = _cli(shop, "validate", GOOGLE_API_KEY="dummy-key", **{k: v.format(port=port) for k, v in env.items()})
     assert checked.returncode == 0 and "cannot be reached" in checked.stdout, checked.stderr
 
