@@ -111,4 +111,6 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     if not args.quiet:
         print(render_table(results))
     print(f"results written to {args.output}")
+    if results.offline:  # said last too: the table above scores the tools and wiring, not the model
+        print(results.offline)
     return exit_code_for(results)

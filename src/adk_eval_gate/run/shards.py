@@ -68,6 +68,7 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
     for name, part in parts[1:]:
         merged.interrupted = merged.interrupted or part.interrupted
         merged.stop_reason = merged.stop_reason or part.stop_reason
+        merged.offline = merged.offline or part.offline  # one shard played offline marks the whole (never a baseline)
         merged.judge = _summed(merged.judge, part.judge)
         merged.agent_usage = _summed(merged.agent_usage, part.agent_usage)
         merged.timings.duration_seconds = max(merged.timings.duration_seconds, part.timings.duration_seconds)
