@@ -14,16 +14,23 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.results.models import ResultsFile
 
 
+def mixed(current: ResultsFile, baseline: ResultsFile, source: str) -> str | None:
+    """Why these two are not comparable (one side's model played offline, the other's not), or None."""
+    if bool(current.offline) == bool(baseline.offline):
+        return None
+    played = "these results were" if current.offline else f"the baseline ({source}) was"
+    other = "the baseline" if current.offline else "these results"
+    return f"{played} made with --offline (the model played from the expected turns) and {other} not: not comparable"
+
+
 def refuse_mixed(current: ResultsFile, current_path: Path | str, baseline: ResultsFile | None, source: str) -> None:
     """One line, exit 2, when one side's model was played offline and the other's was not."""
-    if baseline is None or bool(current.offline) == bool(baseline.offline):
+    if baseline is None or (problem := mixed(current, baseline, source)) is None:
         return
-    offline, real = (current_path, source) if current.offline else (source, current_path)
     raise InputError(
-        offline,
+        current_path,
         "offline",
-        f"these results were made with --offline (the model played from the expected turns) and {real} was not: "
-        "they are not comparable",
+        problem,
         "compare an offline run with an offline one, or a run of the agent's own model with a real baseline",
     )
 

@@ -226,3 +226,19 @@ def test_a_reachable_endpoint_is_not_refused(shop: Path) -> None:
     assert server.requests, done.stderr[-2000:]  # the agent's own model calls reached it
     results = json.loads((shop / "out" / "results.json").read_text())
     assert results["offline"] is None
+
+
+def test_a_real_run_never_compares_with_an_offline_baseline(shop: Path) -> None:
+    """A file store holding results made offline (copied there by hand): the real run fails closed, saying why."""
+    assert _cli(shop, "run", "--offline", "--output", "baseline/results.json").returncode == 0
+    server = FakeGemini(lambda prompt: "Your total is 42.")
+    try:
+        done = _cli(
+            shop, "ci", "--no-comment", "--output-dir", "out", GOOGLE_API_KEY="fake", GOOGLE_GEMINI_BASE_URL=server.url
+        )
+    finally:
+        server.close()
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "made with --offline" in done.stdout + done.stderr and "not comparable" in done.stdout + done.stderr
+    comparison = json.loads((shop / "out" / "comparison.json").read_text())
+    assert comparison["verdict"] == "fail" and comparison["baseline"] is None
