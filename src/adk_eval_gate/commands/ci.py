@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from adk_eval_gate.commands.options import config_option, publishing_options
+from adk_eval_gate.commands.options import add_offline_option, config_option, publishing_options
 
 if TYPE_CHECKING:
     from adk_eval_gate.config.loader import Workflow
@@ -53,14 +53,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="run the config's `setup:` commands here too (in GitHub Actions they always run; on a laptop they "
         "would install into your active environment, so by default they do not)",
     )
+    add_offline_option(parser)
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.commands.loading import load_config
     from adk_eval_gate.commands.options import publish_options
+    from adk_eval_gate.config.offline import played_offline
 
     workflow = load_config(args.config)  # config errors before the heavy imports
+    if args.offline:
+        workflow = played_offline(workflow)
     return run_ci(publish_options(args), workflow=workflow, run_setup_here=args.setup)
 
 
@@ -71,13 +75,14 @@ def run_ci(
     run_setup_here: bool = False,
 ) -> int:
     from adk_eval_gate.commands.loading import end_pull_request_code, load_config
+    from adk_eval_gate.commands.options import offline_workflow
     from adk_eval_gate.core.collector import bulk_data
     from adk_eval_gate.core.command_files import Fence
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
     context = context or ActionsContext.from_env()
-    workflow = workflow or load_config(options.config)
+    workflow = offline_workflow(workflow or load_config(options.config), offline=False)  # the config's own too
     setup_allowed = run_setup_here or in_actions()
     # The runner's command files as they are before any of the pull request's code runs (core/command_files.py).
     fence = Fence.open()
@@ -113,6 +118,7 @@ def _run(
     from adk_eval_gate.core.persisted_credentials import refuse_persisted_credential
     from adk_eval_gate.publish.finish import finish
     from adk_eval_gate.publish.mode import mode_of
+    from adk_eval_gate.results.offline import offline_failures
     from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs, with_more_runs
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
@@ -164,6 +170,9 @@ def _run(
     # live until the end, as the run's results do: read with the collector off, then frozen with them (read_again).
     reading_again()
     code = finish(options, plan, results, context, outcome, conversation)
+    if (failing := offline_failures(results)) is not None:  # results/offline.py: no baseline, its own verdict
+        print(f"adk-eval-gate: {failing}", flush=True)
+        code = max(code, 1)
     if started.goldens is None:
         return code
     from pathlib import Path

@@ -52,6 +52,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.report.console import render_comparison
     from adk_eval_gate.report.notes import build_comparison
     from adk_eval_gate.results.build import read_results
+    from adk_eval_gate.results.offline import refuse_mixed
     from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
 
     # A path the user typed: a typo must not turn into "no baseline", which passes.
@@ -70,6 +71,8 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
         current = named_like_the_plan(current, plan_of(workflow))  # agents-cli's results, named as the config does
     context = ActionsContext.from_env()
     outcome = load_baseline(workflow, context, baseline_path)
+    if outcome.baseline is not None:
+        refuse_mixed(current, results_path, outcome.baseline.results, outcome.baseline.identity.source)
     gate = workflow.settings.gate if workflow else GateSettings()
     max_age = max_age_days(workflow.settings.baseline) if workflow else None
     # a pull request's labels count only as GitHub's API confirms them now, never as a (re-run's) payload lists them

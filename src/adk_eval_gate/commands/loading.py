@@ -27,14 +27,16 @@ def plan_of(workflow: Workflow) -> Plan:
     return plan_for(workflow, checks=(check_report_templates,))
 
 
-def load_plan(config: str, *, hosts: AgentHostPool | None = None) -> Plan:
+def load_plan(config: str, *, hosts: AgentHostPool | None = None, offline: bool = False) -> Plan:
     """`hosts` (a run that may host in-process agents) start the agent host, which imports google-adk, while
-    this process validates the config and the eval sets."""
+    this process validates the config and the eval sets. `offline`: the models played (commands/options.py)."""
+    from adk_eval_gate.commands.options import offline_workflow
+
     if hosts is not None:
         from pathlib import Path
 
         hosts.start_early(Path(config))
-    workflow = load_config(config)
+    workflow = offline_workflow(load_config(config), offline)
     if hosts is not None:
         hosts.warm_up(workflow)
     return plan_of(workflow)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from adk_eval_gate.core.errors import InputError
 
 if TYPE_CHECKING:  # the stages load when a handler runs, so `--help` and a run's start stay instant
+    from adk_eval_gate.config.loader import Workflow
     from adk_eval_gate.publish.settings import PublishOptions
 
 COMMENT_CHOICES = {"--comment-mode": ("update", "recreate"), "--comment-when": ("always", "changed", "failing")}
@@ -24,6 +25,27 @@ def config_option(required: bool = True, text: str = "the workflow YAML file") -
     )
     parent.set_defaults(config_wanted="required" if required else "optional")
     return parent
+
+
+def add_offline_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="no key, no network: play each agent's model from the eval set's expected turns, so its tools, wiring "
+        "and our scoring run for real (not the model); such results never become or meet a baseline",
+    )
+
+
+def offline_workflow(workflow: Workflow, offline: bool) -> Workflow:
+    """The workflow `--offline` runs (config/offline.py), said on the console first; else the workflow as read."""
+    import sys
+
+    from adk_eval_gate.config.offline import OFFLINE_LABEL, is_offline, played_offline
+
+    workflow = played_offline(workflow, every_agent=offline)
+    if is_offline(workflow):
+        print(OFFLINE_LABEL, file=sys.stderr)
+    return workflow
 
 
 def publishing_options() -> argparse.ArgumentParser:

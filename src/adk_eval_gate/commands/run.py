@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from adk_eval_gate.commands.help import OUTPUT_DIR
-from adk_eval_gate.commands.options import config_option
+from adk_eval_gate.commands.options import add_offline_option, config_option
 from adk_eval_gate.core.keys import CaseKey
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="adaptive agents run every case num_runs.max times, as a push run building the baseline does",
     )
+    add_offline_option(parser)
     parser.set_defaults(handler=handle, agent_hosts=None)
 
 
@@ -91,7 +92,7 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
 
-    plan = load_plan(args.config, hosts=hosts)  # names the agents to the host started above
+    plan = load_plan(args.config, hosts=hosts, offline=args.offline)  # names the agents to the host started above
     if args.cases:
         plan = select_cases(plan, args.cases)
     baseline = Path(args.baseline) if args.baseline else None
@@ -115,4 +116,6 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     if not args.quiet:
         print(render_table(results))
     print(f"results written to {args.output}")
+    if results.offline:  # said last too: the table above scores the tools and wiring, not the model
+        print(results.offline)
     return exit_code_for(results)

@@ -321,28 +321,6 @@ def default_branch(root: Path) -> str:
 WORKFLOW = (Path(__file__).parent / "templates" / "init-workflow.yml").read_text(encoding="utf-8")
 
 
-def next_steps(branch: str) -> str:
-    """What init cannot do for the user: secrets, token permissions, the first baseline."""
-    return "\n".join(
-        [
-            "next steps:",
-            "  1. Add the repository secret GOOGLE_API_KEY (Settings > Secrets and variables > Actions) if the agent "
-            "or an",
-            "     LLM-judged criterion calls Gemini; for Vertex AI set GOOGLE_GENAI_USE_VERTEXAI, "
-            "GOOGLE_CLOUD_PROJECT and",
-            "     GOOGLE_CLOUD_LOCATION in the workflow's env instead.",
-            "  2. The workflow asks for contents: read, pull-requests: write and actions: read; if your organisation "
-            "limits",
-            "     GITHUB_TOKEN, allow these (Settings > Actions > General > Workflow permissions).",
-            "  3. Try it here: adk-eval-gate validate && adk-eval-gate ci   (the comment and the page go to "
-            "adk-eval-gate-out/;",
-            "     adk-eval-gate view opens the page; no key at hand: docs/try-it-offline.md)",
-            f"  4. Commit both files and push to {branch}: that run stores the first baseline; pull requests compare "
-            "with it.",
-        ]
-    )
-
-
 def init(root: Path, branch: str | None = None) -> InitResult:
     from adk_eval_gate.run.plan import build_plan
 

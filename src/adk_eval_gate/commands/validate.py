@@ -22,8 +22,10 @@ def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.run.preflight import check_targets, plan_lines, power_lines
 
     plan = load_plan(args.config)
-    check_targets(plan)
+    needs = check_targets(plan)
     for line in plan_lines(plan):
+        print(line)
+    for line in needs:
         print(line)
     for line in power_lines(plan):
         print(line)

@@ -34,6 +34,12 @@ class AdkTargetSettings(_Strict):
         description="write ADK eval history into the agent folder "
         "(.adk/eval_history), as `adk eval` does, so `adk web` lists these runs",
     )
+    model: Literal["agent", "expected"] = Field(
+        default="agent",
+        description="agent: the agent's own model; expected: played from the eval set's expected turns, offline "
+        "(`--offline` sets it): tests tools, wiring and scoring, not the model; never stored or compared as a "
+        "baseline (docs/try-it-offline.md)",
+    )
 
 
 class HttpTargetSettings(_Strict):

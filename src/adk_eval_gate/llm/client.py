@@ -20,6 +20,7 @@ import asyncio
 import os
 import random
 import re
+import socket
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -52,6 +53,17 @@ class LlmUnavailable(Exception):
         super().__init__(message)
         self.transient = transient
         self.cause = cause
+
+
+def cannot_connect(exc: BaseException) -> bool:
+    """No connection at all: a name that does not resolve, a refused connection, a proxy refusing. Retried for
+    minutes it stays so; a dropped or slow connection (worth retrying) is not this."""
+    if isinstance(exc, (ConnectionRefusedError, socket.gaierror)):
+        return True
+    return any(
+        cls.__module__.partition(".")[0] in _TRANSPORTS and ("Connect" in cls.__name__ or cls.__name__ == "ProxyError")
+        for cls in type(exc).__mro__
+    )
 
 
 def is_transport_failure(exc: BaseException) -> bool:
@@ -125,6 +137,7 @@ class LlmClient:
         self._tokens = 0
         self._client: genai.Client | None = None
         self.available = has_credentials()
+        self._unreachable: str | None = None  # set once the endpoint refused twice in a row: every call fails now
 
     def _genai(self) -> genai.Client:
         if self._client is None:
@@ -248,7 +261,10 @@ class LlmClient:
 
         delay = self.settings.backoff
         attempts = self.settings.retries + 1
+        refused = 0  # attempts in a row that could not connect at all
         for attempt in range(1, attempts + 1):
+            if self._unreachable is not None:  # seconds, not the minutes every call's retries would take
+                raise LlmUnavailable(self._unreachable)
             try:
                 return await asyncio.wait_for(call(), self.settings.timeout)
             except errors.APIError as exc:
@@ -265,6 +281,10 @@ class LlmClient:
             except Exception as exc:
                 if not is_transport_failure(exc):
                     raise
+                refused = refused + 1 if cannot_connect(exc) else 0
+                if refused >= 2:  # twice, a second apart: not a blip, and the same for every call of the run
+                    self._unreachable = f"judge endpoint cannot be reached: {type(exc).__name__}"
+                    raise LlmUnavailable(self._unreachable) from None
                 if attempt == attempts:
                     raise LlmUnavailable(
                         f"judge unavailable after {attempt} attempt{'s' if attempt > 1 else ''}: {type(exc).__name__}",

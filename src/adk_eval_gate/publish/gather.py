@@ -19,6 +19,7 @@ from adk_eval_gate.publish.settings import PublishOptions, comment_key
 from adk_eval_gate.publish.status import PullRequestRun, read_sticky
 from adk_eval_gate.publish.trusted import TrustedSettings, trusted_settings
 from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.offline import mixed
 from adk_eval_gate.run.shards import only_cases_of
 
 
@@ -60,6 +61,9 @@ def gather(
         conversation = conversation or _conversation(context, options, trusted.comment_author, key)
         notes += conversation.warnings
     compared = only_cases_run(outcome, results) if options.cases else outcome
+    loaded = compared.baseline
+    if loaded is not None and (problem := mixed(results, loaded.results, loaded.identity.source)) is not None:
+        compared = LoadOutcome(None, [], error=problem)  # results/offline.py: never compared; fails closed (error)
     history = load_history(workflow, context, outcome, store)
     return Gathered(compared, history, tuple(labels), label_warning, gate, trusted, key, conversation, tuple(notes))
 

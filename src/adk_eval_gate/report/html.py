@@ -247,6 +247,8 @@ def report_data(
             )
     base = comparison.baseline if comparison else None
     verdict = _verdict(comparison)
+    if results.offline:  # said first on the page, as in the comment: these scores say nothing of the model
+        verdict["warnings"] = [results.offline, *verdict["warnings"]]
     sha = (results.git.sha or "")[:12]
     return {
         "version": DATA_VERSION,

@@ -224,4 +224,5 @@ def verdict_lines(
         second += f" · {baseline_note}"
     if results.interrupted:
         second += f" · stopped early ({results.stop_reason})"
-    return [one_line(first), one_line(second)]
+    lines = [one_line(first), one_line(second)]
+    return [*lines, f"adk-eval-gate: {results.offline}"] if results.offline else lines

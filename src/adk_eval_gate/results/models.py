@@ -268,5 +268,10 @@ class ResultsFile(_Model):
     agent_usage: dict[str, AgentUsage] = Field(
         default_factory=dict, description="Per agent: model tokens and user-simulator calls."
     )
+    offline: str | None = Field(
+        default=None,
+        description="Set, to what it means, when the agents' model was played from the eval set's expected turns "
+        "(`--offline`): such results test tools, wiring and scoring, not the model, and are never a baseline.",
+    )
     summary: Counts
     eval_sets: list[EvalSetResult]

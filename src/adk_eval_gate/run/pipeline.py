@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from types import MappingProxyType
 
+from adk_eval_gate.config.offline import OFFLINE_LABEL, is_offline
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, JudgeProgress, judge_all
@@ -33,7 +34,7 @@ from adk_eval_gate.run.rounds import Rounds, drop_cut_extra_runs, first_round_ru
 from adk_eval_gate.run.settings import cache_dir, llm_settings, runner_settings, simulation_settings
 from adk_eval_gate.targets import CaseRun, Target, agent_logs, build_target
 from adk_eval_gate.targets.adk_history import history_folder
-from adk_eval_gate.targets.agent_host import AgentHost, hosted_agents
+from adk_eval_gate.targets.agent_host import AgentHost, hosted_agents, played_agents
 from adk_eval_gate.targets.host_pool import AgentHostPool
 from adk_eval_gate.targets.host_timeouts import host_timeouts
 from adk_eval_gate.targets.runner import RunnerSettings
@@ -105,7 +106,8 @@ async def run_plan_async(
     agents = hosted_agents(targets, settings.workers)
     host, own_host = hosts.take(agents) if hosts is not None else None, False
     if host is None and agents:
-        host, own_host = AgentHost.start(agents, hosts.timeouts if hosts is not None else host_timeouts()), True
+        timeouts = hosts.timeouts if hosts is not None else host_timeouts()
+        host, own_host = AgentHost.start(agents, timeouts, played=played_agents(targets)), True
     history_agents = frozenset(a.name for a in plan.agents if history_folder(a.agent, plan.workflow.base_dir))
     if host is not None:
         host.writes_history = bool(history_agents)
@@ -195,6 +197,7 @@ async def run_plan_async(
             )
             for agent in plan.agents
         },
+        offline=OFFLINE_LABEL if is_offline(plan.workflow) else None,
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
     )

@@ -10,23 +10,39 @@ from collections.abc import Iterator
 from adk_eval_gate.baseline.power_report import SetDesign, assess, pushed_baseline_runs
 from adk_eval_gate.config.globs import GlobTooWide, walk_glob
 from adk_eval_gate.config.models import AdaptiveRuns, is_glob
+from adk_eval_gate.config.offline import OFFLINE_COMMAND
 from adk_eval_gate.criteria.engine.vertex_service import missing_project
 from adk_eval_gate.criteria.vertex_metrics import VERTEX_METRICS
 from adk_eval_gate.llm.client import has_credentials
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
 from adk_eval_gate.targets import build_target
+from adk_eval_gate.targets.model_credentials import MissingCredentials
+from adk_eval_gate.targets.model_reach import UnreachableModel
 
 
-def check_targets(plan: Plan) -> None:
+def check_targets(plan: Plan) -> list[str]:
+    """Starts each target (its agent imports); what a run will need that is not set here (a model's key) is not
+    a config error: said as a note with the way to run without it, so `validate && ci --offline` goes on."""
+    needs: list[str] = []
+
     async def start_each() -> None:
         for agent in plan.agents:
             target = build_target(agent.agent, plan.workflow.base_dir)
             try:
                 await target.start()
+            except UnreachableModel as unreachable:  # the network here, not the config: a run elsewhere may reach it
+                needs.append(f"note: {agent.name}: {unreachable.problem}; {unreachable.fix}")
+            except MissingCredentials as missing:
+                needs.append(
+                    f"note: {agent.name}: the run will need GOOGLE_API_KEY (or GOOGLE_GENAI_USE_VERTEXAI=TRUE with "
+                    f"GOOGLE_CLOUD_PROJECT) for model {missing.model}; without it: {OFFLINE_COMMAND} "
+                    "(plays the eval set's expected turns: tests tools, wiring and scoring, not the model)"
+                )
             finally:
                 await target.aclose()
 
     asyncio.run(start_each())
+    return needs
 
 
 def plan_lines(plan: Plan) -> Iterator[str]:

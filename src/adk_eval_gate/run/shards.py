@@ -68,6 +68,7 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
     for name, part in parts[1:]:
         merged.interrupted = merged.interrupted or part.interrupted
         merged.stop_reason = merged.stop_reason or part.stop_reason
+        merged.offline = merged.offline or part.offline  # one shard played offline marks the whole (never a baseline)
         merged.judge = _summed(merged.judge, part.judge)
         merged.agent_usage = _summed(merged.agent_usage, part.agent_usage)
         merged.timings.duration_seconds = max(merged.timings.duration_seconds, part.timings.duration_seconds)
@@ -140,6 +141,8 @@ def why_not_a_baseline(results: ResultsFile, plan: Plan) -> str | None:
     missing from it would pass as `new` however badly it regressed."""
     if results.interrupted:
         return f"the run stopped early ({results.stop_reason or 'interrupted'})"
+    if results.offline:  # config/offline.py: it says nothing of the model every later run is compared on
+        return f"it was made with --offline ({results.offline})"
     ran = {CaseKey(s.agent, s.eval_set_id, c.eval_id) for s in results.eval_sets for c in s.cases}
     suite = {
         CaseKey(a.name, s.eval_set_id, c.eval_id)

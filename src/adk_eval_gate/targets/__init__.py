@@ -27,7 +27,7 @@ def build_target(agent: AgentPlan, base_dir: Path, simulation: SimulationSetting
     if settings.kind == "adk":
         from adk_eval_gate.targets.adk import AdkTarget
 
-        return AdkTarget(settings.agent, base_dir, simulation)
+        return AdkTarget(settings.agent, base_dir, simulation, played=settings.model == "expected")
     if settings.kind == "http":
         from adk_eval_gate.targets.http import HttpTarget
 

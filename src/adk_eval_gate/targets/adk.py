@@ -20,14 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from adk_eval_gate.config.offline import OFFLINE_COMMAND
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
 from adk_eval_gate.evalsets.models import AgentDetails, AppDetails, EvalCase
 from adk_eval_gate.targets.adk_runtime import import_runtime, require_adk, retry_plugin_class
 from adk_eval_gate.targets.base import CaseRun, TransientTargetError, one_line
 from adk_eval_gate.targets.events import events_to_invocation
+from adk_eval_gate.targets.expected_model import play_expected, playing
 from adk_eval_gate.targets.host_start import load_agent_dotenv
-from adk_eval_gate.targets.model_credentials import missing_credentials
+from adk_eval_gate.targets.model_credentials import MissingCredentials, missing_credentials
+from adk_eval_gate.targets.model_reach import require_reachable
 from adk_eval_gate.targets.simulation import ScriptedUser, SimulationSettings, Users, UserSimulator
 
 if TYPE_CHECKING:  # google-adk is optional: imported when the target starts, not with this module
@@ -196,12 +199,19 @@ def _retry_plugin() -> list[Any]:
 class AdkTarget:
     kind = "adk"
 
-    def __init__(self, reference: str, base_dir: Path, simulation: SimulationSettings | None = None) -> None:
+    def __init__(
+        self, reference: str, base_dir: Path, simulation: SimulationSettings | None = None, played: bool = False
+    ) -> None:
         self._reference = reference
         self._base_dir = base_dir
         self._simulation = simulation
-        self._app = None
-        self._agent = None
+        self._played = played  # `--offline`: the model played from the expected turns (expected_model.py)
+
+    @property
+    def played(self) -> bool:
+        return self._played
+        self._app: Any = None
+        self._agent: Any = None
         self._services: _Services | None = None
 
     def host_agent(self) -> tuple[str, Path] | None:
@@ -233,20 +243,24 @@ class AdkTarget:
 
     def _require_credentials(self, agent: Any) -> None:
         """One line before any case runs, instead of google-adk's traceback in every case (model_credentials.py)."""
-        if (model := missing_credentials(agent, os.environ)) is not None:
-            raise InputError(
+        if not self._played and (model := missing_credentials(agent, os.environ)) is not None:
+            raise MissingCredentials(
                 self._reference,
-                "target.agent",
                 f"the agent's model {model} calls Gemini, and no credentials are set (GOOGLE_API_KEY, or "
                 "GOOGLE_GENAI_USE_VERTEXAI=TRUE with GOOGLE_CLOUD_PROJECT)",
-                "set them (in Actions: a repository secret in the workflow's env), or try the gate offline by "
-                "replaying recorded answers (docs/try-it-offline.md)",
+                "set them (in Actions: a repository secret in the workflow's env), or try the gate without a key: "
+                f"{OFFLINE_COMMAND} (docs/try-it-offline.md)",
+                model=model,
             )
+        if not self._played:  # model_reach.py: seconds, not minutes of retries, when the endpoint is not there
+            require_reachable(self._reference, agent, os.environ)
 
     async def start(self) -> None:
         self.preload()
         self._app, self._agent = await self._load()
         self._require_credentials(self._agent)
+        if self._played:
+            play_expected(self._agent)
         from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
         from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
         from google.adk.sessions.in_memory_session_service import InMemorySessionService
@@ -316,7 +330,11 @@ class AdkTarget:
         invocations: list = []
         try:
             await self._seed_history(session, case)
-            await self._run_turns(user, self._runner(session.app_name), user_id, session.id, invocations)
+            if self._played:
+                with playing(case) as played_user:
+                    await self._run_turns(played_user, self._runner(session.app_name), user_id, session.id, invocations)
+            else:
+                await self._run_turns(user, self._runner(session.app_name), user_id, session.id, invocations)
         finally:
             await sessions.delete_session(app_name=session.app_name, user_id=user_id, session_id=session.id)
         return CaseRun(eval_set_id, case.eval_id, run, tuple(invocations), simulator_usage=user.usage)

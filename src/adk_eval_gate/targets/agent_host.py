@@ -85,22 +85,23 @@ class AgentHost:
         agents: list[tuple[str, Path]] | None,
         timeouts: HostTimeouts,
         start_method: Literal["fork", "spawn"] | None = None,
+        played: tuple[str, ...] = (),
     ) -> AgentHost:
         """Starts the host, which imports google-adk's runtime at once, then `agents` (reference, base directory)
         once they are named here or later by `preload`. This returns without waiting, so the imports overlap
         this process's own start-up."""
         host = cls(spawn(), timeouts, start_method)
         if agents is not None:
-            host.preload(agents)
+            host.preload(agents, played)
         return host
 
-    def preload(self, agents: list[tuple[str, Path]]) -> None:
+    def preload(self, agents: list[tuple[str, Path]], played: tuple[str, ...] = ()) -> None:
         """Names the agents the host imports (and whose `.env` this process loads for the judges)."""
         for reference, base_dir in agents:
             load_agent_dotenv(reference, base_dir)
         self.agents = named(agents)
         named_agents = tuple((ref, str(base)) for ref, base in agents)
-        message = Preload(named_agents, self.timeouts.children_grace, self.start_method)
+        message = Preload(named_agents, self.timeouts.children_grace, self.start_method, played)
         with contextlib.suppress(OSError):  # a host that died importing google-adk: preload_error says so
             self._control.sendall(pack(message))
 
@@ -273,6 +274,11 @@ def hosted_agents(targets: list[Target], workers: int | None) -> list[tuple[str,
     if in_own_process(workers) or not host_supported():
         return []
     return [agent for target in targets if (agent := host_agent(target)) is not None]
+
+
+def played_agents(targets: list[Target]) -> tuple[str, ...]:
+    """The references of the targets whose model is played offline (`--offline`): the host needs no key for them."""
+    return tuple(agent[0] for target in targets if getattr(target, "played", False) and (agent := host_agent(target)))
 
 
 def named(agents: list[tuple[str, Path]]) -> list[tuple[str, str]]:

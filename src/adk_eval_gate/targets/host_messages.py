@@ -38,6 +38,7 @@ class Preload:
     agents: tuple[tuple[str, str], ...]
     children_grace_seconds: float
     start_method: Literal["fork", "spawn"]  # how workers start (host_start.worker_start_method)
+    played: tuple[str, ...] = ()  # references whose model is played offline: no key is needed (expected_model.py)
 
 
 @dataclass(frozen=True)

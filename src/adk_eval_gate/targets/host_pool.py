@@ -65,7 +65,12 @@ class AgentHostPool:
             self._warm.discard()
         if host is None:
             host = AgentHost.start(None, timeouts)
-        host.preload(agents)
+        played = tuple(
+            a.settings.target.agent
+            for a in workflow.agents
+            if a.settings.target.kind == "adk" and a.settings.target.model == "expected"
+        )
+        host.preload(agents, played)
         self._warm = host
 
     def take(self, agents: list[tuple[str, Path]]) -> AgentHost | None:

@@ -51,7 +51,7 @@ def main(fd: int) -> None:
     if not isinstance(message, Preload):
         return
     forks = message.start_method == "fork"
-    control.sendall(pack_json(Ready(error or _preload(message.agents, forks))))
+    control.sendall(pack_json(Ready(error or _preload(message.agents, forks, message.played))))
     gc.enable()
     _serve(control, message.children_grace_seconds, forks)
     # Every child is reaped and the history written: tearing down an interpreter holding all of google-adk takes
@@ -78,14 +78,14 @@ def _import_runtime() -> str | None:
     return None
 
 
-def _preload(agents: tuple[tuple[str, str], ...], forks: bool) -> str | None:
+def _preload(agents: tuple[tuple[str, str], ...], forks: bool, played: tuple[str, ...] = ()) -> str | None:
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.targets.adk import AdkTarget
     from adk_eval_gate.targets.base import one_line
 
     try:
         for reference, base_dir in agents:
-            AdkTarget(reference, Path(base_dir)).preload()
+            AdkTarget(reference, Path(base_dir), played=reference in played).preload()
     except InputError as exc:
         return exc.render()
     except Exception as exc:

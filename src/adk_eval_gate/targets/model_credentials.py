@@ -16,7 +16,17 @@ from collections.abc import Iterator, Mapping
 from inspect import getattr_static
 from typing import Any
 
+from adk_eval_gate.core.errors import InputError
+
 _TRUE = {"1", "true", "yes"}
+
+
+class MissingCredentials(InputError):
+    """No credentials for the agent's Gemini model: `ci` stops on it; `validate` says what a run will need."""
+
+    def __init__(self, file: str, problem: str, fix: str, model: str) -> None:
+        super().__init__(file, "target.agent", problem, fix)
+        self.model = model
 
 
 def has_gemini_credentials(env: Mapping[str, str]) -> bool:
@@ -26,7 +36,7 @@ def has_gemini_credentials(env: Mapping[str, str]) -> bool:
     return vertex and bool(env.get("GOOGLE_CLOUD_PROJECT"))
 
 
-def _agents(root: Any) -> Iterator[Any]:
+def agent_tree(root: Any) -> Iterator[Any]:
     """The root agent, its sub-agents and the agents behind AgentTools, each once (a tree can share agents)."""
     seen: set[int] = set()
     stack = [root]
@@ -40,8 +50,8 @@ def _agents(root: Any) -> Iterator[Any]:
         stack.extend(getattr(tool, "agent", None) for tool in (getattr(agent, "tools", None) or []))
 
 
-def _gemini_model(agent: Any) -> str | None:
-    """The model name when the agent calls Gemini through google-adk's own client; None otherwise."""
+def gemini_model(agent: Any) -> Any:
+    """The agent's model when it calls Gemini through google-adk's own client; None otherwise."""
     from google.adk.models.google_llm import Gemini
 
     if not hasattr(agent, "canonical_model"):  # not an LlmAgent (a workflow agent, a custom BaseAgent)
@@ -52,11 +62,16 @@ def _gemini_model(agent: Any) -> str | None:
         return None
     # a subclass that builds its own client (another endpoint, its own key) is not ours to judge
     keeps_client = getattr_static(type(model), "api_client", None) is getattr_static(Gemini, "api_client", None)
-    return str(model.model) if isinstance(model, Gemini) and keeps_client else None
+    return model if isinstance(model, Gemini) and keeps_client else None
+
+
+def _gemini_model(agent: Any) -> str | None:
+    model = gemini_model(agent)
+    return str(model.model) if model is not None else None
 
 
 def missing_credentials(root: Any, env: Mapping[str, str]) -> str | None:
     """The first Gemini model name found when there are no credentials for it, else None."""
     if has_gemini_credentials(env):
         return None
-    return next((name for name in map(_gemini_model, _agents(root)) if name is not None), None)
+    return next((name for name in map(_gemini_model, agent_tree(root)) if name is not None), None)

@@ -87,10 +87,45 @@ def test_a_spent_call_budget_refuses_the_next_request_before_making_it(tmp_path,
 def test_a_transport_failure_is_retried_and_then_an_error_counted_as_a_failure(tmp_path, monkeypatch):
     llm, flaky = client(tmp_path, monkeypatch, retries=2), Model(ConnectionResetError(), ANSWER)
     assert call(llm, flaky, key="flaky") == ANSWER and flaky.calls == 2
-    dead = Model(ConnectionRefusedError())
-    with pytest.raises(LlmUnavailable, match="after 3 attempts: ConnectionRefusedError") as raised:
+    dead = Model(ConnectionResetError())
+    with pytest.raises(LlmUnavailable, match="after 3 attempts: ConnectionResetError") as raised:
         call(llm, dead, key="dead")
     assert raised.value.transient and dead.calls == 3 and llm.stats["judge"].failures == 1
+
+
+def test_an_endpoint_refusing_twice_fails_every_call_of_the_run_at_once(tmp_path, monkeypatch):
+    llm = client(tmp_path, monkeypatch, retries=4)
+    blip = Model(ConnectionRefusedError(), ANSWER)  # once is a blip: retried
+    assert call(llm, blip, key="blip") == ANSWER and blip.calls == 2
+    refused = Model(ConnectionRefusedError())
+    with pytest.raises(LlmUnavailable, match="judge endpoint cannot be reached: ConnectionRefusedError"):
+        call(llm, refused, key="refused")
+    assert refused.calls == 2  # not 5 attempts with backoff, for every judged score of the run
+    untried = Model(ANSWER)
+    with pytest.raises(LlmUnavailable, match="cannot be reached"):
+        call(llm, untried, key="next")
+    assert untried.calls == 0
+
+
+def test_a_closed_port_fails_the_real_client_in_seconds(tmp_path, monkeypatch):
+    import socket
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    llm = LlmClient(LlmSettings(base_url=f"http://127.0.0.1:{port}"), LlmCache(tmp_path / "cache"))  # real backoff
+    monkeypatch.setenv("GOOGLE_API_KEY", "fake-judge-key")
+    llm.available = True
+
+    async def ask_many() -> list[BaseException | str]:
+        asks = [llm.generate("judge", "gemini-2.5-flash", f"q{i}", None, 0, "v1") for i in range(20)]
+        return await asyncio.gather(*asks, return_exceptions=True)
+
+    started = time.monotonic()
+    outcomes = asyncio.run(ask_many())
+    assert all(isinstance(o, LlmUnavailable) and "cannot be reached" in str(o) for o in outcomes), outcomes[:2]
+    assert time.monotonic() - started < 10  # was 5 attempts, 1 + 2 + 4 + 8 s of backoff, for each call
 
 
 def test_a_bug_in_the_call_is_not_retried(tmp_path, monkeypatch):
