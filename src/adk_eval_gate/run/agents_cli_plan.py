@@ -72,7 +72,7 @@ def agents_cli_criteria(
         config, agent.settings.thresholds, str(workflow.path), thresholds_loc, workflow.lines, workflow.base_dir
     )
     summary = {c.name: c.threshold for c in criteria}
-    return EvalConfigData(criteria=summary, source=str(path)), tuple(criteria)
+    return EvalConfigData(criteria=summary, source=str(path), warnings=config.warnings), tuple(criteria)
 
 
 def agents_cli_cases(plan) -> dict[tuple[str, str], tuple]:

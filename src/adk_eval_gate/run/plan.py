@@ -33,6 +33,8 @@ class EvalSetPlan:
     criteria: tuple[ConfiguredCriterion, ...]
     criteria_source: str  # "inline", "default" or the eval config file's path
     user_simulator_config: dict | None
+    # keys the reference tools ignore in the eval file and its eval config: printed, never fatal
+    warnings: tuple[InputError, ...] = ()
 
     @property
     def eval_set_id(self) -> str:
@@ -60,6 +62,12 @@ class Plan:
 
     def relative(self, path: Path) -> str:
         return relative_posix(self.workflow.base_dir, path)
+
+    @property
+    def warnings(self) -> tuple[InputError, ...]:
+        """Each once, though an eval config shared by several eval sets is read for each."""
+        unique = {w.render(): w for agent in self.agents for eval_set in agent.eval_sets for w in eval_set.warnings}
+        return tuple(unique.values())
 
     def expected_cases(self) -> dict[CaseKey, list[Invocation]]:
         """Each case's expected turns, for reports that show what was expected beside what the agent did."""
@@ -206,6 +214,7 @@ def _build(workflow: Workflow, checks: Sequence[Callable[[Workflow], None]]) -> 
                 if config.source in ("inline", "default")
                 else relative_posix(workflow.base_dir, Path(config.source))
             )
-            plans.append(EvalSetPlan(loaded, criteria, source, config.user_simulator_config))
+            warnings = tuple(_shown_errors(workflow, w) for w in (*loaded.warnings, *config.warnings))
+            plans.append(EvalSetPlan(loaded, criteria, source, config.user_simulator_config, warnings))
         agents.append(AgentRunPlan(agent, tuple(plans)))
     return Plan(workflow, tuple(agents))
