@@ -79,6 +79,11 @@ def entry_keys(raw: dict[str, Any], index: int, path: Path, lines: LineLookup) -
                 "(custom_function: code run locally, prompt_template: an LLM judge, neither: a predefined metric)"
             )
             found.append(InputError(path, f"custom_metrics[{index}].type", effect, "remove it", line=lines(loc)))
+        elif key == "threshold":
+            name = raw.get("name")
+            effect = "is not read by agents-cli, whose metrics carry no thresholds (a score is a score)"
+            fix = f"give it in the gate's workflow instead: thresholds: {{{name}: {raw[key]}}}"
+            found.append(InputError(path, f"custom_metrics[{index}].threshold", effect, fix, line=lines(loc)))
         else:
             found.append(
                 ignored_key(path, loc, ENTRY_KEYS, "is not a custom metric field, so agents-cli ignores it", lines)
