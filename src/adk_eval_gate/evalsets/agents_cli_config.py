@@ -148,11 +148,17 @@ class AgentsCliConfig:
     warnings: tuple[InputError, ...] = ()  # what agents-cli ignores, one line each
 
 
-def is_agents_cli_config(data: Any, path: Path) -> bool:
-    """ADK's eval_config.json has `criteria`; agents-cli's has `metrics_to_run` / a list of `custom_metrics`."""
+def is_agents_cli_config(data: Any, path: Path, adk_cases: bool = False) -> bool:
+    """ADK's eval_config.json has `criteria`; agents-cli's has `metrics_to_run` / a list of `custom_metrics`. A
+    JSON file with both, read for ADK cases, is ADK's: ADK reads its criteria and ignores `metrics_to_run`."""
     if path.suffix.lower() in (".yaml", ".yml"):
         return True
-    return isinstance(data, dict) and ("metrics_to_run" in data or isinstance(data.get("custom_metrics"), list))
+    if not isinstance(data, dict):
+        return False
+    listed = isinstance(data.get("custom_metrics"), list)
+    if adk_cases and "criteria" in data and not listed:
+        return False
+    return "metrics_to_run" in data or listed
 
 
 def read_config_data(path: Path) -> tuple[Any, Any]:

@@ -49,7 +49,7 @@ def agents_cli_criteria(
     thresholds_loc = ("agents", agent.index, "thresholds")
     path = _config_path(agent, loaded, workflow)
     data, lines = read_config_data(path) if path is not None else (None, None)
-    if path is None or not is_agents_cli_config(data, path):
+    if path is None or not is_agents_cli_config(data, path, adk_cases=loaded.shape != "agents_cli"):
         if agent.settings.thresholds is not None:
             raise InputError(
                 workflow.path,

@@ -259,3 +259,17 @@ def test_the_plan_prints_each_warning_once_and_the_run_goes_on(tmp_path, capsys)
     assert [len(agent.eval_sets) for agent in plan.agents] == [2]
     assert len(err) == 3 and all(line.startswith("warning: ") for line in err)
     assert sum("custom_metrics[0].type" in line for line in err) == 1
+
+
+def test_an_adk_config_that_also_lists_metrics_to_run_scores_an_adk_eval_set_as_adk_does(tmp_path):
+    """ADK reads `criteria` and ignores `metrics_to_run`: the file is ADK's for an ADK eval set, with a warning."""
+    _json(tmp_path, "set.evalset.json", {"eval_set_id": "s", "eval_cases": [ADK_CASE]})
+    _json(tmp_path, "c.json", {"criteria": {"response_match_score": 0.5}, "metrics_to_run": ["general_quality"]})
+    workflow = tmp_path / "gate.yml"
+    workflow.write_text(
+        "agents:\n  - name: a\n    target: {kind: replay, actuals: set.evalset.json}\n"
+        "    evalsets: [set.evalset.json]\n    eval_config: c.json\n"
+    )
+    plan = build_plan(workflow)
+    assert [c.name for c in plan.agents[0].eval_sets[0].criteria] == ["response_match_score"]
+    assert [w.field for w in plan.warnings] == ["metrics_to_run"]
