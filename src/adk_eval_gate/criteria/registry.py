@@ -188,8 +188,12 @@ def resolve_criteria(
     loc: tuple[str | int, ...] = ("criteria",),
     custom_metrics: Mapping[str, str] | Iterable[str] = (),
     lines: LineLookup | None = None,
+    ignored: list[InputError] | None = None,
 ) -> list[ConfiguredCriterion]:
-    """Validates a `criteria` mapping; errors name `file` and `<loc>.<criterion>[.<option>]`."""
+    """Validates a `criteria` mapping; errors name `file` and `<loc>.<criterion>[.<option>]`.
+
+    `ignored` (a file ADK reads: eval_config.json / test_config.json) collects an unknown option of a criterion as
+    a warning, as ADK's criteria keep and never read it; without it (the gate's own config) it is an error."""
 
     # an eval_config.json (JSON) has no composed nodes at hand: its lines are looked up only if an error asks
     lines = lines or (file_line_lookup(Path(file)) if file else None)
@@ -230,6 +234,8 @@ def resolve_criteria(
             fix = f"did you mean `{guess}`?" if guess else f"use one of {', '.join(REGISTRY)}"
             raise fail(where, "is not an ADK evaluation criterion", fix)
         payload = {"threshold": value} if not isinstance(value, Mapping) else dict(value)
+        if ignored is not None:
+            payload = _without_unknown_options(payload, spec, file, where, lines, ignored)
         if isinstance(value, Mapping) and "threshold" not in payload:
             raise fail((*where, "threshold"), "is required but missing", "add `threshold: <0..1>`")
         try:
@@ -241,3 +247,29 @@ def resolve_criteria(
             raise fail(where, error.problem, error.fix or "use a number between 0 and 1") from None
         resolved.append(ConfiguredCriterion(spec, options))
     return resolved
+
+
+def _without_unknown_options(
+    payload: dict[str, Any],
+    spec: CriterionSpec,
+    file: str | None,
+    where: tuple[str | int, ...],
+    lines: LineLookup | None,
+    ignored: list[InputError],
+) -> dict[str, Any]:
+    fields = spec.options_model.model_fields
+    known = set(fields) | {f.alias for f in fields.values() if f.alias}
+    for key in [k for k in payload if isinstance(k, str) and k not in known]:
+        guess = did_you_mean(key, sorted(known))
+        at = (*where, key)
+        ignored.append(
+            InputError(
+                file,
+                format_loc(at),
+                f"is not an option of {where[-1]}, so ADK ignores it and the option's default applies",
+                f"did you mean `{guess}`?" if guess else f"remove it (options: {', '.join(sorted(fields))})",
+                line=lines(at) if lines else None,
+            )
+        )
+        del payload[key]
+    return payload

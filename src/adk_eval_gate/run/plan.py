@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import jinja2
@@ -91,8 +91,11 @@ def _criteria_for(workflow: Workflow, agent: AgentPlan, eval_set_path: Path) -> 
         data = EvalConfigData(criteria=dict(DEFAULT_CRITERIA), source="default")
         return data, tuple(resolve_criteria(data.criteria, None))
     data = load_eval_config(config_path, known)
-    resolved = resolve_criteria(data.criteria, str(config_path), custom_metrics=data.custom_metric_paths)
-    return data, tuple(resolved)
+    ignored: list[InputError] = []  # options ADK's criteria keep and never read: warnings, in a file ADK reads
+    resolved = resolve_criteria(
+        data.criteria, str(config_path), custom_metrics=data.custom_metric_paths, ignored=ignored
+    )
+    return replace(data, warnings=(*data.warnings, *ignored)), tuple(resolved)
 
 
 def _check_judge_templates(workflow: Workflow) -> None:

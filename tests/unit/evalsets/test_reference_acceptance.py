@@ -273,3 +273,25 @@ def test_an_adk_config_that_also_lists_metrics_to_run_scores_an_adk_eval_set_as_
     plan = build_plan(workflow)
     assert [c.name for c in plan.agents[0].eval_sets[0].criteria] == ["response_match_score"]
     assert [w.field for w in plan.warnings] == ["metrics_to_run"]
+
+
+def test_an_unknown_criterion_option_in_a_file_adk_reads_is_a_warning_and_the_default_applies(tmp_path):
+    """ADK's criteria keep unknown keys and never read them: `match_typ` silently means EXACT there, loudly here."""
+    _json(tmp_path, "set.evalset.json", {"eval_set_id": "s", "eval_cases": [ADK_CASE]})
+    config = _json(
+        tmp_path,
+        "test_config.json",
+        {"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, "match_typ": "IN_ORDER"}}},
+    )
+    workflow = tmp_path / "gate.yml"
+    workflow.write_text(
+        "agents:\n  - name: a\n    target: {kind: replay, actuals: set.evalset.json}\n"
+        "    evalsets: [set.evalset.json]\n"
+    )
+    plan = build_plan(workflow)
+    (criterion,) = plan.agents[0].eval_sets[0].criteria
+    assert criterion.options.match_type.value == "EXACT"
+    (warning,) = plan.warnings
+    assert warning.field == "criteria.tool_trajectory_avg_score.match_typ"
+    assert warning.line == _line_of(config, "match_typ")
+    assert "ADK ignores it" in warning.render() and "did you mean `match_type`?" in warning.render()
