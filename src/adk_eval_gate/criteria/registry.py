@@ -7,6 +7,7 @@ cannot run), never silently dropped. A name ADK does not know is an error with a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -235,7 +236,8 @@ def resolve_criteria(
             raise fail(where, "is not an ADK evaluation criterion", fix)
         payload = {"threshold": value} if not isinstance(value, Mapping) else dict(value)
         if ignored is not None:
-            payload = _without_unknown_options(payload, spec, file, where, lines, ignored)
+            at = where if not isinstance(value, Mapping) else (*where, "threshold")
+            payload = _without_unknown_options(payload, spec, file, (where, at), lines, ignored)
         if isinstance(value, Mapping) and "threshold" not in payload:
             raise fail((*where, "threshold"), "is required but missing", "add `threshold: <0..1>`")
         try:
@@ -253,10 +255,30 @@ def _without_unknown_options(
     payload: dict[str, Any],
     spec: CriterionSpec,
     file: str | None,
-    where: tuple[str | int, ...],
+    locs: tuple[tuple[str | int, ...], tuple[str | int, ...]],
     lines: LineLookup | None,
     ignored: list[InputError],
 ) -> dict[str, Any]:
+    """The criterion (at `locs[0]`, its threshold at `locs[1]`) as ADK reads it: a quoted or boolean threshold as
+    its number (pydantic's lax float), an unknown option dropped (kept for a custom metric, whose function may
+    read it); each with a warning."""
+    threshold = payload.get("threshold")
+    if isinstance(threshold, bool) or (isinstance(threshold, str) and _number(threshold) is not None):
+        number = float(threshold) if isinstance(threshold, bool) else _number(threshold)
+        where, at = locs
+        ignored.append(
+            InputError(
+                file,
+                format_loc(at),
+                f"{threshold!r} is not a number; ADK reads it as {number}",
+                f"write {number} without quotes",
+                line=lines(at) if lines else None,
+            )
+        )
+        payload = {**payload, "threshold": number}
+    if spec.options_model.model_config.get("extra") == "allow":
+        return payload
+    where = locs[0]
     fields = spec.options_model.model_fields
     known = set(fields) | {f.alias for f in fields.values() if f.alias}
     for key in [k for k in payload if isinstance(k, str) and k not in known]:
@@ -271,5 +293,13 @@ def _without_unknown_options(
                 line=lines(at) if lines else None,
             )
         )
-        del payload[key]
+        payload = {k: v for k, v in payload.items() if k != key}
     return payload
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None

@@ -295,3 +295,25 @@ def test_an_unknown_criterion_option_in_a_file_adk_reads_is_a_warning_and_the_de
     assert warning.field == "criteria.tool_trajectory_avg_score.match_typ"
     assert warning.line == _line_of(config, "match_typ")
     assert "ADK ignores it" in warning.render() and "did you mean `match_type`?" in warning.render()
+
+
+@pytest.mark.parametrize(
+    ("criterion", "threshold", "field"),
+    [
+        ('"0.8"', 0.8, "criteria.response_match_score"),
+        ('{"threshold": "0.8"}', 0.8, "criteria.response_match_score.threshold"),
+        ("true", 1.0, "criteria.response_match_score"),
+    ],
+)
+def test_a_threshold_adk_reads_as_a_number_is_that_number_with_a_warning(tmp_path, criterion, threshold, field):
+    _json(tmp_path, "set.evalset.json", {"eval_set_id": "s", "eval_cases": [ADK_CASE]})
+    (tmp_path / "test_config.json").write_text(f'{{"criteria": {{"response_match_score": {criterion}}}}}')
+    workflow = tmp_path / "gate.yml"
+    workflow.write_text(
+        "agents:\n  - name: a\n    target: {kind: replay, actuals: set.evalset.json}\n"
+        "    evalsets: [set.evalset.json]\n"
+    )
+    plan = build_plan(workflow)
+    assert [c.threshold for c in plan.agents[0].eval_sets[0].criteria] == [threshold]
+    (warning,) = plan.warnings
+    assert warning.field == field and f"ADK reads it as {threshold}" in warning.render()
