@@ -95,8 +95,9 @@ def _check_cases(eval_set: EvalSet, path: Path) -> None:
 
 
 def load_eval_set(path: Path) -> EvalSetFile:
+    data = load_json(path, "eval set")  # its own errors stand as they are: only a parsed file is composed for lines
     try:
-        return parse_eval_set(load_json(path, "eval set"), path)
+        return parse_eval_set(data, path)
     except InputError as exc:
         raise with_line(exc, path) from None
 

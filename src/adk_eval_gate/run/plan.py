@@ -26,6 +26,8 @@ from adk_eval_gate.evalsets.loader import EvalSetFile, load_eval_set
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.run.agents_cli_plan import agents_cli_criteria
 
+SHOWN_WARNINGS = 50  # ignored keys listed by one plan; the rest are counted
+
 
 @dataclass(frozen=True)
 class EvalSetPlan:
@@ -66,8 +68,14 @@ class Plan:
     @property
     def warnings(self) -> tuple[InputError, ...]:
         """Each once, though an eval config shared by several eval sets is read for each."""
-        unique = {w.render(): w for agent in self.agents for eval_set in agent.eval_sets for w in eval_set.warnings}
-        return tuple(unique.values())
+        unique = list(
+            {w.render(): w for agent in self.agents for eval_set in agent.eval_sets for w in eval_set.warnings}.values()
+        )
+        if len(unique) <= SHOWN_WARNINGS:
+            return tuple(unique)
+        more = len(unique) - SHOWN_WARNINGS + 1  # a file written for another tool must not flood the log
+        note = InputError(None, None, f"{more} more keys that google-adk or agents-cli ignore", "fix those above first")
+        return (*unique[: SHOWN_WARNINGS - 1], note)
 
     def expected_cases(self) -> dict[CaseKey, list[Invocation]]:
         """Each case's expected turns, for reports that show what was expected beside what the agent did."""

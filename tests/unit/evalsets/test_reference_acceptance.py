@@ -317,3 +317,19 @@ def test_a_threshold_adk_reads_as_a_number_is_that_number_with_a_warning(tmp_pat
     assert [c.threshold for c in plan.agents[0].eval_sets[0].criteria] == [threshold]
     (warning,) = plan.warnings
     assert warning.field == field and f"ADK reads it as {threshold}" in warning.render()
+
+
+def test_a_file_full_of_ignored_keys_does_not_flood_the_log(tmp_path):
+    from adk_eval_gate.run.plan import SHOWN_WARNINGS
+
+    noise = {f"note_{i}": i for i in range(500)}
+    _json(tmp_path, "set.evalset.json", {"eval_set_id": "s", "eval_cases": [{**ADK_CASE, **noise}], **noise})
+    _json(tmp_path, "test_config.json", {"criteria": {"response_match_score": 0.5}, **noise})
+    workflow = tmp_path / "gate.yml"
+    workflow.write_text(
+        "agents:\n  - name: a\n    target: {kind: replay, actuals: set.evalset.json}\n"
+        "    evalsets: [set.evalset.json]\n"
+    )
+    warnings = build_plan(workflow).warnings
+    assert len(warnings) == SHOWN_WARNINGS
+    assert warnings[-1].render().startswith("<input>: ") and "more keys" in warnings[-1].render()
