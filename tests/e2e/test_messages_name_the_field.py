@@ -81,7 +81,9 @@ def write_turn(example: Path, **turn) -> None:
 )
 def test_a_legacy_test_file_is_told_in_its_own_field_names(legacy, capsys, turn, field, problem):
     write_turn(legacy.parent, **turn)
-    line = assert_bad_input(["validate", "--config", "legacy.yml"], legacy.parent, capsys, "evals/old.test.json: [0]")
+    line = assert_bad_input(
+        ["validate", "--config", "legacy.yml"], legacy.parent, capsys, "evals/old.test.json:1: [0]"
+    )  # one-line JSON: its line
     assert field in line and problem in line
     for internal in (".args", ".name:", "intermediate_responses[", "FunctionCall"):
         assert internal not in line

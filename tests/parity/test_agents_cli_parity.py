@@ -183,3 +183,48 @@ def test_our_traces_are_what_eval_generate_writes(our_run, tmp_path):
         for t in c["agent_data"]["turns"]
         for e in t["events"]
     )
+
+
+# agents-cli's own metric loading (`eval grade`'s prepare_eval_metrics), run in its venv: each metric's name, and
+# each local code metric's score on one instance, so a key it ignores (`custom_function_name`) shows which function
+# really runs.
+_THEIR_METRICS = """
+import json, sys
+from google.agents.cli.eval.eval_utils import prepare_eval_metrics
+metrics, _, _ = prepare_eval_metrics(config_path=sys.argv[1], metrics_str=None, default_config_path=sys.argv[1])
+instance = json.loads(sys.argv[2])
+out = []
+for m in metrics:
+    name = m if isinstance(m, str) else m.name
+    fn = getattr(m, "custom_function", None)
+    out.append([name, fn(instance) if callable(fn) else None])
+print(json.dumps(out))
+"""
+REAL_CONFIGS = sorted((Path(__file__).parent / "real_shapes" / "agents_cli_configs").glob("*"))
+
+
+@pytest.mark.parametrize("path", REAL_CONFIGS, ids=lambda p: p.name)
+def test_real_eval_configs_give_agents_clis_own_metrics(path, tmp_path):
+    from adk_eval_gate.evalsets.agents_cli_config import load_agents_cli_config
+
+    python = Path(_agents_cli()).parent / "python"
+    instance = {"response": {"role": "model", "parts": [{"text": "Paris is the capital."}]}}
+    done = subprocess.run(
+        [str(python), "-c", _THEIR_METRICS, str(path), json.dumps(instance)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_offline_env(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    ours = load_agents_cli_config(path)
+    assert [m.name for m in ours.metrics] == [name for name, _ in theirs]
+    for metric, (_, score) in zip(ours.metrics, theirs, strict=True):
+        if metric.kind == "code":
+            namespace: dict = {}
+            exec(
+                compile(metric.source or "", str(path), "exec"), namespace
+            )  # the corpus's own metric, as agents-cli runs it
+            assert namespace["evaluate"](instance) == score, metric.name
+    assert ours.warnings, f"{path.name} holds keys agents-cli ignores: each is a warning"

@@ -21,10 +21,14 @@ def load_config(config: str) -> Workflow:
 
 
 def plan_of(workflow: Workflow) -> Plan:
+    from adk_eval_gate.github.workflow_commands import input_warning
     from adk_eval_gate.report.template_check import check_report_templates
     from adk_eval_gate.run.plan import plan_for
 
-    return plan_for(workflow, checks=(check_report_templates,))
+    plan = plan_for(workflow, checks=(check_report_templates,))
+    for warning in plan.warnings:  # keys google-adk / agents-cli ignore: the run goes on as theirs would
+        input_warning(warning)
+    return plan
 
 
 def load_plan(config: str, *, hosts: AgentHostPool | None = None, offline: bool = False) -> Plan:

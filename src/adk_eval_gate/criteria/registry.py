@@ -7,6 +7,7 @@ cannot run), never silently dropped. A name ADK does not know is an error with a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -188,8 +189,12 @@ def resolve_criteria(
     loc: tuple[str | int, ...] = ("criteria",),
     custom_metrics: Mapping[str, str] | Iterable[str] = (),
     lines: LineLookup | None = None,
+    ignored: list[InputError] | None = None,
 ) -> list[ConfiguredCriterion]:
-    """Validates a `criteria` mapping; errors name `file` and `<loc>.<criterion>[.<option>]`."""
+    """Validates a `criteria` mapping; errors name `file` and `<loc>.<criterion>[.<option>]`.
+
+    `ignored` (a file ADK reads: eval_config.json / test_config.json) collects an unknown option of a criterion as
+    a warning, as ADK's criteria keep and never read it; without it (the gate's own config) it is an error."""
 
     # an eval_config.json (JSON) has no composed nodes at hand: its lines are looked up only if an error asks
     lines = lines or (file_line_lookup(Path(file)) if file else None)
@@ -230,6 +235,9 @@ def resolve_criteria(
             fix = f"did you mean `{guess}`?" if guess else f"use one of {', '.join(REGISTRY)}"
             raise fail(where, "is not an ADK evaluation criterion", fix)
         payload = {"threshold": value} if not isinstance(value, Mapping) else dict(value)
+        if ignored is not None:
+            at = where if not isinstance(value, Mapping) else (*where, "threshold")
+            payload = _without_unknown_options(payload, spec, file, (where, at), lines, ignored)
         if isinstance(value, Mapping) and "threshold" not in payload:
             raise fail((*where, "threshold"), "is required but missing", "add `threshold: <0..1>`")
         try:
@@ -241,3 +249,57 @@ def resolve_criteria(
             raise fail(where, error.problem, error.fix or "use a number between 0 and 1") from None
         resolved.append(ConfiguredCriterion(spec, options))
     return resolved
+
+
+def _without_unknown_options(
+    payload: dict[str, Any],
+    spec: CriterionSpec,
+    file: str | None,
+    locs: tuple[tuple[str | int, ...], tuple[str | int, ...]],
+    lines: LineLookup | None,
+    ignored: list[InputError],
+) -> dict[str, Any]:
+    """The criterion (at `locs[0]`, its threshold at `locs[1]`) as ADK reads it: a quoted or boolean threshold as
+    its number (pydantic's lax float), an unknown option dropped (kept for a custom metric, whose function may
+    read it); each with a warning."""
+    threshold = payload.get("threshold")
+    if isinstance(threshold, bool) or (isinstance(threshold, str) and _number(threshold) is not None):
+        number = float(threshold) if isinstance(threshold, bool) else _number(threshold)
+        where, at = locs
+        ignored.append(
+            InputError(
+                file,
+                format_loc(at),
+                f"{threshold!r} is not a number; ADK reads it as {number}",
+                f"write {number} without quotes",
+                line=lines(at) if lines else None,
+            )
+        )
+        payload = {**payload, "threshold": number}
+    if spec.options_model.model_config.get("extra") == "allow":
+        return payload
+    where = locs[0]
+    fields = spec.options_model.model_fields
+    known = set(fields) | {f.alias for f in fields.values() if f.alias}
+    for key in [k for k in payload if isinstance(k, str) and k not in known]:
+        guess = did_you_mean(key, sorted(known))
+        at = (*where, key)
+        ignored.append(
+            InputError(
+                file,
+                format_loc(at),
+                f"is not an option of {where[-1]}, so ADK ignores it and the option's default applies",
+                f"did you mean `{guess}`?" if guess else f"remove it (options: {', '.join(sorted(fields))})",
+                line=lines(at) if lines else None,
+            )
+        )
+        payload = {k: v for k, v in payload.items() if k != key}
+    return payload
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None

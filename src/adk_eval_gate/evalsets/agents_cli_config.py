@@ -7,8 +7,10 @@ Read with agents-cli 1.11's rules (`eval grade`), into plain data for the criter
 * `prompt_template` (+ `judge_model`, `judge_model_sampling_count` 1-32, the rest of the SDK's LLMMetric keys).
 * An entry without a body parameterises the predefined metric it names; `rubric_group_name` is refused.
 
-Stricter than agents-cli in one way, as a gate should be: an unknown key in a custom metric is an error with a
-did-you-mean (agents-cli ignores it, so `custom_fuction:` would silently leave the metric without a body).
+Keys agents-cli ignores (unknown top-level keys, unknown keys of a metric, an entry without a name, an earlier
+entry of the same name) are warnings with a did-you-mean, never errors; a metric that an ignored key leaves without
+a body is refused on that key, as agents-cli refuses the metric. `custom_function_name` is named for what it does
+not do: agents-cli always calls `evaluate(instance)`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
 from adk_eval_gate.core.files import load_json, read_text
 from adk_eval_gate.core.validation import input_error_from, yaml_line_lookup
 from adk_eval_gate.core.yaml_files import load_yaml
+from adk_eval_gate.evalsets import agents_cli_config_keys as config_keys
+from adk_eval_gate.evalsets.ignored_keys import once
 
 # The evaluation service's registered metrics (the SDK's SUPPORTED_PREDEFINED_METRICS, 2.7.0); a bare name takes
 # the newest version. tests/unit/evalsets/test_agents_cli_config.py holds this list equal to the SDK's.
@@ -97,7 +101,8 @@ def is_service_computed(name: str) -> bool:
 
 
 class CustomMetricEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # agents-cli hands an entry to the SDK's Metric or LLMMetric, which take any extra key: each is warned about
+    model_config = ConfigDict(extra="ignore")
 
     name: str = Field(min_length=1)
     custom_function: str | None = None
@@ -118,10 +123,10 @@ class CustomMetricEntry(BaseModel):
 
 
 class AgentsCliConfigFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")  # agents-cli reads the two keys with dict.get
 
     metrics_to_run: list[str] = Field(default_factory=list)
-    custom_metrics: list[CustomMetricEntry] = Field(default_factory=list)
+    custom_metrics: list[dict[str, Any]] = Field(default_factory=list)  # each read as a CustomMetricEntry
 
 
 MetricKind = Literal["code", "remote_code", "prompt_template", "predefined"]
@@ -140,13 +145,20 @@ class AgentsCliMetric:
 class AgentsCliConfig:
     path: Path
     metrics: tuple[AgentsCliMetric, ...]
+    warnings: tuple[InputError, ...] = ()  # what agents-cli ignores, one line each
 
 
-def is_agents_cli_config(data: Any, path: Path) -> bool:
-    """ADK's eval_config.json has `criteria`; agents-cli's has `metrics_to_run` / a list of `custom_metrics`."""
+def is_agents_cli_config(data: Any, path: Path, adk_cases: bool = False) -> bool:
+    """ADK's eval_config.json has `criteria`; agents-cli's has `metrics_to_run` / a list of `custom_metrics`. A
+    JSON file with both, read for ADK cases, is ADK's: ADK reads its criteria and ignores `metrics_to_run`."""
     if path.suffix.lower() in (".yaml", ".yml"):
         return True
-    return isinstance(data, dict) and ("metrics_to_run" in data or isinstance(data.get("custom_metrics"), list))
+    if not isinstance(data, dict):
+        return False
+    listed = isinstance(data.get("custom_metrics"), list)
+    if adk_cases and "criteria" in data and not listed:
+        return False
+    return "metrics_to_run" in data or listed
 
 
 def read_config_data(path: Path) -> tuple[Any, Any]:
@@ -169,6 +181,8 @@ def parse_agents_cli_config(data: Any, path: Path, lines: Any = None) -> AgentsC
         parsed = AgentsCliConfigFile.model_validate(data)
     except ValidationError as exc:
         raise input_error_from(exc, path, model=AgentsCliConfigFile, lines=lines) from None
+    lines = lines or once(path)
+    warnings = config_keys.top_level(data, path, lines)
     if not parsed.metrics_to_run:
         raise fail(
             ("metrics_to_run",),
@@ -176,13 +190,19 @@ def parse_agents_cli_config(data: Any, path: Path, lines: Any = None) -> AgentsC
             "list the metrics to run, e.g. metrics_to_run: [my_metric]",
         )
     pool: dict[str, tuple[int, CustomMetricEntry]] = {}
-    for index, entry in enumerate(parsed.custom_metrics):
-        if entry.name in pool:
-            raise fail(
-                ("custom_metrics", index, "name"),
-                f"duplicate {entry.name!r} (also custom_metrics[{pool[entry.name][0]}])",
-                "give each custom metric a unique name",
-            )
+    for index, raw in enumerate(parsed.custom_metrics):
+        if not raw.get("name"):  # agents-cli skips an entry without a name
+            warnings.append(config_keys.nameless(path, index, lines))
+            continue
+        try:
+            entry = CustomMetricEntry.model_validate(raw)
+        except ValidationError as exc:
+            raise input_error_from(
+                exc, path, prefix=["custom_metrics", index], model=CustomMetricEntry, lines=lines
+            ) from None
+        warnings += config_keys.entry_keys(raw, index, path, lines)
+        if entry.name in pool:  # agents-cli keeps the last definition of a name
+            warnings.append(config_keys.redefined(entry.name, index, pool[entry.name][0], path, lines))
         pool[entry.name] = (index, entry)
     metrics: list[AgentsCliMetric] = []
     for position, name in enumerate(parsed.metrics_to_run):
@@ -220,13 +240,14 @@ def parse_agents_cli_config(data: Any, path: Path, lines: Any = None) -> AgentsC
                 f"rename the metric, e.g. my_{name}",
             )
         if not has_body and resolve_predefined(name) is None and not is_service_computed(name):
+            config_keys.blame_ignored_body(parsed.custom_metrics[index], index, name, fail)
             raise fail(
                 ("custom_metrics", index),
                 f"metric {name!r} has no custom_function, custom_function_file or prompt_template",
                 "give it a body, or name a predefined metric to parameterise it",
             )
         metrics.append(_metric(entry, ("custom_metrics", index), path, fail))
-    return AgentsCliConfig(path, tuple(metrics))
+    return AgentsCliConfig(path, tuple(metrics), tuple(warnings))
 
 
 def _metric(entry: CustomMetricEntry, where: tuple[str | int, ...], path: Path, fail) -> AgentsCliMetric:

@@ -32,18 +32,30 @@ AGENTS_CLI_KEY = "agents_cli"
 FIX = 'give each case a `prompt` (Content) or `agent_data` whose turns end with a "user" event'
 
 
+# What marks a case as one tool's: ADK's EvalCase and the SDK's EvalCase share no field.
+ADK_CASE_KEYS = frozenset({"eval_id", "evalId", "conversation", "conversation_scenario", "conversationScenario"})
+CLI_CASE_KEYS = frozenset({"prompt", "agent_data", "agentData", "eval_case_id", "evalCaseId"})
+
+
 def is_agents_cli_dataset(data: Any, path: Path) -> bool:
-    """ADK's EvalSet always has `eval_set_id`; agents-cli's envelope never does. A `*-dataset.json` name settles
-    an envelope without cases."""
-    if not isinstance(data, dict) or "eval_set_id" in data or "evalSetId" in data:
+    """Which reader the file is for, decided by its cases as the two tools decide: ADK reads an `eval_cases` of
+    ADK cases (and ignores any other top-level key), agents-cli reads an `eval_cases` of SDK cases (and ignores any
+    other top-level key, `eval_set_id` included). Cases of one tool only settle it; otherwise the file's name does
+    (`*-dataset.json` is agents-cli's, `*.evalset.json` / `*.test.json` ADK's), then `eval_set_id` (ADK's)."""
+    if not isinstance(data, dict):
         return False
+    cases = data.get("eval_cases")
+    keys = [set(case) for case in cases if isinstance(case, dict)] if isinstance(cases, list) else []
+    adk = any(k & ADK_CASE_KEYS for k in keys)
+    cli = any(k & CLI_CASE_KEYS for k in keys)
+    named = "eval_set_id" in data or "evalSetId" in data
+    if adk != cli:  # ADK cases in a `*-dataset.json` without an id: neither tool reads it, agents-cli's error helps
+        return cli or (not named and path.name.endswith("-dataset.json"))
     if path.name.endswith("-dataset.json"):
         return True
-    cases = data.get("eval_cases")
-    return isinstance(cases, list) and any(
-        isinstance(c, dict) and ({"prompt", "agent_data", "agentData", "eval_case_id", "evalCaseId"} & set(c))
-        for c in cases
-    )
+    if path.name.endswith((".evalset.json", ".test.json")):
+        return False
+    return not named and cli
 
 
 def eval_set_id_for(path: Path) -> str:

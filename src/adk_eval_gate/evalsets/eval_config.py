@@ -5,6 +5,7 @@ Parsed here into plain data; the criteria stage validates the criterion names an
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError, did_you_mean
 from adk_eval_gate.core.files import load_json
 from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.evalsets.ignored_keys import ignored_key, once, unknown_keys
 
 TEST_CONFIG_NAME = "test_config.json"
 
@@ -25,7 +28,8 @@ class CodeConfig(BaseModel):
 
 
 class CustomMetricConfig(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # ADK ignores unknown keys here (its CustomMetricConfig keeps pydantic's default); each one is warned about
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
     code_config: CodeConfig
     metric_info: dict[str, Any] | None = None
     description: str = ""
@@ -65,11 +69,22 @@ class UserSimulatorConfig(BaseModel):
 
 
 class EvalConfigFile(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # ADK's EvalConfig ignores unknown top-level keys; `parse_eval_config` warns about each (or refuses, when they
+    # leave no criteria at all)
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
     criteria: dict[str, Any] = Field(default_factory=dict)
     custom_metrics: dict[str, CustomMetricConfig] | None = None
     user_simulator_config: UserSimulatorConfig | None = None
     live_model_config: dict[str, Any] | None = None
+
+
+class _StrictCustomMetricConfig(CustomMetricConfig):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _StrictEvalConfigFile(EvalConfigFile):
+    model_config = ConfigDict(extra="forbid")
+    custom_metrics: dict[str, _StrictCustomMetricConfig] | None = None  # type: ignore[assignment]  # narrower on purpose
 
 
 @dataclass(frozen=True)
@@ -81,9 +96,39 @@ class EvalConfigData:
     custom_metric_names: tuple[str, ...] = ()
     custom_metric_paths: dict[str, str] = field(default_factory=dict)  # name -> code_config.name
     user_simulator_config: dict[str, Any] | None = None
+    warnings: tuple[InputError, ...] = ()  # keys ADK ignores, one line each
 
 
 _TOP_LEVEL = set(EvalConfigFile.model_fields) | {to_camel(name) for name in EvalConfigFile.model_fields}
+
+
+def _both_spellings(names: Any) -> set[str]:
+    return set(names) | {to_camel(name) for name in names}
+
+
+_METRIC_KEYS = _both_spellings(CustomMetricConfig.model_fields)
+
+
+def _meant(key: str, value: Any, known_criteria: set[str]) -> str | None:
+    """The field an ignored key was meant to be: `criteria` when it holds criteria (a mapping of criterion names,
+    or a list of ADK's `{metric_name, threshold}` EvalMetrics), else the closest spelling."""
+    names = set(value) if isinstance(value, dict) else set()
+    if isinstance(value, list):
+        names = {item.get("metric_name", item.get("metricName")) for item in value if isinstance(item, dict)}
+    if names & known_criteria:
+        return "criteria"
+    return did_you_mean(key, sorted(_TOP_LEVEL))
+
+
+def _criteria_from(value: Any) -> str:
+    """`{"criteria": {...}}` written from an ignored key's value, to copy into the fix."""
+    if isinstance(value, list):
+        value = {
+            str(item.get("metric_name", item.get("metricName"))): item.get("threshold", 1.0)
+            for item in value
+            if isinstance(item, dict) and isinstance(item.get("metric_name", item.get("metricName")), str)
+        }
+    return clip(json.dumps({"criteria": value}, default=str), 120)
 
 
 def parse_eval_config(data: Any, path: Path, known_criteria: set[str]) -> EvalConfigData:
@@ -94,34 +139,57 @@ def parse_eval_config(data: Any, path: Path, known_criteria: set[str]) -> EvalCo
             f"expected a JSON object, got {type(data).__name__}",
             'write {"criteria": {"tool_trajectory_avg_score": 1.0}}',
         )
-    for key in data:
-        if key in _TOP_LEVEL:
-            continue
-        if key in known_criteria:
-            # ADK reads such a file as `criteria={}` and fails every case; the intent is unmistakable.
+    lines = once(path)
+    without_criteria = not data.get("criteria")
+    warnings: list[InputError] = []
+    for key in unknown_keys(data, _TOP_LEVEL):
+        meant = _meant(key, data[key], known_criteria)
+        if key in known_criteria or (without_criteria and meant == "criteria"):
+            # ADK reads such a file as `criteria={}` and checks nothing: every case passes unscored. A gate that
+            # gates nothing is no gate, so this one is refused, on the key that was meant as criteria.
+            stray = {name: value for name, value in data.items() if name in known_criteria}
+            shown = _criteria_from(stray if key in known_criteria else data[key])
             raise InputError(
                 path,
                 key,
-                "criteria must sit under a top-level `criteria` key",
-                f'write {{"criteria": {{"{key}": ...}}}}',
+                "is ignored by ADK, which reads criteria only under a top-level `criteria` key, "
+                "so this config would check nothing (ADK passes every case unscored)",
+                ("" if key in known_criteria else "did you mean `criteria`? ") + f"write {shown}",
+                line=lines((key,)),
             )
-        guess = did_you_mean(key, sorted(_TOP_LEVEL))
-        raise InputError(
-            path,
-            key,
-            "is not an eval_config field",
-            f"did you mean `{guess}`?" if guess else "use criteria, custom_metrics or user_simulator_config",
+        hint = f"did you mean `{meant}`?" if meant else "use criteria, custom_metrics or user_simulator_config"
+        warnings.append(
+            InputError(path, key, "is not an eval_config field, so ADK ignores it", hint, line=lines((key,)))
         )
+    metrics = data.get("custom_metrics", data.get("customMetrics"))
+    for name, entry in metrics.items() if isinstance(metrics, dict) else ():
+        for key in unknown_keys(entry, _METRIC_KEYS):
+            warnings.append(
+                ignored_key(
+                    path,
+                    ("custom_metrics", name, key),
+                    _METRIC_KEYS,
+                    "is not a custom metric field, so ADK ignores it",
+                    lines,
+                )
+            )
     try:
         parsed = EvalConfigFile.model_validate(data)
-    except ValidationError as exc:
-        raise input_error_from(exc, path, model=EvalConfigFile) from None
+    except ValidationError:
+        # refused as ADK refuses it, but named through the strict twin: a misspelt required key reads as the
+        # misspelling (with its did-you-mean), not as the field that is missing
+        try:
+            _StrictEvalConfigFile.model_validate(data)
+        except ValidationError as exc:
+            raise input_error_from(exc, path, model=_StrictEvalConfigFile) from None
+        raise  # not reached: the strict twin refuses whatever the model refuses
     return EvalConfigData(
         criteria=dict(parsed.criteria),
         source=str(path),
         custom_metric_names=tuple(parsed.custom_metrics or ()),
         custom_metric_paths={name: c.code_config.name for name, c in (parsed.custom_metrics or {}).items()},
         user_simulator_config=parsed.user_simulator_config.model_dump() if parsed.user_simulator_config else None,
+        warnings=tuple(warnings),
     )
 
 

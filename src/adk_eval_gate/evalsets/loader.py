@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -11,7 +12,8 @@ from pydantic import ValidationError
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json
 from adk_eval_gate.core.validation import input_error_from
-from adk_eval_gate.evalsets import agents_cli_dataset, legacy
+from adk_eval_gate.evalsets import agents_cli_dataset, eval_file_keys, legacy
+from adk_eval_gate.evalsets.ignored_keys import once
 from adk_eval_gate.evalsets.models import EvalSet
 
 EvalSetShape = Literal["evalset", "legacy_turns", "legacy_named", "agents_cli"]
@@ -22,13 +24,14 @@ class EvalSetFile:
     path: Path
     eval_set: EvalSet
     shape: EvalSetShape
+    warnings: tuple[InputError, ...] = ()  # keys the reference reader ignores (evalsets/eval_file_keys.py)
 
 
 def parse_eval_set(data: Any, path: Path) -> EvalSetFile:
     if agents_cli_dataset.is_agents_cli_dataset(data, path):
         eval_set = agents_cli_dataset.parse_dataset(data, path)
         _check_cases(eval_set, path)
-        return EvalSetFile(path, eval_set, "agents_cli")
+        return EvalSetFile(path, eval_set, "agents_cli", eval_file_keys.ignored(data, path, "agents_cli"))
     shape: EvalSetShape
     try:
         if isinstance(data, dict):
@@ -69,7 +72,7 @@ def parse_eval_set(data: Any, path: Path) -> EvalSetFile:
     except ValidationError as exc:
         raise input_error_from(exc, path, model=EvalSet) from None
     _check_cases(eval_set, path)
-    return EvalSetFile(path, eval_set, shape)
+    return EvalSetFile(path, eval_set, shape, eval_file_keys.ignored(data, path, shape))
 
 
 def _check_cases(eval_set: EvalSet, path: Path) -> None:
@@ -92,4 +95,19 @@ def _check_cases(eval_set: EvalSet, path: Path) -> None:
 
 
 def load_eval_set(path: Path) -> EvalSetFile:
-    return parse_eval_set(load_json(path, "eval set"), path)
+    data = load_json(path, "eval set")  # its own errors stand as they are: only a parsed file is composed for lines
+    try:
+        return parse_eval_set(data, path)
+    except InputError as exc:
+        raise with_line(exc, path) from None
+
+
+def with_line(exc: InputError, path: Path) -> InputError:
+    """The error with the line of its field, for the errors raised by hand without one."""
+    if exc.line is not None or not exc.field or exc.file != str(path):
+        return exc
+    loc = [int(part[1:-1]) if part.startswith("[") else part for part in _LOC_PARTS.findall(exc.field)]
+    return exc.with_file(path, once(path)(loc))
+
+
+_LOC_PARTS = re.compile(r"\[\d+\]|[^.\[\]]+")

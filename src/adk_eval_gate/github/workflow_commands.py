@@ -68,15 +68,20 @@ def error(message: str) -> None:
 def input_error(exc: InputError) -> None:
     """Bad input: an annotation on the file and line inside Actions, `error: file:line: field: problem; fix`
     elsewhere."""
+    _on_file("error", exc, f"adk-eval-gate: {exc.title}")
+
+
+def input_warning(exc: InputError) -> None:
+    """Input read past (a key the reference tools ignore): the same line as an error, as a warning."""
+    _on_file("warning", exc, "adk-eval-gate: ignored input")
+
+
+def _on_file(level: str, exc: InputError, title: str) -> None:
     if not in_actions():
-        print(f"error: {exc.render()}", file=sys.stderr, flush=True)
+        print(f"{level}: {exc.render()}", file=sys.stderr, flush=True)
         return
     shown = None
     if exc.file:
         root = repository_root(Path.cwd(), os.environ.get("GITHUB_WORKSPACE"))
         shown = relative_to_root(Path(exc.file), root) or exc.file
-    print(
-        annotation("error", exc.render(), file=shown, line=exc.line, title=f"adk-eval-gate: {exc.title}"),
-        file=sys.stderr,
-        flush=True,
-    )
+    print(annotation(level, exc.render(), file=shown, line=exc.line, title=title), file=sys.stderr, flush=True)

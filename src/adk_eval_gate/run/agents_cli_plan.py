@@ -49,7 +49,7 @@ def agents_cli_criteria(
     thresholds_loc = ("agents", agent.index, "thresholds")
     path = _config_path(agent, loaded, workflow)
     data, lines = read_config_data(path) if path is not None else (None, None)
-    if path is None or not is_agents_cli_config(data, path):
+    if path is None or not is_agents_cli_config(data, path, adk_cases=loaded.shape != "agents_cli"):
         if agent.settings.thresholds is not None:
             raise InputError(
                 workflow.path,
@@ -72,7 +72,7 @@ def agents_cli_criteria(
         config, agent.settings.thresholds, str(workflow.path), thresholds_loc, workflow.lines, workflow.base_dir
     )
     summary = {c.name: c.threshold for c in criteria}
-    return EvalConfigData(criteria=summary, source=str(path)), tuple(criteria)
+    return EvalConfigData(criteria=summary, source=str(path), warnings=config.warnings), tuple(criteria)
 
 
 def agents_cli_cases(plan) -> dict[tuple[str, str], tuple]:

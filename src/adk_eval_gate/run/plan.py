@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import jinja2
@@ -26,6 +26,8 @@ from adk_eval_gate.evalsets.loader import EvalSetFile, load_eval_set
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.run.agents_cli_plan import agents_cli_criteria
 
+SHOWN_WARNINGS = 50  # ignored keys listed by one plan; the rest are counted
+
 
 @dataclass(frozen=True)
 class EvalSetPlan:
@@ -33,6 +35,8 @@ class EvalSetPlan:
     criteria: tuple[ConfiguredCriterion, ...]
     criteria_source: str  # "inline", "default" or the eval config file's path
     user_simulator_config: dict | None
+    # keys the reference tools ignore in the eval file and its eval config: printed, never fatal
+    warnings: tuple[InputError, ...] = ()
 
     @property
     def eval_set_id(self) -> str:
@@ -61,6 +65,18 @@ class Plan:
     def relative(self, path: Path) -> str:
         return relative_posix(self.workflow.base_dir, path)
 
+    @property
+    def warnings(self) -> tuple[InputError, ...]:
+        """Each once, though an eval config shared by several eval sets is read for each."""
+        unique = list(
+            {w.render(): w for agent in self.agents for eval_set in agent.eval_sets for w in eval_set.warnings}.values()
+        )
+        if len(unique) <= SHOWN_WARNINGS:
+            return tuple(unique)
+        more = len(unique) - SHOWN_WARNINGS + 1  # a file written for another tool must not flood the log
+        note = InputError(None, None, f"{more} more keys that google-adk or agents-cli ignore", "fix those above first")
+        return (*unique[: SHOWN_WARNINGS - 1], note)
+
     def expected_cases(self) -> dict[CaseKey, list[Invocation]]:
         """Each case's expected turns, for reports that show what was expected beside what the agent did."""
         return {
@@ -83,8 +99,11 @@ def _criteria_for(workflow: Workflow, agent: AgentPlan, eval_set_path: Path) -> 
         data = EvalConfigData(criteria=dict(DEFAULT_CRITERIA), source="default")
         return data, tuple(resolve_criteria(data.criteria, None))
     data = load_eval_config(config_path, known)
-    resolved = resolve_criteria(data.criteria, str(config_path), custom_metrics=data.custom_metric_paths)
-    return data, tuple(resolved)
+    ignored: list[InputError] = []  # options ADK's criteria keep and never read: warnings, in a file ADK reads
+    resolved = resolve_criteria(
+        data.criteria, str(config_path), custom_metrics=data.custom_metric_paths, ignored=ignored
+    )
+    return replace(data, warnings=(*data.warnings, *ignored)), tuple(resolved)
 
 
 def _check_judge_templates(workflow: Workflow) -> None:
@@ -206,6 +225,7 @@ def _build(workflow: Workflow, checks: Sequence[Callable[[Workflow], None]]) -> 
                 if config.source in ("inline", "default")
                 else relative_posix(workflow.base_dir, Path(config.source))
             )
-            plans.append(EvalSetPlan(loaded, criteria, source, config.user_simulator_config))
+            warnings = tuple(_shown_errors(workflow, w) for w in (*loaded.warnings, *config.warnings))
+            plans.append(EvalSetPlan(loaded, criteria, source, config.user_simulator_config, warnings))
         agents.append(AgentRunPlan(agent, tuple(plans)))
     return Plan(workflow, tuple(agents))

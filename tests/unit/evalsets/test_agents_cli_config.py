@@ -168,11 +168,6 @@ def test_json_config_is_accepted_too(tmp_path):
             "metrics_to_run[1]",
             "listed twice",
         ),
-        (
-            M + "    prompt_template: x\n  - name: m\n    prompt_template: y\n",
-            "custom_metrics[1].name",
-            "duplicate",
-        ),
         ("- metrics_to_run\n", None, "expected a mapping"),
         ("metrics_to_run: [a\n", None, "not valid YAML"),
     ],

@@ -1,7 +1,9 @@
 """Per-criterion options, as ADK's `eval_metrics.py` criterion classes define them.
 
-Unlike ADK (whose criteria accept and silently drop unknown keys), unknown keys are errors here: a
-misspelt `match_type` must not quietly fall back to EXACT in a merge gate.
+Unlike ADK (whose criteria accept and silently drop unknown keys), unknown keys are errors in the gate's own config:
+a misspelt `match_type` must not quietly fall back to EXACT in a merge gate. In a file ADK reads (eval_config.json,
+test_config.json) they are warnings instead, and dropped (`registry.resolve_criteria(ignored=...)`), so the file
+loads as ADK loads it.
 """
 
 from __future__ import annotations
