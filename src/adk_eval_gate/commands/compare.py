@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from adk_eval_gate.commands.help import OUTPUT_DIR
+from adk_eval_gate.commands.help import OUTPUT_DIR, OutputDefault
 from adk_eval_gate.commands.options import config_option
 
 
@@ -16,13 +16,16 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="compare results with a baseline and apply the gate (exit 0 pass, 1 fail)",
     )
     parser.add_argument(
-        "--results", metavar="FILE", default=f"{OUTPUT_DIR}/results.json", help="the current results file"
+        "--results",
+        metavar="FILE",
+        default=OutputDefault(f"{OUTPUT_DIR}/results.json"),
+        help=f"the current results file (default: {OUTPUT_DIR}/ beside the config)",
     )
     parser.add_argument("--baseline", help="a baseline results file (default: the config's baseline store)")
     parser.add_argument(
         "--output",
         metavar="FILE",
-        default=f"{OUTPUT_DIR}/comparison.json",
+        default=OutputDefault(f"{OUTPUT_DIR}/comparison.json"),
         help="where to write the comparison JSON (beside the results, where `view` looks)",
     )
     parser.add_argument("--label", action="append", help="a pull request label (repeatable; e.g. the override label)")
@@ -55,7 +58,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
 
     # A path the user typed: a typo must not turn into "no baseline", which passes.
-    if args.results == f"{OUTPUT_DIR}/results.json" and not Path(args.results).exists():
+    if isinstance(args.results, OutputDefault) and not Path(args.results).exists():
         raise InputError(
             None,
             "--results",

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from adk_eval_gate.commands.help import OUTPUT_DIR
+from adk_eval_gate.commands.help import OUTPUT_DIR, OutputDefault
 from adk_eval_gate.commands.options import config_option
 from adk_eval_gate.core.keys import CaseKey
 
@@ -22,8 +22,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--output",
         metavar="FILE",
-        default=f"{OUTPUT_DIR}/results.json",
-        help="where to write the results JSON (beside it, `compare` and `view` find it by default)",
+        default=OutputDefault(f"{OUTPUT_DIR}/results.json"),
+        help=f"where to write the results JSON (default: {OUTPUT_DIR}/ beside the config, where `compare` and "
+        "`view` look)",
     )
     parser.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
     parser.add_argument(

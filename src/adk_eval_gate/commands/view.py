@@ -158,8 +158,19 @@ def _can_open() -> bool:
     return True
 
 
+def _default_folder() -> Path:
+    """`adk-eval-gate-out` beside the nearest eval-gate.yml, where `run` and `ci` put it from any subfolder."""
+    from adk_eval_gate.commands.config_file import find_config
+
+    found = find_config(Path.cwd())
+    if found is None:
+        return Path(DEFAULT_DIR)
+    folder = found.parent / DEFAULT_DIR
+    return folder.relative_to(Path.cwd().absolute()) if folder.is_relative_to(Path.cwd().absolute()) else folder
+
+
 def view(path: str | None = None, *, config: str | None = None, open_browser: bool = True) -> int:
-    target = Path(path or DEFAULT_DIR)
+    target = Path(path) if path else _default_folder()
     if not target.exists():
         raise InputError(
             None,
