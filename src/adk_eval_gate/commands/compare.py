@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
 from adk_eval_gate.commands.help import OUTPUT_DIR, OutputDefault
@@ -54,6 +55,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.github.workflow_commands import warn
     from adk_eval_gate.report.console import render_comparison
     from adk_eval_gate.report.notes import build_comparison
+    from adk_eval_gate.report.run_marks import remove_stale
     from adk_eval_gate.results.build import read_results
     from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
 
@@ -84,6 +86,12 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     loaded()  # the run, its baseline and history live until the end: out of the collector's sight from here
     comparison = build_comparison(current, outcome, gate, labels, max_age_days=max_age, history=history)
     if args.output:
+        comparison = comparison.model_copy(update={"run_id": current.run_id})
         write_text_atomic(Path(args.output), comparison.model_dump_json(indent=2) + "\n")
+        # Reports beside it tell another comparison's story (a `ci`'s, or another baseline's): they go, and `view`
+        # renders the page from this one.
+        stale = remove_stale(Path(args.output).parent, None, ("report.md", "report.html", "junit.xml"))
+        if stale:
+            print(f"removed {', '.join(stale)} beside {args.output}: written from another comparison", file=sys.stderr)
     print(render_comparison(comparison))
     return exit_code_for_decision(comparison.verdict)

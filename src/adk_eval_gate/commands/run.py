@@ -80,6 +80,7 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.adk_details import print_case_details
     from adk_eval_gate.report.console import render_table
+    from adk_eval_gate.report.run_marks import remove_stale
     from adk_eval_gate.results.agents_cli_traces import write_traces
     from adk_eval_gate.results.build import write_results
     from adk_eval_gate.run.adaptive import decider_for
@@ -99,6 +100,10 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     gc.enable()
     results = run_plan(plan, quiet=args.quiet, decider=decider, hosts=hosts)
     write_results(results, Path(args.output))
+    if Path(args.output).name == "results.json":  # what view and compare pair with it: a report of another run goes
+        stale = remove_stale(Path(args.output).parent, results.run_id)
+        if stale:
+            print(f"removed {', '.join(stale)} beside it: written for another run", file=sys.stderr)
     write_traces(results, agents_cli_cases(plan), Path(args.output).parent)
     if results.interrupted:
         print(f"stopped early ({results.stop_reason}); finished cases were scored and written", file=sys.stderr)

@@ -139,6 +139,13 @@ def render(results_path: Path, config: str | None = None) -> Path:
             comparison = Comparison.model_validate(load_json(comparison_path, "comparison file"))
         except ValidationError as exc:
             raise input_error_from(exc, comparison_path, model=Comparison) from None
+        if comparison.run_id != results.run_id:  # another run's verdict over these results would tell two stories
+            print(
+                f"{comparison_path} is of another run ({comparison.run_id or 'unnamed'}, the results are of "
+                f"{results.run_id or 'an unnamed run'}): rendered the results alone; "
+                "`adk-eval-gate compare` makes their comparison"
+            )
+            comparison = None
     expected, history = _expected(config, results), _history(results_path.parent)
     folder = private_folder()
     try:
