@@ -1,9 +1,9 @@
 """Which run a file of an output folder belongs to, so no command combines files of different runs.
 
-results.json and comparison.json carry the run's `run_id` as a field; report.md an HTML comment (invisible in the
-rendered comment), report.html a `<meta>`, junit.xml a `<property>`. A command that writes a run's results removes
-what is left of another run beside them (`remove_stale`); `view` pairs a results file only with the comparison of
-the same run; `merge` takes shards of one workflow run (docs/report-html.md).
+results.json and comparison.json carry the run's `run_id` as a field; report.md and junit.xml a comment at their
+end (invisible in the rendered comment, skipped by JUnit readers), report.html a `<meta>`. A command that writes a
+run's results removes what is left of another run beside them (`remove_stale`); `view` pairs a results file only
+with the comparison of the same run; `merge` takes shards of one workflow run (docs/report-html.md).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ MARKDOWN = "<!-- adk-eval-gate run: {} -->"
 _MARKED = re.compile(
     r"<!-- adk-eval-gate run: ([\w.-]*) -->"
     r'|<meta name="adk-eval-gate-run" content="([\w.-]*)">'
-    r'|<property name="adk-eval-gate.run" value="([\w.-]*)" */>'
 )
 _OURS = {  # how a file written by us without a run mark (an earlier version) is still known as ours
     "report.md": "adk-eval-gate",
@@ -44,12 +43,9 @@ def mark_html(page: str, run_id: str | None) -> str:
 
 
 def mark_junit(xml: str, run_id: str | None) -> str:
-    """A `<properties>` element first in the root, as JUnit readers allow on <testsuites>."""
-    if not run_id:
-        return xml
-    start = xml.find(">", xml.find("<testsuites")) + 1
-    prop = f'<properties><property name="adk-eval-gate.run" value="{html.escape(run_id)}" /></properties>'
-    return xml[:start] + prop + xml[start:] if start > 0 else xml
+    """A comment after the root element: every JUnit reader skips it (a <properties> element under <testsuites>
+    is not in every reader's schema)."""
+    return f"{xml.rstrip()}\n{MARKDOWN.format(run_id)}\n" if run_id else xml
 
 
 @dataclass(frozen=True)
