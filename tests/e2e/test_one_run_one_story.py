@@ -145,6 +145,8 @@ def test_merge_of_one_runs_shards_names_that_run(example, local):
 def test_a_file_of_the_same_name_that_is_not_ours_is_left_alone(example, local):
     out = example / "out"
     out.mkdir()
-    (out / "report.md").write_text("# my own notes\n")
+    own = {"report.md": "# my notes\n\nWe gate with adk-eval-gate.\n", "junit.xml": '<testsuites name="pytest"/>\n'}
+    for name, text in own.items():
+        (out / name).write_text(text)
     _run(example / "eval-gate.yml", out)
-    assert (out / "report.md").read_text() == "# my own notes\n"
+    assert {name: (out / name).read_text() for name in own} == own

@@ -35,7 +35,8 @@ def _prepare(folder: Path, cases: int) -> None:
         spec.loader.exec_module(bench)
         bench.prepare(folder, Namespace(cases=cases, concurrency=16, workers="auto"))
     finally:
-        sys.path.remove(str(ROOT / "bench"))
+        while str(ROOT / "bench") in sys.path:  # bench/inference.py adds it too
+            sys.path.remove(str(ROOT / "bench"))
         sys.modules.pop("bench_inference", None)
     config = folder / "gate.yml"
     config.write_text(config.read_text().replace("agent: travel_desk}", "agent: travel_desk, eval_history: true}"))

@@ -21,8 +21,8 @@ _MARKED = re.compile(
     r'|<meta name="adk-eval-gate-run" content="([\w.-]*)">'
 )
 _OURS = {  # how a file written by us without a run mark (an earlier version) is still known as ours
-    "report.md": "adk-eval-gate",
-    "report.html": 'id="app"',
+    "report.md": "adk-eval-gate",  # in its heading (the first line): see `_ours`
+    "report.html": 'id="adk-eval-gate-data"',
     "junit.xml": '<testsuites name="adk-eval-gate"',
     "comparison.json": '"verdict"',
     "pull-request.json": '"comment_key"',
@@ -71,7 +71,16 @@ def mark_of(path: Path) -> Mark:
         return _json_mark(text, "results_run_id", "comment_key")
     if match := _MARKED.search(text):
         return Mark(True, next(group for group in match.groups() if group is not None))
-    return Mark(_OURS.get(path.name, "\0") in text, None)
+    return Mark(_ours(path.name, text), None)
+
+
+def _ours(name: str, text: str) -> bool:
+    """An unmarked file of an earlier version, known by what only ours hold; a report.md by its heading, since a
+    user's own notes may well mention adk-eval-gate."""
+    if name == "report.md":
+        first = (text.lstrip().splitlines() or [""])[0]
+        return first.startswith("#") and _OURS[name] in first
+    return _OURS.get(name, "\0") in text
 
 
 def _json_mark(text: str, field: str, ours: str) -> Mark:
