@@ -43,7 +43,8 @@ def one_run(folder: Path) -> float:
     example = folder / "hello_world"
     shutil.copytree(ROOT / "examples" / "hello_world", example, ignore=shutil.ignore_patterns("__pycache__", ".adk"))
     config = example / "eval-gate.yml"
-    config.write_text("run: {workers: 2}\n" + config.read_text())
+    text = config.read_text().replace("agent: hello_world}", "agent: hello_world, eval_history: true}")
+    config.write_text("run: {workers: 2}\n" + text)
     started = time.monotonic()
     run_plan(build_plan(config), quiet=True)
     return time.monotonic() - started

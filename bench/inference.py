@@ -180,7 +180,7 @@ def prepare(work: Path, args: argparse.Namespace) -> None:
     )
     (work / "gate.yml").write_text(
         f"run: {{concurrency: {args.concurrency}, timeout: 600, workers: {args.workers}}}\n"
-        "agents:\n  - name: travel_desk\n    target: {kind: adk, agent: travel_desk}\n"
+        "agents:\n  - name: travel_desk\n    target: {kind: adk, agent: travel_desk, eval_history: true}\n"
         "    evalsets: [trips.evalset.json]\n    eval_config: eval_config.json\n"
     )
 

@@ -253,6 +253,9 @@ class AgentPower(_Model):
 class Comparison(_Model):
     schema_version: Literal[1] = COMPARISON_SCHEMA_VERSION
     verdict: Literal["pass", "fail"]
+    run_id: str | None = Field(
+        default=None, pattern=r"^[\w.-]{1,80}$", description="The run_id of the results file this compares."
+    )
     baseline: BaselineIdentity | None
     warnings: list[str] = Field(default_factory=list)
     gate: GateDecision

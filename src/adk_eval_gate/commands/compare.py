@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
-from adk_eval_gate.commands.help import OUTPUT_DIR
+from adk_eval_gate.commands.help import OUTPUT_DIR, OutputDefault
 from adk_eval_gate.commands.options import config_option
 
 
@@ -16,13 +17,16 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="compare results with a baseline and apply the gate (exit 0 pass, 1 fail)",
     )
     parser.add_argument(
-        "--results", metavar="FILE", default=f"{OUTPUT_DIR}/results.json", help="the current results file"
+        "--results",
+        metavar="FILE",
+        default=OutputDefault(f"{OUTPUT_DIR}/results.json"),
+        help=f"the current results file (default: {OUTPUT_DIR}/ beside the config)",
     )
     parser.add_argument("--baseline", help="a baseline results file (default: the config's baseline store)")
     parser.add_argument(
         "--output",
         metavar="FILE",
-        default=f"{OUTPUT_DIR}/comparison.json",
+        default=OutputDefault(f"{OUTPUT_DIR}/comparison.json"),
         help="where to write the comparison JSON (beside the results, where `view` looks)",
     )
     parser.add_argument("--label", action="append", help="a pull request label (repeatable; e.g. the override label)")
@@ -51,12 +55,13 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.github.workflow_commands import warn
     from adk_eval_gate.report.console import render_comparison
     from adk_eval_gate.report.notes import build_comparison
+    from adk_eval_gate.report.run_marks import remove_stale
     from adk_eval_gate.results.build import read_results
     from adk_eval_gate.results.offline import refuse_mixed
     from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
 
     # A path the user typed: a typo must not turn into "no baseline", which passes.
-    if args.results == f"{OUTPUT_DIR}/results.json" and not Path(args.results).exists():
+    if isinstance(args.results, OutputDefault) and not Path(args.results).exists():
         raise InputError(
             None,
             "--results",
@@ -84,6 +89,12 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     loaded()  # the run, its baseline and history live until the end: out of the collector's sight from here
     comparison = build_comparison(current, outcome, gate, labels, max_age_days=max_age, history=history)
     if args.output:
+        comparison = comparison.model_copy(update={"run_id": current.run_id})
         write_text_atomic(Path(args.output), comparison.model_dump_json(indent=2) + "\n")
+        # Reports beside it tell another comparison's story (a `ci`'s, or another baseline's): they go, and `view`
+        # renders the page from this one.
+        stale = remove_stale(Path(args.output).parent, None, ("report.md", "report.html", "junit.xml"))
+        if stale:
+            print(f"removed {', '.join(stale)} beside {args.output}: written from another comparison", file=sys.stderr)
     print(render_comparison(comparison))
     return exit_code_for_decision(comparison.verdict)

@@ -52,6 +52,30 @@ def resolve_config(args: argparse.Namespace, start: Path | None = None) -> None:
         )
 
 
+_DEFAULT_OUTPUTS = {
+    "run": ("output",),
+    "compare": ("results", "output"),
+    "ci": ("output_dir",),
+    "merge": ("output_dir",),
+}
+
+
+def place_outputs(args: argparse.Namespace) -> None:
+    """Output paths the user did not give go beside the config, given or found: from a subfolder, or with
+    `--config` naming a config elsewhere, the files land where a run from the config's own folder puts them (and
+    where `view` and `compare` look), never in the working directory."""
+    from adk_eval_gate.commands.help import OutputDefault
+
+    config = getattr(args, "config", None)
+    if not config:
+        return
+    folder = Path(config).parent
+    for name in _DEFAULT_OUTPUTS.get(getattr(args, "command", ""), ()):
+        value = getattr(args, name, None)
+        if isinstance(value, OutputDefault) and folder != Path():
+            setattr(args, name, OutputDefault(folder / value))
+
+
 def _shown(path: Path, start: Path) -> str:
     """Relative to where the user stands when that is shorter, as they would have typed it."""
     try:

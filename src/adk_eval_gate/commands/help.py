@@ -9,6 +9,12 @@ import textwrap
 
 OUTPUT_DIR = "adk-eval-gate-out"  # `ci`, `run`, `compare` and `view` all default to this one folder
 
+
+class OutputDefault(str):
+    """An output path the user did not give: placed beside the config (config_file.place_outputs), not in the
+    working directory, so a command run from a subfolder writes where one run from the config's folder does."""
+
+
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Start here", ("init", "validate", "ci")),
     ("Everyday", ("run", "compare", "view", "history", "baseline", "goldens")),

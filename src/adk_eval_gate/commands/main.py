@@ -129,7 +129,7 @@ def _discard_stdout() -> None:
 
 def _main(argv: Sequence[str] | None, hosts: AgentHostPool) -> int:
     from adk_eval_gate.commands.arguments import check_arguments, check_outputs
-    from adk_eval_gate.commands.config_file import resolve_config
+    from adk_eval_gate.commands.config_file import place_outputs, resolve_config
     from adk_eval_gate.commands.parser import build_parser
     from adk_eval_gate.github import workflow_commands
 
@@ -142,6 +142,7 @@ def _main(argv: Sequence[str] | None, hosts: AgentHostPool) -> int:
             stream.reconfigure(errors="backslashreplace")
     try:
         resolve_config(args)
+        place_outputs(args)
         check_arguments(args)
         check_outputs(args)
         code = args.handler(args)

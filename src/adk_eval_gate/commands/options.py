@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from adk_eval_gate.commands.help import OUTPUT_DIR, OutputDefault
 from adk_eval_gate.core.errors import InputError
 
 if TYPE_CHECKING:  # the stages load when a handler runs, so `--help` and a run's start stay instant
@@ -52,7 +53,9 @@ def publishing_options() -> argparse.ArgumentParser:
     """What `ci` and `merge` share: where files go and how the pull request comment behaves."""
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument(
-        "--output-dir", default="adk-eval-gate-out", help="where results, comparison, report and JUnit go"
+        "--output-dir",
+        default=OutputDefault(OUTPUT_DIR),
+        help=f"where results, comparison, report and JUnit go (default: {OUTPUT_DIR} beside the config)",
     )
     parent.add_argument("--no-comment", action="store_true", help="do not post the pull request comment")
     parent.add_argument("--label", action="append", help="an extra pull request label (e.g. the override label)")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from adk_eval_gate.commands.help import OUTPUT_DIR
+from adk_eval_gate.commands.help import OUTPUT_DIR, OutputDefault
 from adk_eval_gate.commands.options import add_offline_option, config_option
 from adk_eval_gate.core.keys import CaseKey
 
@@ -22,8 +22,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--output",
         metavar="FILE",
-        default=f"{OUTPUT_DIR}/results.json",
-        help="where to write the results JSON (beside it, `compare` and `view` find it by default)",
+        default=OutputDefault(f"{OUTPUT_DIR}/results.json"),
+        help=f"where to write the results JSON (default: {OUTPUT_DIR}/ beside the config, where `compare` and "
+        "`view` look)",
     )
     parser.add_argument("--quiet", action="store_true", help="print neither progress lines nor the per-case table")
     parser.add_argument(
@@ -85,6 +86,7 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.adk_details import print_case_details
     from adk_eval_gate.report.console import render_table
+    from adk_eval_gate.report.run_marks import remove_stale
     from adk_eval_gate.results.agents_cli_traces import write_traces
     from adk_eval_gate.results.build import write_results
     from adk_eval_gate.run.adaptive import decider_for
@@ -104,6 +106,10 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     gc.enable()
     results = run_plan(plan, quiet=args.quiet, decider=decider, hosts=hosts)
     write_results(results, Path(args.output))
+    if Path(args.output).name == "results.json":  # what view and compare pair with it: a report of another run goes
+        stale = remove_stale(Path(args.output).parent, results.run_id)
+        if stale:
+            print(f"removed {', '.join(stale)} beside it: written for another run", file=sys.stderr)
     write_traces(results, agents_cli_cases(plan), Path(args.output).parent)
     if results.interrupted:
         print(f"stopped early ({results.stop_reason}); finished cases were scored and written", file=sys.stderr)

@@ -139,6 +139,13 @@ def render(results_path: Path, config: str | None = None) -> Path:
             comparison = Comparison.model_validate(load_json(comparison_path, "comparison file"))
         except ValidationError as exc:
             raise input_error_from(exc, comparison_path, model=Comparison) from None
+        if comparison.run_id != results.run_id:  # another run's verdict over these results would tell two stories
+            print(
+                f"{comparison_path} is of another run ({comparison.run_id or 'unnamed'}, the results are of "
+                f"{results.run_id or 'an unnamed run'}): rendered the results alone; "
+                "`adk-eval-gate compare` makes their comparison"
+            )
+            comparison = None
     expected, history = _expected(config, results), _history(results_path.parent)
     folder = private_folder()
     try:
@@ -158,8 +165,19 @@ def _can_open() -> bool:
     return True
 
 
+def _default_folder() -> Path:
+    """`adk-eval-gate-out` beside the nearest eval-gate.yml, where `run` and `ci` put it from any subfolder."""
+    from adk_eval_gate.commands.config_file import find_config
+
+    found = find_config(Path.cwd())
+    if found is None:
+        return Path(DEFAULT_DIR)
+    folder = found.parent / DEFAULT_DIR
+    return folder.relative_to(Path.cwd().absolute()) if folder.is_relative_to(Path.cwd().absolute()) else folder
+
+
 def view(path: str | None = None, *, config: str | None = None, open_browser: bool = True) -> int:
-    target = Path(path or DEFAULT_DIR)
+    target = Path(path) if path else _default_folder()
     if not target.exists():
         raise InputError(
             None,

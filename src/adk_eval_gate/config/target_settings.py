@@ -29,10 +29,12 @@ class AdkTargetSettings(_Strict):
 
     kind: Literal["adk"]
     agent: str = Field(min_length=1)
+    # Off unless asked: a run writes nothing outside its output folder (the agent folder may be the user's
+    # checkout, or a read-only one).
     eval_history: bool = Field(
-        default=True,
-        description="write ADK eval history into the agent folder "
-        "(.adk/eval_history), as `adk eval` does, so `adk web` lists these runs",
+        default=False,
+        description="also write ADK eval history into the agent folder "
+        "(.adk/eval_history), as `adk eval` does, so `adk web` lists these runs (default false)",
     )
     model: Literal["agent", "expected"] = Field(
         default="agent",

@@ -37,6 +37,7 @@ from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.html import summary_note
 from adk_eval_gate.report.notes import comparison_file
 from adk_eval_gate.report.outputs import junit_xml, verdict_lines
+from adk_eval_gate.report.run_marks import mark_junit, remove_stale
 from adk_eval_gate.results.agents_cli_traces import write_traces
 from adk_eval_gate.results.build import write_results
 from adk_eval_gate.results.models import ResultsFile
@@ -120,14 +121,16 @@ def _finish(
 
 
 def _write_results(out: Path, plan: Plan, results: ResultsFile) -> None:
-    """The run's own files, first, whatever follows."""
+    """The run's own files, first, whatever follows; another run's reports beside them go (this run writes its
+    own together later, or none if it stops first: never a page of one run beside the results of another)."""
     write_results(results, out / "results.json")
+    remove_stale(out, results.run_id)
     write_traces(results, agents_cli_cases(plan), out)  # agents-cli's format, for `agents-cli eval grade`
 
 
 def _finish_shard(out: Path, shard: tuple[int, int], results: ResultsFile, workflow: Workflow, root: Path) -> int:
     """A shard only runs part of the suite: `adk-eval-gate merge` compares, reports and gates the whole."""
-    write_text_atomic(out / "junit.xml", junit_xml(results, None, workflow.base_dir, root))
+    write_text_atomic(out / "junit.xml", mark_junit(junit_xml(results, None, workflow.base_dir, root), results.run_id))
     print(f"shard {shard[0]}/{shard[1]}: {results.summary.total} cases; results in {out / 'results.json'}")
     return 0
 

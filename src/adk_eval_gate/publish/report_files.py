@@ -1,6 +1,7 @@
 """The write step of a report: the files a run leaves in its output folder after the comparison (comparison.json,
 junit.xml, report.md, report.html, and a pull request's hand-off to the fork-safe `publish` step). Files come before
-GitHub: an API that fails later never loses them."""
+GitHub: an API that fails later never loses them. They are written together (all or none), each marked with the
+results' run (report/run_marks.py), so a folder never holds the reports of two runs."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from typing import cast
 from adk_eval_gate.baseline.history import HistoryState
 from adk_eval_gate.baseline.history.trend import trend_data
 from adk_eval_gate.baseline.models import Comparison
-from adk_eval_gate.core.files import write_text_atomic
+from adk_eval_gate.core.files import replace_together
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.report.html import artifacts_url, write_report_html
+from adk_eval_gate.report.html import artifacts_url, render_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.outputs import junit_xml
+from adk_eval_gate.report.run_marks import mark_html, mark_junit, mark_markdown
 from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.run.plan import Plan
 
@@ -47,9 +49,12 @@ def write_report_files(
     handoff: Handoff | None,
 ) -> str:
     """The report's markdown, as written to report.md (the comment and the step summary show the same)."""
-    workflow = plan.workflow
-    write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
-    write_text_atomic(out / "junit.xml", junit_xml(results, comparison, workflow.base_dir, root))
+    workflow, run_id = plan.workflow, results.run_id
+    comparison = comparison.model_copy(update={"run_id": run_id})
+    files: list[tuple[Path, str | bytes]] = [
+        (out / "comparison.json", comparison.model_dump_json(indent=2) + "\n"),
+        (out / "junit.xml", mark_junit(junit_xml(results, comparison, workflow.base_dir, root), run_id)),
+    ]
     run_url, expected = context.run_url, plan.expected_cases()
     # a CaseKey is a (agent, eval set, case) tuple; the page's signature names the plain tuple, and Mapping's keys
     # are invariant to mypy
@@ -65,11 +70,14 @@ def write_report_files(
         report_url=report_url,
         note=note,
     )
-    write_text_atomic(out / "report.md", markdown)
+    files.append((out / "report.md", mark_markdown(markdown, run_id)))
     trend = trend_data(history.history) if history is not None and history.history is not None else None
-    write_report_html(out, results, comparison, by_tuple, trend, run_url=run_url, report_url=report_url)
+    page = render_html(results, comparison, by_tuple, trend, run_url=run_url, report_url=report_url)
+    files.append((out / "report.html", mark_html(page, run_id)))
     if handoff is not None:
         fields = {"number": handoff.number, "head_sha": handoff.head_sha, "comment_key": handoff.comment_key,
-                  "run_id": handoff.run_id}  # fmt: skip
-        write_text_atomic(out / "pull-request.json", json.dumps(fields) + "\n")
+                  "run_id": handoff.run_id, "results_run_id": run_id}  # fmt: skip
+        files.append((out / "pull-request.json", json.dumps(fields) + "\n"))
+    out.mkdir(parents=True, exist_ok=True)
+    replace_together(files)
     return markdown

@@ -368,10 +368,11 @@ def write_report_html(
     report_url: str | None = None,
 ) -> Path:
     from adk_eval_gate.core.files import write_text_atomic
+    from adk_eval_gate.report.run_marks import mark_html
 
     path = folder / "report.html"
     page = render_html(results, comparison, expected_cases, history, run_url=run_url, report_url=report_url)
-    write_text_atomic(path, page)
+    write_text_atomic(path, mark_html(page, results.run_id))
     return path
 
 

@@ -7,7 +7,8 @@ import json
 import math
 import os
 import subprocess
-from collections.abc import Iterable, Sequence
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,19 @@ def count(statuses: Iterable[str]) -> Counts:
         counts.total += 1
         setattr(counts, status, getattr(counts, status) + 1)
     return counts
+
+
+def new_run_id(environ: Mapping[str, str] = os.environ) -> str:
+    """A fresh run's id (ResultsFile.run_id): in GitHub Actions, led by the workflow run and its attempt, which
+    the shards of one run share (`merge` takes no other); elsewhere `local`."""
+    run, attempt = environ.get("GITHUB_RUN_ID", ""), environ.get("GITHUB_RUN_ATTEMPT", "") or "1"
+    workflow_run = f"{run}.{attempt}" if run.isdigit() and attempt.isdigit() else "local"
+    return f"{workflow_run}.{uuid.uuid4().hex[:16]}"
+
+
+def workflow_run_of(run_id: str | None) -> str | None:
+    """The workflow run a run id names (`local` outside Actions), or None for results written before run ids."""
+    return run_id.rsplit(".", 1)[0] if run_id and "." in run_id else None
 
 
 def git_info(directory: Path) -> GitInfo:

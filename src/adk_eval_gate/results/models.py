@@ -254,6 +254,13 @@ class ResultsFile(_Model):
     tool: ToolInfo
     git: GitInfo
     config_file: str
+    run_id: str | None = Field(
+        default=None,
+        pattern=r"^[\w.-]{1,80}$",
+        description="Names this run: the files written from it (comparison.json, report.md, report.html, junit.xml) "
+        "carry it, and no command combines files of different runs. In GitHub Actions it starts with the workflow "
+        "run's id and attempt, which the shards of one run share.",
+    )
     interrupted: bool = Field(
         default=False, description="True when the run stopped early; unfinished cases are listed as errors."
     )

@@ -20,7 +20,7 @@ from adk_eval_gate.criteria.engine.judging import JudgeJob, JudgeProgress, judge
 from adk_eval_gate.criteria.engine.prompts import environment
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, UsageStats
-from adk_eval_gate.results.build import count, git_info, tool_info
+from adk_eval_gate.results.build import count, git_info, new_run_id, tool_info
 from adk_eval_gate.results.models import ResultsFile, Timings
 from adk_eval_gate.results.usage import agent_usage, judge_usage
 from adk_eval_gate.run.adaptive import Decider
@@ -178,6 +178,7 @@ async def run_plan_async(
     return ResultsFile(
         tool=tool_info(),
         git=git_info(plan.workflow.base_dir),
+        run_id=new_run_id(),
         config_file=plan.workflow.path.name,
         interrupted=rounds.stopped is not None,
         stop_reason=rounds.stopped,

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.keys import CaseKey
-from adk_eval_gate.results.build import case_hash, count
+from adk_eval_gate.results.build import case_hash, count, new_run_id, workflow_run_of
 from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
 
@@ -62,7 +62,9 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
     if plan is not None:
         for name, part in parts:
             check_shard_matches(part, name, plan)
+    workflow_run = check_one_run(parts)
     merged = parts[0][1].model_copy(deep=True)
+    merged.run_id = f"{workflow_run}.{new_run_id().rsplit('.', 1)[1]}" if workflow_run else new_run_id()
     by_set = {(s.agent, s.eval_set_id): s for s in merged.eval_sets}
     owner = {CaseKey(s.agent, s.eval_set_id, c.eval_id): parts[0][0] for s in merged.eval_sets for c in s.cases}
     for name, part in parts[1:]:
@@ -112,6 +114,31 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
             }
         )
     return merged
+
+
+def check_one_run(parts: list[tuple[str, ResultsFile]]) -> str | None:
+    """Shards of one run: one commit, and in GitHub Actions one workflow run (their run ids lead with it). Shards
+    of different runs would be gated, reported and stored as one run that never happened. The workflow run they
+    share, if any."""
+    first_name, first = parts[0]
+    runs = {workflow_run_of(part.run_id) for _, part in parts} - {None, "local"}
+    for name, part in parts[1:]:
+        if first.git.sha and part.git.sha and part.git.sha != first.git.sha:
+            raise InputError(
+                name,
+                "git.sha",
+                f"ran at commit {part.git.sha[:12]}, {first_name} at {first.git.sha[:12]}",
+                "merge the shards of one run, at one commit",
+            )
+        theirs, ours = workflow_run_of(part.run_id), workflow_run_of(first.run_id)
+        if len(runs) > 1 and theirs != ours:
+            raise InputError(
+                name,
+                "run_id",
+                f"is from workflow run {theirs}, {first_name} from {ours}",
+                "merge the shards of one workflow run (download this run's artifacts only)",
+            )
+    return runs.pop() if runs else None
 
 
 def check_shard_matches(part: ResultsFile, name: str, plan: Plan) -> None:

@@ -18,6 +18,7 @@ import contextlib
 import os
 import socket
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -73,6 +74,7 @@ class AgentHost:
         self._tasks: list[asyncio.Task[None]] = []
         self._server: asyncio.AbstractServer | None = None
         self._historian: asyncio.StreamWriter | None = None  # the history writer (historian.py), once connected
+        self._historian_pid: int | None = None
         self.held: set[tuple[object, ...]] = set()  # invocations forwarded to it
         self._accepted: list[asyncio.StreamWriter] = []  # every connection, closed by `release` whatever its state
         self._released = False
@@ -162,7 +164,7 @@ class AgentHost:
             writer.close()
             return
         if hello.role == "historian":
-            self._historian = writer
+            self._historian, self._historian_pid = writer, hello.pid
             return
         waiter = self._connections.setdefault(hello.pid, asyncio.get_running_loop().create_future())
         if not waiter.done():
@@ -231,6 +233,8 @@ class AgentHost:
         self._released = True
         for writer in [*([self._historian] if self._historian is not None else []), *self._accepted]:
             writer.close()
+        if self._historian is not None:
+            await self._sent_to_historian(self._historian)
         if self._writer is not None:
             self._writer.close()
             with contextlib.suppress(ConnectionError):
@@ -241,6 +245,24 @@ class AgentHost:
             self._control.close()
         for task in self._tasks:
             task.cancel()
+
+    async def _sent_to_historian(self, writer: asyncio.StreamWriter) -> None:
+        """Until the history writer has taken every byte sent to it and the connection is closed. Bytes still queued
+        when this process stops serving its connections are never sent, nor is the connection closed: the writer
+        would wait for the rest of a message for ever, the host on the writer, this run on the host (the
+        five-minute hang of a loaded machine, where the writer runs at a low priority). It reads as soon as data
+        arrives (historian._Inbox), so this is quick; one that takes nothing is cut off, and named."""
+        try:
+            await asyncio.wait_for(writer.wait_closed(), self.timeouts.history_send)
+        except TimeoutError:
+            writer.transport.abort()
+            print(
+                f"warning: the ADK eval history writer (pid {self._historian_pid}) took nothing sent to it within "
+                f"{self.timeouts.history_send:g} s; ADK eval history not written",
+                file=sys.stderr,
+            )
+        except OSError:  # it has gone (and the host says how, if it must)
+            pass
 
     def wait(self) -> None:
         """Waits for the host (and so for every worker it forked) to exit; reaped, their CPU counts as this

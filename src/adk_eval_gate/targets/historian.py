@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import select
 import socket
 import sys
 import traceback
 from pathlib import Path
 
-from adk_eval_gate.targets.host_messages import Hello, HoldInvocations, WriteHistory, pack_json, recv_from_run
+from adk_eval_gate.targets.host_messages import HEADER, Hello, HoldInvocations, WriteHistory, pack_json
 
 
 def start(control: socket.socket, address: str) -> tuple[int, int]:
@@ -62,20 +63,64 @@ def _serve(address: str, gone: int) -> int:
     case_results_adapter()
     invocations_adapter()
     held: dict[tuple[object, ...], list[object]] = {}
+    inbox = _Inbox(run)
     while True:
-        # The run closes this connection when it is done. Should that close be lost (a connection it never took
-        # up), the host closing `gone` says the run has ended: what the run sent is read first, then nothing more
-        # will come.
-        readable, _, _ = select.select([run.fileno(), gone], [], [])
-        if run.fileno() not in readable:
-            break
-        match recv_from_run(run):
-            case None:
+        message = inbox.next()
+        if message is None:
+            if inbox.ended:
                 break
+            # Should the run's close be lost (a connection it never took up), the host closing `gone` says the
+            # run has ended: what it sent is read first, then nothing more will come.
+            readable, _, _ = select.select([run.fileno(), gone], [], [])
+            if run.fileno() not in readable:
+                break
+            inbox.read_available()
+            continue
+        inbox.read_available()  # what else arrived is taken before the slow work: the run never waits on it
+        match message:
             case HoldInvocations(key=key, invocations=invocations):
                 held[key] = prevalidate(invocations)
-            case WriteHistory() as message:
-                write_history_or_warn(message.agent, Path(message.folder), message.eval_set_id, message.results, held)
+            case WriteHistory() as history:
+                write_history_or_warn(history.agent, Path(history.folder), history.eval_set_id, history.results, held)
             case _:  # nothing else is ever sent here
                 pass
     return 0
+
+
+class _Inbox:
+    """The run's messages, read as soon as they arrive rather than one per piece of work done: the run waits until
+    every byte it sent is taken (agent_host.release), so a writer working at low priority on a busy machine must
+    not hold the run's end open while it works."""
+
+    def __init__(self, run: socket.socket) -> None:
+        self._run = run
+        self._data = bytearray()
+        self._start = 0  # where the next message begins in `_data`
+        self.ended = False  # the run closed the connection: what is in `_data` is all there will be
+
+    def read_available(self) -> None:
+        while not self.ended:
+            try:
+                chunk = self._run.recv(1 << 20, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return
+            except OSError:  # reset: the run has gone all the same
+                chunk = b""
+            if not chunk:
+                self.ended = True
+            self._data += chunk
+
+    def next(self) -> object | None:
+        """The next whole message, or None (a message the run never finished sending is never taken)."""
+        start = self._start
+        if len(self._data) < start + HEADER.size:
+            return None
+        end = start + HEADER.size + HEADER.unpack_from(self._data, start)[0]
+        if len(self._data) < end:
+            return None
+        message: object = pickle.loads(self._data[start + HEADER.size : end])
+        self._start = end
+        if end > len(self._data) // 2:  # what was taken goes, not message by message (a long backlog)
+            del self._data[:end]
+            self._start = 0
+        return message

@@ -138,12 +138,13 @@ def _serve(control: socket.socket, grace: float, forks: bool) -> None:
     if historian is not None:  # the run has gone: once nothing more arrives from it, nothing more will
         with contextlib.suppress(OSError):
             os.close(historian[1])
-    _reap_all(control, children, grace)
+    _reap_all(control, children, grace, historian[0] if historian is not None else None)
 
 
-def _reap_all(control: socket.socket, children: set[int], grace: float) -> None:
+def _reap_all(control: socket.socket, children: set[int], grace: float, historian: int | None) -> None:
     """Waits for every worker and the history writer once the run has gone; one still there after the grace
-    (waiting on a connection nobody will use again) is killed rather than keeping the run waiting for ever."""
+    (waiting on a connection nobody will use again) is killed rather than keeping the run waiting for ever, and
+    named in the log: a run that ends late says which process held it."""
     deadline = time.monotonic() + grace
     while children and time.monotonic() < deadline:
         _reap(control, children, block=False)
@@ -152,6 +153,8 @@ def _reap_all(control: socket.socket, children: set[int], grace: float) -> None:
     for pid in children:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
+        what = "the ADK eval history writer" if pid == historian else "agent worker"
+        print(f"warning: killed {what} (pid {pid}), still running {grace:g} s after the run ended", file=sys.stderr)
     _reap(control, children, block=True)
 
 

@@ -28,6 +28,8 @@ class HostTimeouts:
     """After its last job a worker closes its connection within this, or it is killed."""
     exit_report: float = 2.0
     """The host reports a dead worker's exit code (named in that case's error) within this, or it is 'unknown'."""
+    history_send: float = 60.0
+    """Once the run is done, the history writer takes what the run sent it within this, or it is cut off."""
     children_grace: float = 300.0
     """Once the run has gone, the host waits this long for its workers and history writer, then kills them."""
     host_exit: float = 600.0

@@ -70,6 +70,8 @@ def project(example, monkeypatch):
     (example / "evals" / "test_config.json").write_text(json.dumps(CONFIG))
     monkeypatch.syspath_prepend(str(example))
     monkeypatch.chdir(example)
+    config = example / "eval-gate.yml"  # ADK eval history, compared with adk eval's below
+    config.write_text(config.read_text().replace("agent: hello_world}", "agent: hello_world, eval_history: true}"))
     return example
 
 

@@ -49,6 +49,8 @@ def _by_case(result) -> dict[str, tuple]:
 
 
 def test_adk_reads_our_run_as_it_reads_adk_evals_own(example, tmp_path):
+    config = example / "eval-gate.yml"
+    config.write_text(config.read_text().replace("agent: hello_world}", "agent: hello_world, eval_history: true}"))
     assert (
         main(
             [
@@ -135,7 +137,7 @@ def test_every_run_is_an_entry_a_crashed_run_is_failed_and_the_switch_turns_it_o
     shutil.copytree(FAULTY_AGENT, agent, ignore=shutil.ignore_patterns("__pycache__", ".adk"))
     config = tmp_path / "eval-gate.yml"
     config.write_text(
-        "agents:\n  - name: faulty\n    target: {kind: adk, agent: faulty}\n"
+        "agents:\n  - name: faulty\n    target: {kind: adk, agent: faulty, eval_history: true}\n"
         "    evalsets: [cases.evalset.json]\n    num_runs: 2\n"
     )
     main(["run", "--config", str(config), "--output", str(tmp_path / "r.json"), "--quiet"])
@@ -149,7 +151,11 @@ def test_every_run_is_an_entry_a_crashed_run_is_failed_and_the_switch_turns_it_o
     ]
 
     shutil.rmtree(agent / ".adk")
-    config.write_text(config.read_text().replace("agent: faulty}", "agent: faulty, eval_history: false}"))
+    config.write_text(config.read_text().replace("eval_history: true}", "eval_history: false}"))
+    main(["run", "--config", str(config), "--output", str(tmp_path / "r.json"), "--quiet"])
+    assert not (agent / ".adk").exists()
+    # Off unless asked: a run writes nothing into the agent's folder by default.
+    config.write_text(config.read_text().replace(", eval_history: false}", "}"))
     main(["run", "--config", str(config), "--output", str(tmp_path / "r.json"), "--quiet"])
     assert not (agent / ".adk").exists()
 

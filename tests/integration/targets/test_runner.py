@@ -258,7 +258,8 @@ def test_a_history_writer_whose_connection_the_run_never_closed_still_ends(examp
 
     monkeypatch.setattr(agent_host.AgentHost, "release", release_losing_the_writer)
     config = example / "eval-gate.yml"
-    config.write_text("run: {workers: 2}\n" + config.read_text())
+    text = config.read_text().replace("agent: hello_world}", "agent: hello_world, eval_history: true}")
+    config.write_text("run: {workers: 2}\n" + text)
     results = run_plan(build_plan(config), quiet=True)
     assert lost, "the history writer never connected: nothing was tested"
     (history,) = (example / "hello_world" / ".adk" / "eval_history").glob("*.evalset_result.json")
