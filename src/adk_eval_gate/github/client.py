@@ -28,6 +28,7 @@ import requests
 
 from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.redaction import redact_json
+from adk_eval_gate.core.sealed import check_sealed
 from adk_eval_gate.github.session import GitHubSession, ca_bundle, proxy_for
 
 API_VERSION = "2022-11-28"
@@ -180,6 +181,9 @@ class GitHubClient:
         headers = {"Accept": accept} if accept else None
         repeatable = method.upper() != "POST" if idempotent is None else idempotent
         json = redact_json(json)  # a comment, a check run, a baseline file: nothing we post carries a secret
+        # A sealed process (core/sealed.py) sends the token only while the files it trusts (CA bundles, /etc/hosts,
+        # its own install) are as they were before the pull request's code ran: one a process rewrote is refused.
+        check_sealed()
         for attempt in range(self.retries + 1):
             left = self.no_answer_left()
             if left <= 0:
