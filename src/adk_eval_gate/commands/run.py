@@ -55,6 +55,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     import gc
 
+    from adk_eval_gate.core.held_tokens import held
+    from adk_eval_gate.core.sealed import sealed
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
     hosts = args.agent_hosts or AgentHostPool()  # main's, which may have started the host already
@@ -64,7 +66,8 @@ def handle(args: argparse.Namespace) -> int:
         # The agent host imports google-adk (about a second) while this process imports the stages: main() has
         # usually started it already; this covers an abbreviated --config and callers of handle itself.
         hosts.start_early(Path(args.config))
-        return _run_and_report(args, hosts)
+        with sealed(bool(held())):  # the agents run beside this process: what they write is never loaded here
+            return _run_and_report(args, hosts)
     finally:
         if collecting:  # a refusal before the run started leaves it off: a caller in this process needs it back
             gc.enable()
