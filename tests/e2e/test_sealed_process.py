@@ -130,7 +130,9 @@ def write_config(repo: Path, setup: list[str]) -> None:
     )
 
 
-def run_action(repo: Path, site: Path, fake: FakeGitHub) -> tuple[subprocess.CompletedProcess[str], int]:
+def run_action(
+    repo: Path, site: Path, fake: FakeGitHub, python: str = sys.executable, path: str = ""
+) -> tuple[subprocess.CompletedProcess[str], int]:
     env = {
         k: v
         for k, v in os.environ.items()
@@ -138,7 +140,7 @@ def run_action(repo: Path, site: Path, fake: FakeGitHub) -> tuple[subprocess.Com
     }
     env.update(
         {
-            "PYTHONPATH": str(site),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(site), path])),
             "SEAL_SEEN": str(repo / "seen.json"),
             "SEAL_MARKER": str(repo / "marker"),
             "GITHUB_ACTIONS": "true",
@@ -159,7 +161,7 @@ def run_action(repo: Path, site: Path, fake: FakeGitHub) -> tuple[subprocess.Com
         }
     )
     with subprocess.Popen(
-        [sys.executable, "-P", "-m", "adk_eval_gate.commands.action"],  # the image's ENTRYPOINT
+        [python, "-P", "-m", "adk_eval_gate.commands.action"],  # the image's ENTRYPOINT
         cwd=repo,
         env=env,
         stdout=subprocess.PIPE,
@@ -207,16 +209,41 @@ def test_a_setup_that_rewrites_the_gate_never_runs_in_our_process(repo, site):
     assert "Traceback" not in done.stderr
 
 
-def test_a_setup_that_drops_sitecustomize_leaves_our_process_alone(repo, site):
+def test_a_setup_that_drops_pth_and_sitecustomize_leaves_our_process_alone(repo, site, tmp_path):
+    """Into a real site directory (a venv's, processed at every interpreter's start) and onto the path."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    (site_packages,) = {p for p in site_paths(python) if p.startswith(str(venv))}
+    ours = next(p for p in sys.path if p.endswith("site-packages") and Path(p, "google").is_dir())  # google-adk's
     marker = repo / "marker"
-    code = f"import os\nopen({str(marker)!r}, 'a').write(str(os.getpid()) + chr(10))\n"
-    drop = f"{sys.executable} -c " + json.dumps(f"open({str(site / 'sitecustomize.py')!r}, 'w').write({code!r})")
+
+    def code(tag: str) -> str:
+        return f"import os; open({str(marker)!r}, 'a').write('{tag} ' + str(os.getpid()) + chr(10))\n"
+
+    drops = {str(Path(site_packages) / "zz_seal.pth"): code("pth"), str(site / "sitecustomize.py"): code("site")}
+    drop = f"{sys.executable} -c " + json.dumps(
+        "".join(f"open({name!r}, 'w').write({text!r}); " for name, text in drops.items())
+    )
     write_config(repo, [drop])
     with FakeGitHub() as fake:
-        done, pid = run_action(repo, site, fake)
+        done, pid = run_action(repo, site, fake, python=python, path=ours)
     assert done.returncode in (0, 1), done.stderr[-3000:]
-    pids = marker.read_text().split()
-    assert pids and str(pid) not in pids  # it ran in the fresh interpreters started after it, never in ours
+    ran = [line.split() for line in marker.read_text().splitlines()]
+    # both act in each fresh interpreter started after them (the agent host: the pull request's), never in ours
+    assert {tag for tag, _ in ran} == {"pth", "site"}
+    assert str(pid) not in {ran_in for _, ran_in in ran}
+
+
+def site_paths(python: str) -> list[str]:
+    done = subprocess.run(
+        [python, "-c", "import site; print(chr(10).join(site.getsitepackages()))"],
+        text=True,
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    return done.stdout.split()
 
 
 def test_a_benign_setup_still_installs_beside_the_gate(repo, site, tmp_path):
