@@ -78,6 +78,8 @@ def run_ci(
     from adk_eval_gate.commands.options import offline_workflow
     from adk_eval_gate.core.collector import bulk_data
     from adk_eval_gate.core.command_files import Fence
+    from adk_eval_gate.core.held_tokens import held
+    from adk_eval_gate.core.sealed import sealed
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
@@ -87,16 +89,19 @@ def run_ci(
     # The runner's command files as they are before any of the pull request's code runs (core/command_files.py).
     fence = Fence.open()
     hosts = AgentHostPool()  # this command's agent hosts, handed to the run (targets/host_pool.py)
-    if not (workflow.settings.setup and setup_allowed):
-        # `setup:` may install the agents' own google-adk: then the host starts after it. Otherwise google-adk alone
-        # is imported while this process checks who asked and loads the eval sets; the agents (the pull request's
-        # code) are named to the host only after those checks (_run).
-        hosts.start_early(workflow.path)
-    try:
-        with bulk_data() as loaded:
-            return _run(options, context, workflow, setup_allowed, loaded, hosts, fence)
-    finally:
-        end_pull_request_code(hosts, fence)  # done already unless the run stopped early
+    # Before any of the pull request's code runs (setup, the agent host, metrics): what it writes into our install
+    # is never loaded here, and the run fails if it tried (core/sealed.py).
+    with sealed(bool(held())):
+        if not (workflow.settings.setup and setup_allowed):
+            # `setup:` may install the agents' own google-adk: then the host starts after it. Otherwise google-adk
+            # alone is imported while this process checks who asked and loads the eval sets; the agents (the pull
+            # request's code) are named to the host only after those checks (_run).
+            hosts.start_early(workflow.path)
+        try:
+            with bulk_data() as loaded:
+                return _run(options, context, workflow, setup_allowed, loaded, hosts, fence)
+        finally:
+            end_pull_request_code(hosts, fence)  # done already unless the run stopped early
 
 
 def in_actions() -> bool:
@@ -116,6 +121,7 @@ def _run(
     from adk_eval_gate.core.collector import reading_again
     from adk_eval_gate.core.paths import repository_root
     from adk_eval_gate.core.persisted_credentials import refuse_persisted_credential
+    from adk_eval_gate.core.sealed import check_sealed
     from adk_eval_gate.publish.finish import finish
     from adk_eval_gate.publish.mode import mode_of
     from adk_eval_gate.results.offline import offline_failures
@@ -169,6 +175,7 @@ def _run(
     # No agent code runs in this process from here: the baseline, history and comparison `finish` loads and builds
     # live until the end, as the run's results do: read with the collector off, then frozen with them (read_again).
     reading_again()
+    check_sealed()  # nothing is reported from a process whose install changed under it
     code = finish(options, plan, results, context, outcome, conversation)
     if (failing := offline_failures(results)) is not None:  # results/offline.py: no baseline, its own verdict
         print(f"adk-eval-gate: {failing}", flush=True)

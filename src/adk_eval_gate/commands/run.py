@@ -59,6 +59,8 @@ def handle(args: argparse.Namespace) -> int:
 
     from adk_eval_gate.commands.loading import end_pull_request_code
     from adk_eval_gate.core.command_files import Fence
+    from adk_eval_gate.core.held_tokens import held
+    from adk_eval_gate.core.sealed import sealed
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
     hosts = args.agent_hosts or AgentHostPool()  # main's, which may have started the host already
@@ -71,7 +73,8 @@ def handle(args: argparse.Namespace) -> int:
         # The agent host imports google-adk (about a second) while this process imports the stages: main() has
         # usually started it already; this covers an abbreviated --config and callers of handle itself.
         hosts.start_early(Path(args.config))
-        return _run_and_report(args, hosts)
+        with sealed(bool(held())):  # the agents run beside this process: what they write is never loaded here
+            return _run_and_report(args, hosts)
     finally:
         if collecting:  # a refusal before the run started leaves it off: a caller in this process needs it back
             gc.enable()

@@ -28,7 +28,8 @@ import requests
 
 from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.redaction import redact_json
-from adk_eval_gate.github.session import GitHubSession
+from adk_eval_gate.core.sealed import check_sealed
+from adk_eval_gate.github.session import GitHubSession, ca_bundle, proxy_for
 
 API_VERSION = "2022-11-28"
 MAX_WAIT = 60.0  # a CI step should not sleep longer than this on one call
@@ -147,6 +148,10 @@ class GitHubClient:
         self.session = session or GitHubSession()
         self.retries, self.backoff, self.timeout, self._sleep, self._clock = retries, backoff, timeout, sleep, clock
         self._session = requests.Session()
+        # Never the environment as it is at the call (nor ~/.netrc, whose login would replace our token): the proxy
+        # and CA settings the session captured before the pull request's code ran (github/session.py).
+        self._session.trust_env = False
+        self._session.verify = ca_bundle(self.session.network)
         self._session.headers.update(
             {
                 "Accept": "application/vnd.github+json",
@@ -176,6 +181,9 @@ class GitHubClient:
         headers = {"Accept": accept} if accept else None
         repeatable = method.upper() != "POST" if idempotent is None else idempotent
         json = redact_json(json)  # a comment, a check run, a baseline file: nothing we post carries a secret
+        # A sealed process (core/sealed.py) sends the token only while the files it trusts (CA bundles, /etc/hosts,
+        # its own install) are as they were before the pull request's code ran: one a process rewrote is refused.
+        check_sealed()
         for attempt in range(self.retries + 1):
             left = self.no_answer_left()
             if left <= 0:
@@ -189,6 +197,7 @@ class GitHubClient:
                     params=params,
                     json=json,
                     headers=headers,
+                    proxies=proxy_for(url, self.session.network),
                     timeout=(min(CONNECT_TIMEOUT, left), min(self.timeout, left)),
                 )
             except requests.RequestException as exc:

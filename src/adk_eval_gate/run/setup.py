@@ -9,6 +9,7 @@ from pathlib import Path
 
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.redaction import child_env
+from adk_eval_gate.core.sealed import check_sealed
 
 
 def run_setup(commands: list[str], cwd: Path) -> None:
@@ -40,3 +41,4 @@ def run_setup(commands: list[str], cwd: Path) -> None:
             raise InputError(
                 None, "setup", f"`{shlex.quote(command)}` exited with status {returncode}", "fix the setup command"
             )
+    check_sealed()  # what setup changed in the gate's own files is refused before anything reads them

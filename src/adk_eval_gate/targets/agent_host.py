@@ -36,7 +36,7 @@ from adk_eval_gate.targets.host_messages import (
     pack,
     read_reply,
 )
-from adk_eval_gate.targets.host_start import host_supported, load_agent_dotenv, spawn, worker_start_method
+from adk_eval_gate.targets.host_start import host_supported, spawn, take_judge_credentials, worker_start_method
 from adk_eval_gate.targets.host_timeouts import HostTimeouts
 from adk_eval_gate.targets.runner import RunnerSettings
 
@@ -98,9 +98,10 @@ class AgentHost:
         return host
 
     def preload(self, agents: list[tuple[str, Path]], played: tuple[str, ...] = ()) -> None:
-        """Names the agents the host imports (and whose `.env` this process loads for the judges)."""
+        """Names the agents the host imports. The host loads their `.env` itself; this process takes from it only
+        the judges' model credentials (host_start.take_judge_credentials): a proxy there is the agent's alone."""
         for reference, base_dir in agents:
-            load_agent_dotenv(reference, base_dir)
+            take_judge_credentials(reference, base_dir)
         self.agents = named(agents)
         named_agents = tuple((ref, str(base)) for ref, base in agents)
         message = Preload(named_agents, self.timeouts.children_grace, self.start_method, played)

@@ -14,18 +14,46 @@ import tempfile
 from pathlib import Path
 from typing import Literal
 
+# What our own process takes from an agent folder's `.env`: the judges' model credentials, as google-genai reads
+# them (llm/client.py). Never a proxy, a CA bundle, an endpoint (GOOGLE_GEMINI_BASE_URL would send the key to the
+# pull request's server), a credentials file, PYTHON* or LD_*: those would steer how this process connects.
+JUDGE_CREDENTIALS = (
+    "GOOGLE_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+)
 
-def load_agent_dotenv(reference: str, base_dir: Path) -> None:
-    """The agent folder's `.env`, loaded as `adk eval` loads it (never overriding the environment): before the
-    host starts, so the host, its workers and this process (the judges) all see it."""
+
+def agent_dotenv(reference: str, base_dir: Path) -> dict[str, str]:
+    """The agent folder's `.env` as `adk eval` reads it, parsed without touching any environment ({} when there is
+    none, or ADK_DISABLE_LOAD_DOTENV is set)."""
     folder = Path(reference)
     folder = folder if folder.is_absolute() else base_dir / folder
     env_file = folder / ".env"
     if not folder.is_dir() or not env_file.is_file() or os.environ.get("ADK_DISABLE_LOAD_DOTENV"):
-        return
-    from dotenv import load_dotenv  # a google-adk dependency
+        return {}
+    from dotenv import dotenv_values  # a google-adk dependency
 
-    load_dotenv(env_file, override=False)
+    return {name: value for name, value in dotenv_values(env_file).items() if value is not None}
+
+
+def load_agent_dotenv(reference: str, base_dir: Path) -> None:
+    """The `.env` into the environment of the process the agent runs in (never overriding it), as `adk eval` loads
+    it: the agent host, a worker, or the run's own process when the agent runs there (no token held, agent_host.
+    in_own_process), whose environment is then the agent's anyway."""
+    for name, value in agent_dotenv(reference, base_dir).items():
+        os.environ.setdefault(name, value)
+
+
+def take_judge_credentials(reference: str, base_dir: Path) -> None:
+    """What the run's own process (the judges) takes from an agent's `.env` while the agent runs elsewhere: the
+    model credentials of JUDGE_CREDENTIALS only, never overriding the workflow's (docs/trust.md)."""
+    values = agent_dotenv(reference, base_dir)
+    for name in JUDGE_CREDENTIALS:
+        if values.get(name):
+            os.environ.setdefault(name, values[name])
 
 
 def fork_supported(platform: str = sys.platform) -> bool:

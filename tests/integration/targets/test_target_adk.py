@@ -104,13 +104,21 @@ def test_session_state_is_seeded_from_session_input(tmp_path):
 
 def test_module_attribute_reference_and_dotenv(tmp_path, monkeypatch):
     config = faulty_suite(tmp_path, {"ok": "hello"})
-    (tmp_path / "faulty" / ".env").write_text("ADK_EVAL_GATE_TEST_DOTENV=from-dotenv\nHOME_SHOULD_STAY=changed\n")
+    (tmp_path / "faulty" / ".env").write_text(
+        "ADK_EVAL_GATE_TEST_DOTENV=from-dotenv\nHOME_SHOULD_STAY=changed\nGOOGLE_CLOUD_LOCATION=from-dotenv\n"
+        "HTTPS_PROXY=http://127.0.0.1:9\n"
+    )
     monkeypatch.setenv("HOME_SHOULD_STAY", "kept")
-    monkeypatch.delenv("ADK_EVAL_GATE_TEST_DOTENV", raising=False)
+    for name in ("ADK_EVAL_GATE_TEST_DOTENV", "GOOGLE_CLOUD_LOCATION", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.setenv(name, "")  # recorded, so whatever the run sets is removed after the test
+        monkeypatch.delenv(name)
     assert statuses(run_plan(build_plan(config), quiet=True))["ok"][0] == "passed"
     import os
 
-    assert os.environ["ADK_EVAL_GATE_TEST_DOTENV"] == "from-dotenv" and os.environ["HOME_SHOULD_STAY"] == "kept"
+    # The agent runs in the host's workers, which load its `.env`; the run's own process (the judges) takes from it
+    # the model credentials only, never a proxy or anything else (issue 34).
+    assert os.environ["GOOGLE_CLOUD_LOCATION"] == "from-dotenv" and os.environ["HOME_SHOULD_STAY"] == "kept"
+    assert "ADK_EVAL_GATE_TEST_DOTENV" not in os.environ and "HTTPS_PROXY" not in os.environ
     monkeypatch.syspath_prepend(str(tmp_path))
     config.write_text(config.read_text().replace("agent: faulty}", "agent: 'faulty.agent:root_agent'}"))
     assert statuses(run_plan(build_plan(config), quiet=True))["ok"][0] == "passed"
