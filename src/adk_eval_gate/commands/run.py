@@ -86,6 +86,16 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
 
+    if (
+        args.baseline
+    ):  # a typo must not turn into "nothing to decide against" (nor pass unchecked without adaptive runs)
+        from adk_eval_gate.commands.local_baseline import MAKE_ONE
+        from adk_eval_gate.core.errors import InputError
+
+        if not Path(args.baseline).is_file():
+            raise InputError(
+                None, "--baseline", f"no results file at {args.baseline}", MAKE_ONE.format(path=args.baseline)
+            )
     plan = load_plan(args.config, hosts=hosts)  # names the agents to the host started above
     if args.cases:
         plan = select_cases(plan, args.cases)
