@@ -206,7 +206,9 @@ def test_agents_cli_results_are_gated_and_stored_as_a_baseline(project, capsys):
     worse = _agents_cli_results(project / "results_3.json", {f"c{i}": 2.0 for i in range(12)})
     capsys.readouterr()
     assert main(["compare", "--config", str(config), "--results", str(worse), "--output", str(project / "c.json")]) == 1
-    assert "regression: travel_helper/basic-dataset quality dropped 2.500" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "regression: travel_helper/basic-dataset quality: 12 of 12 cases scored lower" in out
+    assert "dropped 2.500" in out
 
     broken = _agents_cli_results(project / "results_4.json", {**{f"c{i}": 4.5 for i in range(11)}, "c11": None})
     assert (

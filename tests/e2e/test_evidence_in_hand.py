@@ -58,7 +58,10 @@ def test_run_then_compare_a_broken_case_the_samples_cannot_confirm_is_unconfirme
     assert f"adk-eval-gate run --baseline {base}" in out
     comparison = json.loads(compared.read_text())
     assert comparison["verdict"] == "fail"
-    assert comparison["gate"]["failures"][0].startswith("unconfirmed: hello_world/dice tool_trajectory_avg_score")
+    first = comparison["gate"]["failures"][0]
+    assert first.startswith(
+        "unconfirmed: hello_world/dice tool_trajectory_avg_score: 1 of 4 cases scored lower (roll_6)"
+    )
     assert comparison["gate"]["unconfirmed"] >= 1
 
 
@@ -75,5 +78,6 @@ def test_the_same_break_with_the_runs_it_settles_on_is_a_regression(example, tmp
     code = main(["compare", "--config", str(config), *args])
     out = capsys.readouterr().out
     assert code == 1, out
-    assert "first: regression: hello_world/dice tool_trajectory_avg_score dropped 0.250" in out
+    assert "first: regression: hello_world/dice tool_trajectory_avg_score: 1 of 4 cases scored lower (roll_6); " in out
+    assert "dropped 0.250" in out
     assert "unconfirmed" not in out
