@@ -208,6 +208,7 @@ class _Samples:
     baseline: int
     first: int
     dropped: int
+    scale: float = 1.0  # the largest score seen: a metric on its own scale (agents-cli) moves a case by up to it
 
 
 def _in_hand(rows: Sequence[Row]) -> dict[tuple[str, str, str], _Samples]:
@@ -226,7 +227,9 @@ def _in_hand(rows: Sequence[Row]) -> dict[tuple[str, str, str], _Samples]:
         # worse, as a broken case always is (run/adaptive.py)
         dropped = [r.current_samples for r in mine if r.delta is not None and r.delta < 0]
         first = min(r.current_samples for r in mine)
-        out[key] = _Samples(min(r.baseline_samples for r in mine), first, max(dropped, default=first))
+        seen = [abs(v) for r in mine for v in (r.baseline, r.current) if v is not None]
+        scale = max(1.0, *seen) if seen else 1.0
+        out[key] = _Samples(min(r.baseline_samples for r in mine), first, max(dropped, default=first), scale)
     return out
 
 
@@ -318,16 +321,20 @@ def mark_unconfirmed(
         ]
         in_hand = [h or d for h, d in zip(held_designs, designs, strict=True)]
         significant, significant_in_hand = _fewest(designs), _fewest(in_hand)
-        short = is_unconfirmed(-row.delta, row.cases_compared, significant_in_hand)
-        if not is_unconfirmed(-row.delta, row.cases_compared, significant) and not short:
+        # in score units of [0, 1]: a metric on its own scale (agents-cli) is divided by the largest score seen, so
+        # that a case counts as touched only as far as it can move
+        own = held.get((row.agent, shapes[0][2], row.criterion))
+        drop = -row.delta / (own.scale if own else 1.0)
+        short = is_unconfirmed(drop, row.cases_compared, significant_in_hand)
+        confirmable = not is_unconfirmed(drop, row.cases_compared, significant)
+        if confirmable and not short:
             continue
         # the design could confirm it and the samples in hand cannot: the runs they lack settle it
-        confirmable = not is_unconfirmed(-row.delta, row.cases_compared, significant)
         lacking = next((h for h in reversed(held_designs) if h is not None), None) if confirmable else None
         weighed = in_hand[0] if lacking is not None else designs[0]
         settle = _settle(designs[-1], designs[-1].cases, lacking, baseline_file)
         unconfirmed = Unconfirmed(
-            touched=cases_touched(-row.delta, row.cases_compared),
+            touched=cases_touched(drop, row.cases_compared),
             cases=weighed.cases,
             first_runs=weighed.first_runs,
             max_runs=weighed.max_runs,
