@@ -117,6 +117,10 @@ class EfficiencyNote(_Note):
     kind: EfficiencyKind
     p: float
     alpha: float
+    # beyond, upwards: these samples could not reach alpha whatever they held (at best `smallest`): the gate cannot
+    # know, and when the metric's condition gates, gate.unconfirmed decides what it does
+    unconfirmed: bool = False
+    smallest: float | None = None
 
 
 RowNote = VerdictNote | StatusNote

@@ -132,8 +132,9 @@ def render_comparison(comparison) -> str:
         values = f"{_num(s.baseline)} → {_num(s.current)}{_estimate(s)}" if s.cases_compared else ""
         lines.append(f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_mark(s)} {values}  {s.reason}".rstrip())
     for e in comparison.efficiency:
-        if e.verdict in ("regressed", "improved"):
-            lines.append(f"  {e.agent}/{e.eval_set_id} {e.metric} per run: {_VERDICT_MARK[e.verdict]}  {e.reason}")
+        if e.verdict in ("regressed", "improved") or e.gating:
+            mark = "UNCONFIRMED" if e.verdict == "inconclusive" else _VERDICT_MARK[e.verdict]
+            lines.append(f"  {e.agent}/{e.eval_set_id} {e.metric} per run: {mark}  {e.reason}")
     for title, chosen in (
         ("Cases behind the regressions:", regression_cases(comparison)),
         ("Case drops that did not fail the gate:", non_gating_regressions(comparison)),

@@ -170,4 +170,10 @@ def efficiency_reason(row: EfficiencyRow, note: EfficiencyNote) -> str:
         return f"{size}: beyond tolerance, p = {note.p:.2g} < {note.alpha:g}"
     if note.kind == "within":
         return f"{size}: within tolerance ±{row.tolerance:.0%}"
+    if note.unconfirmed:
+        return (
+            f"{size}: beyond tolerance, but these samples cannot reach p < {note.alpha:g} (at best p = "
+            f"{note.smallest or 1.0:.2g}); unconfirmed: the gate cannot know; more runs a case on both sides "
+            "(num_runs, and a baseline made at its max) would settle it"
+        )
     return f"{size}: beyond tolerance but p = {note.p:.2g} ≥ {note.alpha:g}: could be noise"

@@ -86,3 +86,27 @@ def test_the_job_logs_verdict_line_ends_on_a_whole_word():
     failing = comparison.model_copy(update={"verdict": "fail", "gate": gate})
     first = verdict_lines(failing, current)[0]
     assert "word…" in first and "wor…" not in first
+
+
+def test_a_usage_rise_these_samples_cannot_confirm_is_unconfirmed_where_it_gates():
+    # two cases, one run a side, tokens ×4: beyond tolerance, but two strata of one sample a side cannot reach
+    # alpha whatever they hold. Where token_regression gates, that is unconfirmed and fails, never a quiet pass.
+    cases = [Case(f"c{i}", {TRAJECTORY: [[1.0]]}) for i in range(2)]
+    base = _with_tokens(results_file({("a", "s"): cases}), 100)
+    current = _with_tokens(results_file({("a", "s"): cases}), 400)
+    outcome = LoadOutcome(LoadedBaseline(base, identity_of(base, "baseline.json")))
+    gating = build_comparison(current, outcome, GateSettings(fail_on=["regression", "token_regression"]))
+    (tokens,) = [e for e in gating.efficiency if e.metric == "tokens"]
+    assert tokens.verdict == "inconclusive" and tokens.gating and "unconfirmed" in tokens.reason
+    assert gating.verdict == "fail" and gating.gate.failures[0].startswith("unconfirmed: a/s tokens")
+    assert gating.gate.unconfirmed == 1
+    report = render_report(gating, current, {})
+    assert "🟡 unconfirmed (gating) |" in report
+    # where it does not gate, it is reported and the gate passes
+    quiet = build_comparison(current, outcome, GateSettings())
+    assert quiet.verdict == "pass" and quiet.gate.unconfirmed == 0
+    # gate.unconfirmed: warn lets it pass under a headline that names it
+    warned = build_comparison(
+        current, outcome, GateSettings(fail_on=["regression", "token_regression"], unconfirmed="warn")
+    )
+    assert warned.verdict == "pass" and warned.gate.unconfirmed == 1
