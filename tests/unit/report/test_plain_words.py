@@ -110,3 +110,11 @@ def test_a_usage_rise_these_samples_cannot_confirm_is_unconfirmed_where_it_gates
         current, outcome, GateSettings(fail_on=["regression", "token_regression"], unconfirmed="warn")
     )
     assert warned.verdict == "pass" and warned.gate.unconfirmed == 1
+
+
+def test_a_sentence_in_the_comment_is_cut_at_a_word():
+    from adk_eval_gate.report.escape import inline
+
+    cut = inline("the samples in hand cannot confirm it " * 20, 100)
+    assert len(cut) <= 100 and cut.endswith("…")
+    assert cut.removesuffix("…").split()[-1] in {"the", "samples", "in", "hand", "cannot", "confirm", "it"}
