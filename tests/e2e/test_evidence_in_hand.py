@@ -44,8 +44,10 @@ def test_run_then_compare_a_broken_case_the_samples_cannot_confirm_is_unconfirme
     base, current = tmp_path / "base.json", tmp_path / "out" / "results.json"
     assert main(["run", "--config", str(config), "--output", str(base), "--quiet"]) == 0
     _break(example)
+    capsys.readouterr()
     assert main(["run", "--config", str(config), "--output", str(current), "--quiet"]) == 1
     assert _runs(base) == _runs(current) == [2, 2, 2, 2]  # no baseline at run time: no case got its extra runs
+    assert "adaptive runs had no baseline to decide against" in capsys.readouterr().err  # said when it happens
     capsys.readouterr()
     compared = tmp_path / "out" / "comparison.json"
     args = ["--baseline", str(base), "--results", str(current), "--output", str(compared)]

@@ -101,6 +101,14 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
         plan = select_cases(plan, args.cases)
     baseline = Path(args.baseline) if args.baseline else None
     decider = None if args.all_runs else decider_for(plan, baseline, ActionsContext.from_env)
+    if decider is not None and decider.baseline is None:
+        # said now, not first at compare time: these results hold only the first round of every case
+        print(
+            "warning: adaptive runs had no baseline to decide against, so no case gets its extra runs: a comparison "
+            "of these results may not confirm a broken case; pass --baseline FILE (a baseline made with --all-runs), "
+            "or --all-runs",
+            file=sys.stderr,
+        )
     # Everything imported and loaded so far lives until exit: the collector need not walk it again and again
     # while the run decodes results, and runs less often (most garbage here goes with its last reference).
     gc.freeze()
