@@ -206,7 +206,9 @@ def test_agents_cli_results_are_gated_and_stored_as_a_baseline(project, capsys):
     worse = _agents_cli_results(project / "results_3.json", {f"c{i}": 2.0 for i in range(12)})
     capsys.readouterr()
     assert main(["compare", "--config", str(config), "--results", str(worse), "--output", str(project / "c.json")]) == 1
-    assert "regression: travel_helper/basic-dataset quality dropped 2.500" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "regression: travel_helper/basic-dataset quality: 12 of 12 cases scored lower" in out
+    assert "dropped 2.500" in out
 
     broken = _agents_cli_results(project / "results_4.json", {**{f"c{i}": 4.5 for i in range(11)}, "c11": None})
     assert (
@@ -263,3 +265,26 @@ def test_the_bundled_example_passes_against_its_committed_baseline(tmp_path, cap
     comparison = json.loads((root / "c.json").read_text())
     assert comparison["verdict"] == "pass"
     assert "not comparable" not in capsys.readouterr().out  # the committed case hashes still match the dataset
+
+
+def test_an_agents_cli_drop_on_its_own_scale_that_these_samples_cannot_confirm_is_unconfirmed(project, capsys):
+    # quality is scored 1–5: three of twelve cases fall from 4.5 to 0.5, a mean drop of 1.0 point. Weighed as if a
+    # case moved at most 1, that drop would touch all twelve (a drop this design confirms, so "noise" and a pass);
+    # on the metric's own scale it touches three, fewer than 12 cases × 1 run can confirm: unconfirmed, failing.
+    twelve = {"eval_cases": [{"eval_case_id": f"c{i}", "prompt": {"parts": [{"text": f"Hi {i}"}]}} for i in range(12)]}
+    (project / "tests/eval/datasets/basic-dataset.json").write_text(json.dumps(twelve))
+    config = project / "gate.yml"
+    config.write_text(
+        "baseline: {store: file, path: baseline/results.json}\ngate: {fail_on: [regression, error], tolerance: 0.05}\n"
+        f"agents:\n  - name: travel_helper\n    target: {{kind: adk, agent: app}}\n    evalsets: [{DATASET}]\n"
+        f"    eval_config: {CONFIG}\n"
+    )
+    good = _agents_cli_results(project / "results_1.json", {f"c{i}": 4.5 for i in range(12)})
+    assert main(["baseline", "update", "--config", str(config), "--results", str(good)]) == 0
+    worse = _agents_cli_results(project / "results_2.json", {f"c{i}": 0.5 if i < 3 else 4.5 for i in range(12)})
+    capsys.readouterr()
+    code = main(["compare", "--config", str(config), "--results", str(worse), "--output", str(project / "c.json")])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "unconfirmed: travel_helper/basic-dataset quality: 3 of 12 cases scored lower" in out
+    assert "the drop touches at least 3 cases" in out

@@ -113,7 +113,11 @@ def test_one_broken_case_of_six_is_the_smallest_drop_it_confirms_and_it_fails(ex
     _break(example, NOT_SIX)
     code, report, log = _ci(example, tmp_path, capsys)
     assert code == 1, log
-    assert "regression: hello\\_world/dice tool\\_trajectory\\_avg\\_score dropped 0.167" in report
+    # what changed for the user leads: one case of six, which; the test's sentence follows
+    assert (
+        "regression: hello\\_world/dice tool\\_trajectory\\_avg\\_score: 1 of 6 cases scored lower (roll\\_6); "
+        "dropped 0.167"
+    ) in report
 
 
 def test_validate_states_the_power_and_warns_when_the_gate_cannot_fail(example, capsys):

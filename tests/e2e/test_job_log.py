@@ -46,7 +46,8 @@ def test_a_gating_regression_is_an_error_annotation_and_the_verdict_line_says_wh
     assert comparison.verdict == "fail"
     first, second = verdict_lines(comparison, current, comment_url="https://github.com/o/r/pull/7#issuecomment-1")
     assert re.match(
-        r"adk-eval-gate: FAIL — 1 regression \(hello_world/dice tool_trajectory_avg_score .+\) · "
+        r"adk-eval-gate: FAIL — 1 regression \(hello_world/dice tool_trajectory_avg_score: 2 of 6 cases scored lower "
+        r"\(dice_then_primes, roll_6\); dropped .+\) · "
         r"comment: https://github.com/o/r/pull/7#issuecomment-1$",
         first,
     ), first

@@ -267,7 +267,14 @@ def _set_criterion(
 def _uncompared(summary: Summary, current_set: EvalSetResult, base_set: EvalSetResult | None, name: str) -> Summary:
     """An eval set × criterion with no case compared, and why."""
     if base_set is None or name not in base_set.criteria:
-        return summary.model_copy(update={"verdict": "new", "note": StatusNote(kind="set_new")})
+        # nothing to compare with, but every case scored: the current scores are shown, never "— → —"
+        metrics = [c.metrics[name] for c in current_set.cases if name in c.metrics]
+        scores = [m.score for m in metrics if m.score is not None]
+        update: dict[str, object] = {"verdict": "new", "note": StatusNote(kind="set_new")}
+        if scores:
+            passed = [m.status == "passed" for m in metrics if m.score is not None]
+            update |= {"current": statistics.fmean(scores), "current_pass_rate": statistics.fmean(passed)}
+        return summary.model_copy(update=update)
     if name not in current_set.criteria:
         return summary.model_copy(update={"verdict": "removed", "note": StatusNote(kind="criterion_removed")})
     verdict = "not_comparable" if summary.cases_not_comparable else "error"

@@ -92,7 +92,9 @@ def _row(
     return row, test
 
 
-def _decide(row: EfficiencyRow, p_rise: float, p_drop: float, alpha: float) -> None:
+def _decide(row: EfficiencyRow, p_rise: float, p_drop: float, alpha: float, smallest_rise: float = 0.0) -> None:
+    """`smallest_rise`: the smallest p-value of a rise these samples allow; at alpha or above, a rise beyond
+    tolerance is one they could never confirm (unconfirmed), not noise."""
     if row.change >= row.tolerance and p_rise < alpha:
         row.verdict, row.p_value = "regressed", p_rise
         row.note = EfficiencyNote(kind="regressed", p=p_rise, alpha=alpha)
@@ -105,7 +107,9 @@ def _decide(row: EfficiencyRow, p_rise: float, p_drop: float, alpha: float) -> N
     else:
         p = p_rise if row.change > 0 else p_drop
         row.verdict, row.p_value = "inconclusive", p
-        row.note = EfficiencyNote(kind="beyond", p=p, alpha=alpha)
+        unconfirmed = row.change > 0 and smallest_rise >= alpha
+        smallest = smallest_rise if unconfirmed else None
+        row.note = EfficiencyNote(kind="beyond", p=p, alpha=alpha, unconfirmed=unconfirmed, smallest=smallest)
 
 
 def compare_efficiency(current: ResultsFile, baseline: ResultsFile | None, gate: GateSettings) -> list[EfficiencyRow]:
@@ -145,7 +149,7 @@ def compare_efficiency(current: ResultsFile, baseline: ResultsFile | None, gate:
         members = [(row, test) for row, test in found if smallest(test) < gate.alpha]
         for (row, _), value in zip(members, holm([adjusted[id(row)][side] for row, _ in members]), strict=True):
             adjusted[id(row)][side] = value
-    for row, _ in found:
+    for row, test in found:
         p_rise, p_drop = adjusted[id(row)]
-        _decide(row, p_rise, p_drop, gate.alpha)
+        _decide(row, p_rise, p_drop, gate.alpha, test.min_p_rise)
     return [row for row, _ in found]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
 
-from adk_eval_gate.baseline.models import AgentPower, PooledSummary, PowerLine, Summary
+from adk_eval_gate.baseline.models import AgentPower, PooledSummary, PowerLine, Row, Summary
 from adk_eval_gate.baseline.power import (
     Design,
     cases_touched,
@@ -181,11 +181,75 @@ def designs_from_results(current: ResultsFile, baseline: ResultsFile | None) -> 
     return out
 
 
-def _settle(design: Design, cases: int) -> Settle:
+def _settle(design: Design, cases: int, in_hand: Design | None = None, baseline: str | None = None) -> Settle:
+    """What would settle it: when the design confirms the drop but the samples in hand fall short of it, the runs
+    they lack (extra runs for the cases that look worse, a baseline at the range's max); else a wider range, or
+    more cases."""
+    if in_hand is not None:
+        return Settle(
+            kind="in_hand",
+            runs=(design.first_runs, design.max_runs),
+            cases=cases,
+            baseline_runs=in_hand.baseline_runs if in_hand.baseline_runs < design.max_runs else None,
+            extra=in_hand.max_runs < design.max_runs,
+            baseline=baseline,
+        )
     suggested = _suggested(design)
     if suggested and suggested[1] > design.max_runs:
         return Settle(kind="more_runs", runs=suggested, cases=cases)
     return Settle(kind="more_cases", cases=cases)
+
+
+@dataclass(frozen=True)
+class _Samples:
+    """The samples a verdict's cases actually hold: the fewest a baseline case has, the fewest a current case has,
+    and the most a case that dropped has (its extra runs included, when it got them)."""
+
+    baseline: int
+    first: int
+    dropped: int
+    scale: float = 1.0  # the largest score seen: a metric on its own scale (agents-cli) moves a case by up to it
+
+
+def _in_hand(rows: Sequence[Row]) -> dict[tuple[str, str, str], _Samples]:
+    """Per (agent, eval set, criterion), and per (agent, "", criterion) pooled: the samples of the compared cases."""
+    found: dict[tuple[str, str, str], list[Row]] = {}
+    for row in rows:
+        if row.quarantined or row.baseline_samples < 1 or row.current_samples < 1:
+            continue
+        if row.verdict not in ("regressed", "improved", "unchanged", "inconclusive"):
+            continue
+        for key in ((row.agent, row.eval_set_id, row.criterion), (row.agent, "", row.criterion)):
+            found.setdefault(key, []).append(row)
+    out = {}
+    for key, mine in found.items():
+        # the most a dropped case ran: one that got its extra runs shows the run did extend the cases that looked
+        # worse, as a broken case always is (run/adaptive.py)
+        dropped = [r.current_samples for r in mine if r.delta is not None and r.delta < 0]
+        first = min(r.current_samples for r in mine)
+        seen = [abs(v) for r in mine for v in (r.baseline, r.current) if v is not None]
+        scale = max(1.0, *seen) if seen else 1.0
+        out[key] = _Samples(min(r.baseline_samples for r in mine), first, max(dropped, default=first), scale)
+    return out
+
+
+def _held(design: Design, samples: _Samples | None) -> Design | None:
+    """`design` as the samples in hand make it (None: they are what it promised): a case that dropped ran as many
+    times as it actually did, each baseline case as many as the fewest did."""
+    if samples is None:
+        return None
+    first = min(design.first_runs, samples.first)
+    most = max(first, min(design.max_runs, samples.dropped))
+    baseline = min(design.baseline_runs, samples.baseline)
+    if (baseline, first, most) == (design.baseline_runs, design.first_runs, design.max_runs):
+        return None
+    return Design(design.cases, baseline, first, most, design.alpha, design.tolerance, design.family)
+
+
+def _fewest(designs: Sequence[Design]) -> int | None:
+    """The smallest clean break any of these designs confirms (None: none does)."""
+    found = [n for n in (_significant(d) for d in designs) if n is not None]
+    return min(found) if found else None
 
 
 @dataclass(frozen=True)
@@ -198,22 +262,48 @@ class Marked:
     settles: list[Settle]
 
 
+def _shapes(
+    row: PooledSummary | Summary,
+    agents: dict[str, list[SetDesign]],
+    by_set: dict[tuple[str, str], SetDesign],
+    pooled_by: dict[tuple[str, str], PooledSummary],
+) -> list[tuple[SetDesign, int, str]]:
+    """The designs a drop is weighed in (its own, then its agent's pooled one), each with the cases compared and the
+    eval set its samples are counted in ("" pooled); none when a pooled verdict that regressed confirmed it."""
+    if isinstance(row, PooledSummary):
+        return [(_pooled_shape(agents[row.agent]), row.cases_compared, "")] if row.agent in agents else []
+    together = pooled_by.get((row.agent, row.criterion))
+    if together is not None and together.verdict == "regressed":
+        return []
+    own = by_set.get((row.agent, row.eval_set_id))
+    shapes = [(own, row.cases_compared, row.eval_set_id)] if own else []
+    if together is not None and row.agent in agents:
+        shapes.append((_pooled_shape(agents[row.agent]), together.cases_compared, ""))
+    return shapes
+
+
 def mark_unconfirmed(
     pooled: Sequence[PooledSummary],
     summaries: Sequence[Summary],
     sets: Sequence[SetDesign],
     gate: GateSettings,
     also: int = 0,
+    rows: Sequence[Row] = (),
+    baseline_file: str | None = None,
 ) -> Marked:
-    """Marks every inconclusive drop the design could not have confirmed, on new rows.
+    """Marks every inconclusive drop that the design, or the samples in hand (`rows`, the compared cases), could
+    not have confirmed, on new rows.
 
     An eval set's drop also counts in its agent's pooled verdict, so it is unconfirmed only when neither that eval
     set's test nor the pooled one could confirm a clean break of the cases it touches; and a pooled verdict that
-    regressed has already confirmed its eval sets' drops."""
+    regressed has already confirmed its eval sets' drops. The samples in hand are weighed as the design is, with
+    the runs they really hold: a run with no baseline to extend its cases, or a baseline made at the range's min,
+    holds fewer than the design promises, and a drop the design could confirm may be one these samples cannot."""
     family = family_size(sets, gate, also)
     agents = _by_agent(sets)
     by_set = {(s.agent, s.eval_set_id): s for s in sets}
     pooled_by = {(p.agent, p.criterion): p for p in pooled}
+    held = _in_hand(rows)
     settles: list[Settle] = []
     marked: dict[int, PooledSummary | Summary] = {}
     verdicts: list[PooledSummary | Summary] = [*pooled, *summaries]
@@ -221,35 +311,39 @@ def mark_unconfirmed(
         if row.verdict != "inconclusive" or row.delta is None or row.delta >= 0 or not row.cases_compared:
             continue
         tolerance = gate.tolerance_for(row.criterion)
-        if isinstance(row, PooledSummary):
-            shapes = [(_pooled_shape(agents[row.agent]), row.cases_compared)] if row.agent in agents else []
-        else:
-            together = pooled_by.get((row.agent, row.criterion))
-            if together is not None and together.verdict == "regressed":
-                continue
-            own = by_set.get((row.agent, row.eval_set_id))
-            shapes = [(own, row.cases_compared)] if own else []
-            if together is not None and row.agent in agents:
-                shapes.append((_pooled_shape(agents[row.agent]), together.cases_compared))
+        shapes = _shapes(row, agents, by_set, pooled_by)
         if not shapes:
             continue
-        designs = [_design(cases, shape, tolerance, gate, family) for shape, cases in shapes]
-        found = [n for n in (_significant(d) for d in designs) if n is not None]
-        significant = min(found) if found else None
-        if not is_unconfirmed(-row.delta, row.cases_compared, significant):
+        designs = [_design(cases, shape, tolerance, gate, family) for shape, cases, _ in shapes]
+        held_designs = [
+            _held(d, held.get((row.agent, scope, row.criterion)))
+            for d, (_, _, scope) in zip(designs, shapes, strict=True)
+        ]
+        in_hand = [h or d for h, d in zip(held_designs, designs, strict=True)]
+        significant, significant_in_hand = _fewest(designs), _fewest(in_hand)
+        # in score units of [0, 1]: a metric on its own scale (agents-cli) is divided by the largest score seen, so
+        # that a case counts as touched only as far as it can move
+        own = held.get((row.agent, shapes[0][2], row.criterion))
+        drop = -row.delta / (own.scale if own else 1.0)
+        short = is_unconfirmed(drop, row.cases_compared, significant_in_hand)
+        confirmable = not is_unconfirmed(drop, row.cases_compared, significant)
+        if confirmable and not short:
             continue
-        own_design = designs[0]
-        settle = _settle(designs[-1], designs[-1].cases)
+        # the design could confirm it and the samples in hand cannot: the runs they lack settle it
+        lacking = next((h for h in reversed(held_designs) if h is not None), None) if confirmable else None
+        weighed = in_hand[0] if lacking is not None else designs[0]
+        settle = _settle(designs[-1], designs[-1].cases, lacking, baseline_file)
         unconfirmed = Unconfirmed(
-            touched=cases_touched(-row.delta, row.cases_compared),
-            cases=own_design.cases,
-            first_runs=own_design.first_runs,
-            max_runs=own_design.max_runs,
-            baseline_runs=own_design.baseline_runs,
+            touched=cases_touched(drop, row.cases_compared),
+            cases=weighed.cases,
+            first_runs=weighed.first_runs,
+            max_runs=weighed.max_runs,
+            baseline_runs=weighed.baseline_runs,
             pooled_cases=designs[-1].cases if len(designs) > 1 else None,
-            significant=significant,
+            significant=significant_in_hand if lacking is not None else significant,
             alpha=gate.alpha,
             settle=settle,
+            in_hand=lacking is not None,
         )
         assert isinstance(row.note, VerdictNote)  # an inconclusive verdict, decided by compare
         note = row.note.model_copy(update={"unconfirmed": unconfirmed})

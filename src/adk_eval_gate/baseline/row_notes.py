@@ -31,11 +31,16 @@ CountedIn = Literal["eval_set", "eval_set_and_pooled", "pooled"]
 
 class Settle(_Note):
     """What would settle an unconfirmed drop: adaptive runs (`runs`: min and max, above what the run had), or, when no
-    num_runs up to max 20 would, more cases than its `cases`."""
+    num_runs up to max 20 would, more cases than its `cases`; or (`in_hand`) the runs the configured range (`runs`)
+    would have given but the samples in hand lack: `extra`, the cases that look worse never got their extra runs
+    (no baseline when they ran); `baseline_runs`, the baseline holds only this many runs a case."""
 
-    kind: Literal["more_runs", "more_cases"]
+    kind: Literal["more_runs", "more_cases", "in_hand"]
     runs: tuple[int, int] | None = None
     cases: int
+    baseline_runs: int | None = None
+    extra: bool = False
+    baseline: str | None = None  # in_hand: the baseline file compared with, for the command line
 
 
 class Unconfirmed(_Note):
@@ -51,6 +56,7 @@ class Unconfirmed(_Note):
     significant: int | None
     alpha: float
     settle: Settle
+    in_hand: bool = False  # the design could confirm it; the samples in hand (the runs above) cannot
 
 
 class VerdictNote(_Note):
@@ -111,6 +117,10 @@ class EfficiencyNote(_Note):
     kind: EfficiencyKind
     p: float
     alpha: float
+    # beyond, upwards: these samples could not reach alpha whatever they held (at best `smallest`): the gate cannot
+    # know, and when the metric's condition gates, gate.unconfirmed decides what it does
+    unconfirmed: bool = False
+    smallest: float | None = None
 
 
 RowNote = VerdictNote | StatusNote

@@ -54,6 +54,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "would install into your active environment, so by default they do not)",
     )
     add_offline_option(parser)
+    parser.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="compare with this local baseline file instead of the config's store (it must exist: make one with "
+        "`run --all-runs --output FILE`); a push to the default branch writes it",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -65,6 +71,10 @@ def handle(args: argparse.Namespace) -> int:
     workflow = load_config(args.config)  # config errors before the heavy imports
     if args.offline:
         workflow = played_offline(workflow)
+    if args.baseline:
+        from adk_eval_gate.commands.local_baseline import with_baseline_file
+
+        workflow = with_baseline_file(workflow, args.baseline)
     return run_ci(publish_options(args), workflow=workflow, run_setup_here=args.setup)
 
 

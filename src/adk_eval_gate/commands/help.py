@@ -24,12 +24,20 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "init": ("adk-eval-gate init", "adk-eval-gate init --dir path/to/repo --branch main"),
     "validate": ("adk-eval-gate validate", "adk-eval-gate validate --config examples/hello_world/eval-gate.yml"),
-    "ci": ("adk-eval-gate ci", "adk-eval-gate ci --no-comment --output-dir /tmp/gate"),
+    "ci": (
+        "adk-eval-gate ci",
+        "adk-eval-gate ci --no-comment --output-dir /tmp/gate",
+        "adk-eval-gate ci --baseline baseline.json",
+    ),
     "run": ("adk-eval-gate run", "adk-eval-gate run --cases dice:roll_6 --print-detailed-results"),
     "compare": ("adk-eval-gate compare", "adk-eval-gate compare --results new.json --baseline old.json"),
     "view": ("adk-eval-gate view", "adk-eval-gate view path/to/downloaded-artifact --no-open"),
     "history": ("adk-eval-gate history show", "adk-eval-gate history show --json"),
-    "baseline": ("adk-eval-gate baseline show", f"adk-eval-gate baseline update --results {OUTPUT_DIR}/results.json"),
+    "baseline": (
+        "adk-eval-gate baseline show",
+        f"adk-eval-gate baseline update --results {OUTPUT_DIR}/results.json",
+        f"adk-eval-gate baseline update --results {OUTPUT_DIR}/results.json --baseline baseline.json",
+    ),
     "goldens": (
         "adk-eval-gate goldens update --case dice:roll_6",
         f"adk-eval-gate goldens update --regressed {OUTPUT_DIR}/comparison.json --write",

@@ -97,11 +97,29 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     from adk_eval_gate.run.pipeline import run_plan
     from adk_eval_gate.run.selection import select_cases
 
+    if (
+        args.baseline
+    ):  # a typo must not turn into "nothing to decide against" (nor pass unchecked without adaptive runs)
+        from adk_eval_gate.commands.local_baseline import MAKE_ONE
+        from adk_eval_gate.core.errors import InputError
+
+        if not Path(args.baseline).is_file():
+            raise InputError(
+                None, "--baseline", f"no results file at {args.baseline}", MAKE_ONE.format(path=args.baseline)
+            )
     plan = load_plan(args.config, hosts=hosts, offline=args.offline)  # names the agents to the host started above
     if args.cases:
         plan = select_cases(plan, args.cases)
     baseline = Path(args.baseline) if args.baseline else None
     decider = None if args.all_runs else decider_for(plan, baseline, ActionsContext.from_env)
+    if decider is not None and decider.baseline is None:
+        # said now, not first at compare time: these results hold only the first round of every case
+        print(
+            "warning: adaptive runs had no baseline to decide against, so no case gets its extra runs: a comparison "
+            "of these results may not confirm a broken case; pass --baseline FILE (a baseline made with --all-runs), "
+            "or --all-runs",
+            file=sys.stderr,
+        )
     # Everything imported and loaded so far lives until exit: the collector need not walk it again and again
     # while the run decodes results, and runs less often (most garbage here goes with its last reference).
     gc.freeze()

@@ -89,3 +89,17 @@ def _without_partial_start(tail: str, secrets: Sequence[str]) -> str:
             if tail.startswith(secret[-size:]):
                 return MASK + tail[size:]
     return tail
+
+
+def clip_words(text: str, limit: int, marker: str = "…") -> str:
+    """`clip`, cut at a word boundary where one is near: a line a person reads never ends mid-word. The cut is
+    made by `clip` (masked first, a partial secret at the edge masked), then backed off to the last space when
+    that keeps at least half the room."""
+    cut = clip(text, limit, marker)
+    if len(redact(text)) <= limit or not cut.endswith(marker):
+        return cut
+    head = cut[: len(cut) - len(marker)]
+    space = head.rfind(" ")
+    if space >= (limit - len(marker)) // 2:
+        head = head[:space].rstrip(" ,;:(—-")
+    return head + marker

@@ -86,7 +86,10 @@ def gate_comparison(
     designs = designs_from_results(current, baseline.results if baseline else None)
     # the drift tests share the Holm family when they gate: they count in what the family lets each verdict confirm
     in_family = len(drift) if drift_gates else 0
-    marked = mark_unconfirmed(compared.pooled, compared.summaries, designs, gate, in_family)
+    source = baseline.identity.source if baseline else None
+    # a baseline file (not an artifact's or a branch's): what would settle an unconfirmed drop names it
+    named = None if source is None or source.startswith(("artifact ", "branch ")) else source
+    marked = mark_unconfirmed(compared.pooled, compared.summaries, designs, gate, in_family, compared.rows, named)
     efficiency = compare_efficiency(current, baseline.results if baseline else None, gate)
     judged = Comparison(
         pooled=tuple(marked.pooled),

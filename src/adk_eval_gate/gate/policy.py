@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from adk_eval_gate.baseline.efficiency_compare import CONDITIONS
-from adk_eval_gate.baseline.models import Override, PooledSummary, Row, Summary
-from adk_eval_gate.baseline.row_notes import Settle
+from adk_eval_gate.baseline.models import EfficiencyRow, Override, PooledSummary, Row, Summary
+from adk_eval_gate.baseline.row_notes import EfficiencyNote, Settle
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.outcome import (
     Comparison,
@@ -117,9 +117,28 @@ def _history_failures(comparison: Comparison, fail_on: set[str]) -> tuple[list[F
     return found, [NotGating(kind="lacks_condition", subject=s, condition="drift") for s in regressed]
 
 
-def _efficiency_failures(comparison: Comparison, fail_on: set[str]) -> tuple[list[Failure], list[NotGating]]:
+def efficiency_unconfirmed(comparison: Comparison, fail_on: set[str]) -> list[EfficiencyRow]:
+    """The usage rises beyond tolerance that these samples could never confirm, of a metric whose condition gates."""
+    return [
+        row
+        for row in comparison.efficiency
+        if row.verdict == "inconclusive"
+        and isinstance(row.note, EfficiencyNote)
+        and row.note.unconfirmed
+        and CONDITIONS[row.metric] in fail_on
+    ]
+
+
+def _efficiency_failures(
+    comparison: Comparison, fail_on: set[str], unconfirmed_fails: bool = True
+) -> tuple[list[Failure], list[NotGating]]:
     found: list[Failure] = []
     notes: list[NotGating] = []
+    if unconfirmed_fails:
+        found += [
+            Failure(kind="unconfirmed", subject=subject_of(row), condition=CONDITIONS[row.metric])
+            for row in efficiency_unconfirmed(comparison, fail_on)
+        ]
     for row in comparison.efficiency:
         if row.verdict != "regressed":
             continue
@@ -190,13 +209,13 @@ def decide(
     fail_on: set[str] = set(settings.fail_on)
     quarantined = frozenset((r.agent, r.eval_set_id, r.eval_id, r.criterion) for r in comparison.rows if r.quarantined)
     verdicts = _verdict_failures(comparison, fail_on, settings.unconfirmed == "fail")
-    efficiency, efficiency_notes = _efficiency_failures(comparison, fail_on)
+    efficiency, efficiency_notes = _efficiency_failures(comparison, fail_on, settings.unconfirmed == "fail")
     history, history_notes = _history_failures(comparison, fail_on)
     failures = verdicts + efficiency + _status_failures(results, settings, comparison, quarantined) + history
     gating = frozenset(f.subject for f in [*verdicts, *efficiency, *history] if f.subject is not None)
     unconfirmed = (
         sum(s.unconfirmed for s in [*comparison.pooled, *comparison.summaries]) if "regression" in fail_on else 0
-    )
+    ) + len(efficiency_unconfirmed(comparison, fail_on))
     override = None
     if failures and acceptance is not None:
         override = acceptance

@@ -2,26 +2,46 @@
 
 from __future__ import annotations
 
-from adk_eval_gate.core.clip import clip, clip_middle, single_line
+from adk_eval_gate.core.clip import clip_middle, clip_words, single_line
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import strip_controls
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.missing import missing_judged_line
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.models import EvalSetResult, ResultsFile
 
 _MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR", "not_run": "NOT RUN"}
 
 
-def _cell(metric) -> str:
+# An agents-cli metric the config gives no threshold is a score, not a pass: it is compared with the baseline.
+COMPARED = "compared with baseline"
+
+
+def no_threshold(eval_set: EvalSetResult, name: str) -> bool:
+    """An agents-cli metric without a `thresholds:` entry (its results carry threshold 0 for the schema's sake)."""
+    config = eval_set.criteria.get(name)
+    return config is not None and config.options.get("has_threshold") is False
+
+
+def _cell(metric, compared_only: bool = False) -> str:
     if metric.score is None:
         return "n/a"
+    if compared_only:
+        return f"{metric.score:.3f} ({COMPARED})"
     sign = ">=" if metric.score >= metric.threshold else "< "
     return f"{metric.score:.3f} {sign} {metric.threshold:g}"
 
 
+def _case_mark(eval_set: EvalSetResult, case) -> str:
+    """A case that passed only because none of its scored criteria has a threshold passed nothing: it was scored."""
+    scored = [n for n, m in case.metrics.items() if m.score is not None]
+    if case.status == "passed" and scored and all(no_threshold(eval_set, n) for n in scored):
+        return "SCORED"
+    return _MARK[case.status]
+
+
 def _clip(text: str, width: int) -> str:
-    return clip(single_line(strip_controls(text)), width)  # masked before the cut
+    return clip_words(single_line(strip_controls(text)), width)  # masked before the cut; words kept whole
 
 
 def _clip_middle(text: str, width: int) -> str:
@@ -36,8 +56,8 @@ def render_table(results: ResultsFile) -> str:
         header = ["case", "status", *names]
         rows = []
         for case in eval_set.cases:
-            cells = [_cell(case.metrics[n]) if n in case.metrics else "-" for n in names]
-            rows.append([_clip_middle(case.eval_id, 40), _MARK[case.status], *cells])
+            cells = [_cell(case.metrics[n], no_threshold(eval_set, n)) if n in case.metrics else "-" for n in names]
+            rows.append([_clip_middle(case.eval_id, 40), _case_mark(eval_set, case), *cells])
         widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
         s = eval_set.summary
         runs = str(eval_set.num_runs)
@@ -112,8 +132,9 @@ def render_comparison(comparison) -> str:
         values = f"{_num(s.baseline)} → {_num(s.current)}{_estimate(s)}" if s.cases_compared else ""
         lines.append(f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_mark(s)} {values}  {s.reason}".rstrip())
     for e in comparison.efficiency:
-        if e.verdict in ("regressed", "improved"):
-            lines.append(f"  {e.agent}/{e.eval_set_id} {e.metric} per run: {_VERDICT_MARK[e.verdict]}  {e.reason}")
+        if e.verdict in ("regressed", "improved") or e.gating:
+            mark = "UNCONFIRMED" if e.verdict == "inconclusive" else _VERDICT_MARK[e.verdict]
+            lines.append(f"  {e.agent}/{e.eval_set_id} {e.metric} per run: {mark}  {e.reason}")
     for title, chosen in (
         ("Cases behind the regressions:", regression_cases(comparison)),
         ("Case drops that did not fail the gate:", non_gating_regressions(comparison)),

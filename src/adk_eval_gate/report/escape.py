@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import re
 
-from adk_eval_gate.core.clip import clip, single_line
+from adk_eval_gate.core.clip import clip, clip_words, single_line
 from adk_eval_gate.core.redaction import redact
 
 # Control characters, and the bidirectional overrides, embeddings, isolates and marks that make text display in
@@ -58,7 +58,7 @@ def inline(text: str | None, limit: int = 200) -> str:
     # Secrets go first (in `single_line` and `clip`), once control characters are out (an agent cannot hide a
     # secret from the masking by splitting it with them): escaping (`_` → `\_`) or a cut at `limit` would hide
     # them from the writers' masking.
-    text = clip(single_line(_CONTROL.sub("", text or "")), limit)
+    text = clip_words(single_line(_CONTROL.sub("", text or "")), limit)  # a sentence cut keeps its words whole
     text = html.escape(text, quote=False)
     text = _MARKDOWN.sub(r"\\\1", text)
     return unlinked(text)

@@ -15,6 +15,7 @@ from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.outcome import Compared, Decision, Failure, NotGating, Subject, subject_of
+from adk_eval_gate.report.plain import what_changed
 from adk_eval_gate.report.reasons import reason, settle_text
 from adk_eval_gate.results.models import ResultsFile
 
@@ -36,10 +37,16 @@ def where(subject: Subject) -> str:
     return f"{subject.agent}/{subject.eval_set_id}{case} {subject.criterion}"
 
 
-def failure_line(failure: Failure, reason_of: Mapping[Subject, str]) -> str:
-    """One failing condition, `kind: detail`; a compared verdict's quotes that verdict's reason."""
+def failure_line(
+    failure: Failure, reason_of: Mapping[Subject, str], plain_of: Mapping[Subject, str] | None = None
+) -> str:
+    """One failing condition, `kind: detail`; a compared verdict's quotes that verdict's reason, after what changed
+    for the user in plain words (`plain_of`: report/plain.py) when it is known."""
     subject, kind = failure.subject, failure.kind
     if kind in _VERDICT_KINDS and subject is not None:
+        plain = (plain_of or {}).get(subject)
+        if plain:
+            return f"{_VERDICT_KINDS[kind]}: {where(subject)}: {plain}; {reason_of[subject]}"
         return f"{_VERDICT_KINDS[kind]}: {where(subject)} {reason_of[subject]}"
     if kind == "efficiency" and subject is not None:
         condition = (failure.condition or "").replace("_", " ")
@@ -106,9 +113,11 @@ def headline(decision: Decision, failures: list[str]) -> str:
     return reason
 
 
-def gate_decision(decision: Decision, reason_of: Mapping[Subject, str]) -> GateDecision:
+def gate_decision(
+    decision: Decision, reason_of: Mapping[Subject, str], plain_of: Mapping[Subject, str] | None = None
+) -> GateDecision:
     """The decision as the comparison file stores it."""
-    failures = [failure_line(f, reason_of) for f in decision.failures]
+    failures = [failure_line(f, reason_of, plain_of) for f in decision.failures]
     return GateDecision(
         verdict=decision.verdict,
         reason=headline(decision, failures),
@@ -143,7 +152,7 @@ def comparison_file(gated: GatedComparison) -> Comparison:
         verdict=decision.verdict,
         baseline=gated.baseline,
         warnings=list(gated.warnings),
-        gate=gate_decision(decision, reason_of),
+        gate=gate_decision(decision, reason_of, what_changed([*compared.pooled, *compared.summaries], compared.rows)),
         pooled=told(compared.pooled),
         summaries=told(compared.summaries),
         rows=told(compared.rows),

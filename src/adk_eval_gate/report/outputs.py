@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from adk_eval_gate.baseline.models import Comparison
-from adk_eval_gate.core.clip import clip, clip_utf8
+from adk_eval_gate.core.clip import clip_utf8, clip_words
 from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import file_from_root
@@ -191,7 +191,7 @@ def _why(comparison: Comparison) -> str:
     kinds = Counter(f.split(":", 1)[0] if ":" in f else "pass rate below the minimum" for f in gate.failures)
     counted = ", ".join(_counted(kind, n) for kind, n in kinds.items())
     first = gate.failures[0].split(":", 1)[-1].strip() if gate.failures else ""
-    first = clip(first, 160)
+    first = clip_words(first, 160)  # a word whole: the log line is read, not parsed
     why = f"{counted} ({first})" if first else counted
     if not gate.overridden:
         return why

@@ -84,14 +84,40 @@ def _unconfirmed(marked: Unconfirmed) -> str:
         else f"confirms only a clean break of {marked.significant} or more cases"
     )
     touched = marked.touched
+    held = "the samples in hand, " if marked.in_hand else ""
     return (
         f"; unconfirmed: the drop touches at least {touched} case{'s' if touched != 1 else ''} and "
-        f"{weighed} {could}, so the gate cannot know; {settle_text(marked.settle)}"
+        f"{held}{weighed} {could}, so the gate cannot know; {settle_text(marked.settle)}"
+    )
+
+
+def _in_hand_text(settle: Settle) -> str:
+    """The runs the configured range gives but the samples in hand lack, as the command lines that add them."""
+    first, most = settle.runs or (0, 0)
+    baseline = settle.baseline or "BASELINE.json"
+    parts = []
+    if settle.baseline_runs is not None:
+        parts.append(
+            f"the baseline holds {settle.baseline_runs} run(s) a case, not num_runs' max {most}: make it at the max "
+            f"on the baseline's commit with `adk-eval-gate run --all-runs --output {baseline}`"
+        )
+    if settle.extra:
+        parts.append(
+            f"the cases that look worse ran {first} times, not up to {most} (nothing to compare with when they ran): "
+            f"`adk-eval-gate run --baseline {baseline}` adds up to {most - first} runs to each"
+        )
+    return (
+        "these samples cannot confirm it, though num_runs "
+        + f"{{min: {first}, max: {most}}} could: "
+        + ("; then ".join(parts) or f"`adk-eval-gate run --baseline {baseline}` would settle it")
     )
 
 
 def settle_text(settle: Settle) -> str:
-    """What would settle an unconfirmed drop: the num_runs that would, or that only more cases can."""
+    """What would settle an unconfirmed drop: the runs the samples in hand lack, the num_runs that would, or that
+    only more cases can."""
+    if settle.kind == "in_hand":
+        return _in_hand_text(settle)
     if settle.kind == "more_runs" and settle.runs is not None:
         first, most = settle.runs
         return (
@@ -144,4 +170,10 @@ def efficiency_reason(row: EfficiencyRow, note: EfficiencyNote) -> str:
         return f"{size}: beyond tolerance, p = {note.p:.2g} < {note.alpha:g}"
     if note.kind == "within":
         return f"{size}: within tolerance ±{row.tolerance:.0%}"
+    if note.unconfirmed:
+        return (
+            f"{size}: beyond tolerance, but these samples cannot reach p < {note.alpha:g} (at best p = "
+            f"{note.smallest or 1.0:.2g}); unconfirmed: the gate cannot know; more runs a case on both sides "
+            "(num_runs, and a baseline made at its max) would settle it"
+        )
     return f"{size}: beyond tolerance but p = {note.p:.2g} ≥ {note.alpha:g}: could be noise"

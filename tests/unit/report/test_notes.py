@@ -54,7 +54,11 @@ def test_the_file_flags_what_gates_and_says_why_the_rest_does_not():
     ]
     # regressions first, the gating one before any other
     assert [(e.metric, e.gating) for e in written.efficiency] == [("cost", True), ("tokens", False)]
-    assert written.gate.failures == [f"regression: a/s {TRAJECTORY} dropped 0.500", "cost regression: a/s cost +100%"]
+    # what changed for the user first, the test's sentence after
+    assert written.gate.failures == [
+        f"regression: a/s {TRAJECTORY}: 1 of 1 case scored lower (c1); dropped 0.500",
+        "cost regression: a/s cost +100%",
+    ]
 
 
 def test_a_regression_the_policy_ignores_says_which_condition_is_missing():

@@ -79,7 +79,7 @@ function pWords(r) {
 
 function verdictBadge(verdict, gating) {
   return el("span", {"class": "badge v-" + verdict, title: gating ? "fails the gate" : null},
-    VERDICT_LABELS[verdict] || verdict, gating ? " · gating" : null);
+    VERDICT_LABELS[verdict] || verdict, gating ? " · gating" : verdict === "regressed" ? " · does not gate" : null);
 }
 
 function statusBadge(status) {
@@ -175,10 +175,10 @@ function renderVerdicts(data, state) {
     var scope = r.scope === "pooled" ? r.agent + " / all " + r.eval_sets_compared + " eval sets" : r.agent + " / " + r.eval_set_id;
     return el("tr", {"data-verdict-key": r.key, "class": r.gating ? "gating" : null},
       el("td", null, r.scope === "pooled" ? el("strong", null, scope) : scope), el("td", null, r.criterion),
-      el("td", {"class": "num"}, r.cases_compared ? fmt(r.baseline) + " → " + fmt(r.current) : "—",
+      el("td", {"class": "num"}, r.cases_compared || r.current != null ? fmt(r.baseline) + " → " + fmt(r.current) : "—",
         r.estimate ? el("div", {"class": "estimate"}, r.estimate) : null),
       el("td", {"class": "num"}, signed(r.delta)),
-      el("td", {"class": "num"}, r.cases_compared ? pct(r.baseline_pass_rate) + " → " + pct(r.current_pass_rate) : "—"),
+      el("td", {"class": "num"}, r.cases_compared || r.current_pass_rate != null ? pct(r.baseline_pass_rate) + " → " + pct(r.current_pass_rate) : "—"),
       el("td", null, verdictBadge(r.verdict, r.gating)),
       el("td", {"class": "evidence"}, el("div", null, changeWords(r)), el("div", {"class": "p"}, pWords(r)),
         el("div", {"class": "muted"}, r.reason), casesLink(state, scope + " · " + r.criterion, r.cases, r.verdict)));
