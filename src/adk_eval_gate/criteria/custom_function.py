@@ -229,8 +229,10 @@ def decode(reply: dict[str, Any]) -> MetricOutcome:
 
 
 def _forward(stream: IO[str]) -> None:
+    from adk_eval_gate.core.foreign_lines import inert  # the pull request's function printed it
+
     for line in stream:
-        sys.stderr.write(line)
+        sys.stderr.write(inert(line))
         sys.stderr.flush()
 
 

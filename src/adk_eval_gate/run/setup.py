@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.foreign_lines import inert
 from adk_eval_gate.core.redaction import child_env
 from adk_eval_gate.core.sealed import check_sealed
 
@@ -33,7 +34,7 @@ def run_setup(commands: list[str], cwd: Path) -> None:
         ) as process:
             assert process.stdout is not None
             for line in process.stdout:
-                sys.stdout.write(line)
+                sys.stdout.write(inert(line))  # never a workflow command of ours (core/foreign_lines.py)
             returncode = process.wait()
         sys.stdout.flush()
         print("::endgroup::", flush=True)

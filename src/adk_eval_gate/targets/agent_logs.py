@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from adk_eval_gate.core.clip import masked_lines
+from adk_eval_gate.core.foreign_lines import inert
 
 _FORMAT = logging.Formatter()  # the last-resort handler's: the message, then any traceback
 
@@ -35,13 +36,13 @@ class RepeatCollapser:
         seen = self.counts.get(text, 0)
         self.counts[text] = seen + times
         if not seen:
-            print(text, file=self._stream or sys.stderr, flush=True)
+            print(inert(text), file=self._stream or sys.stderr, flush=True)  # the agent's libraries wrote it
 
     def summarise(self) -> None:
         for text, count in self.counts.items():
             if count > 1:
                 first = masked_lines(text)[0] if text else text
-                print(f"{first} ({count} times in all)", file=self._stream or sys.stderr, flush=True)
+                print(inert(f"{first} ({count} times in all)"), file=self._stream or sys.stderr, flush=True)
         self.counts.clear()
 
 

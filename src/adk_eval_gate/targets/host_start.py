@@ -11,8 +11,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TextIO
 
 # What our own process takes from an agent folder's `.env`: the judges' model credentials, as google-genai reads
 # them (llm/client.py). Never a proxy, a CA bundle, an endpoint (GOOGLE_GEMINI_BASE_URL would send the key to the
@@ -94,13 +95,32 @@ def spawn() -> tuple[subprocess.Popen, socket.socket, Path]:
         f"import sys; sys.path[:] = {sys.path!r}; from adk_eval_gate.targets.host_process import main; "
         f"main({theirs.fileno()})"
     )
+    from adk_eval_gate.core.foreign_lines import forward_lines
     from adk_eval_gate.core.redaction import child_env  # the pull request's agents run there: no command files
 
+    # Its output and its workers' (the agents' prints, whatever they write to fd 1 or 2) reach the job log through
+    # this process's streams, masked, stripped and with no line the runner would take for a workflow command.
     process = subprocess.Popen(
-        [sys.executable, "-c", code], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=child_env()
+        [sys.executable, "-c", code],
+        pass_fds=[theirs.fileno()],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=child_env(),
     )
     theirs.close()
+    assert process.stdout is not None and process.stderr is not None
+    forward_lines(process.stdout, _writer(sys.stdout))
+    forward_lines(process.stderr, _writer(sys.stderr))
     return process, ours, Path(tempfile.mkdtemp(prefix="adk-eval-gate-"))
+
+
+def _writer(stream: TextIO) -> Callable[[str], None]:
+    def write(text: str) -> None:
+        stream.write(text)
+        stream.flush()
+
+    return write
 
 
 _ADK_TARGET = re.compile(r"""kind\s*:\s*["']?adk["']?\s*(?:[,}#\n]|$)""")
