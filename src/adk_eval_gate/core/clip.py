@@ -28,6 +28,28 @@ def masked_lines(text: str) -> list[str]:
     return redact(text).splitlines()
 
 
+def masked_split(text: str, separator: str, maxsplit: int = -1) -> list[str]:
+    """The parts of masked `text`: a split of a secret (a URL with a password holds `:`) would hide it from the mask."""
+    return redact(text).split(separator, maxsplit)
+
+
+def first_line(text: str, limit: int, default: str = "") -> str:
+    """The first non-empty line of masked `text` (an exception's message), clipped to `limit` characters."""
+    lines = [line.strip() for line in masked_lines(text) if line.strip()]
+    return clip(lines[0], limit) if lines else default
+
+
+def last_line(text: str, limit: int, default: str = "") -> str:
+    """The last non-empty line of masked `text` (a crashed process's stderr), clipped to `limit` characters."""
+    lines = [line.strip() for line in masked_lines(text) if line.strip()]
+    return clip(lines[-1], limit) if lines else default
+
+
+def short_sha(sha: str | None, default: str = "") -> str:
+    """A commit's first 12 characters, as a clip: a stored `sha` field is not always a sha (a forged file's)."""
+    return clip(sha, 12, marker="") if sha else default
+
+
 def clip(text: str, limit: int, marker: str = "…") -> str:
     """At most `limit` characters of masked `text`, from its start; `marker` (counted in `limit`) ends a cut."""
     secrets = secret_values()

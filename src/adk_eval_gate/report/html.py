@@ -68,6 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.baseline.models import Comparison, PooledSummary, Row, Summary
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.report.html_cases import Texts, case_data, cases_behind
@@ -247,7 +248,7 @@ def report_data(
             )
     base = comparison.baseline if comparison else None
     verdict = _verdict(comparison)
-    sha = (results.git.sha or "")[:12]
+    sha = short_sha(results.git.sha)
     return {
         "version": DATA_VERSION,
         "title": f"adk-eval-gate {verdict['state'] if verdict['state'] != 'none' else 'results'}"

@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from adk_eval_gate.baseline.models import Comparison
-from adk_eval_gate.core.clip import clip, clip_utf8
+from adk_eval_gate.core.clip import clip, clip_utf8, masked_split
 from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import file_from_root
@@ -188,9 +188,9 @@ def _why(comparison: Comparison) -> str:
     if comparison.verdict == "pass" and not gate.overridden:
         return gate.reason
     # a failure reads `kind: detail`, except the pass rate's, which is one sentence
-    kinds = Counter(f.split(":", 1)[0] if ":" in f else "pass rate below the minimum" for f in gate.failures)
+    kinds = Counter(masked_split(f, ":", 1)[0] if ":" in f else "pass rate below the minimum" for f in gate.failures)
     counted = ", ".join(_counted(kind, n) for kind, n in kinds.items())
-    first = gate.failures[0].split(":", 1)[-1].strip() if gate.failures else ""
+    first = masked_split(gate.failures[0], ":", 1)[-1].strip() if gate.failures else ""
     first = clip(first, 160)
     why = f"{counted} ({first})" if first else counted
     if not gate.overridden:

@@ -24,6 +24,7 @@ from adk_eval_gate.baseline.stores.base import (
 )
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import ArtifactBaseline
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
@@ -115,7 +116,7 @@ class ArtifactStore:
                     if exact
                     else [
                         f"no baseline run at this pull request's merge-base; using run {run['id']} "
-                        f"({(run.get('head_sha') or '?')[:12]}, {identity.age_days or 0:.1f} days old)"
+                        f"({short_sha(run.get('head_sha'), '?')}, {identity.age_days or 0:.1f} days old)"
                     ]
                 )
                 if cut_short:
