@@ -241,7 +241,9 @@ class LlmClient:
             "model": model,
             # the judge's server reports these (a pull request may name it): capped to a count no call reaches
             "input_tokens": _tokens((usage.prompt_token_count or 0) if usage else 0),
-            "output_tokens": _tokens(((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0),
+            "output_tokens": _tokens(
+                ((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0
+            ),
         }
 
     async def _with_retries(self, call: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
