@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 from adk_eval_gate.core.held_tokens import held, is_github_token_name
+from adk_eval_gate.core.printable import printable
 
 MASK = "***"
 # Short values ("1", "true", a port) would mask ordinary text everywhere; real credentials are longer.
@@ -113,13 +114,14 @@ def redact_standard_streams() -> None:
 
 
 class RedactingStream(io.TextIOBase):
-    """A text stream (sys.stdout / sys.stderr) that masks secrets in everything written to it."""
+    """A text stream (sys.stdout / sys.stderr) that masks secrets in everything written to it, once control and
+    bidirectional characters are out (core/printable.py): a key split by an escape code is masked whole."""
 
     def __init__(self, inner: TextIO) -> None:
         self._inner = inner
 
     def write(self, text: str) -> int:
-        self._inner.write(redact(text))
+        self._inner.write(redact(printable(text)))
         return len(text)
 
     def flush(self) -> None:

@@ -20,6 +20,7 @@ from adk_eval_gate.core.clip import clip, clip_utf8, masked_split
 from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import file_from_root
+from adk_eval_gate.core.printable import printable
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.github.workflow_commands import annotation, one_line
@@ -30,7 +31,7 @@ STEP_SUMMARY_LIMIT = 1024 * 1024
 
 
 def write_step_summary(path: Path, markdown: str) -> None:
-    masked = redact(markdown)
+    masked = redact(printable(markdown))  # no escape code splits a secret from the mask, nor reaches the page
     text = clip_utf8(masked, STEP_SUMMARY_LIMIT - 1024)  # masked before the cut
     if text != masked:
         text = text.rsplit("\n", 1)[0] + "\n\n... cut to fit the 1 MiB step summary.\n"
@@ -42,7 +43,7 @@ def write_outputs(path: Path, values: dict[str, str]) -> None:
     blocks = []
     for name, value in values.items():
         delimiter = f"ghadelimiter_{uuid.uuid4()}"
-        blocks.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+        blocks.append(f"{name}<<{delimiter}\n{redact(printable(value))}\n{delimiter}\n")  # a later step prints it
     append_text(path, "".join(blocks))
 
 

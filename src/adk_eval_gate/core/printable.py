@@ -1,0 +1,35 @@
+"""Text as it may reach a terminal or a log: no control, escape or bidirectional characters (issue #34, item 6).
+
+An agent's text, a metric's error or a case id may carry ESC sequences (colours, cursor moves, an OSC 8 link, a
+"clear line" that hides what came before), C0 and C1 controls, NUL, DEL, and the bidirectional overrides,
+embeddings, isolates and marks that make text display in another order than it reads (Trojan Source). Every
+printer (the console, annotations, progress and log lines: through `core/redaction.py`'s standard streams) and
+every runner file (step outputs, the step summary) removes them. Escape sequences go whole, not just their ESC: a
+key split by a colour code (`AIza\\x1b[0mSy…`) must read whole once stripped, so the secret masking that follows
+(`shown`) sees it. Zero-width characters go too, for the same reason (`AIza\\u200bSy…`).
+
+Tab and newline stay (a log has lines); a carriage return goes (it lets a line overwrite itself on a terminal),
+except as part of CRLF, which becomes a newline.
+"""
+
+from __future__ import annotations
+
+import re
+
+# ESC sequences whole: CSI (ESC [ params final), OSC and other strings (ESC ] … BEL or ST), then any two-byte ESC
+# form; the 8-bit C1 forms (CSI U+009B, OSC U+009D, …) likewise.
+_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -~]?"
+)
+# Controls but tab and newline; DEL and C1; bidirectional marks, embeddings, overrides and isolates; zero-width
+# characters and the byte-order mark, which can split a secret without showing.
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def printable(text: str) -> str:
+    """`text` without escape sequences, controls (tab and newline kept), bidirectional or zero-width characters."""
+    if text.isascii() and text.isprintable():
+        return text  # the usual case, with no newline or tab: nothing to strip
+    return CONTROL.sub("", _SEQUENCE.sub("", text.replace("\r\n", "\n")))
