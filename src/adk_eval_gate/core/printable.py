@@ -33,3 +33,20 @@ def printable(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text  # the usual case, with no newline or tab: nothing to strip
     return CONTROL.sub("", _SEQUENCE.sub("", text.replace("\r\n", "\n")))
+
+
+# The same characters as JSON escapes them (`\u001b[0m`, `\u202e`, `\r`), in a file's JSON text; an escaped
+# backslash before them (`\\u001b`, a backslash and five letters) is text and stays.
+_ESCAPED = re.compile(
+    r"(?<!\\)((?:\\\\)*)(?:"
+    r"\\u001[bB](?:\[[0-?]*[ -/]*[@-~]?|\][^\"\\]*(?:\\u0007|\\u001[bB]\\\\)?|[ -~])?"
+    r"|\\u00(?:0[0-8]|0[bcefBCEF]|1[0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])"
+    r"|\\[rbf]"
+    r"|\\u(?:061[cC]|200[b-fB-F]|202[a-eA-E]|206[0-46-9]|[fF][eE][fF][fF])"
+    r")"
+)
+
+
+def printable_json(text: str) -> str:
+    """JSON text without those characters, escaped or not: still the same JSON, each string `printable`."""
+    return printable(_ESCAPED.sub(r"\1", text))
