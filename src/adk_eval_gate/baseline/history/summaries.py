@@ -21,11 +21,11 @@ from pydantic import ValidationError
 
 from adk_eval_gate.baseline.history.models import HistoryRecord
 
-# A record's summary, decompressed: ~10,000 eval sets of a few criteria each (100,000 cases take ~0.4 MiB); a
-# forged one stops here.
-MAX_HEAD = 4 * 1024 * 1024
-# The summaries (their JSON) kept parsed at once: ~120 MiB of objects at most.
-MAX_KEPT = 8 * 1024 * 1024
+# A record's summary, decompressed: ~5,000 eval sets of two criteria (100,000 cases in 1,000 eval sets take
+# ~0.4 MiB); a forged one stops here. Parsing one costs up to ~30 times its JSON at the peak.
+MAX_HEAD = 2 * 1024 * 1024
+# The summaries (their JSON) kept parsed at once: ~35 MiB of objects at most.
+MAX_KEPT = 2 * 1024 * 1024
 # Every history read may decompress this much of its summaries, or `BUDGET_PER_BYTE` times its file, if more.
 MIN_BUDGET = 16 * 1024 * 1024
 BUDGET_PER_BYTE = 16
@@ -55,9 +55,15 @@ class Budget:
         self.kept = 0
 
     def inflate(self, blob: bytes, what: str) -> bytes:
+        together = f"{what}: the record summaries together decompress to more than a history can hold"
         if self.left <= 0:
-            raise ValueError(f"{what}: the record summaries together decompress to more than a history can hold")
-        raw = inflate(blob, min(MAX_HEAD, self.left), what)
+            raise ValueError(together)
+        try:
+            raw = inflate(blob, min(MAX_HEAD, self.left), what)
+        except ValueError as exc:
+            if self.left < MAX_HEAD and "larger than" in str(exc):
+                raise ValueError(together) from None
+            raise
         self.left -= len(raw)
         return raw
 
