@@ -51,6 +51,10 @@ CUTS = {
     ("baseline/history/view.py", "records[: base + 1]"): "a list of records",
     ("baseline/stores/artifact.py", "ordered[:RUNS_TO_SEARCH]"): "a list of workflow runs",
     ("baseline/stores/artifact.py", "ordered[position + 1 : RUNS_TO_SEARCH]"): "a list of workflow runs",
+    (
+        "baseline/stores/artifact.py",
+        '[n for n in names if n.endswith(".json") and n != HISTORY_FILE][:MEMBERS_TRIED]',
+    ): "a list of archive members",
     ("commands/history.py", "state.history.records[-state.settings.trend :]"): "a list of records",
     ("commands/main.py", 'token.partition("=")[2]'): "parses the command line",
     ("commands/main.py", "sys.argv[1:2]"): "a list of arguments",
