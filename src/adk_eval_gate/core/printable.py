@@ -6,7 +6,8 @@ embeddings, isolates and marks that make text display in another order than it r
 printer (the console, annotations, progress and log lines: through `core/redaction.py`'s standard streams) and
 every runner file (step outputs, the step summary) removes them. Escape sequences go whole, not just their ESC: a
 key split by a colour code (`AIza\\x1b[0mSy…`) must read whole once stripped, so the secret masking that follows
-(`shown`) sees it. Zero-width characters go too, for the same reason (`AIza\\u200bSy…`).
+sees it. Zero-width characters stay (our own comment breaks links with U+200B); masking looks past them
+(`hidden_removed`), so a key split by one (`AIza\\u200bSy…`) is masked all the same.
 
 Tab and newline stay (a log has lines); a carriage return goes (it lets a line overwrite itself on a terminal),
 except as part of CRLF, which becomes a newline.
@@ -23,13 +24,15 @@ _SEQUENCE = re.compile(
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -~]?"
 )
-# Controls but tab and newline; DEL and C1; bidirectional marks, embeddings, overrides and isolates; zero-width
-# characters and the byte-order mark, which can split a secret without showing.
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# Controls but tab and newline; DEL and C1; bidirectional marks, embeddings, overrides and isolates.
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Those, and the zero-width characters and byte-order mark that can split a secret without showing.
+HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060-\u2064\ufeff]")
 
 
 def printable(text: str) -> str:
-    """`text` without escape sequences, controls (tab and newline kept), bidirectional or zero-width characters."""
+    """`text` without escape sequences, controls (tab and newline kept) or bidirectional characters."""
     if text.isascii() and text.isprintable():
         return text  # the usual case, with no newline or tab: nothing to strip
     return CONTROL.sub("", _SEQUENCE.sub("", text.replace("\r\n", "\n")))
@@ -47,6 +50,7 @@ _ESCAPED = re.compile(
 )
 
 
-def printable_json(text: str) -> str:
-    """JSON text without those characters, escaped or not: still the same JSON, each string `printable`."""
-    return printable(_ESCAPED.sub(r"\1", text))
+def hidden_removed(text: str) -> str:
+    """`text` as a secret in it would read (what masking looks at): `printable`, without zero-width characters,
+    and without those characters' JSON escapes either (`\\u001b[0m`, `\\u200b`: a JSON file stays the same JSON)."""
+    return _ZERO_WIDTH.sub("", printable(_ESCAPED.sub(r"\1", text)))

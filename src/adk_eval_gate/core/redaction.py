@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 from adk_eval_gate.core.held_tokens import held, is_github_token_name
-from adk_eval_gate.core.printable import CONTROL, printable, printable_json
+from adk_eval_gate.core.printable import HIDDEN, hidden_removed, printable
 
 MASK = "***"
 # Short values ("1", "true", a port) would mask ordinary text everywhere; real credentials are longer.
@@ -77,11 +77,11 @@ def _secret_forms(env: Mapping[str, str]) -> list[str]:
 def redact(text: str, secrets: Iterable[str] | None = None) -> str:
     values = secret_values() if secrets is None else list(secrets)
     text = _replaced(text, values)
-    if values and (CONTROL.search(text) or "\\" in text):
+    if values and (HIDDEN.search(text) or "\\" in text):
         # A secret split by an escape code or an invisible character (`AIza\x1b[0mSy…`, in a JSON file
         # `AIza\u001b[0mSy…`) reads whole on a terminal or page: masked in the text as printed (core/printable.py),
         # which then replaces the text as written.
-        shown = printable_json(text)
+        shown = hidden_removed(text)
         if shown != text and (masked := _replaced(shown, values)) != shown:
             return masked
     return text
