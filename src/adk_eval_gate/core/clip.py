@@ -5,9 +5,9 @@ a 38-character key, left at the end of a 300-character error line, pass every wr
 masks first (`redact`, the values of the environment's secret-bearing variables in every form it knows), then
 cuts, then looks at the edge it cut: a text that still ends (or, kept from its end, starts) with a piece of a
 secret, of any length from `PARTIAL` characters up, loses that piece to the mask. The second step matters where
-the whole text was never seen, such as the last bytes of a stream (`clip_end`). Escape sequences, controls and
-invisible characters go before the mask (`_masked`): shown text needs none of them, and a secret split by one is
-only recognisable once they are out.
+the whole text was never seen, such as the last bytes of a stream (`clip_end`). Escape sequences and controls go
+before the mask (`_masked`): shown text needs none of them, and a secret split by one is only recognisable once
+they are out.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ PARTIAL = 4
 
 
 def _masked(text: str, secrets: Sequence[str] | None = None) -> str:
-    """Stripped of escape sequences and invisible characters (core/printable.py), then masked: a key split by a
-    colour code (`AIza\x1b[0mSy…`) is whole when masked, and no piece of it at a cut's edge hides behind one."""
+    """Stripped of escape sequences and controls (core/printable.py), then masked: a key split by a colour code
+    (`AIza\\x1b[0mSy…`) is whole when masked, and no piece of it at a cut's edge hides behind one."""
     return redact(printable(text), secrets)
 
 

@@ -50,6 +50,10 @@ _ESCAPED = re.compile(
 )
 
 
+# A JSON escape that may stand for one of them: where `hidden_removed` has work to do in a file's text.
+ESCAPED_HINT = re.compile(r"\\[urbf]")
+
+
 def hidden_removed(text: str) -> str:
     """`text` as a secret in it would read (what masking looks at): `printable`, without zero-width characters,
     and without those characters' JSON escapes either (`\\u001b[0m`, `\\u200b`: a JSON file stays the same JSON)."""

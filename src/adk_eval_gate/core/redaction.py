@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 from adk_eval_gate.core.held_tokens import held, is_github_token_name
-from adk_eval_gate.core.printable import HIDDEN, hidden_removed, printable
+from adk_eval_gate.core.printable import ESCAPED_HINT, HIDDEN, hidden_removed, printable
 
 MASK = "***"
 # Short values ("1", "true", a port) would mask ordinary text everywhere; real credentials are longer.
@@ -77,7 +77,7 @@ def _secret_forms(env: Mapping[str, str]) -> list[str]:
 def redact(text: str, secrets: Iterable[str] | None = None) -> str:
     values = secret_values() if secrets is None else list(secrets)
     text = _replaced(text, values)
-    if values and (HIDDEN.search(text) or "\\" in text):
+    if values and (HIDDEN.search(text) or ESCAPED_HINT.search(text)):
         # A secret split by an escape code or an invisible character (`AIza\x1b[0mSy…`, in a JSON file
         # `AIza\u001b[0mSy…`) reads whole on a terminal or page: masked in the text as printed (core/printable.py),
         # which then replaces the text as written.
