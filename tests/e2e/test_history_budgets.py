@@ -107,11 +107,14 @@ def _summary_bomb(database: Path, records: int, eval_sets: int) -> bytes:
 
 def _peak(argv: list[str], cwd: Path) -> tuple[int, str, int, float]:
     """Exit code, stderr, peak resident memory (bytes) and wall seconds of one command in its own process."""
+    # VmHWM is this process's own peak: ru_maxrss would carry the parent's over the exec (Linux keeps it from the
+    # forked or vforked image), and the test process is larger than what is measured here.
     probe = (
-        "import resource, sys\n"
+        "import re, sys\n"
         "from adk_eval_gate.commands.main import main\n"
         f"code = main({argv!r})\n"
-        "print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+        "status = open('/proc/self/status').read()\n"
+        "print('peak', re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1), file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
