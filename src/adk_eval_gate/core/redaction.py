@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 from adk_eval_gate.core.held_tokens import held, is_github_token_name
+from adk_eval_gate.core.printable import ESCAPED_HINT, HIDDEN, hidden_removed, printable
 
 MASK = "***"
 # Short values ("1", "true", a port) would mask ordinary text everywhere; real credentials are longer.
@@ -84,7 +85,20 @@ def _secret_forms(env: Mapping[str, str]) -> list[str]:
 
 
 def redact(text: str, secrets: Iterable[str] | None = None) -> str:
-    for secret in secret_values() if secrets is None else secrets:
+    values = secret_values() if secrets is None else list(secrets)
+    text = _replaced(text, values)
+    if values and (HIDDEN.search(text) or ESCAPED_HINT.search(text)):
+        # A secret split by an escape code or an invisible character (`AIza\x1b[0mSy…`, in a JSON file
+        # `AIza\u001b[0mSy…`) reads whole on a terminal or page: masked in the text as printed (core/printable.py),
+        # which then replaces the text as written.
+        shown = hidden_removed(text)
+        if shown != text and (masked := _replaced(shown, values)) != shown:
+            return masked
+    return text
+
+
+def _replaced(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
         if secret in text:
             text = text.replace(secret, MASK)
     return text
@@ -122,13 +136,14 @@ def redact_standard_streams() -> None:
 
 
 class RedactingStream(io.TextIOBase):
-    """A text stream (sys.stdout / sys.stderr) that masks secrets in everything written to it."""
+    """A text stream (sys.stdout / sys.stderr) that masks secrets in everything written to it, once control and
+    bidirectional characters are out (core/printable.py): a key split by an escape code is masked whole."""
 
     def __init__(self, inner: TextIO) -> None:
         self._inner = inner
 
     def write(self, text: str) -> int:
-        self._inner.write(redact(text))
+        self._inner.write(redact(printable(text)))
         return len(text)
 
     def flush(self) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import math
 import os
 import signal
 import sys
@@ -21,12 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate.core.clip import clip, last_line
+from adk_eval_gate.core.numbers import MAX_MAGNITUDE, in_range
 from adk_eval_gate.core.redaction import child_env
 
 CHILD = Path(__file__).with_name("agents_cli_child.py")
 # agents-cli retries a transient failure for up to 120 s; a metric still running well past that is stuck.
 TIMEOUT_SECONDS = 180.0
 MAX_OUTPUT_BYTES = 4 * 1024 * 1024
+_RANGE = f"a finite number within ±{MAX_MAGNITUDE:g}"
 # One semaphore per event loop (a run's `asyncio.run`), gone with the loop: keyed by the loop itself, not its id,
 # which a later run's loop may reuse while the old semaphore, bound to the dead loop, would still be found.
 _slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
@@ -62,8 +64,8 @@ def read_result(data: Any) -> CodeResult:
         score = float(value) if isinstance(value, (int, float, str)) else None
     except ValueError:
         score = None
-    if score is None or not math.isfinite(score):
-        return CodeResult(None, explanation, f"the metric returned score {value!r}, which is not a finite number")
+    if score is None or not in_range(score):
+        return CodeResult(None, explanation, f"the metric returned score {clip(repr(value), 80)}, not {_RANGE}")
     return CodeResult(score, explanation)
 
 
@@ -97,7 +99,7 @@ async def run_code_metric(name: str, source: str, instance: dict[str, Any], cwd:
         return CodeResult(None, error=f"metric {name!r} printed more than {MAX_OUTPUT_BYTES // 2**20} MiB")
     lines = out.decode("utf-8", "replace").strip().splitlines()
     if process.returncode != 0 or not lines:
-        tail = (err.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1][:300]
+        tail = last_line(err.decode("utf-8", "replace"), 300, "no output")  # masked before the cut
         return CodeResult(None, error=f"metric {name!r} process exited with status {process.returncode}: {tail}")
     try:
         return read_result(json.loads(lines[-1]))

@@ -10,7 +10,6 @@ that reason, so the gate fails closed rather than pass what was not evaluated.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
+from adk_eval_gate.core.numbers import MAX_MAGNITUDE, in_range
 from adk_eval_gate.core.validation import LineLookup
 from adk_eval_gate.criteria.agents_cli_code import run_code_metric
 from adk_eval_gate.criteria.agents_cli_computation import INPUTS, computation_scorer
@@ -46,7 +46,7 @@ class AgentsCliOptions(BaseModel):
     @field_validator("threshold", mode="before")
     @classmethod
     def _finite(cls, value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not in_range(value):
             raise ValueError(f"{value!r} is not a threshold; use a finite number on the metric's own scale")
         return float(value)
 
@@ -134,13 +134,14 @@ def resolve_agents_cli_metrics(
     for metric in config.metrics:
         given = metric.name in (thresholds or {})
         value = (thresholds or {}).get(metric.name, 0.0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not in_range(value):
             where = (*loc, metric.name)
             raise InputError(
                 config_file,
                 format_loc(where),
                 f"{value!r} is not a threshold",
-                "give a finite number on the metric's own scale, e.g. 0.8 (pass at score >= threshold)",
+                f"give a finite number within ±{MAX_MAGNITUDE:g} on the metric's own scale, "
+                "e.g. 0.8 (pass at score >= threshold)",
                 line=lines(where) if lines else None,
             )
         options = AgentsCliOptions(threshold=value, has_threshold=given)

@@ -15,7 +15,6 @@ import atexit
 import importlib
 import inspect
 import json
-import math
 import os
 import subprocess
 import sys
@@ -25,6 +24,8 @@ from typing import IO, Any
 
 from pydantic import BaseModel
 
+from adk_eval_gate.core.clip import clip
+from adk_eval_gate.core.numbers import in_range
 from adk_eval_gate.core.redaction import child_env
 from adk_eval_gate.criteria.engine.base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status
 
@@ -214,8 +215,9 @@ def decode(reply: dict[str, Any]) -> MetricOutcome:
     def number(value: Any) -> float | None:
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise MetricProcessError(f"the custom metric process answered a score that is not a number: {value!r:.40}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not in_range(value):
+            shown = clip(repr(value), 40)
+            raise MetricProcessError(f"the custom metric process answered a score that is not a number: {shown}")
         return float(value)
 
     try:

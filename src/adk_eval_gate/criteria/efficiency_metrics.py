@@ -18,6 +18,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from adk_eval_gate.core.numbers import in_range
 from adk_eval_gate.evalsets.criterion_names import INFORMATIONAL_METRICS
 from adk_eval_gate.evalsets.models import Invocation, InvocationEvents, tool_calls
 
@@ -76,7 +77,9 @@ class EfficiencyValue:
 
 def run_value(name: str, invocations: Sequence[Invocation]) -> EfficiencyValue:
     """One run's value, as the ADK evaluator's overall score."""
-    values = [_COMPUTE[name](i) for i in invocations]
+    # the agent reports its own token counts (and replayed actuals their durations): one past ±MAX_MAGNITUDE
+    # (2**62 tokens) is read as unreported, so the means taken over runs and cases cannot overflow
+    values = [v if v is None or in_range(v) else None for v in (_COMPUTE[name](i) for i in invocations)]
     present = [v for v in values if v is not None]
     if not present:
         return EfficiencyValue(None, values)

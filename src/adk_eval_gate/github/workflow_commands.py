@@ -14,6 +14,7 @@ from pathlib import Path
 from adk_eval_gate.core.clip import single_line
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.paths import relative_to_root, repository_root
+from adk_eval_gate.core.printable import printable
 from adk_eval_gate.core.redaction import redact
 
 
@@ -38,7 +39,8 @@ def annotation(
 ) -> str:
     """`::error file=…,line=…,title=…::message` (level: error, warning or notice); masked before the escaping
     (`%` → `%25`), which would hide a secret from the log's own masking."""
-    message, title = redact(message), redact(title) if title else title
+    # stripped first (core/printable.py): a key split by an escape code is masked whole, and no escape reaches the log
+    message, title = redact(printable(message)), redact(printable(title)) if title else title
     properties = [f"file={escape_property(file)}"] if file else []
     if file and line:
         properties.append(f"line={line}")

@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # imported when the first call is made: a run without judges 
     from google.genai import errors
 from adk_eval_gate.llm.prices import PriceTable
 
+# No model call reads or writes a billion tokens: a larger count from the judge's server is read as this one.
+MAX_CALL_TOKENS = 10**9
 RETRYABLE = {408, 429, 500, 502, 503, 504}
 NO_CREDENTIALS = "no judge credentials (set GOOGLE_API_KEY, or GOOGLE_GENAI_USE_VERTEXAI with a project and location)"
 # Why no answer came; the same names as criteria.base.Cause, which this low-level package does not import.
@@ -250,8 +252,11 @@ class LlmClient:
         return {
             "text": "\n".join(p.text for p in parts if p.text and not (skip_thoughts and p.thought)),
             "model": model,
-            "input_tokens": (usage.prompt_token_count or 0) if usage else 0,
-            "output_tokens": ((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0,
+            # the judge's server reports these (a pull request may name it): capped to a count no call reaches
+            "input_tokens": _tokens((usage.prompt_token_count or 0) if usage else 0),
+            "output_tokens": _tokens(
+                ((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0
+            ),
         }
 
     async def _with_retries(self, call: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
@@ -294,6 +299,10 @@ class LlmClient:
             await asyncio.sleep(min(wait, 60.0))
             delay *= 2
         raise AssertionError("unreachable")
+
+
+def _tokens(count: int) -> int:
+    return max(0, min(MAX_CALL_TOKENS, count))
 
 
 def _retry_after(exc: errors.APIError) -> float | None:

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate.core.clip import first_line as clip_first_line
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.github import workflow_commands as log
 from adk_eval_gate.github.client import GitHubClient, GitHubError
@@ -124,8 +126,8 @@ def _allowed(context: ActionsContext, asked: _Asked, checkout: Path, login: str)
     if command.action == "accept":
         url = asked.comment.get("html_url")
         acceptance = Acceptance(head, login, command.reason, asked.comment["created_at"], url)
-    first_line = asked.comment["body"].lstrip().split("\n", 1)[0].strip()
-    note = f"Run by @{login} with “{first_line}” for commit {head[:12]}."
+    first_line = clip_first_line(asked.comment["body"], 1000)
+    note = f"Run by @{login} with “{first_line}” for commit {short_sha(head)}."
     if command.partial:
         note += " A partial run (cases=): not a verdict on the commit, so no status was set."
     return CommentRun(derived, command, acceptance, note, login, str(asked.comment.get("html_url") or ""))
@@ -170,7 +172,8 @@ def _why_not_head(asked: _Asked, command: EvalCommand, head: str) -> str | None:
     if why is None:
         return None
     return (
-        f"GitHub cannot show that the head `{head[:12]}` was the head when you wrote the comment ({why}); name the "
+        f"GitHub cannot show that the head `{short_sha(head)}` was the head when you wrote the comment ({why}); "
+        "name the "
         f"commit you reviewed by its full sha, e.g. {again} if that is the one"
     )
 
@@ -186,7 +189,8 @@ def _why_not_checkout(checkout: Path, head: str) -> str | None:
         return "the checked-out commit cannot be read (is the workspace a git checkout?)"
     if sha != head:
         return (
-            f"the workflow checked out `{sha[:12]}`, not the head `{head[:12]}` (a push raced the checkout); "
+            f"the workflow checked out `{short_sha(sha)}`, not the head `{short_sha(head)}` "
+            "(a push raced the checkout); "
             f"review the head, then write `/eval {head.lower()}` again"
         )
     return None

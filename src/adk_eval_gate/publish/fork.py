@@ -26,6 +26,7 @@ from adk_eval_gate.baseline.models import Comparison, Override
 from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.config.loader import Workflow, load_workflow
 from adk_eval_gate.config.models import max_age_days
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.errors import InputError, format_loc
 from adk_eval_gate.core.files import load_json, write_text_atomic
 from adk_eval_gate.core.paths import repository_root
@@ -173,7 +174,7 @@ def run_publish(
     if pull is None:
         log.error(
             f"no pull request among #{', #'.join(map(str, numbers))} is at the commit this run evaluated "
-            f"({run['head_sha'][:12]}); nothing was posted"
+            f"({short_sha(run['head_sha'])}); nothing was posted"
         )
         return 1
     number = int(pull["number"])

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from adk_eval_gate.baseline.models import Override
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.publish.comment import (
@@ -156,4 +157,4 @@ def mark_stopped(context: ActionsContext, key: str, author_login: str | None, st
     visible = status_text(stopped, result_of(newest.get("body")), run[1])
     text = compose(key, run[0], run[1], content_digest(visible), stopped, visible)
     edited = edit_comment(client, context.repository, newest["id"], text)
-    return f"marked the evaluation of {(data.evaluating or '')[:12]} as {state}: {edited.get('html_url')}"
+    return f"marked the evaluation of {short_sha(data.evaluating)} as {state}: {edited.get('html_url')}"

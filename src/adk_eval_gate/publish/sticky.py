@@ -17,6 +17,7 @@ import binascii
 import json
 from dataclasses import asdict, dataclass, field
 
+from adk_eval_gate.core.clip import clip, short_sha
 from adk_eval_gate.report.escape import inline
 from adk_eval_gate.report.markdown import BUDGET
 
@@ -104,7 +105,7 @@ def result_of(body: str | None) -> str:
 
 def status_text(data: StickyData, previous: str, attempt: int) -> str:
     """The comment's visible text while (or after) a run evaluates `data.evaluating`."""
-    commit = f"`{(data.evaluating or 'unknown')[:12]}`"
+    commit = f"`{short_sha(data.evaluating, 'unknown')}`"
     run = f"The [workflow run]({data.run_url})" if data.run_url else "The workflow run"
     if attempt > 1:
         run += f" (attempt {attempt})"
@@ -120,7 +121,7 @@ def status_text(data: StickyData, previous: str, attempt: int) -> str:
         return f"{headline}\n\nThere is no earlier result on this pull request.\n"
     if len(previous) > BUDGET - 2000:
         previous = "The previous result was too long to keep here; it is in the previous run's summary."
-    of = f"commit {data.result_sha[:12]}" if data.result_sha else "an earlier commit"  # raw HTML: no code spans
+    of = f"commit {short_sha(data.result_sha)}" if data.result_sha else "an earlier commit"  # raw HTML: no code spans
     return (
         f"{headline}\n\n<details><summary>Previous result, for {of} (not this commit)</summary>\n\n"
         f"{_PREVIOUS}\n{previous}\n{_PREVIOUS_END}\n\n</details>\n"
@@ -128,4 +129,5 @@ def status_text(data: StickyData, previous: str, attempt: int) -> str:
 
 
 def _shown_time(iso: str) -> str:
-    return inline(iso.replace("T", " ").removesuffix("Z")[:16] + " UTC" if iso.endswith("Z") else iso, 40)
+    shown = clip(iso.replace("T", " ").removesuffix("Z"), 16, marker="") + " UTC" if iso.endswith("Z") else iso
+    return inline(shown, 40)

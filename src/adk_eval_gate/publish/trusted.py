@@ -34,6 +34,7 @@ from pydantic import ValidationError
 
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import CommentSection, GateSettings, ReportSection
+from adk_eval_gate.core.clip import first_line, short_sha
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.paths import relative_to_root
 from adk_eval_gate.core.yaml_files import parse_yaml
@@ -65,7 +66,7 @@ def trusted_settings(
         return _closed(author_input, "the event names no base commit to read the config at")
     if relative is None:
         return _closed(author_input, f"the config {workflow.path.name} is outside the repository")
-    where = f"the base branch's {relative} (at {context.base_sha[:12]})"
+    where = f"the base branch's {relative} (at {short_sha(context.base_sha)})"
     client = context.client()
     path = f"/repos/{context.repository}/contents/{quote(relative, safe='/')}"
     try:
@@ -77,7 +78,7 @@ def trusted_settings(
     try:
         comment, gate, report = _sections(response.json(), relative)
     except (InputError, ValidationError, ValueError) as exc:
-        first = str(exc).splitlines()[0][:200]
+        first = first_line(str(exc), 200)
         return _closed(author_input, f"{where} is not a config this version can read ({first})")
     return TrustedSettings(author_input or comment.author, gate.override_label, None, comment.key, report.check_name)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adk_eval_gate.core.clip import clip_middle, clip_words, single_line
+from adk_eval_gate.core.clip import clip_middle, clip_words, short_sha, single_line
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import strip_controls
@@ -119,7 +119,7 @@ def render_comparison(comparison) -> str:
     base = comparison.baseline
     if base:
         age = f", {base.age_days:.1f} days old" if base.age_days is not None else ""
-        lines.append(f"Baseline: {base.source} (commit {(base.sha or 'unknown')[:12]}{age})")
+        lines.append(f"Baseline: {base.source} (commit {short_sha(base.sha, 'unknown')}{age})")
     else:
         lines.append("Baseline: none")
     lines += [f"warning: {w}" for w in comparison.warnings]

@@ -18,11 +18,9 @@ import html
 import re
 
 from adk_eval_gate.core.clip import clip, clip_words, single_line
+from adk_eval_gate.core.printable import printable
 from adk_eval_gate.core.redaction import redact
 
-# Control characters, and the bidirectional overrides, embeddings, isolates and marks that make text display in
-# another order than it reads (Trojan Source): agent text must look in the comment like what it is.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _MARKDOWN = re.compile(r"([\\`*_\[\]|~#$])")
 _BREAK = "\u200b"
 # A zero-width space at each of these positions (see the module's docstring), each rule tried only when its
@@ -50,7 +48,7 @@ def unlinked(text: str) -> str:
 
 def strip_controls(text: str) -> str:
     """For plain-text output (a CI log): no secrets, no terminal escapes, no reordering (redacted before any cut)."""
-    return _CONTROL.sub("", redact(text))
+    return redact(printable(text))
 
 
 def inline(text: str | None, limit: int = 200) -> str:
@@ -58,7 +56,7 @@ def inline(text: str | None, limit: int = 200) -> str:
     # Secrets go first (in `single_line` and `clip`), once control characters are out (an agent cannot hide a
     # secret from the masking by splitting it with them): escaping (`_` → `\_`) or a cut at `limit` would hide
     # them from the writers' masking.
-    text = clip_words(single_line(_CONTROL.sub("", text or "")), limit)  # a sentence cut keeps its words whole
+    text = clip_words(single_line(printable(text or "")), limit)  # a sentence cut keeps its words whole
     text = html.escape(text, quote=False)
     text = _MARKDOWN.sub(r"\\\1", text)
     return unlinked(text)
@@ -66,13 +64,13 @@ def inline(text: str | None, limit: int = 200) -> str:
 
 def html_text(text: str | None, limit: int = 200) -> str:
     """Agent text inside raw HTML (e.g. a <summary> line): GitHub does no markdown there, so HTML-escape only."""
-    text = clip(single_line(_CONTROL.sub("", text or "")), limit)
+    text = clip(single_line(printable(text or "")), limit)
     return unlinked(html.escape(text, quote=True))
 
 
 def code_block(text: str, language: str = "") -> str:
     """A fenced block whose fence is longer than any backtick run inside, so the content cannot close it."""
-    text = _CONTROL.sub("", redact(text))
+    text = redact(printable(text))
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{text}\n{fence}"

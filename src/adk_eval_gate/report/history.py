@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from adk_eval_gate.baseline.history.models import HistoryRecord
 from adk_eval_gate.baseline.models import DriftRow, HistoryReport, Trend
+from adk_eval_gate.core.clip import clip, short_sha
 from adk_eval_gate.report.escape import strip_controls
 
 _VERDICT = {"regressed": "REGRESSED", "improved": "improved", "inconclusive": "inconclusive"}
@@ -79,7 +80,8 @@ def record_lines(records: Sequence[HistoryRecord]) -> list[str]:
     """Newest first: commit, date, and per eval set each criterion's mean, pass rate and samples, cost, latency."""
     lines = []
     for record in reversed(records):
-        lines.append(f"  {record.sha[:12]}  {record.date[:19]}  adk-eval-gate {_clean(record.tool_version)}")
+        when = clip(record.date, 19, marker="")
+        lines.append(f"  {short_sha(record.sha)}  {when}  adk-eval-gate {_clean(record.tool_version)}")
         for s in record.eval_sets:
             parts = [
                 f"{name} {_num(c.mean)} (pass rate {_num(c.pass_rate)}, {c.samples} samples)"

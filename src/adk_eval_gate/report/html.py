@@ -68,6 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.baseline.models import Comparison, PooledSummary, Row, Summary
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.report.html_cases import Texts, case_data, cases_behind
@@ -249,7 +250,7 @@ def report_data(
     verdict = _verdict(comparison)
     if results.offline:  # said first on the page, as in the comment: these scores say nothing of the model
         verdict["warnings"] = [results.offline, *verdict["warnings"]]
-    sha = (results.git.sha or "")[:12]
+    sha = short_sha(results.git.sha)
     return {
         "version": DATA_VERSION,
         "title": f"adk-eval-gate {verdict['state'] if verdict['state'] != 'none' else 'results'}"

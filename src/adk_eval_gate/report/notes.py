@@ -13,6 +13,7 @@ from adk_eval_gate.baseline.history import HistoryState
 from adk_eval_gate.baseline.models import Comparison, GateDecision, Override
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.outcome import Compared, Decision, Failure, NotGating, Subject, subject_of
 from adk_eval_gate.report.plain import what_changed
@@ -84,7 +85,7 @@ def not_gating_clause(note: NotGating) -> str:
 def accepted_by(override: Override) -> str:
     """`accepted by @login for commit abc: reason`, or the label, with who added it and when once that is known."""
     if override.kind == "comment":
-        return f"accepted by @{override.by} for commit {(override.sha or '')[:12]}: {override.reason}"
+        return f"accepted by @{override.by} for commit {short_sha(override.sha)}: {override.reason}"
     who = f" (added by @{override.by} at {override.at})" if override.by and override.at else ""
     return f"accepted by the '{override.label}' label{who}"
 

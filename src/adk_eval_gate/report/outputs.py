@@ -16,10 +16,11 @@ from collections import Counter
 from pathlib import Path
 
 from adk_eval_gate.baseline.models import Comparison
-from adk_eval_gate.core.clip import clip_utf8, clip_words
+from adk_eval_gate.core.clip import clip_utf8, clip_words, masked_split
 from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import file_from_root
+from adk_eval_gate.core.printable import printable
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.github.workflow_commands import annotation, one_line
@@ -30,7 +31,7 @@ STEP_SUMMARY_LIMIT = 1024 * 1024
 
 
 def write_step_summary(path: Path, markdown: str) -> None:
-    masked = redact(markdown)
+    masked = redact(printable(markdown))  # no escape code splits a secret from the mask, nor reaches the page
     text = clip_utf8(masked, STEP_SUMMARY_LIMIT - 1024)  # masked before the cut
     if text != masked:
         text = text.rsplit("\n", 1)[0] + "\n\n... cut to fit the 1 MiB step summary.\n"
@@ -42,7 +43,7 @@ def write_outputs(path: Path, values: dict[str, str]) -> None:
     blocks = []
     for name, value in values.items():
         delimiter = f"ghadelimiter_{uuid.uuid4()}"
-        blocks.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+        blocks.append(f"{name}<<{delimiter}\n{redact(printable(value))}\n{delimiter}\n")  # a later step prints it
     append_text(path, "".join(blocks))
 
 
@@ -188,9 +189,9 @@ def _why(comparison: Comparison) -> str:
     if comparison.verdict == "pass" and not gate.overridden:
         return gate.reason
     # a failure reads `kind: detail`, except the pass rate's, which is one sentence
-    kinds = Counter(f.split(":", 1)[0] if ":" in f else "pass rate below the minimum" for f in gate.failures)
+    kinds = Counter(masked_split(f, ":", 1)[0] if ":" in f else "pass rate below the minimum" for f in gate.failures)
     counted = ", ".join(_counted(kind, n) for kind, n in kinds.items())
-    first = gate.failures[0].split(":", 1)[-1].strip() if gate.failures else ""
+    first = masked_split(gate.failures[0], ":", 1)[-1].strip() if gate.failures else ""
     first = clip_words(first, 160)  # a word whole: the log line is read, not parsed
     why = f"{counted} ({first})" if first else counted
     if not gate.overridden:

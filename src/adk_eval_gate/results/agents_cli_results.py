@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.numbers import in_range, out_of_range
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.results.models import (
     CaseResult,
@@ -89,8 +90,8 @@ def _metric(name: str, outcomes: list[MetricResultIn | None]) -> MetricResult:
             runs.append(None)
             continue
         error = outcome.error_message
-        if error is None and (outcome.score is None or not math.isfinite(outcome.score)):
-            error = f"agents-cli recorded score {outcome.score!r}, not a finite number"
+        if error is None and (outcome.score is None or not in_range(outcome.score)):
+            error = f"agents-cli recorded score {out_of_range(outcome.score)}"
         status: StatusName = "error" if error else "passed"
         score = None if error else outcome.score
         detail = error or outcome.explanation

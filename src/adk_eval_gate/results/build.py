@@ -17,6 +17,7 @@ from pydantic_core import PydanticSerializationError
 
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json, scrub_data, write_text_atomic
+from adk_eval_gate.core.numbers import in_range, out_of_range
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.core.version import __version__
 from adk_eval_gate.criteria import efficiency_metrics as efficiency
@@ -222,8 +223,8 @@ def _check_results(results: ResultsFile, path: Path) -> None:
             return
         if bounded and not (math.isfinite(value) and 0.0 <= value <= 1.0):
             raise fail(field, f"score {value!r} is outside [0, 1]")
-        if not math.isfinite(value):
-            raise fail(field, f"score {value!r} is not a finite number")
+        if not in_range(value):  # agents-cli's own scale, yet sums and means of it must not overflow
+            raise fail(field, f"{out_of_range(value)}")
 
     for name, value in results.timings.model_dump().items():
         if isinstance(value, float) and not (math.isfinite(value) and value >= 0):

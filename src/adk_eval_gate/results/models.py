@@ -13,7 +13,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, Field
 
-from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, RunCount, Unit
+from adk_eval_gate.core.numbers import STORED_FILE, Count, Finite, NonNegative, RunCount, Unit
 from adk_eval_gate.core.schema_versions import RESULTS_SCHEMA_VERSION
 
 SCHEMA_VERSION: Final = RESULTS_SCHEMA_VERSION
@@ -44,14 +44,14 @@ class _Model(BaseModel):
 
 
 class InvocationResult(_Model):
-    score: float | None = Field(description="This turn's score; null when it could not be scored.")
+    score: Finite | None = Field(description="This turn's score; null when it could not be scored.")
     status: StatusName
     detail: str | None = None
 
 
 class RunMetric(_Model):
     run: Count = Field(description="0-based run index.")
-    score: float | None = Field(
+    score: Finite | None = Field(
         description="The criterion's overall score for this run, as ADK's evaluator computes it."
     )
     status: StatusName
@@ -61,13 +61,13 @@ class RunMetric(_Model):
 
 
 class MetricResult(_Model):
-    score: float | None = Field(
+    score: Finite | None = Field(
         description="The case's score: the evaluator's overall score with one run; with several runs the mean of "
         "every per-invocation score of every run (ADK AgentEvaluator's pooling)."
     )
-    threshold: float
+    threshold: Finite
     status: StatusName
-    per_invocation: list[float | None] = Field(description="Per turn, the mean score over runs.")
+    per_invocation: list[Finite | None] = Field(description="Per turn, the mean score over runs.")
     runs: list[RunMetric | None] = Field(description="Every run's outcome; null for a run whose agent errored.")
     reason: str | None = Field(default=None, description="Why the criterion was not evaluated or errored, when it was.")
     cause: CauseName | None = Field(default=None, description=_CAUSE)
@@ -99,8 +99,8 @@ class RunRecord(_Model):
 class CriterionLook(_Model):
     """How one criterion stood against the baseline when the first round ended."""
 
-    current: float | None = Field(description="Mean of the first round's scores.")
-    baseline: float | None = Field(description="Mean of the baseline's selection half (its first half of runs).")
+    current: Finite | None = Field(description="Mean of the first round's scores.")
+    baseline: Finite | None = Field(description="Mean of the baseline's selection half (its first half of runs).")
     p_drop: Unit | None = Field(default=None, description="One-sided p-value of a drop, first round vs that half.")
     undecided: bool
 
@@ -123,11 +123,11 @@ class Sampling(_Model):
 
 
 class EfficiencyResult(_Model):
-    score: float | None = Field(
+    score: Finite | None = Field(
         description="The case's value, as ADK reports it: one run's mean per turn, or with "
         "several runs the mean of every run's per-turn values. Null when nothing reported it."
     )
-    per_invocation: list[float | None] = Field(description="Per turn, the mean over runs.")
+    per_invocation: list[Finite | None] = Field(description="Per turn, the mean over runs.")
 
 
 class CaseResult(_Model):
@@ -150,7 +150,7 @@ class CaseResult(_Model):
 
 
 class CriterionConfig(_Model):
-    threshold: float
+    threshold: Finite
     options: dict[str, Any]
     hash: str = Field(
         default="", description="sha256 of the criterion's name and options; a change makes its rows not comparable."

@@ -19,6 +19,8 @@ import struct
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from adk_eval_gate.core.clip import clip
+from adk_eval_gate.core.numbers import in_range
 from adk_eval_gate.evalsets.models import Invocation, dump_invocation
 from adk_eval_gate.llm.client import UsageStats
 from adk_eval_gate.targets.base import CaseRun
@@ -250,13 +252,13 @@ def unpack_json(data: bytes) -> Reply | Malformed:
     try:
         return _decode(message)
     except (KeyError, TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
-        return Malformed(f"a {message['type'][:40]!r} message that does not fit its shape ({type(exc).__name__})")
+        return Malformed(f"a {clip(message['type'], 40)!r} message that does not fit its shape ({type(exc).__name__})")
 
 
 def _decode(message: dict[str, Any]) -> Reply | Malformed:
     kind = message["type"]
     if set(message) - {"type"} - _FIELDS.get(kind, set()):
-        return Malformed(f"unknown fields in a {kind[:40]!r} message")
+        return Malformed(f"unknown fields in a {clip(kind, 40)!r} message")
     if kind == "ready":
         return Ready(_optional_str(message["error"]))
     if kind == "forked":
@@ -281,7 +283,7 @@ def _decode(message: dict[str, Any]) -> Reply | Malformed:
         return LogCounts({_str(text): _int(count) for text, count in counts.items()})
     if kind == "fatal":
         return Fatal(_str(message["reason"]))
-    return Malformed(f"an unknown message type {kind[:40]!r}")
+    return Malformed(f"an unknown message type {clip(kind, 40)!r}")
 
 
 _FIELDS: dict[str, set[str]] = {tag: {f.name for f in dataclasses.fields(kind)} for kind, tag in _TAGS.items()}
@@ -312,6 +314,8 @@ def _list(value: object) -> list[Any]:
 def _number(value: object) -> float:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise TypeError("number")
+    if not in_range(value):  # a duration past ±MAX_MAGNITUDE would overflow the sums taken of it
+        raise ValueError("number")
     return float(value)
 
 

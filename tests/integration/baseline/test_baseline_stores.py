@@ -264,3 +264,29 @@ def test_file_store_update_and_show_through_the_cli(example, results, tmp_path, 
         main(["compare", "--results", str(current), "--config", str(config), "--output", str(tmp_path / "c.json")]) == 0
     )
     assert json.loads((tmp_path / "c.json").read_text())["baseline"]["sha"] == BASE
+
+
+def test_an_artifact_that_decompresses_past_its_budget_is_a_warning_not_the_memory(example, fake, results):
+    """A zip bomb's member claims any size: each read stops at what the artifact's budget has left (issue #34)."""
+    import io
+    import zipfile
+
+    from adk_eval_gate.baseline.stores import artifact as store
+
+    fake.add_run(11, BASE, "2026-11-18T10:00:00Z")
+    fake.add_artifact(101, 11, "eval-results", {})
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("history.json", "w", force_zip64=True) as member:  # 513 MiB of zeros, written by MiB
+            for _ in range(store.MAX_FILE_BYTES // 2**20 + 1):
+                member.write(bytes(2**20))
+        archive.writestr("results.json", at(results, BASE).model_dump_json().encode())
+    fake.state.artifacts[101]["_zip"] = bomb.getvalue()
+    fake.state.artifacts[101]["size_in_bytes"] = len(bomb.getvalue())
+    assert len(bomb.getvalue()) < 2 * 1024 * 1024
+    outcome = store_for(example, fake, kind="artifact").load()
+    assert outcome.baseline is None
+    assert f"history.json in the artifact decompresses past {store.MAX_FILE_BYTES} bytes" in outcome.warnings[0]
+    fake.state.artifacts[101]["size_in_bytes"] = store.MAX_ARCHIVE_BYTES + 1  # refused before the download
+    outcome = store_for(example, fake, kind="artifact").load()
+    assert outcome.baseline is None and "over the 536870912 byte limit" in outcome.warnings[0]

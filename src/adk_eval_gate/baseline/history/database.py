@@ -52,6 +52,7 @@ SCHEMA = (
     "last_seq INTEGER NOT NULL, PRIMARY KEY(case_id, id)) WITHOUT ROWID",
 )
 MAX_STATE = 65_535  # a record's column holds 16-bit state numbers; 0: the case is not in the record
+MAX_SEQ = 2**53  # records are numbered 1, 2, …: a billion merges a second for a century stays below this
 HASH_MAX = CaseRecord.model_fields["case_hash"].metadata[0].max_length  # the model's own bound on a case hash
 CANONICAL = re.compile(rf'\["([0-9a-zA-Z_-]{{0,{HASH_MAX}}})",(.*)\]', re.DOTALL)  # a state as `_encode` writes it
 
@@ -77,7 +78,7 @@ EXPECTED_SCHEMA = _our_schema()
 class StoredHistory:
     """One history database in memory. Reading is windowed (`records`, `full`); `with_record` returns a new one."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, file_size: int = 0) -> None:
         self._db = connection
         meta = dict(connection.execute("SELECT key, value FROM meta"))
         self.format, self.schema_version = meta.get("format"), meta.get("schema_version")
@@ -85,7 +86,7 @@ class StoredHistory:
         self.config: str = meta.get("config", "")
         rows = connection.execute("SELECT seq, sha, head FROM records ORDER BY seq").fetchall()
         self._seqs = [seq for seq, _, _ in rows]
-        self.records: Summaries = summaries_of(rows)  # every record's summary, read when first asked for
+        self.records: Summaries = summaries_of(rows, file_size)  # every summary, read when first asked for
         self._names = dict(connection.execute("SELECT name, id FROM names"))
 
     # --- building --------------------------------------------------------------------------------------------
@@ -120,7 +121,8 @@ class StoredHistory:
         if found != EXPECTED_SCHEMA:
             raise ValueError("is not an adk-eval-gate history database (its tables are not the expected ones)")
         try:
-            return cls(connection)
+            _check_numbering(connection)
+            return cls(connection, len(data))
         except sqlite3.DatabaseError as exc:
             raise ValueError(f"is damaged ({exc})") from None
 
@@ -283,6 +285,27 @@ class StoredHistory:
                 cases[eval_id] = found[0]
                 samples[set_key] = samples.get(set_key, 0) + found[1]
             yield position, _with_cases(self.records[position], sets, samples)
+
+
+def _check_numbering(connection: sqlite3.Connection) -> None:
+    """Ids as this module numbers them, so that no loop or allocation sized by a stored id outgrows the rows: case
+    ids are 1..N (a record's column is indexed by them; one case with id 2**62 would size a loop to it), record
+    numbers increase from 1 and stay far below SQLite's largest integer (the next record takes the next one)."""
+    cases, top = connection.execute("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM cases").fetchone()
+    low = connection.execute("SELECT COALESCE(MIN(id), 1) FROM cases").fetchone()[0]
+    if top != cases or low != 1:
+        raise ValueError("is not an adk-eval-gate history database (its case ids are not numbered 1 to N)")
+    first, last = connection.execute("SELECT COALESCE(MIN(seq), 1), COALESCE(MAX(seq), 0) FROM records").fetchone()
+    if first < 1 or last > MAX_SEQ:
+        raise ValueError(f"is not an adk-eval-gate history database (a record is numbered {min(first, last)})")
+    # One record per commit, as `_add` keeps it: a second record of a commit (a copy of the base's placed first)
+    # would be read as a re-run that replaces the first where it stands, and move the drift reference.
+    twice = connection.execute("SELECT sha FROM records GROUP BY sha HAVING COUNT(*) > 1 LIMIT 1").fetchone()
+    if twice is not None:
+        raise ValueError(f"holds two records of the commit {twice[0]!r}; a history holds one record per commit")
+    states = connection.execute("SELECT COALESCE(MIN(id), 1), COALESCE(MAX(id), 0) FROM states").fetchone()
+    if states[0] < 1 or states[1] > MAX_STATE:
+        raise ValueError(f"is not an adk-eval-gate history database (a case state is numbered {states[1]})")
 
 
 def _numbers(blob: bytes, cases: int, sha: str) -> array:

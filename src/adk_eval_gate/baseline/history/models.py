@@ -126,3 +126,16 @@ class History(_Model):
     records: list[HistoryRecord] = Field(
         max_length=MAX_RECORDS, description="Oldest first; one per default-branch commit."
     )
+
+    @model_validator(mode="after")
+    def _one_record_per_commit(self) -> History:
+        # A second record of a commit is never written (a re-run replaces the first where it stands): read as one,
+        # a copy of the base's record placed first would move the base to the oldest record and drift off.
+        seen: dict[str, int] = {}
+        for at, record in enumerate(self.records):
+            if record.sha in seen:
+                raise ValueError(
+                    f"records[{at}] is a second record of the commit {record.sha!r} (records[{seen[record.sha]}])"
+                )
+            seen[record.sha] = at
+        return self

@@ -16,6 +16,7 @@ from adk_eval_gate.baseline.history.stability import Known, known_cases, quarant
 from adk_eval_gate.baseline.history.trend import series
 from adk_eval_gate.baseline.models import FlakyCase, HistoryReport, Trend
 from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.core.clip import clip, short_sha
 from adk_eval_gate.results.models import ResultsFile
 
 
@@ -43,7 +44,7 @@ def _base_index(records: Sequence[HistoryRecord], base_sha: str | None, notes: l
         for i in range(len(records) - 1, -1, -1):
             if records[i].sha == base_sha:
                 return i
-        notes.append(f"the base commit {base_sha[:12]} has no history record; the newest record stands for it")
+        notes.append(f"the base commit {short_sha(base_sha)} has no history record; the newest record stands for it")
     return len(records) - 1
 
 
@@ -54,7 +55,7 @@ def _reference(records: Sequence[HistoryRecord], base: int, gate: GateSettings, 
         if found is None:
             report.error = (
                 f"gate.drift.reference {pinned} is not in the history up to the base ({base + 1} record(s) from "
-                f"{records[0].sha[:12]} on); pin a commit the history still holds, or unset it to use the window"
+                f"{short_sha(records[0].sha)} on); pin a commit the history still holds, or unset it to use the window"
             )
         return found
     if base == 0:
@@ -70,7 +71,7 @@ def _since(records: Sequence[HistoryRecord], ref: int, base: int, gate: GateSett
         if gate.drift.reference
         else f"gate.drift.window {gate.drift.window}" + (", the oldest record" if base - gate.drift.window < 0 else "")
     )
-    return f"{record.sha[:12]} ({record.date[:10]}, {base - ref} merge(s) back; {how})"
+    return f"{short_sha(record.sha)} ({clip(record.date, 10, marker='')}, {base - ref} merge(s) back; {how})"
 
 
 def _trends(records: Sequence[HistoryRecord], current: ResultsFile, count: int) -> list[Trend]:

@@ -24,6 +24,8 @@ from adk_eval_gate.baseline.stores.base import (
 )
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import ArtifactBaseline
+from adk_eval_gate.core.clip import short_sha
+from adk_eval_gate.core.files import MAX_FILE_BYTES
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
@@ -35,6 +37,31 @@ from adk_eval_gate.results.models import ResultsFile
 HISTORY_FILE = "history.json"
 DATABASE_FILE = "history.db"
 RUNS_TO_SEARCH = 20  # runs that died before their upload step have no artifact; look past a few of them
+# What an artifact may cost (issue #34: every decoder has a total budget): its download, what its files decompress
+# to in all (a zip bomb's member claims any size; each read stops at what is left), and the files tried as results.
+MAX_ARCHIVE_BYTES = MAX_FILE_BYTES
+MAX_UNZIPPED_BYTES = 2 * MAX_FILE_BYTES  # a results file and a history, each at most the file limit
+MEMBERS_TRIED = 10
+
+
+def _number(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+class _Unzipped:
+    """An archive's members read within one budget of decompressed bytes, each within the file limit."""
+
+    def __init__(self, bundle: zipfile.ZipFile, where: str) -> None:
+        self.bundle, self.where, self.left = bundle, where, MAX_UNZIPPED_BYTES
+
+    def read(self, name: str) -> bytes:
+        limit = min(MAX_FILE_BYTES, self.left)
+        with self.bundle.open(name) as member:
+            data = member.read(limit + 1)
+        if len(data) > limit:
+            raise GitHubError("GET", self.where, None, f"{name} in the artifact decompresses past {limit} bytes")
+        self.left -= len(data)
+        return data
 
 
 class ArtifactStore:
@@ -58,20 +85,24 @@ class ArtifactStore:
         artifact = next((a for a in artifacts if a.get("name") == self.settings.name and not a.get("expired")), None)
         if artifact is None:
             return None
+        where = f"artifacts/{artifact['id']}"
+        if not 0 <= _number(artifact.get("size_in_bytes")) <= MAX_ARCHIVE_BYTES:
+            raise GitHubError("GET", where, None, f"the artifact is over the {MAX_ARCHIVE_BYTES} byte limit")
         archive = self.client.request("GET", f"/repos/{self.repo}/actions/artifacts/{artifact['id']}/zip").content
         try:
             with zipfile.ZipFile(io.BytesIO(archive)) as bundle:
+                budget = _Unzipped(bundle, where)
                 names = sorted(bundle.namelist())
                 found = next((n for n in (DATABASE_FILE, HISTORY_FILE) if n in names), None)
-                history = bundle.read(found) if found is not None else None
-                for name in names:
-                    if name.endswith(".json") and name != HISTORY_FILE:
-                        try:
-                            return ResultsFile.model_validate_json(bundle.read(name)), history
-                        except ValidationError:
-                            continue
-        except zipfile.BadZipFile:
-            raise GitHubError("GET", f"artifacts/{artifact['id']}", None, "the artifact is not a zip archive") from None
+                history = budget.read(found) if found is not None else None
+                tried = [n for n in names if n.endswith(".json") and n != HISTORY_FILE][:MEMBERS_TRIED]
+                for name in tried:
+                    try:
+                        return ResultsFile.model_validate_json(budget.read(name)), history
+                    except ValidationError:
+                        continue
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError):
+            raise GitHubError("GET", where, None, "the artifact is not a zip archive we can read") from None
         return None
 
     def _history_where(self, run: dict | None = None) -> str:
@@ -115,7 +146,7 @@ class ArtifactStore:
                     if exact
                     else [
                         f"no baseline run at this pull request's merge-base; using run {run['id']} "
-                        f"({(run.get('head_sha') or '?')[:12]}, {identity.age_days or 0:.1f} days old)"
+                        f"({short_sha(run.get('head_sha'), '?')}, {identity.age_days or 0:.1f} days old)"
                     ]
                 )
                 if cut_short:

@@ -25,6 +25,7 @@ from adk_eval_gate.baseline.stores.base import (
 )
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import BranchBaseline
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.redaction import redact  # base64 hides a secret from the client's own redaction
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
@@ -76,7 +77,8 @@ class BranchStore:
             for sha in merge_base_candidates(self.context, self.workflow.base_dir):
                 results = self._read_results(self._path(f"{sha}.json"))
                 if results is not None:
-                    return LoadOutcome(LoadedBaseline(results, identity_of(results, f"branch {branch}: {sha[:12]}")))
+                    found = identity_of(results, f"branch {branch}: {short_sha(sha)}")
+                    return LoadOutcome(LoadedBaseline(results, found))
             pointer = self._get(self._path("latest.json"))
             if pointer is None:
                 return LoadOutcome(
@@ -90,8 +92,9 @@ class BranchStore:
             return LoadOutcome(None, [f"baseline unavailable: {exc}"], error=str(exc))
         except (ValueError, KeyError):
             return LoadOutcome(None, [f"branch {branch}: latest.json is not a valid pointer"])
-        identity = identity_of(results, f"branch {branch}: latest ({(results.git.sha or '?')[:12]})", exact_base=False)
-        newest = (results.git.sha or "an unknown commit")[:12]
+        source = f"branch {branch}: latest ({short_sha(results.git.sha, '?')})"
+        identity = identity_of(results, source, exact_base=False)
+        newest = short_sha(results.git.sha, "an unknown commit")
         warning = f"no baseline for this pull request's merge-base; using the newest, from {newest}"
         if identity.age_days is not None:
             warning += f", {identity.age_days:.1f} days old"
@@ -221,7 +224,7 @@ class BranchStore:
             done.append(
                 (
                     path,
-                    *self._put(path, baseline, f"adk-eval-gate baseline for {sha[:12]}"),
+                    *self._put(path, baseline, f"adk-eval-gate baseline for {short_sha(sha)}"),
                 )
             )
             latest = self._path("latest.json")
@@ -229,7 +232,9 @@ class BranchStore:
                 (
                     latest,
                     *self._put(
-                        latest, json.dumps(pointer, indent=2) + "\n", f"adk-eval-gate: latest baseline is {sha[:12]}"
+                        latest,
+                        json.dumps(pointer, indent=2) + "\n",
+                        f"adk-eval-gate: latest baseline is {short_sha(sha)}",
                     ),
                 )
             )

@@ -15,6 +15,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from adk_eval_gate.core.numbers import in_range, out_of_range
 from adk_eval_gate.criteria.engine.base import (
     Cause,
     ConfiguredCriterion,
@@ -78,6 +79,26 @@ def evaluate_run(
     case: EvalCase,
     run: CaseRun,
     judged: Mapping[tuple[int, str], MetricOutcome] | None = None,
+) -> MetricOutcome:
+    count = len(run.invocations or ())
+    return _bounded(_outcome(criterion, case, run, judged), count)
+
+
+def _bounded(outcome: MetricOutcome, count: int) -> MetricOutcome:
+    """A score past ±MAX_MAGNITUDE (a code metric's 1.7e308) is an error here, where every metric's scores enter:
+    finite is not enough, since the means and sums the results and comparisons take would overflow."""
+    scores = [outcome.score, *(s.score for s in outcome.per_invocation)]
+    bad = next((v for v in scores if v is not None and not in_range(v)), None)
+    if bad is None:
+        return outcome
+    return MetricOutcome.error(f"the metric answered score {out_of_range(bad)}", Cause.UNPARSEABLE_REPLY, count)
+
+
+def _outcome(
+    criterion: ConfiguredCriterion,
+    case: EvalCase,
+    run: CaseRun,
+    judged: Mapping[tuple[int, str], MetricOutcome] | None,
 ) -> MetricOutcome:
     spec = criterion.spec
     count = len(run.invocations or ())
