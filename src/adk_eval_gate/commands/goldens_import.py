@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import existing_input, load_json, read_bytes, read_text, write_bytes_atomic
 from adk_eval_gate.evalsets.models import Invocation
@@ -140,7 +141,7 @@ def from_results(path: Path, wanted: str | None, base: Path) -> Conversation:
         raise InputError(path, key, f"cannot be imported: {agreed.problem}", "import a case whose runs agree")
     invocations = case.runs[agreed.run].actual_invocations or []
     turns = tuple(Invocation.model_validate(i) for i in invocations)
-    sha = f" at {results.git.sha[:12]}" if results.git.sha else ""
+    sha = f" at {short_sha(results.git.sha)}" if results.git.sha else ""
     session = _original_session(base / eval_set.file, case.eval_id)
     return Conversation(turns, case.eval_id, f"results {path.name}{sha}: {key} run {agreed.run}", session)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from adk_eval_gate.commands.goldens_update import Selection, UpdatePlan, plan_update, regressed_cases, summary_lines
-from adk_eval_gate.core.clip import clip
+from adk_eval_gate.core.clip import clip, short_sha
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
@@ -47,7 +47,7 @@ def _repository_path(path: Path, root: Path) -> str:
 
 def _message(asked: CommentRun, plan: UpdatePlan, head: str) -> str:
     lines = [
-        f"Update goldens from the runs of {head[:12]}",
+        f"Update goldens from the runs of {short_sha(head)}",
         "",
         f"Asked by @{asked.asked_by} with `/eval update-goldens` ({asked.comment_url or 'a pull request comment'}).",
         "",

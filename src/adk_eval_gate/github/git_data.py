@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 
 FILE_MODE = "100644"
@@ -55,6 +56,8 @@ def push_commit(
         )
     except GitHubError as exc:
         if exc.status == 422:
-            raise PushRefused(f"the branch {branch} moved since commit {parent[:12]} (not a fast-forward)") from None
+            raise PushRefused(
+                f"the branch {branch} moved since commit {short_sha(parent)} (not a fast-forward)"
+            ) from None
         raise PushRefused(f"the push to {branch} failed: {exc}") from None
     return str(commit["sha"])

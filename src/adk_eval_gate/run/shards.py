@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.results.build import case_hash, count, new_run_id, workflow_run_of
@@ -127,7 +128,7 @@ def check_one_run(parts: list[tuple[str, ResultsFile]]) -> str | None:
             raise InputError(
                 name,
                 "git.sha",
-                f"ran at commit {part.git.sha[:12]}, {first_name} at {first.git.sha[:12]}",
+                f"ran at commit {short_sha(part.git.sha)}, {first_name} at {short_sha(first.git.sha)}",
                 "merge the shards of one run, at one commit",
             )
         theirs, ours = workflow_run_of(part.run_id), workflow_run_of(first.run_id)
