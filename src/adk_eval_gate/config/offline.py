@@ -22,6 +22,8 @@ OFFLINE_LABEL = (
     "not the model"
 )
 OFFLINE_COMMAND = "adk-eval-gate ci --offline"
+# What an offline run's gate fails on besides the config's own conditions (its verdict is its thresholds).
+OFFLINE_FAILS_ON = ("threshold", "error")
 
 
 def is_offline(workflow: Workflow) -> bool:
@@ -53,5 +55,12 @@ def played_offline(workflow: Workflow, every_agent: bool = True) -> Workflow:
 
 
 def _without_baseline(workflow: Workflow) -> Workflow:
-    settings = workflow.settings.model_copy(update={"baseline": NoBaseline(store="none")})
+    """No baseline store, and the gate decided by the thresholds: with nothing to compare, a case that misses its
+    thresholds (or cannot run) is what an offline run has to say, so the headline, the comment and the exit code
+    all say FAIL for it, never "passed, no baseline" above a failing line."""
+    gate = workflow.settings.gate
+    fail_on = [*gate.fail_on, *(c for c in OFFLINE_FAILS_ON if c not in gate.fail_on)]
+    settings = workflow.settings.model_copy(
+        update={"baseline": NoBaseline(store="none"), "gate": gate.model_copy(update={"fail_on": fail_on})}
+    )
     return dataclasses.replace(workflow, settings=settings)
