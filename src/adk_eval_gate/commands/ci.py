@@ -127,6 +127,7 @@ def _run(
     hosts: AgentHostPool,
     fence: Fence,
 ) -> int:
+    from adk_eval_gate.baseline.stores import merge_base_found
     from adk_eval_gate.commands.loading import end_pull_request_code, plan_of
     from adk_eval_gate.core.collector import reading_again
     from adk_eval_gate.core.paths import repository_root
@@ -148,6 +149,8 @@ def _run(
     if started.exit_code is not None:
         return started.exit_code
     options, context, conversation = started.options, started.context, started.conversation
+    # The merge-base picks the baseline: named by git now, before setup or an agent can touch the checkout's .git.
+    context = merge_base_found(context, workflow.base_dir)
     plan = plan_of(workflow)
     if options.cases:
         plan = select_cases(plan, options.cases)

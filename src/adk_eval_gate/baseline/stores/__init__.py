@@ -15,6 +15,7 @@ from adk_eval_gate.baseline.stores.base import (
     age_days,
     identity_of,
     merge_base_candidates,
+    merge_base_found,
     slim,
 )
 from adk_eval_gate.baseline.stores.file import FileStore, NoStore
@@ -42,6 +43,7 @@ __all__ = [
     "identity_of",
     "load_baseline",
     "merge_base_candidates",
+    "merge_base_found",
     "slim",
 ]
 

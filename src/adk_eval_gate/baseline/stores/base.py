@@ -3,6 +3,7 @@ dated before it is stored."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -97,6 +98,19 @@ def identity_of(results: ResultsFile, source: str, *, exact_base: bool = True) -
 
 def merge_base_candidates(context: ActionsContext, directory: Path) -> list[str]:
     """The PR's merge-base first (from git when the history is there), then the PR's recorded base sha."""
+    found = list(context.merge_base) if context.merge_base is not None else _git_merge_base(context, directory)
+    if context.base_sha and context.base_sha not in found:
+        found.append(context.base_sha)
+    return found
+
+
+def merge_base_found(context: ActionsContext, directory: Path) -> ActionsContext:
+    """The context with the merge-base git names now: called before any of the pull request's code runs, so what
+    it does to the checkout's .git afterwards cannot choose the baseline."""
+    return dataclasses.replace(context, merge_base=tuple(_git_merge_base(context, directory)))
+
+
+def _git_merge_base(context: ActionsContext, directory: Path) -> list[str]:
     candidates: list[str] = []
     if context.base_branch:
         for ref in (f"origin/{context.base_branch}", context.base_branch):
@@ -109,6 +123,4 @@ def merge_base_candidates(context: ActionsContext, directory: Path) -> list[str]
             if done.returncode == 0 and done.stdout.strip():
                 candidates.append(done.stdout.strip())
                 break
-    if context.base_sha and context.base_sha not in candidates:
-        candidates.append(context.base_sha)
     return candidates
