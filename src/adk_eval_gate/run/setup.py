@@ -8,9 +8,17 @@ import sys
 from pathlib import Path
 
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.core.foreign_lines import inert
+from adk_eval_gate.core.foreign_lines import forward_lines
 from adk_eval_gate.core.redaction import child_env
 from adk_eval_gate.core.sealed import check_sealed
+
+# How long a finished setup command's output is still read: what its shell printed is in the pipe by then.
+DRAIN_SECONDS = 2.0
+
+
+def _write_out(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def run_setup(commands: list[str], cwd: Path) -> None:
@@ -21,7 +29,7 @@ def run_setup(commands: list[str], cwd: Path) -> None:
     env = child_env()
     for command in commands:
         print(f"::group::setup: {command}", flush=True)
-        with subprocess.Popen(
+        process = subprocess.Popen(
             command,
             shell=True,
             cwd=cwd,
@@ -29,13 +37,16 @@ def run_setup(commands: list[str], cwd: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            text=True,
-            errors="replace",
-        ) as process:
-            assert process.stdout is not None
-            for line in process.stdout:
-                sys.stdout.write(inert(line))  # never a workflow command of ours (core/foreign_lines.py)
-            returncode = process.wait()
+        )
+        assert process.stdout is not None
+        # Lines reach the log made inert (never a workflow command of ours: core/foreign_lines.py), masked and
+        # stripped by our stdout. The command is over when its shell exits: a process it left running may hold the
+        # pipe open for ever (a daemon), so the run goes on after a short drain rather than wait for it; the fence
+        # ends such a process before the run reports (core/command_files.py). The reader owns the pipe and closes
+        # it at its end: closing it here would wait on a read that may never return.
+        reader = forward_lines(process.stdout, _write_out)
+        returncode = process.wait()
+        reader.join(timeout=DRAIN_SECONDS)
         sys.stdout.flush()
         print("::endgroup::", flush=True)
         if returncode != 0:
