@@ -20,7 +20,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adk_eval_gate.core.descendants import Process, become_subreaper, descendants, end_new_descendants
+from adk_eval_gate.core.descendants import (
+    DescendantsEscaped,
+    Process,
+    become_subreaper,
+    descendants,
+    end_new_descendants,
+)
 from adk_eval_gate.core.descendants import restore_subreaper as _restore_subreaper
 from adk_eval_gate.core.errors import CommandFileWritten
 from adk_eval_gate.core.held_tokens import held
@@ -31,6 +37,7 @@ from adk_eval_gate.core.redaction import COMMAND_FILE_VARIABLES
 _FOLDER_NAMES = ("_runner_file_commands", "file_commands")
 MAX_KEPT_BYTES = 16 * 1024 * 1024  # GitHub reads at most 1 MiB of a summary; a larger file is kept by its hash
 MAX_FOLDER_FILES = 256
+SHOWN_ENDED = 20  # processes named one by one in the log; the rest counted
 
 
 @dataclass(frozen=True)
@@ -119,14 +126,21 @@ class Fence:
         if self.closed:
             return
         self.closed = True
+        escaped = None
         try:
-            for process in end_new_descendants(self.known):
-                print(
-                    f"ended {process.name} (pid {process.pid}), which the pull request's code left running",
-                    file=sys.stderr,
-                )
+            ended = end_new_descendants(self.known)
+        except DescendantsEscaped as exc:
+            ended, escaped = [], str(exc)
         finally:
             _restore_subreaper(self.subreaper)
+        for process in ended[:SHOWN_ENDED]:
+            print(
+                f"ended {process.name} (pid {process.pid}), which the pull request's code left running", file=sys.stderr
+            )
+        if len(ended) > SHOWN_ENDED:
+            print(
+                f"ended {len(ended) - SHOWN_ENDED} more processes the pull request's code left running", file=sys.stderr
+            )
         changed = [kept for kept in self.kept if _keep(kept.path, kept.variable) != kept]
         failed = []
         for kept in changed:
@@ -134,6 +148,13 @@ class Fence:
                 _put_back(kept)
             except OSError as exc:  # it made the folder unwritable: the run fails all the same, and says so
                 failed.append(f"{kept.variable} could not be put back ({exc.strerror or exc})")
+        if escaped is not None:  # what still runs could write the files after any check: nothing is trusted
+            raise CommandFileWritten(
+                None,
+                "setup",
+                f"{escaped}, so the runner's command files cannot be trusted, and this run fails",
+                "do not leave processes running from setup, the agents or the metrics",
+            )
         if changed:
             first = changed[0]
             names = ", ".join(kept.variable for kept in changed)

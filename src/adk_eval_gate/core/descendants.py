@@ -19,6 +19,8 @@ from dataclasses import dataclass
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
 GRACE_SECONDS = 2.0
+# How long processes may keep appearing while the rest are frozen before the run fails closed.
+FREEZE_SECONDS = 10.0
 _POLL_SECONDS = 0.05
 
 
@@ -31,6 +33,7 @@ class Process:
     name: str
     started: int
     zombie: bool
+    stopped: bool = False  # state T or t: it cannot run, so it cannot fork
 
 
 def _prctl(option: int, value: int) -> int | None:
@@ -75,7 +78,7 @@ def _read(pid: int) -> Process | None:
     # The name is the process's own choice (prctl(PR_SET_NAME)) and goes to the log: printable ASCII only, so a
     # newline cannot start a workflow command of its own.
     shown = "".join(c if c.isascii() and c.isprintable() else "?" for c in name[:32])
-    return Process(pid, int(fields[1]), shown, int(fields[19]), fields[0] in ("Z", "X"))
+    return Process(pid, int(fields[1]), shown, int(fields[19]), fields[0] in ("Z", "X"), fields[0] in ("T", "t"))
 
 
 def processes() -> dict[int, Process]:
@@ -108,23 +111,46 @@ def _key(process: Process) -> tuple[int, int]:
     return process.pid, process.started
 
 
-def end_new_descendants(known: dict[int, Process], grace: float = GRACE_SECONDS) -> list[Process]:
-    """Kills every descendant that was not among `known` (those living before the pull request's code ran):
-    SIGTERM, up to `grace` seconds, then SIGKILL; returns those it signalled. Repeated until none is left, since a
-    dying process may fork once more."""
+class DescendantsEscaped(RuntimeError):
+    """New processes kept appearing for longer than the freeze allows: some may still be running."""
+
+
+def end_new_descendants(
+    known: dict[int, Process], grace: float = GRACE_SECONDS, freeze_for: float = FREEZE_SECONDS
+) -> list[Process]:
+    """Kills every descendant that was not among `known` (those living before the pull request's code ran) and
+    returns those it signalled.
+
+    First politely: SIGTERM, up to `grace` seconds. Then whatever is left is frozen: every new descendant that is
+    not stopped gets SIGSTOP, and the scan is repeated until it finds none running. A stopped process cannot fork,
+    so one that forks and exits over and over to change its pid (no fixed number of rounds would catch it) is held
+    within a few scans; then all of them get SIGKILL, which a stopped process cannot ignore. Raises
+    `DescendantsEscaped` when new ones still run after `freeze_for` seconds."""
     before = {_key(p) for p in known.values()}
     ended: dict[tuple[int, int], Process] = {}
-    for _ in range(10):
-        left = [p for p in descendants().values() if _key(p) not in before]
-        if not left:
-            break
-        for process in left:
+
+    def running() -> list[Process]:
+        found = [p for p in descendants().values() if _key(p) not in before]
+        for process in found:
             ended.setdefault(_key(process), process)
-            _signal(process, signal.SIGTERM)
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline and _alive(left):
-            _reap(left)
-            time.sleep(_POLL_SECONDS)
+        return found
+
+    left = running()
+    for process in left:
+        _signal(process, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while left and time.monotonic() < deadline and _alive(left):
+        _reap(left)
+        time.sleep(_POLL_SECONDS)
+    deadline = time.monotonic() + freeze_for
+    while left := running():
+        while awake := [p for p in left if not p.stopped]:
+            for process in awake:
+                _signal(process, signal.SIGSTOP)
+            if time.monotonic() > deadline:
+                raise DescendantsEscaped(f"{len(awake)} process(es) of the pull request's kept starting others")
+            time.sleep(0.001)  # the stop takes effect at the process's next return to user space
+            left = running()
         for process in left:
             _signal(process, signal.SIGKILL)
         _reap(left)

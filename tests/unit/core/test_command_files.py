@@ -148,3 +148,50 @@ def test_a_left_process_is_named_in_one_printable_line(capsys):
     err = capsys.readouterr().err
     (line,) = [line for line in err.splitlines() if "left running" in line]
     assert line.startswith("ended ?::warning::x? (pid ") and "\x1b" not in err and err.count("\n") == 1
+
+
+def test_a_process_that_keeps_forking_to_change_its_pid_is_frozen_and_ended(tmp_path):
+    # It ignores SIGTERM and forks, the parent exiting, every few milliseconds: whatever pid was listed is gone by
+    # the time it is signalled, and no fixed number of rounds catches it. Each generation writes its pid; the
+    # fence must leave none running, and none may write after it closed.
+    beats = tmp_path / "beats"
+    script = (
+        "import os, signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "if os.fork() != 0: os._exit(0)\n"
+        "os.setsid()\n"
+        "while True:\n"
+        f"    with open({str(beats)!r}, 'a') as f: f.write(f'{{os.getpid()}}\\n')\n"
+        "    time.sleep(0.005)\n"
+        "    if os.fork() != 0: os._exit(0)\n"
+    )
+    fence = Fence.open({})
+    try:
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+        for _ in range(200):
+            if beats.exists() and len(beats.read_text().split()) > 20:
+                break
+            time.sleep(0.05)
+        assert len(beats.read_text().split()) > 20, "the hopper never got going"
+    finally:
+        fence.close()
+    written = beats.read_text()
+    time.sleep(0.5)
+    assert beats.read_text() == written, "a generation of the hopper still ran after the fence closed"
+    assert not [
+        p for p in descendants.processes().values() if p.pid in {int(x) for x in written.split()[-5:]} and not p.zombie
+    ]
+
+
+def test_processes_that_keep_appearing_past_the_freeze_fail_the_run(monkeypatch):
+    # A freeze that cannot finish (new processes keep running) must not be taken for a clean end.
+    calls = iter(range(10**6))
+
+    def always_new() -> dict[int, descendants.Process]:
+        n = next(calls)
+        return {10**7 + n: descendants.Process(10**7 + n, os.getpid(), "hopper", n, zombie=False)}
+
+    monkeypatch.setattr(descendants, "descendants", always_new)
+    monkeypatch.setattr(descendants, "_signal", lambda process, number: None)
+    with pytest.raises(descendants.DescendantsEscaped):
+        descendants.end_new_descendants({}, grace=0.0, freeze_for=0.2)
