@@ -21,6 +21,7 @@ _PR_GET_CHILD_SUBREAPER = 37
 GRACE_SECONDS = 2.0
 # How long processes may keep appearing while the rest are frozen before the run fails closed.
 FREEZE_SECONDS = 10.0
+_EMPTY_SCANS = 3
 _POLL_SECONDS = 0.05
 
 
@@ -34,6 +35,7 @@ class Process:
     started: int
     zombie: bool
     stopped: bool = False  # state T or t: it cannot run, so it cannot fork
+    group: int = 0  # its process group: a daemon's generations share the group its setsid made
 
 
 def _prctl(option: int, value: int) -> int | None:
@@ -78,7 +80,9 @@ def _read(pid: int) -> Process | None:
     # The name is the process's own choice (prctl(PR_SET_NAME)) and goes to the log: printable ASCII only, so a
     # newline cannot start a workflow command of its own.
     shown = "".join(c if c.isascii() and c.isprintable() else "?" for c in name[:32])
-    return Process(pid, int(fields[1]), shown, int(fields[19]), fields[0] in ("Z", "X"), fields[0] in ("T", "t"))
+    return Process(
+        pid, int(fields[1]), shown, int(fields[19]), fields[0] in ("Z", "X"), fields[0] in ("T", "t"), int(fields[2])
+    )
 
 
 def processes() -> dict[int, Process]:
@@ -127,13 +131,28 @@ def end_new_descendants(
     within a few scans; then all of them get SIGKILL, which a stopped process cannot ignore. Raises
     `DescendantsEscaped` when new ones still run after `freeze_for` seconds."""
     before = {_key(p) for p in known.values()}
+    ours = {p.group for p in known.values()} | {os.getpgrp()}  # groups never signalled whole
     ended: dict[tuple[int, int], Process] = {}
 
     def running() -> list[Process]:
-        found = [p for p in descendants().values() if _key(p) not in before]
+        # A process that forks and exits while /proc is listed can be missed by one scan (the child listed too
+        # late, the parent gone): only consecutive empty scans mean that nothing is left.
+        for attempt in range(_EMPTY_SCANS):
+            found = [p for p in descendants().values() if _key(p) not in before]
+            if found:
+                break
+            time.sleep(_POLL_SECONDS / 10 * (attempt + 1))
         for process in found:
             ended.setdefault(_key(process), process)
         return found
+
+    def stop(process: Process) -> None:
+        _signal(process, signal.SIGSTOP)
+        if (
+            process.group > 0 and process.group not in ours
+        ):  # the whole group at once, a generation forked a moment ago included
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.group, signal.SIGSTOP)
 
     left = running()
     for process in left:
@@ -146,7 +165,7 @@ def end_new_descendants(
     while left := running():
         while awake := [p for p in left if not p.stopped]:
             for process in awake:
-                _signal(process, signal.SIGSTOP)
+                stop(process)
             if time.monotonic() > deadline:
                 raise DescendantsEscaped(f"{len(awake)} process(es) of the pull request's kept starting others")
             time.sleep(0.001)  # the stop takes effect at the process's next return to user space
