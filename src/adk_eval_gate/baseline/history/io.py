@@ -221,9 +221,12 @@ class HistoryStep:
     note: str
 
 
-def next_history(state: HistoryState | None, results: ResultsFile, *, whole_suite: bool) -> HistoryStep:
+def next_history(
+    state: HistoryState | None, results: ResultsFile, *, whole_suite: bool, sha: str | None = None
+) -> HistoryStep:
     """The run's record joins the history (a whole-suite run only). A history that cannot be read was refused
-    before this (`HistoryState.failure`): neither it nor the baseline may advance then."""
+    before this (`HistoryState.failure`): neither it nor the baseline may advance then. `sha`: the commit when the
+    results do not name one (agents-cli's own results files never do)."""
     if state is None:
         return HistoryStep(None, None, "")
     if state.error is not None:
@@ -232,7 +235,7 @@ def next_history(state: HistoryState | None, results: ResultsFile, *, whole_suit
         carried = state.history.to_bytes() if state.history is not None else None
         return HistoryStep(None, carried, "history unchanged: only a run of the whole suite is recorded")
     history = state.history or StoredHistory.empty(state.repository, state.config)
-    updated = history.with_record(record_of(results), state.settings.max_records)
+    updated = history.with_record(record_of(results, sha), state.settings.max_records)
     data = updated.to_bytes()
     read = state.raw or RawHistory(state.source)
     pending = PendingHistory(data, read)
