@@ -292,3 +292,36 @@ def combine_stages(first: TestResult | None, second: TestResult | None, delta: f
         _combined(first.min_p_drop, second.min_p_drop),
         _combined(first.min_p_rise, second.min_p_rise),
     )
+
+
+def sign_flip_test(differences: Sequence[float], seed: int = 0) -> TestResult | None:
+    """Paired differences (current − old, one per case), tested by flipping their signs: under no change each case's
+    difference is as likely negative as positive. For a side of which only a mean per case is kept (the history's
+    record of a metric on its own scale), this compares means without assuming a scale or a distribution."""
+    if not differences:
+        return None
+    delta = _mean(differences)
+    moving = [abs(d) for d in differences if d != 0]
+    if not moving:
+        return TestResult(delta, 1.0, 1.0, "exact paired sign-flip", 1.0, 1.0)
+    observed = math.fsum(differences)
+    eps = 1e-12 * max(1.0, math.fsum(moving))
+    if 2 ** len(moving) <= EXACT_LIMIT:
+        sums = [
+            math.fsum(s * v for s, v in zip(signs, moving, strict=True))
+            for signs in itertools.product((1, -1), repeat=len(moving))
+        ]
+        count, method = len(sums), "exact paired sign-flip"
+        at_most, at_least = sum(t <= observed + eps for t in sums), sum(t >= observed - eps for t in sums)
+        low, high = min(sums), max(sums)
+        floors = sum(t <= low + eps for t in sums) / count, sum(t >= high - eps for t in sums) / count
+        return TestResult(delta, at_most / count, at_least / count, method, *floors)
+    rng = random.Random(seed)
+    at_most = at_least = 1  # the observed signs count as one flip, which keeps sampled p-values valid
+    for _ in range(SAMPLED_PERMUTATIONS):
+        t = math.fsum(v if rng.random() < 0.5 else -v for v in moving)
+        at_most += t <= observed + eps
+        at_least += t >= observed - eps
+    floor = 1 / (SAMPLED_PERMUTATIONS + 1)
+    count = SAMPLED_PERMUTATIONS + 1
+    return TestResult(delta, at_most / count, at_least / count, "sampled paired sign-flip", floor, floor)

@@ -60,7 +60,7 @@ def _update(args: argparse.Namespace, workflow, store, context) -> int:
     from adk_eval_gate.commands.loading import plan_of
     from adk_eval_gate.commands.local_baseline import few_runs, held_lines, refuse_few_runs, unwritable_store
     from adk_eval_gate.core.errors import InputError
-    from adk_eval_gate.results.build import read_results
+    from adk_eval_gate.results.build import git_info, read_results
     from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
     from adk_eval_gate.run.shards import why_not_a_baseline
 
@@ -84,7 +84,10 @@ def _update(args: argparse.Namespace, workflow, store, context) -> int:
     history = load_history(workflow, context, store=store)
     if history is not None and history.failure is not None:
         raise InputError(history.failure.source, None, history.failure.problem, history.failure.fix)
-    step = next_history(history, results, whole_suite=True)
+    # a results file that names no commit (agents-cli's `eval grade` writes none) is recorded at the one checked out:
+    # recorded as "unknown", every update would replace the last and the history would never grow
+    commit = results.git.sha or git_info(workflow.path.parent).sha
+    step = next_history(history, results, whole_suite=True, sha=commit)
     # Both or neither: a full disk or a refused write changes nothing (stores/file.py, stores/branch.py).
     print(f"baseline updated: {store.save(results, step.pending)}")
     print("it holds:")

@@ -151,6 +151,9 @@ class StoredHistory:
             dict(self._names),
         )
         copy._add(record, max_records)
+        # A database of an earlier version is rewritten as this one: its records now may hold what it could not.
+        connection.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(HISTORY_DATABASE_VERSION),))
+        copy.schema_version = str(HISTORY_DATABASE_VERSION)
         return copy
 
     def _case_ids(self, names: Iterable[CaseName]) -> dict[CaseName, int]:

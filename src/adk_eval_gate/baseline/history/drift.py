@@ -10,6 +10,12 @@ per-case hypergeometric distributions, as in the Cochran–Mantel–Haenszel set
 over all its eval sets, joins the Holm family of the gating verdicts at `gate.alpha`, so adding the drift gate
 does not raise the false-alarm budget of a pull request. Only the first round of adaptive runs counts: the extra
 runs went to cases chosen because they looked worse.
+
+An agents-cli metric scores on its own scale (a 1–5 rubric, a code metric's number) and, without `thresholds:`,
+passes every case: counting passes would never see it slide. Its record keeps each case's mean on that scale, so
+its drift test compares means instead: per case the reference's mean against this run's, a paired sign-flip test
+(`baseline.stats.sign_flip_test`) whose delta is in the metric's own units, as `gate.tolerance` is read for it
+(the same as the baseline comparison reads it). It joins the same Holm family.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from adk_eval_gate.baseline.history.models import HASH_LENGTH
 from adk_eval_gate.baseline.models import DriftRow
 from adk_eval_gate.baseline.row_notes import VerdictNote
 from adk_eval_gate.baseline.stages import current_rounds
-from adk_eval_gate.baseline.stats import TestResult, stratified_test
+from adk_eval_gate.baseline.stats import TestResult, sign_flip_test, stratified_test
 from adk_eval_gate.baseline.strata import samples
 from adk_eval_gate.results.models import CaseResult, ResultsFile
 
@@ -36,14 +42,16 @@ def _current_values(case: CaseResult, name: str) -> list[float]:
     return samples(metric)
 
 
-def drift_rows(
-    current: ResultsFile, reference: SetIndex, tolerance_for, quarantined: Collection[CaseKey]
-) -> list[Pending]:
-    """One (row, test, tolerance) per agent × criterion; rows without a comparable case are left out."""
-    groups: dict[tuple[str, str], list[tuple[list[float], list[float], float, float, str]]] = {}
+Stratum = tuple[list[float], list[float], float, float, str]  # old side, new side, old mean, new mean, case
+
+
+def _strata(current: ResultsFile, reference: SetIndex, quarantined: Collection[CaseKey]):
+    """Per agent × criterion (and whether it is on its own scale) the cases comparable with the reference."""
+    groups: dict[tuple[str, str, bool], list[Stratum]] = {}
     for eval_set in current.eval_sets:
+        own_scale = eval_set.shape == "agents_cli"  # as the record marks it (`records._eval_set_record`)
         for name, config in eval_set.criteria.items():
-            strata = groups.setdefault((eval_set.agent, name), [])
+            strata = groups.setdefault((eval_set.agent, name, own_scale), [])
             for case in eval_set.cases:
                 if case.status in ("error", "not_run") or name not in case.metrics:
                     continue
@@ -67,11 +75,25 @@ def drift_rows(
                 new_side = [1.0 if v >= config.threshold else 0.0 for v in values]
                 key = f"{eval_set.agent}/{eval_set.eval_set_id}/{case.eval_id}"
                 strata.append((old_side, new_side, mean, statistics.fmean(values), key))
+    return groups
+
+
+def drift_rows(
+    current: ResultsFile, reference: SetIndex, tolerance_for, quarantined: Collection[CaseKey]
+) -> list[Pending]:
+    """One (row, test, tolerance) per agent × criterion; rows without a comparable case are left out."""
     pending: list[Pending] = []
-    for (agent, name), strata in groups.items():
+    for (agent, name, own_scale), strata in _strata(current, reference, quarantined).items():
         if not strata:
             continue
-        test = stratified_test([(old, new) for old, new, _, _, _ in strata])
+        if own_scale:
+            # a metric on its own scale has no pass/fail to count (without `thresholds:` every score passes):
+            # the case means themselves are compared, in the metric's units, as the tolerance is read for it
+            test = sign_flip_test([new_mean - old_mean for _, _, old_mean, new_mean, _ in strata])
+            dropped = [key for _, _, old_mean, new_mean, key in strata if new_mean < old_mean]
+        else:
+            test = stratified_test([(old, new) for old, new, _, _, _ in strata])
+            dropped = [key for old, new, _, _, key in strata if statistics.fmean(new) < statistics.fmean(old)]
         row = DriftRow(
             agent=agent,
             criterion=name,
@@ -81,7 +103,7 @@ def drift_rows(
             verdict="unchanged",
             reason="",
             cases_compared=len(strata),
-            dropped_cases=[key for old, new, _, _, key in strata if statistics.fmean(new) < statistics.fmean(old)],
+            dropped_cases=dropped,
         )
         pending.append((row, test, tolerance_for(name)))
     return pending

@@ -26,7 +26,12 @@ from adk_eval_gate.core.clip import single_line
 from adk_eval_gate.core.errors import format_loc
 from adk_eval_gate.core.files import MAX_FILE_BYTES
 from adk_eval_gate.core.paths import relative_to_root, repository_root
-from adk_eval_gate.core.schema_versions import HISTORY_DATABASE_VERSION, HISTORY_SCHEMA_VERSION
+from adk_eval_gate.core.schema_versions import (
+    HISTORY_DATABASE_READ,
+    HISTORY_DATABASE_VERSION,
+    HISTORY_SCHEMA_READ,
+    HISTORY_SCHEMA_VERSION,
+)
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
 
@@ -110,16 +115,18 @@ def _parse_database(data: bytes, source: str, *, repository: str | None, config:
         raise HistoryError(source, str(exc)) from None
     if stored.format != FORMAT:
         raise HistoryError(source, "is not an adk-eval-gate history")
-    if stored.schema_version != str(HISTORY_DATABASE_VERSION):
+    if stored.schema_version not in HISTORY_DATABASE_READ:
         raise HistoryError(
-            source, f"has schema_version {stored.schema_version!r}; this version reads {HISTORY_DATABASE_VERSION}"
+            source,
+            f"has schema_version {stored.schema_version!r}; this version reads "
+            f"{' or '.join(HISTORY_DATABASE_READ)} (writing {HISTORY_DATABASE_VERSION})",
         )
     _check_owner(source, stored.repository, stored.config, repository, config)
     return stored
 
 
 def parse_json_history(data: bytes, source: str, *, repository: str | None, config: str) -> History:
-    """A history.json (schema_version 1): what earlier versions stored, and what `history show --json` prints."""
+    """A history.json (schema_version 1 or 2): what earlier versions stored, and what `history show --json` prints."""
 
     def refuse(problem: str) -> HistoryError:
         return HistoryError(source, problem)
@@ -136,8 +143,11 @@ def parse_json_history(data: bytes, source: str, *, repository: str | None, conf
     if not isinstance(parsed, dict) or parsed.get("format") != FORMAT:
         raise refuse("is not an adk-eval-gate history")
     version = parsed.get("schema_version")
-    if version != HISTORY_SCHEMA_VERSION or isinstance(version, bool):
-        raise refuse(f"has schema_version {version!r}; this version reads {HISTORY_SCHEMA_VERSION}")
+    if version not in HISTORY_SCHEMA_READ or isinstance(version, bool):
+        raise refuse(
+            f"has schema_version {version!r}; this version reads "
+            f"{' or '.join(map(str, HISTORY_SCHEMA_READ))} (writing {HISTORY_SCHEMA_VERSION})"
+        )
     try:
         history = History.model_validate(parsed)
     except ValidationError as exc:
@@ -183,14 +193,14 @@ def load_history(
 
 
 def history_text(history: History | StoredHistory) -> str:
-    """The history as JSON (schema_version 1, `adk-eval-gate schema history`); whole, so for small ones (tests)."""
+    """The history as JSON (schema_version 2, `adk-eval-gate schema history`); whole, so for small ones (tests)."""
     if isinstance(history, StoredHistory):
         history = history_of(history)
     return history.model_dump_json() + "\n"
 
 
 def write_json(history: StoredHistory, write, source: str) -> None:
-    """The history as JSON (schema_version 1), written a record at a time: memory stays that of one record."""
+    """The history as JSON (schema_version 2), written a record at a time: memory stays that of one record."""
     head = History(repository=history.repository, config=history.config, records=[]).model_dump_json()
     write(head.removesuffix("]}"))
     try:
@@ -211,9 +221,12 @@ class HistoryStep:
     note: str
 
 
-def next_history(state: HistoryState | None, results: ResultsFile, *, whole_suite: bool) -> HistoryStep:
+def next_history(
+    state: HistoryState | None, results: ResultsFile, *, whole_suite: bool, sha: str | None = None
+) -> HistoryStep:
     """The run's record joins the history (a whole-suite run only). A history that cannot be read was refused
-    before this (`HistoryState.failure`): neither it nor the baseline may advance then."""
+    before this (`HistoryState.failure`): neither it nor the baseline may advance then. `sha`: the commit when the
+    results do not name one (agents-cli's own results files never do)."""
     if state is None:
         return HistoryStep(None, None, "")
     if state.error is not None:
@@ -222,7 +235,7 @@ def next_history(state: HistoryState | None, results: ResultsFile, *, whole_suit
         carried = state.history.to_bytes() if state.history is not None else None
         return HistoryStep(None, carried, "history unchanged: only a run of the whole suite is recorded")
     history = state.history or StoredHistory.empty(state.repository, state.config)
-    updated = history.with_record(record_of(results), state.settings.max_records)
+    updated = history.with_record(record_of(results, sha), state.settings.max_records)
     data = updated.to_bytes()
     read = state.raw or RawHistory(state.source)
     pending = PendingHistory(data, read)

@@ -1,8 +1,8 @@
 """The history's records: one compact record per default-branch run, oldest first, bounded by
 `history.max_records`. Stored in `history.db` (`database.py`: a case and each of its states once);
-as JSON (`schema_version` 1) they are what earlier versions stored as history.json and what `history show --json`
-prints. Its JSON Schema ships as `history.schema.json` beside this module and is generated from these models
-(`adk-eval-gate schema history`); a test keeps the two in step.
+as JSON (`schema_version` 2; 1 before agents-cli metrics were recorded) they are what earlier versions stored as
+history.json and what `history show --json` prints. Its JSON Schema ships as `history.schema.json` beside this
+module and is generated from these models (`adk-eval-gate schema history`); a test keeps the two in step.
 
 A record keeps what later comparisons need and no more: per agent × eval set × criterion the mean, pass rate and
 sample count; per eval set the mean cost and latency of a run; per case and criterion `[mean, passes, samples]`,
@@ -40,7 +40,9 @@ HASH_LENGTH = 16  # hex digits of a case's or criterion's sha256 kept: enough to
 
 # The most records `history.max_records` keeps (config/history.py).
 MAX_RECORDS = 10_000
-CaseScore = tuple[Unit, SampleCount, SampleCount]
+# A case's mean is Finite, not Unit: an agents-cli metric scores on its own scale (`CriterionRecord.own_scale`);
+# the means of every other criterion are held to [0, 1] by `EvalSetRecord._unit_means`.
+CaseScore = tuple[Finite, SampleCount, SampleCount]
 RunsOfCase = Annotated[int, Field(ge=0, le=MAX_RUNS)]  # one commit's runs of one case
 RunCounts = tuple[RunsOfCase, RunsOfCase]
 RecordSamples = Annotated[int, Field(ge=0, le=MAX_RECORD_SAMPLES)]
@@ -53,10 +55,23 @@ class _Model(BaseModel):
 class CriterionRecord(_Model):
     threshold: Finite
     config_hash: str = Field(max_length=64, description="The criterion's configuration hash, shortened.")
-    mean: Unit | None = Field(description="Mean case score over the cases scored.")
+    mean: Finite | None = Field(description="Mean case score over the cases scored (in [0, 1] unless `own_scale`).")
     pass_rate: Unit | None = Field(description="Share of those cases whose criterion passed.")
     samples: RecordSamples = Field(description="Every run × invocation score of every case.")
     cases: Count
+    own_scale: bool = Field(
+        default=False,
+        exclude_if=lambda own: not own,  # a record of ADK criteria reads as it did before (schema_version 1)
+        description="An agents-cli metric: its scores are on the metric's own scale (a 1–5 rubric, a custom "
+        "metric's number), so its means are compared as means (drift) and its passes count only where the "
+        "config gives it a threshold.",
+    )
+
+    @model_validator(mode="after")
+    def _unit_mean(self) -> CriterionRecord:
+        if not self.own_scale and self.mean is not None and not 0 <= self.mean <= 1:
+            raise ValueError(f"mean {self.mean!r} is outside [0, 1] for a criterion not on its own scale")
+        return self
 
 
 class CaseRecord(_Model):
@@ -97,6 +112,17 @@ class EvalSetRecord(_Model):
     criteria: dict[str, CriterionRecord]
     cases: dict[str, CaseRecord]
 
+    @model_validator(mode="after")
+    def _unit_means(self) -> EvalSetRecord:
+        # Only a criterion the record says is on its own scale may leave [0, 1]; a case of a criterion the record
+        # does not name is held to [0, 1] too (nothing says otherwise).
+        for eval_id, case in self.cases.items():
+            for name, (mean, _, _) in case.scores.items():
+                known = self.criteria.get(name)
+                if not (known is not None and known.own_scale) and not 0 <= mean <= 1:
+                    raise ValueError(f"cases.{eval_id}.scores.{name}: mean {mean!r} is outside [0, 1]")
+        return self
+
 
 class HistoryRecord(_Model):
     sha: str = Field(min_length=1, max_length=64)
@@ -114,12 +140,13 @@ class HistoryRecord(_Model):
 
 
 class History(_Model):
-    """The default branch's history as JSON (schema_version 1): what `adk-eval-gate history show --json` prints and
-    what earlier versions stored as history.json. The stores keep it as history.db, a SQLite database (its own
-    schema_version 2, in its `meta` table; tables meta, records, names, cases, states: docs/history-and-drift.md),
-    in which a case and each of its distinct records are stored once; an old history.json is read and migrated."""
+    """The default branch's history as JSON (schema_version 2; 1, without agents-cli metrics, is still read): what
+    `adk-eval-gate history show --json` prints and what earlier versions stored as history.json. The stores keep it
+    as history.db, a SQLite database (its own schema_version 3, 2 still read, in its `meta` table; tables meta,
+    records, names, cases, states: docs/history-and-drift.md), in which a case and each of its distinct records are
+    stored once; an old history.json is read and migrated."""
 
-    schema_version: Literal[1] = HISTORY_SCHEMA_VERSION
+    schema_version: Literal[1, 2] = HISTORY_SCHEMA_VERSION
     format: Literal["adk-eval-gate history"] = FORMAT
     repository: str | None = Field(description="owner/name it was written in; another repository's is refused.")
     config: str = Field(description="The config it belongs to, relative to the repository root.")

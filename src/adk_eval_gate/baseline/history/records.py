@@ -74,6 +74,9 @@ def _eval_set_record(eval_set: EvalSetResult) -> EvalSetRecord:
             pass_rate=_mean_of([float(m.status == "passed") for m in metrics]),
             samples=sum(len(samples(m)) for m in metrics),
             cases=len(metrics),
+            # agents-cli metrics score on their own scales (a 1–5 rubric, any number a code metric returns):
+            # kept as they are, the drift gate compares their means and the trend shows them on that scale
+            own_scale=eval_set.shape == "agents_cli",
         )
     return EvalSetRecord(
         agent=eval_set.agent,
@@ -93,9 +96,7 @@ def record_of(results: ResultsFile, sha: str | None = None) -> HistoryRecord:
         sha=results.git.sha or sha or "unknown",
         date=results.timings.finished_at,
         tool_version=results.tool.version,
-        # agents-cli metrics score on their own scales, without thresholds: the history's pass/fail drift and
-        # its [0, 1] records do not fit them yet, so they are compared with the baseline only (docs/agents-cli.md)
-        eval_sets=[_eval_set_record(s) for s in results.eval_sets if s.shape != "agents_cli"],
+        eval_sets=[_eval_set_record(s) for s in results.eval_sets],
     )
 
 

@@ -13,16 +13,17 @@ if TYPE_CHECKING:
     from adk_eval_gate.baseline.history.database import StoredHistory
 
 BARS = "▁▂▃▄▅▆▇█"
-MIN_SPAN = 0.05  # score units: a wobble smaller than this does not fill the whole height
+MIN_SPAN = 0.05  # of the series' largest magnitude (at least 1): a wobble smaller than this does not fill the height
 
 
 def sparkline(values: Sequence[float | None]) -> str:
-    """Scaled to the series itself, but never to less than MIN_SPAN, so noise does not look like a cliff."""
+    """Scaled to the series itself, but never to less than MIN_SPAN of its scale, so noise does not look like a cliff:
+    0.05 of a [0, 1] criterion, 0.25 of a 1–5 rubric (an agents-cli metric on its own scale)."""
     known = [v for v in values if v is not None]
     if not known:
         return " " * len(values)
     low, high = min(known), max(known)
-    span = max(high - low, MIN_SPAN)
+    span = max(high - low, MIN_SPAN * max(1.0, abs(low), abs(high)))
     low -= (span - (high - low)) / 2
     top = len(BARS) - 1
     return "".join(" " if v is None else BARS[min(top, max(0, round((v - low) / span * top)))] for v in values)
