@@ -66,6 +66,7 @@ CUTS = {
     ("commands/goldens_update.py", "a[i1:i2]"): "a list of lines difflib compares",
     ("commands/goldens_update.py", "b[j1:j2]"): "a list of lines difflib compares",
     ("core/command_files.py", "sorted(folder.iterdir())[:MAX_FOLDER_FILES]"): "a list of paths",
+    ("core/command_files.py", "ended[:SHOWN_ENDED]"): "a list of processes",
     ("core/descendants.py", 'stat.partition(" (")[2]'): "parses /proc/<pid>/stat",
     ("core/descendants.py", "name[:32]"): "a process name, made printable ASCII right after",
     ("commands/main.py", 'token.partition("=")[2]'): "parses the command line",

@@ -122,7 +122,14 @@ def child_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for a process that runs the pull request's code: ours without GitHub's tokens (never
     handed, whatever a config names) and without the runner's command files; `extra` (a `command` target's
     literal `env:`) is added, though never a command file's name."""
-    env = {k: v for k, v in os.environ.items() if not is_github_token_name(k)}
+    # A token copied under another name (`GH_AUTH: ${{ github.token }}`, a PAT named REVIEW_BOT_PAT) is the same
+    # credential: a variable is left out by its value too, whole or inside (a URL with the token in it).
+    tokens = [value for value in held().values() if len(value.strip()) >= MIN_SECRET_LENGTH]
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not is_github_token_name(k) and not any(token.strip() in v for token in tokens)
+    }
     env.update(extra or {})
     return {k: v for k, v in env.items() if not is_command_file_name(k)}
 

@@ -15,6 +15,7 @@ from adk_eval_gate.baseline.models import AgentPower, BaselineIdentity, DriftRow
 from adk_eval_gate.baseline.power_report import assess, designs_from_results, mark_unconfirmed
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.gate.blind_spots import blind_spots
 from adk_eval_gate.gate.outcome import Comparison, Decision
 from adk_eval_gate.gate.policy import decide
 from adk_eval_gate.results.models import ResultsFile
@@ -57,7 +58,7 @@ def gate_comparison(
     history: HistoryState | None = None,
 ) -> GatedComparison:
     baseline = outcome.baseline
-    warnings = list(outcome.warnings)
+    warnings = [*blind_spots(gate), *outcome.warnings]  # a gate that cannot fail says so first
     if baseline and max_age_days is not None and (baseline.identity.age_days or 0) > max_age_days:
         warnings.append(
             f"the baseline is {baseline.identity.age_days:.0f} days old (from "

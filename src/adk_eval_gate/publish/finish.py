@@ -16,6 +16,7 @@ from adk_eval_gate.config.models import max_age_days
 from adk_eval_gate.core.collector import read_again
 from adk_eval_gate.core.errors import WriteError
 from adk_eval_gate.core.files import write_text_atomic
+from adk_eval_gate.core.foreign_lines import inert
 from adk_eval_gate.core.paths import repository_root
 from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.exit_codes import exit_code_for_decision
@@ -268,7 +269,7 @@ def _tell(
         print(render_comparison(comparison))
         print(f"the pull request comment (markdown): {out / 'report.md'}; the page: {out / 'report.html'}")
     elif not context.step_summary or mode == "local":
-        print(markdown)
+        print(inert(markdown))  # a template of the pull request's could write workflow commands
     for note in notes:
         warn(note)
     lines = verdict_lines(

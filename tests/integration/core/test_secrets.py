@@ -266,3 +266,20 @@ def test_what_an_agent_prints_in_a_worker_process_is_masked(leaky_repo):
     assert done.stdout.count("leaky agent: calling the model with key ***") >= 2, done.stderr[-2000:]
     assert leaked(done.stdout) == [] and leaked(done.stderr) == []
     assert leaked((leaky_repo / "adk-eval-gate-out" / "results.json").read_text()) == []
+
+
+def test_a_token_copied_under_another_name_never_reaches_the_pull_requests_processes(monkeypatch):
+    # The workflow hands the job token on as GH_AUTH, a PAT as REVIEW_BOT_PAT, a URL with it inside: the names are
+    # not GitHub's, the values are the held token's.
+    from adk_eval_gate.core.held_tokens import holding
+
+    token = "ghs_" + "c" * 36
+    environ = {"GITHUB_TOKEN": token}
+    monkeypatch.setenv("GH_AUTH", token)
+    monkeypatch.setenv("REVIEW_BOT_PAT", f"  {token}")
+    monkeypatch.setenv("CLONE_URL", f"https://x-access-token:{token}@github.com/o/r")
+    monkeypatch.setenv("UNRELATED", "fine")
+    with holding(environ):
+        env = child_env()
+    assert not {"GH_AUTH", "REVIEW_BOT_PAT", "CLONE_URL"} & set(env)
+    assert env["UNRELATED"] == "fine" and not any(token in value for value in env.values())
