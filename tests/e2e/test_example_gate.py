@@ -9,7 +9,9 @@ import shutil
 
 import yaml
 
+from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.commands.main import main
+from adk_eval_gate.report.outputs import verdict_lines
 from adk_eval_gate.results.models import ResultsFile
 from tests.conftest import EXAMPLE
 
@@ -113,11 +115,23 @@ def test_one_broken_case_of_six_is_the_smallest_drop_it_confirms_and_it_fails(ex
     _break(example, NOT_SIX)
     code, report, log = _ci(example, tmp_path, capsys)
     assert code == 1, log
-    # what changed for the user leads: one case of six, which; the test's sentence follows
+    # what changed for the user leads: one case of six, which, where its calls departed; the test's sentence follows
+    diverged = "roll\\_6: first diverging call: expected roll\\_die(sides=6), got no call"
     assert (
         "regression: hello\\_world/dice tool\\_trajectory\\_avg\\_score: 1 of 6 cases scored lower (roll\\_6); "
-        "dropped 0.167"
+        f"{diverged}; dropped 0.167"
     ) in report
+    # the case's regression row leads with it too, and so does the job log's verdict line
+    assert "| dice / roll\\_6 | tool\\_trajectory\\_avg\\_score |" in report
+    assert "first diverging call: expected roll\\_die(sides=6), got no call; " in report.split("| dice / roll\\_6 |")[1]
+    out = tmp_path / "out"
+    comparison = Comparison.model_validate_json((out / "comparison.json").read_text())
+    results = ResultsFile.model_validate_json((out / "results.json").read_text())
+    (first, _) = verdict_lines(comparison, results)
+    assert first.startswith(
+        "adk-eval-gate: FAIL — 2 regressions (hello_world/dice tool_trajectory_avg_score: 1 of 6 cases scored lower "
+        "(roll_6); roll_6: first diverging call: expected roll_die(sides=6), got no call; "
+    ), first
 
 
 def test_validate_states_the_power_and_warns_when_the_gate_cannot_fail(example, capsys):

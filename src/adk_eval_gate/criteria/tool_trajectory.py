@@ -19,6 +19,7 @@ from adk_eval_gate.criteria.engine.base import (
     status_for,
 )
 from adk_eval_gate.criteria.engine.options import MatchType, ToolTrajectoryOptions
+from adk_eval_gate.criteria.tool_divergence import any_order_divergence, exact_divergence, in_order_divergence
 from adk_eval_gate.evalsets.models import tool_calls
 
 Call = genai_types.FunctionCall
@@ -63,6 +64,12 @@ def any_order_match(actual: Sequence[Call], expected: Sequence[Call], ignore_arg
 
 
 MATCHERS = {MatchType.EXACT: exact_match, MatchType.IN_ORDER: in_order_match, MatchType.ANY_ORDER: any_order_match}
+# Where a turn that did not match first departed, kept as its detail: the report names it (report/plain.py).
+DIVERGENCES = {
+    MatchType.EXACT: exact_divergence,
+    MatchType.IN_ORDER: in_order_divergence,
+    MatchType.ANY_ORDER: any_order_divergence,
+}
 
 
 def score_tool_trajectory(data: ScoringInput, options: ToolTrajectoryOptions) -> MetricOutcome:
@@ -70,14 +77,14 @@ def score_tool_trajectory(data: ScoringInput, options: ToolTrajectoryOptions) ->
         raise NotEvaluable("needs expected invocations (a reference conversation)")
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
-    match = MATCHERS[options.match_type]
+    match, divergence = MATCHERS[options.match_type], DIVERGENCES[options.match_type]
     per_invocation, scores = [], []
     for actual, expected in zip(data.actual, data.expected, strict=True):
-        matched = match(
-            tool_calls(actual.intermediate_data), tool_calls(expected.intermediate_data), options.ignore_args
-        )
+        got, wanted = tool_calls(actual.intermediate_data), tool_calls(expected.intermediate_data)
+        matched = match(got, wanted, options.ignore_args)
         score = 1.0 if matched else 0.0
         scores.append(score)
-        per_invocation.append(InvocationScore(score, status_for(score, options.threshold)))
+        detail = None if matched else divergence(got, wanted, options.ignore_args)
+        per_invocation.append(InvocationScore(score, status_for(score, options.threshold), detail))
     overall = running_mean(scores)
     return MetricOutcome(overall, status_for(overall, options.threshold), per_invocation)

@@ -153,7 +153,7 @@ def _compare(
     gated = gate_comparison(results, outcome, gate, labels, max_age_days=age, acceptance=accepted, history=history)
     if pull_request and gated.decision.override and gated.decision.override.kind == "label":
         gated = _name_who_labelled(context, gated)
-    return comparison_file(gated)  # the decision in words (report/notes.py), as comparison.json stores it
+    return comparison_file(gated, results)  # the decision in words (report/notes.py), as comparison.json stores it
 
 
 def _name_who_labelled(context: ActionsContext, gated: GatedComparison) -> GatedComparison:

@@ -16,7 +16,7 @@ from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.outcome import Compared, Decision, Failure, NotGating, Subject, subject_of
-from adk_eval_gate.report.plain import what_changed
+from adk_eval_gate.report.plain import cases_of, row_divergence, what_changed
 from adk_eval_gate.report.reasons import reason, settle_text
 from adk_eval_gate.results.models import ResultsFile
 
@@ -134,17 +134,22 @@ def gate_decision(
 _Row = TypeVar("_Row", bound=Compared)
 
 
-def comparison_file(gated: GatedComparison) -> Comparison:
+def comparison_file(gated: GatedComparison, current: ResultsFile | None = None) -> Comparison:
     """The comparison with the gate's notes in its sentences: every verdict that fails the gate flagged `gating`,
-    every reported regression that does not gate saying why."""
+    every reported regression that does not gate saying why; with the `current` run's results, a case that scored
+    lower on a trajectory criterion leads with where its calls first departed (report/plain.py)."""
     compared, decision = gated.compared, gated.decision
+    cases = cases_of(current)
     drift = compared.history.drift if compared.history else []
     every: list[Compared] = [*compared.pooled, *compared.summaries, *compared.rows, *compared.efficiency, *drift]
     reason_of = {subject_of(row): reason(row) for row in every}
+    for row in compared.rows:
+        if diverged := row_divergence(row, cases):
+            reason_of[subject_of(row)] = f"{diverged}; {reason_of[subject_of(row)]}"
     clause = {note.subject: not_gating_clause(note) for note in decision.not_gating}
 
     def told(rows: Iterable[_Row]) -> list[_Row]:
-        return [_told(row, decision.gating, clause) for row in rows]
+        return [_told(row, reason_of[subject_of(row)], decision.gating, clause) for row in rows]
 
     efficiency = told(compared.efficiency)
     efficiency.sort(key=lambda e: (e.verdict != "regressed", not e.gating, e.verdict != "improved", -abs(e.change)))
@@ -153,7 +158,9 @@ def comparison_file(gated: GatedComparison) -> Comparison:
         verdict=decision.verdict,
         baseline=gated.baseline,
         warnings=list(gated.warnings),
-        gate=gate_decision(decision, reason_of, what_changed([*compared.pooled, *compared.summaries], compared.rows)),
+        gate=gate_decision(
+            decision, reason_of, what_changed([*compared.pooled, *compared.summaries], compared.rows, current)
+        ),
         pooled=told(compared.pooled),
         summaries=told(compared.summaries),
         rows=told(compared.rows),
@@ -163,9 +170,9 @@ def comparison_file(gated: GatedComparison) -> Comparison:
     )
 
 
-def _told(row: _Row, gating: frozenset[Subject], clause: Mapping[Subject, str]) -> _Row:
+def _told(row: _Row, said: str, gating: frozenset[Subject], clause: Mapping[Subject, str]) -> _Row:
     subject = subject_of(row)
-    told = row.model_copy(update={"gating": subject in gating, "reason": reason(row) + clause.get(subject, "")})
+    told = row.model_copy(update={"gating": subject in gating, "reason": said + clause.get(subject, "")})
     return cast(_Row, told)  # model_copy keeps the row's class; mypy sees only the bound
 
 
@@ -183,4 +190,4 @@ def build_comparison(
     gated = gate_comparison(
         current, outcome, gate, labels, max_age_days=max_age_days, acceptance=acceptance, history=history
     )
-    return comparison_file(gated)
+    return comparison_file(gated, current)
