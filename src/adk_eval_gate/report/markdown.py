@@ -20,6 +20,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from adk_eval_gate.baseline.models import Comparison, PooledSummary, Row, Summary
 from adk_eval_gate.core.clip import clip, masked_lines
+from adk_eval_gate.core.contained_templates import ContainedLoader
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
@@ -109,7 +110,7 @@ def evidence_for(row: Row, results: ResultsFile, expected_cases: dict[CaseKey, l
 def environment(template_dir: Path | None) -> SandboxedEnvironment:
     loaders: list[jinja2.BaseLoader] = [jinja2.FileSystemLoader(str(TEMPLATES))]
     if template_dir is not None:
-        loaders.insert(0, jinja2.FileSystemLoader(str(template_dir)))
+        loaders.insert(0, ContainedLoader(str(template_dir)))  # the pull request's folder: nothing outside it
     # Sandboxed: an override is the pull request's file, rendered in the process that holds GitHub's token, and a
     # plain template can reach any Python object (`cycler.__init__.__globals__`).
     env = SandboxedEnvironment(

@@ -86,3 +86,27 @@ def test_a_judge_template_override_cannot_reach_python_objects(tmp_path):
     (tmp_path / "final_response_match_v2.j2").write_text(HOSTILE_TEMPLATE)
     with pytest.raises(SecurityError):
         environment(tmp_path).get_template("final_response_match_v2.j2").render()
+
+
+def test_a_template_override_reads_nothing_outside_its_folder(tmp_path):
+    # `{% include %}` opens files by name: a link in the pull request's folder must not bring in a file of ours.
+    from jinja2.sandbox import SecurityError
+
+    from adk_eval_gate.criteria.engine.prompts import environment as judge_environment
+    from adk_eval_gate.report.markdown import environment as report_environment
+
+    secret = tmp_path / "outside" / "credentials"
+    secret.parent.mkdir()
+    secret.write_text("ghs_outside_the_folder")
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "stolen.j2").symlink_to(secret)
+    (folder / "comment.md.j2").write_text('{% include "stolen.j2" %}')
+    (folder / "final_response_match_v2.j2").write_text('{% include "stolen.j2" %}')
+    (folder / "mine.j2").write_text("kept")
+    (folder / "ok.md.j2").write_text('{% include "mine.j2" %}')
+    with pytest.raises(SecurityError, match="outside its folder"):
+        report_environment(folder).get_template("comment.md.j2").render()
+    with pytest.raises(SecurityError, match="outside its folder"):
+        judge_environment(folder).get_template("final_response_match_v2.j2").render()
+    assert report_environment(folder).get_template("ok.md.j2").render() == "kept"

@@ -9,6 +9,7 @@ import jinja2
 from google.genai import types as genai_types
 from jinja2.sandbox import SandboxedEnvironment
 
+from adk_eval_gate.core.contained_templates import ContainedLoader
 from adk_eval_gate.evalsets.models import (
     Invocation,
     InvocationEvents,
@@ -26,7 +27,7 @@ def environment(override: Path | None = None) -> SandboxedEnvironment:
     search = [str(override), str(BUILT_IN)] if override else [str(BUILT_IN)]
     # Sandboxed: an override is the pull request's file, rendered in the process that holds GitHub's token.
     env = SandboxedEnvironment(
-        loader=jinja2.FileSystemLoader(search),
+        loader=ContainedLoader(search),  # an override folder is the pull request's: nothing outside it
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
