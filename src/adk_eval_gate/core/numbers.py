@@ -36,7 +36,7 @@ MAX_RECORD_SAMPLES = 10_000_000
 MAX_COUNT = 2**53
 
 # The largest magnitude of any score, threshold, cost or duration read (see above); larger is refused or an error.
-MAX_MAGNITUDE = 1e12
+MAX_MAGNITUDE = 1e15
 
 Finite = Annotated[float, Field(ge=-MAX_MAGNITUDE, le=MAX_MAGNITUDE, allow_inf_nan=False)]
 Unit = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
