@@ -27,6 +27,7 @@ from typing import ClassVar
 import pytest
 
 import adk_eval_gate
+from tests.e2e.test_token_isolation import action_env
 from tests.support.adk_required import adk
 from tests.support.fake_github import FakeGitHub
 from tests.support.loopback import LoopbackServer, reply
@@ -143,20 +144,7 @@ def run_action(
             "PYTHONPATH": os.pathsep.join(filter(None, [str(site), path])),
             "SEAL_SEEN": str(repo / "seen.json"),
             "SEAL_MARKER": str(repo / "marker"),
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_API_URL": fake.url,
-            "GITHUB_SERVER_URL": "https://github.com",
-            "GITHUB_REPOSITORY": "o/r",
-            "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_EVENT_PATH": str(repo / "event.json"),
-            "GITHUB_SHA": HEAD,
-            "GITHUB_REF": "refs/pull/7/merge",
-            "GITHUB_BASE_REF": "main",
-            "GITHUB_RUN_ID": "100",
-            "GITHUB_WORKSPACE": str(repo),
-            "GITHUB_OUTPUT": str(repo / "output.txt"),
-            "GITHUB_STEP_SUMMARY": str(repo / "summary.md"),
-            "INPUT_CONFIG": "eval-gate.yml",
+            **action_env(repo, fake),  # the Actions variables of a pull_request run, as the isolation tests set them
             "INPUT_GITHUB-TOKEN": TOKEN,
         }
     )
