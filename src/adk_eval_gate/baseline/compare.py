@@ -122,7 +122,8 @@ def _decide_family(
     """Adjusts each direction's p-values over the family, then decides every row of it, in order."""
     tested = [(i, p.test) for i, p in enumerate(pending) if p.test is not None]
     adjusted = {i: [test.p_drop, test.p_rise] for i, test in tested}
-    for side, smallest in enumerate((lambda t: t.min_p_drop, lambda t: t.min_p_rise)):
+    smallest_p: tuple[Callable[[TestResult], float], ...] = (lambda t: t.min_p_drop, lambda t: t.min_p_rise)
+    for side, smallest in enumerate(smallest_p):
         # A test whose smallest possible p-value is not below the level can never reject, so it can never raise a
         # false alarm: leaving it out keeps the family-wise rate at the level (Tarone) and stops it diluting the rest.
         members = [i for i, test in tested if not leave_out_hopeless or smallest(test) < level]

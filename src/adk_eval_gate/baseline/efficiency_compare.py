@@ -145,7 +145,8 @@ def compare_efficiency(current: ResultsFile, baseline: ResultsFile | None, gate:
                 found.append(made)
     # one Holm family per direction; tests that could never reach significance leave it (as for the scores)
     adjusted = {id(row): [test.p_rise, test.p_drop] for row, test in found}
-    for side, smallest in enumerate((lambda t: t.min_p_rise, lambda t: t.min_p_drop)):
+    smallest_p: tuple[Callable[[TestResult], float], ...] = (lambda t: t.min_p_rise, lambda t: t.min_p_drop)
+    for side, smallest in enumerate(smallest_p):
         members = [(row, test) for row, test in found if smallest(test) < gate.alpha]
         for (row, _), value in zip(members, holm([adjusted[id(row)][side] for row, _ in members]), strict=True):
             adjusted[id(row)][side] = value

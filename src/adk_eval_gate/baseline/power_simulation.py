@@ -72,7 +72,7 @@ def concentrated(rates: list[float], drop: float, rng: random.Random) -> list[fl
     return current
 
 
-class Judge:
+class SimulatedJudge:
     """Turns true pass rates into observed 0/1 verdicts, one run (all cases) at a time."""
 
     def __init__(self, rng: random.Random, correlated: bool = False):
@@ -107,7 +107,7 @@ def simulate_pr(
 ) -> Outcome:
     """One pull request against a baseline pushed as `design` says. `significant`: the design's
     `smallest_significant`, passed in so that many pull requests compute it once."""
-    judge = Judge(rng, correlated)
+    judge = SimulatedJudge(rng, correlated)
     base_rates = rates_for(rng, design.cases)
     current_rates = model(base_rates, drop, rng) if drop else base_rates
     baseline = judge.runs(base_rates, design.baseline_runs)

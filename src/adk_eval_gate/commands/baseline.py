@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from adk_eval_gate.commands.options import config_option
 
+if TYPE_CHECKING:
+    from adk_eval_gate.baseline.stores import BaselineStore
+    from adk_eval_gate.config.loader import Workflow
+    from adk_eval_gate.github.context import ActionsContext
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "baseline",
         parents=[config_option(text="the workflow YAML (its baseline section)")],
@@ -51,7 +57,7 @@ def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-def _update(args: argparse.Namespace, workflow, store, context) -> int:
+def _update(args: argparse.Namespace, workflow: Workflow, store: BaselineStore, context: ActionsContext) -> int:
     """The baseline and, beside it, the history's new record, stored together or not at all; a history that
     cannot be read stops both."""
     from pathlib import Path

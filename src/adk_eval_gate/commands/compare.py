@@ -10,7 +10,7 @@ from adk_eval_gate.commands.help import OUTPUT_DIR, OutputDefault
 from adk_eval_gate.commands.options import config_option
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "compare",
         parents=[config_option(required=False, text="the workflow YAML (gate policy and baseline store)")],

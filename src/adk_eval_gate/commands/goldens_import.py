@@ -22,6 +22,7 @@ from typing import Any
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import existing_input, load_json, read_bytes, read_text, write_bytes_atomic
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.models import Invocation
 
 FIX_SESSION = "import a session whose every tool call got its response in the same conversation"
@@ -32,11 +33,11 @@ class Conversation:
     turns: tuple[Invocation, ...]
     wanted_id: str
     source: str
-    session: dict[str, Any] | None = None
+    session: JsonObject | None = None
     created: float = 0.0
 
 
-def _session_of(data: Any) -> dict[str, Any] | None:
+def _session_of(data: Any) -> JsonObject | None:
     if isinstance(data, dict) and isinstance(data.get("session"), dict):
         data = data["session"]
     if isinstance(data, dict) and isinstance(data.get("events"), list) and not {"eval_cases", "eval_sets"} & set(data):
@@ -44,7 +45,7 @@ def _session_of(data: Any) -> dict[str, Any] | None:
     return None
 
 
-def _adk_turns(session: dict[str, Any]) -> list[Invocation] | None:
+def _adk_turns(session: JsonObject) -> list[Invocation] | None:
     """google-adk's own conversion, or None when google-adk is not installed."""
     try:
         from google.adk.evaluation.evaluation_generator import EvaluationGenerator
@@ -76,7 +77,7 @@ def _own_turns(events: list[Any]) -> list[Invocation]:
     ]
 
 
-def from_session(session: dict[str, Any], path: Path) -> Conversation:
+def from_session(session: JsonObject, path: Path) -> Conversation:
     from adk_eval_gate.evalsets.session_import import unreplayable
 
     for snake, camel, default in (("id", "id", path.stem), ("app_name", "appName", ""), ("user_id", "userId", "user")):
@@ -103,7 +104,7 @@ def from_session(session: dict[str, Any], path: Path) -> Conversation:
     )
 
 
-def _pick(found: dict[str, Any], wanted: str | None, path: Path) -> str:
+def _pick(found: JsonObject, wanted: str | None, path: Path) -> str:
     if wanted is None and len(found) == 1:
         return next(iter(found))
     if wanted is None or wanted not in found:
@@ -146,7 +147,7 @@ def from_results(path: Path, wanted: str | None, base: Path) -> Conversation:
     return Conversation(turns, case.eval_id, f"results {path.name}{sha}: {key} run {agreed.run}", session)
 
 
-def _original_session(path: Path, eval_id: str) -> dict[str, Any] | None:
+def _original_session(path: Path, eval_id: str) -> JsonObject | None:
     """The session the case ran with, so the imported copy runs the same way; None when it cannot be read."""
     from adk_eval_gate.evalsets.loader import load_eval_set
 

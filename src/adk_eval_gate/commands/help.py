@@ -69,7 +69,7 @@ class CommandHelp(argparse.RawDescriptionHelpFormatter):
         return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False) or [""]
 
 
-def decorate(subparsers: argparse._SubParsersAction) -> None:
+def decorate(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Examples and defaults on every subcommand's own `--help`."""
     for name, parser in subparsers.choices.items():
         parser.formatter_class = CommandHelp
@@ -77,7 +77,7 @@ def decorate(subparsers: argparse._SubParsersAction) -> None:
         parser.epilog = f"examples:\n{lines}" if lines else None
 
 
-def overview(prog: str, subparsers: argparse._SubParsersAction) -> str:
+def overview(prog: str, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> str:
     """The top-level `--help`: what the tool is, then the subcommands by group."""
     helps = {action.dest: action.help or "" for action in subparsers._choices_actions}
     width = max(len(name) for name in subparsers.choices) + 2

@@ -10,7 +10,7 @@ import sys
 from adk_eval_gate.commands.options import config_option
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "history",
         parents=[config_option(text="the workflow YAML (its baseline store keeps the history)")],

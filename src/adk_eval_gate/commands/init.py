@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "init", help="write eval-gate.yml and a GitHub workflow for this repository's ADK agents"
     )

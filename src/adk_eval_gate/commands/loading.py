@@ -47,13 +47,10 @@ def load_plan(config: str, *, hosts: AgentHostPool | None = None, offline: bool 
 
 
 def end_pull_request_code(hosts: AgentHostPool, fence: Fence) -> None:
-    """After the last of the pull request's code ran, before we write a file the runner reads: the agent hosts
-    and the metric process end, anything they left running is killed, and the runner's command files are checked
-    (core/command_files.py: a change is put back and raised)."""
-    from adk_eval_gate.criteria.custom_function import stop_metric_process
-
+    """After the last of the pull request's code ran, before we write a file the runner reads: the agent hosts end
+    (the metric process ended with its run), anything they left running is killed, and the runner's command files
+    are checked (core/command_files.py: a change is put back and raised)."""
     try:
         hosts.finish()
-        stop_metric_process()
     finally:
         fence.close()

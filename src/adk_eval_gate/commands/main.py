@@ -145,7 +145,7 @@ def _main(argv: Sequence[str] | None, hosts: AgentHostPool) -> int:
         place_outputs(args)
         check_arguments(args)
         check_outputs(args)
-        code = args.handler(args)
+        code: int = args.handler(args)  # every subcommand registers a handler returning its exit code
         sys.stdout.flush()
         return code
     except BrokenPipeError:

@@ -7,7 +7,7 @@ import argparse
 from adk_eval_gate.commands.options import config_option, publishing_options
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "merge",
         parents=[config_option(text="the workflow YAML file the shards ran"), publishing_options()],

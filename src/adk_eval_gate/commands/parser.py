@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
+from collections.abc import Sequence
+from typing import NoReturn, cast
 
 from adk_eval_gate.commands import (
     baseline,
@@ -37,7 +38,9 @@ class Parser(argparse.ArgumentParser):
     """Usage errors are one line, like every other bad input, with the way to the full usage; a misspelt option is
     named before argparse's complaint about the option it hides (see usage.py)."""
 
-    def parse_known_args(self, args=None, namespace=None):
+    def parse_known_args(  # type: ignore[override]  # typeshed overloads on namespace; one signature suffices here
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
         tokens = list(sys.argv[1:] if args is None else args)
         if problem := unknown_option(self, tokens):
             self.error(problem)
@@ -53,7 +56,7 @@ class TopLevelParser(Parser):
     """The top-level `--help` groups the subcommands (start here / everyday / CI plumbing) instead of argparse's
     one alphabet-free list."""
 
-    subcommands: argparse._SubParsersAction | None = None
+    subcommands: argparse._SubParsersAction[argparse.ArgumentParser] | None = None
 
     def format_help(self) -> str:
         if self.subcommands is None:
@@ -64,7 +67,11 @@ class TopLevelParser(Parser):
 def build_parser() -> argparse.ArgumentParser:
     parser = TopLevelParser(prog="adk-eval-gate", description="Gate pull requests on ADK agent evaluations.")
     parser.add_argument("--version", action="version", version=f"adk-eval-gate {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # Typed as building plain parsers: each subcommand only reads ArgumentParser's API (they are TopLevelParsers).
+    commands = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command", required=True, metavar="COMMAND"),
+    )
     for command in SUBCOMMANDS:
         command.add_parser(commands)
     decorate(commands)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("publish", help="post a fork pull request's report from its artifact (workflow_run)")
     parser.add_argument(
         "--dir", required=True, help="the downloaded adk-eval-gate-out artifact (only its results are used)"

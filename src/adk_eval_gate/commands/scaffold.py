@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -81,7 +82,7 @@ class InitResult:
         return "\n".join(lines)
 
 
-def _walk(root: Path):
+def _walk(root: Path) -> Iterator[Path]:
     for path in sorted(root.iterdir()):
         if path.name in _SKIP or path.name.startswith(".") or path.is_symlink():
             continue

@@ -18,7 +18,7 @@ SHIPPED = {
 }
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("schema", help="print the JSON Schema of a file format")
     parser.add_argument("kind", choices=[*SHIPPED, "config"])
     parser.set_defaults(handler=handle)

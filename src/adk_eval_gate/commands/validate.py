@@ -7,7 +7,7 @@ import argparse
 from adk_eval_gate.commands.options import config_option
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "validate",
         parents=[config_option()],

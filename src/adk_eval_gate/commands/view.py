@@ -17,14 +17,18 @@ import sys
 import tempfile
 import webbrowser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adk_eval_gate.core.errors import InputError
+
+if TYPE_CHECKING:
+    from adk_eval_gate.evalsets.models import Invocation
+    from adk_eval_gate.results.models import ResultsFile
 
 DEFAULT_DIR = "adk-eval-gate-out"
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "view", help="render a run's report.html from its results.json and open it in a browser"
     )
@@ -100,7 +104,7 @@ def _history(folder: Path) -> list[Any] | None:
     return records if isinstance(records, list) else None
 
 
-def _expected(config: str | None, results) -> dict:
+def _expected(config: str | None, results: ResultsFile) -> dict[tuple[str, str, str], list[Invocation]]:
     """The eval set's conversations, for the expected side of each turn; only for cases unchanged since the run
     (same case hash), since an edited case no longer says what that run was expected to do."""
     if not config:
@@ -110,7 +114,7 @@ def _expected(config: str | None, results) -> dict:
 
     plan = build_plan(config)
     hashes = {(s.agent, s.eval_set_id, c.eval_id): c.case_hash for s in results.eval_sets for c in s.cases}
-    expected = {}
+    expected: dict[tuple[str, str, str], list[Invocation]] = {}
     for agent in plan.agents:
         for eval_set in agent.eval_sets:
             for case in eval_set.file.eval_set.eval_cases:

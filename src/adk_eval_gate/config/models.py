@@ -14,6 +14,7 @@ from adk_eval_gate.config.base import CommentKey
 from adk_eval_gate.config.base import Strict as _Strict
 from adk_eval_gate.config.history import DriftSettings, HistorySection, QuarantineMode, quarantine_value
 from adk_eval_gate.config.target_settings import TargetSettings
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.redaction import check_pass_env
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
@@ -65,10 +66,10 @@ class AgentSettings(_Strict):
     name: Annotated[str, Field(pattern=NAME_PATTERN)]
     target: TargetSettings
     evalsets: list[str] = Field(min_length=1)
-    criteria: dict[str, Any] | None = None
+    criteria: JsonObject | None = None
     eval_config: str | None = None
     # Pass/fail for agents-cli metrics, which carry no threshold of their own (docs/agents-cli.md).
-    thresholds: dict[str, Any] | None = None
+    thresholds: JsonObject | None = None
     num_runs: int | AdaptiveRuns = Field(default=1)
 
     @field_validator("num_runs", mode="before")

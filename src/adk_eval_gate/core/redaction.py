@@ -18,6 +18,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any, TextIO
 
 from adk_eval_gate.core.held_tokens import held, is_github_token_name
@@ -54,23 +55,24 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
-_cached: tuple[dict, dict, list[str]] | None = None  # (the raw environment, the tokens held, their secrets' forms)
-
-
 def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     """Every form a secret can take in our output (as is, and JSON-escaped), longest first so that a secret
     containing another is masked whole."""
     if env is not None:
         return _secret_forms(env)
-    # Every console line passes here: the process environment is only read again after it changed.
-    # GitHub's tokens are held out of the environment (core/held_tokens.py) and masked all the same.
-    global _cached
-    raw, tokens = getattr(os.environ, "_data", None), dict(held())
+    # Every console line passes here: the process environment is only read again after it changed (the forms are
+    # remembered per environment and tokens held, the last one only). GitHub's tokens are held out of the
+    # environment (core/held_tokens.py) and masked all the same.
+    raw, tokens = getattr(os.environ, "_data", None), tuple(held().items())
     if raw is None:
-        return _secret_forms({**os.environ, **tokens})
-    if _cached is None or _cached[0] != raw or _cached[1] != tokens:
-        _cached = (dict(raw), tokens, _secret_forms({**os.environ, **tokens}))
-    return _cached[2]
+        return _secret_forms({**os.environ, **dict(tokens)})
+    return list(_forms_of(tuple(raw.items()), tokens))
+
+
+@lru_cache(maxsize=1)
+def _forms_of(raw: tuple[tuple[bytes, bytes], ...], tokens: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """`raw` is the environment as the process holds it (the key of the cache); the forms come from its text."""
+    return tuple(_secret_forms({**os.environ, **dict(tokens)}))
 
 
 def _secret_forms(env: Mapping[str, str]) -> list[str]:

@@ -12,12 +12,13 @@ from pydantic.alias_generators import to_snake
 
 from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.redaction import redact_json
 
 LineLookup = Callable[[Sequence[str | int]], int | None]
 
 
-def _fix_for(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[str, str | None]:
+def _fix_for(error: JsonObject, model: type[BaseModel] | None) -> tuple[str, str | None]:
     kind = error["type"]
     ctx = error.get("ctx") or {}
     value = error.get("input")
@@ -193,7 +194,7 @@ def _likeliest_branch(errors: list[Any]) -> list[Any]:
     return [error for error in errors if id(error) not in losers] or errors
 
 
-def _consequence_of(typo: dict[str, Any], error: dict[str, Any], fix: str | None) -> bool:
+def _consequence_of(typo: JsonObject, error: JsonObject, fix: str | None) -> bool:
     """The 'missing' error a misspelt key causes is the same mistake, not another one."""
     if typo["type"] != "extra_forbidden" or error["type"] != "missing" or not fix:
         return False
@@ -202,7 +203,7 @@ def _consequence_of(typo: dict[str, Any], error: dict[str, Any], fix: str | None
     return tuple(error["loc"][:-1]) == tuple(typo["loc"][:-1]) and any(f"`{name}`" in fix for name in missing)
 
 
-def _display_loc(error: dict[str, Any]) -> list[str | int]:
+def _display_loc(error: JsonObject) -> list[str | int]:
     """Drops union branch names from loc and shows field names in snake_case, the spelling ADK writes.
     An unknown key is shown exactly as the user wrote it."""
     loc = list(error["loc"])

@@ -10,6 +10,7 @@ import json
 import random
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 RETRYABLE_STATUS = {408, 429, 500, 502, 503, 504}
@@ -18,14 +19,14 @@ MAX_ELAPSED_SECONDS = 120.0
 MAX_WAIT_SECONDS = 8.0
 
 
-def _status_of(exc):
+def _status_of(exc: BaseException) -> int | None:
     code = getattr(exc, "code", None) or getattr(exc, "status_code", None)
     code = code or getattr(getattr(exc, "response", None), "status_code", None)
     return code if isinstance(code, int) else None
 
 
-def _is_transient(exc):
-    seen = set()
+def _is_transient(exc: BaseException | None) -> bool:
+    seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         if isinstance(exc, (ConnectionError, TimeoutError)) or _status_of(exc) in RETRYABLE_STATUS:
@@ -34,7 +35,7 @@ def _is_transient(exc):
     return False
 
 
-def _call(function, instance):
+def _call(function: Callable[[Any], Any], instance: Any) -> Any:  # the metric's own code: any value
     started = time.monotonic()
     for attempt in range(1, MAX_TRIES + 1):
         try:
@@ -47,7 +48,7 @@ def _call(function, instance):
     raise AssertionError("unreachable")
 
 
-def _result(value, function_name):
+def _result(value: Any, function_name: object) -> dict[str, Any]:
     """The SDK's rules: a dict with `score` → that score (+ `explanation`); a bare int/float → the score; an
     EvalCaseMetricResult as it is; anything else is an error."""
     if type(value).__name__ == "EvalCaseMetricResult":
@@ -62,8 +63,8 @@ def _result(value, function_name):
     return {"error": f"CustomFunctionError({function_name}): Returned unexpected type {type(value)}"}
 
 
-def main():
-    request = json.loads(sys.stdin.read())
+def main() -> dict[str, Any]:
+    request: dict[str, Any] = json.loads(sys.stdin.read())
     namespace: dict[str, Any] = {}
     try:
         exec(compile(request["source"], f"<custom_metric:{request['name']}>", "exec"), namespace)
@@ -78,7 +79,8 @@ def main():
         return {"error": f"CustomFunctionError({getattr(function, '__name__', 'unknown_custom_function')}): {exc}"}
     result = _result(value, function)
     try:
-        return json.loads(json.dumps(result, default=str))
+        written: dict[str, Any] = json.loads(json.dumps(result, default=str))
+        return written
     except (TypeError, ValueError) as exc:
         return {"error": f"the metric's result cannot be written as JSON: {exc}"}
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.core.clip import clip, last_line
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import MAX_MAGNITUDE, in_range
 from adk_eval_gate.core.redaction import child_env
 
@@ -74,7 +75,7 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-async def run_code_metric(name: str, source: str, instance: dict[str, Any], cwd: Path) -> CodeResult:
+async def run_code_metric(name: str, source: str, instance: JsonObject, cwd: Path) -> CodeResult:
     request = json.dumps({"name": name, "source": source, "instance": instance}).encode()
     async with _slot():
         process = await asyncio.create_subprocess_exec(

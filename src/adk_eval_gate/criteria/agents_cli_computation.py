@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_eval_gate.criteria.engine.base import Cause, InvocationScore, MetricOutcome, ScoringInput, Status
+from adk_eval_gate.core.json_types import JsonObject
+from adk_eval_gate.criteria.engine.base import Cause, InvocationScore, JudgeScorer, MetricOutcome, ScoringInput, Status
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.vertex_service import SERVICE, VertexEvaluation, missing_project
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliCase
@@ -33,7 +34,7 @@ def _text(content: Any) -> str | None:
     return "".join(texts) if texts else None
 
 
-def computation_request(generated: dict[str, Any], name: str) -> dict[str, Any] | str:
+def computation_request(generated: JsonObject, name: str) -> JsonObject | str:
     """The request body, or why the SDK would refuse the case."""
     case = AgentsCliCase.model_validate(generated)
     case_id = case.eval_case_id or "Unknown ID"
@@ -47,7 +48,7 @@ def computation_request(generated: dict[str, Any], name: str) -> dict[str, Any] 
     return {key: {"instances": [{"prediction": prediction, "reference": reference}], "metric_spec": spec}}
 
 
-def reply_score(reply: dict[str, Any]) -> float | None:
+def reply_score(reply: JsonObject) -> float | None:
     """The SDK's reading: the first result list in the reply, its first value's score."""
     for value in reply.values():
         if isinstance(value, dict):
@@ -58,7 +59,7 @@ def reply_score(reply: dict[str, Any]) -> float | None:
     return None
 
 
-def computation_scorer(name: str):
+def computation_scorer(name: str) -> JudgeScorer:
     async def score(data: ScoringInput, options: Any, judge: Judge) -> MetricOutcome:
         count = len(data.actual)
         if reason := missing_project(name):
@@ -68,7 +69,7 @@ def computation_scorer(name: str):
             return MetricOutcome.error(f"{name}: {body}", Cause.NOT_APPLICABLE, count)
         vertex = VertexEvaluation(judge.llm.settings.timeout)
 
-        async def call() -> dict[str, Any]:
+        async def call() -> JsonObject:
             return {"score": reply_score(await vertex.post(body))}
 
         answer = await judge.llm.cached_call(

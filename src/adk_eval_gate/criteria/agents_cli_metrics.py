@@ -23,10 +23,12 @@ from adk_eval_gate.criteria.agents_cli_code import run_code_metric
 from adk_eval_gate.criteria.agents_cli_computation import INPUTS, computation_scorer
 from adk_eval_gate.criteria.agents_cli_service import service_scorer
 from adk_eval_gate.criteria.engine.base import (
+    CaseStatusRule,
     Cause,
     ConfiguredCriterion,
     CriterionSpec,
     InvocationScore,
+    JudgeScorer,
     MetricOutcome,
     ScoringInput,
     Status,
@@ -51,7 +53,7 @@ class AgentsCliOptions(BaseModel):
         return float(value)
 
 
-def _status(has_threshold: bool):
+def _status(has_threshold: bool) -> CaseStatusRule:
     def rule(score: float | None, threshold: float, outcomes: Sequence[MetricOutcome | None]) -> Status:
         if score is None:
             return Status.NOT_EVALUATED
@@ -62,7 +64,7 @@ def _status(has_threshold: bool):
     return rule
 
 
-def _code_scorer(metric: AgentsCliMetric, cwd: Path):
+def _code_scorer(metric: AgentsCliMetric, cwd: Path) -> JudgeScorer:
     assert metric.source is not None
     source = metric.source
 
@@ -82,7 +84,7 @@ def _code_scorer(metric: AgentsCliMetric, cwd: Path):
     return score
 
 
-def _unsupported_scorer(metric: AgentsCliMetric, why: str):
+def _unsupported_scorer(metric: AgentsCliMetric, why: str) -> JudgeScorer:
     reason = (
         f"{metric.name} is {why}, which adk-eval-gate does not run yet; not evaluated (gate agents-cli's own results)"
     )

@@ -25,9 +25,11 @@ from typing import Any
 
 from google.genai import types as genai_types
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.engine.base import (
     Cause,
     InvocationScore,
+    JudgeScorer,
     MetricOutcome,
     ScoringInput,
     Status,
@@ -74,7 +76,7 @@ def bare_name(name: str) -> tuple[str, str]:
     return ("predefined", lowered)  # a versioned name, as written (the config accepted only registered ones)
 
 
-def _instance_data(content: Any) -> dict[str, Any] | None:
+def _instance_data(content: Any) -> JsonObject | None:
     return None if content is None else {"contents": {"contents": [_dump(content)]}}
 
 
@@ -82,7 +84,7 @@ def _dump(value: Any) -> Any:
     return value.model_dump(mode="json", exclude_none=True) if hasattr(value, "model_dump") else value
 
 
-def _contents(value: Any) -> list[dict[str, Any]]:
+def _contents(value: Any) -> list[JsonObject]:
     """The SDK's `_value_to_content_list` for a template variable's value."""
     from google.genai import types as genai_types
 
@@ -106,15 +108,15 @@ def _contents(value: Any) -> list[dict[str, Any]]:
     return [{"parts": [{"text": str(value)}]}]
 
 
-def evaluation_instance(generated: dict[str, Any], *, template: str | None, multi_turn: bool) -> dict[str, Any]:
+def evaluation_instance(generated: JsonObject, *, template: str | None, multi_turn: bool) -> JsonObject:
     """The request's `instance` for one generated case (its first response), as the SDK builds and sends it."""
     case = AgentsCliCase.model_validate(generated)
     # the SDK sends a scenario's starting prompt as plain Content JSON, not a validated Content
-    prompt: genai_types.Content | dict[str, Any] | None = case.prompt
+    prompt: genai_types.Content | JsonObject | None = case.prompt
     if prompt is None and case.user_scenario is not None and case.user_scenario.starting_prompt:
         prompt = {"parts": [{"text": case.user_scenario.starting_prompt}]}
     response = case.responses[0].response if case.responses else None
-    instance: dict[str, Any] = {}
+    instance: JsonObject = {}
     if multi_turn:
         history = [_dump(m.content) for m in case.conversation_history or []]
         instance["prompt"] = {"contents": {"contents": history + ([_dump(prompt)] if prompt is not None else [])}}
@@ -124,7 +126,7 @@ def evaluation_instance(generated: dict[str, Any], *, template: str | None, mult
         instance["response"] = _instance_data(response)
     if case.reference is not None and case.reference.response is not None:
         instance["reference"] = _instance_data(case.reference.response)
-    other: dict[str, Any] = {}
+    other: JsonObject = {}
     context = (case.model_extra or {}).get("context")  # an extra field: raw JSON, never validated into a Content
     if context:
         other["context"] = (
@@ -143,14 +145,14 @@ def evaluation_instance(generated: dict[str, Any], *, template: str | None, mult
     return instance
 
 
-def code_instance(generated: dict[str, Any]) -> dict[str, Any]:
+def code_instance(generated: JsonObject) -> JsonObject:
     """The instance of a remote code metric (the SDK's CustomCodeExecutionMetricHandler): no rubrics, no other data."""
     case = AgentsCliCase.model_validate(generated)
     # the SDK sends a scenario's starting prompt as plain Content JSON, not a validated Content
-    prompt: genai_types.Content | dict[str, Any] | None = case.prompt
+    prompt: genai_types.Content | JsonObject | None = case.prompt
     if prompt is None and case.user_scenario is not None and case.user_scenario.starting_prompt:
         prompt = {"parts": [{"text": case.user_scenario.starting_prompt}]}
-    instance: dict[str, Any] = {}
+    instance: JsonObject = {}
     for key, content in (
         ("prompt", prompt),
         ("response", case.responses[0].response if case.responses else None),
@@ -163,7 +165,7 @@ def code_instance(generated: dict[str, Any]) -> dict[str, Any]:
     return instance
 
 
-def _autorater(entry: dict[str, Any]) -> dict[str, Any]:
+def _autorater(entry: JsonObject) -> JsonObject:
     return {wire: entry[field] for field, wire in _AUTORATER if entry.get(field)}
 
 
@@ -176,7 +178,7 @@ def _without_run_ids(value: Any) -> Any:
     return value
 
 
-async def _request(metric: AgentsCliMetric, judge: Judge) -> tuple[dict[str, Any], dict[str, Any], str | None, bool]:
+async def _request(metric: AgentsCliMetric, judge: Judge) -> tuple[JsonObject, JsonObject, str | None, bool]:
     """(metric spec, extra request fields, prompt template, multi-turn) for one metric."""
     entry = metric.entry or {}
     if metric.kind == "remote_code":  # run in the service's sandbox: the source is the metric
@@ -197,7 +199,7 @@ async def _request(metric: AgentsCliMetric, judge: Judge) -> tuple[dict[str, Any
     return llm_metric_spec(template), {}, template["prompt_template"], False
 
 
-def service_scorer(metric: AgentsCliMetric):
+def service_scorer(metric: AgentsCliMetric) -> JudgeScorer:
     async def score(data: ScoringInput, options: Any, judge: Judge) -> MetricOutcome:
         count = len(data.actual)
         if reason := missing_project(metric.name):

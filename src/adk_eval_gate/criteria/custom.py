@@ -35,12 +35,12 @@ class CustomOptions(BaseModel):
 
 
 def custom_spec(name: str, path: str) -> CriterionSpec:
-    async def score(data: ScoringInput, options: CustomOptions, _judge: Judge) -> MetricOutcome:
+    async def score(data: ScoringInput, options: CustomOptions, judge: Judge) -> MetricOutcome:
         call = metric_call(name, path, data, options)
         # an object walk in this process would find the token, a thread left here could write the runner's files
         # after their check (core/command_files.py): the code runs in a process of its own
         if runs_pull_request_code_elsewhere():
-            return await score_elsewhere(call)
+            return await score_elsewhere(call, judge.metric_process)
         return await score_call(call)
 
     return CriterionSpec(

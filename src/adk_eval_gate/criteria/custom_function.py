@@ -2,8 +2,9 @@
 in a process of its own while this one holds GitHub's tokens, since the pull request's code running here could walk
 this process's objects (or read its memory) and find them.
 
-That process is one per run, started at the first call from a clean environment (core/isolation.py keeps it
-out of this process's memory); it serves every call in turn, so a function's module state lives across calls as
+That process is one per run (engine/metric_process.py: the run's judge owns it and the run ends it), started at
+the first call from a clean environment (core/isolation.py keeps it out of this process's memory); it serves
+every call in turn, so a function's module state lives across calls as
 it does in process. Calls and answers are JSON lines: the process runs the pull request's code, so nothing it
 sends is unpickled or trusted beyond numbers and a status. What the function prints reaches our (masking) log.
 """
@@ -11,30 +12,21 @@ sends is unpickled or trusted beyond numbers and a status. What the function pri
 from __future__ import annotations
 
 import asyncio
-import atexit
 import importlib
 import inspect
 import json
 import os
-import subprocess
 import sys
-import threading
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from pydantic import BaseModel
 
 from adk_eval_gate.core.clip import clip
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import in_range
-from adk_eval_gate.core.redaction import child_env
 from adk_eval_gate.criteria.engine.base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status
-
-_MAX_REPLY = 16 << 20  # a reply is a few numbers per invocation
-
-
-class MetricProcessError(Exception):
-    """The function raised (said as it would be in process), or the process broke."""
-
+from adk_eval_gate.criteria.engine.metric_process import MetricProcess, MetricProcessError
 
 _STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.NOT_EVALUATED}
 
@@ -62,13 +54,13 @@ def _function(path: str) -> Any:
     return function
 
 
-def _adk(model: str, data: dict[str, Any]) -> Any:
+def _adk(model: str, data: JsonObject) -> Any:
     from google.adk.evaluation import eval_case
 
     return getattr(eval_case, model).model_validate(data)
 
 
-def _eval_metric(name: str, path: str, options: dict[str, Any]) -> Any:
+def _eval_metric(name: str, path: str, options: JsonObject) -> Any:
     from google.adk.evaluation.eval_metrics import BaseCriterion, EvalMetric
 
     return EvalMetric(
@@ -79,10 +71,10 @@ def _eval_metric(name: str, path: str, options: dict[str, Any]) -> Any:
     )
 
 
-def metric_call(name: str, path: str, data: ScoringInput, options: BaseModel) -> dict[str, Any]:
+def metric_call(name: str, path: str, data: ScoringInput, options: BaseModel) -> JsonObject:
     """One call of the user's function as JSON: what `score_call` takes, here or in a process of its own."""
 
-    def dump(value: Any) -> dict[str, Any]:
+    def dump(value: BaseModel) -> JsonObject:
         return value.model_dump(mode="json", exclude_none=True)
 
     scenario = data.case.conversation_scenario
@@ -96,7 +88,7 @@ def metric_call(name: str, path: str, data: ScoringInput, options: BaseModel) ->
     }
 
 
-async def score_call(call: dict[str, Any]) -> MetricOutcome:
+async def score_call(call: JsonObject) -> MetricOutcome:
     """Imports and runs the user's function: its code runs in the calling process."""
     try:
         import google.adk.evaluation.eval_case  # noqa: F401
@@ -118,79 +110,11 @@ async def score_call(call: dict[str, Any]) -> MetricOutcome:
     return MetricOutcome(result.overall_score, status, per_invocation, reason)
 
 
-class MetricProcess:
-    def __init__(self, where: tuple[str, tuple[str, ...]]) -> None:
-        self.where = where
-        code = f"import sys; sys.path[:] = {list(where[1])!r}; from {__name__} import serve; serve()"
-        self._process = subprocess.Popen(
-            [sys.executable, "-c", code],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=child_env(),
-            cwd=where[0],
-            text=True,
-            errors="replace",
-        )
-        assert self._process.stderr is not None
-        threading.Thread(target=_forward, args=(self._process.stderr,), daemon=True).start()
-
-    @property
-    def alive(self) -> bool:
-        return self._process.poll() is None
-
-    def call(self, call: dict[str, Any]) -> dict[str, Any]:
-        assert self._process.stdin is not None and self._process.stdout is not None
-        try:
-            self._process.stdin.write(json.dumps(call) + "\n")
-            self._process.stdin.flush()
-            line = self._process.stdout.readline(_MAX_REPLY)
-        except (OSError, ValueError):
-            line = ""
-        if not line:
-            raise MetricProcessError(f"the custom metric process exited (code {self._process.poll()})")
-        reply = json.loads(line)
-        if not isinstance(reply, dict):
-            raise MetricProcessError("the custom metric process answered out of protocol")
-        return reply
-
-    def close(self) -> None:
-        if self._process.stdin is not None:
-            self._process.stdin.close()
-        try:
-            self._process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-
-
-_lock = threading.Lock()  # one call at a time: a sync function blocked this process's loop just the same
-_process: list[MetricProcess] = []
-
-
-def _call(call: dict[str, Any]) -> dict[str, Any]:
-    # Where the functions are imported from: another run in this process (a test) may import from elsewhere.
-    where = (os.getcwd(), tuple(sys.path))
-    with _lock:
-        if not _process or not _process[0].alive or _process[0].where != where:
-            if _process:
-                _process[0].close()
-            _process[:] = [MetricProcess(where)]
-            atexit.register(_process[0].close)
-        return _process[0].call(call)
-
-
-def stop_metric_process() -> None:
-    """The run is over: its metric process (the pull request's code) ends now, before the runner's command files
-    are checked (core/command_files.py), not at exit."""
-    with _lock:
-        if _process:
-            _process.pop().close()
-
-
-async def score_elsewhere(call: dict[str, Any]) -> MetricOutcome:
-    """`custom.score_call` run in the metric process: the same outcome, or the same NotEvaluable, or an error."""
+async def score_elsewhere(call: JsonObject, process: MetricProcess) -> MetricOutcome:
+    """`custom.score_call` run in the run's metric process: the same outcome, or the same NotEvaluable, or an
+    error."""
     try:
-        reply = await asyncio.to_thread(_call, call)
+        reply = await asyncio.to_thread(process.call, call)
     except ValueError:  # a line that is not JSON
         raise MetricProcessError("the custom metric process answered out of protocol") from None
     if "not_evaluable" in reply:
@@ -200,7 +124,7 @@ async def score_elsewhere(call: dict[str, Any]) -> MetricOutcome:
     return decode(reply)
 
 
-def encode(outcome: MetricOutcome) -> dict[str, Any]:
+def encode(outcome: MetricOutcome) -> JsonObject:
     return {
         "score": outcome.score,
         "status": outcome.status.value,
@@ -209,7 +133,7 @@ def encode(outcome: MetricOutcome) -> dict[str, Any]:
     }
 
 
-def decode(reply: dict[str, Any]) -> MetricOutcome:
+def decode(reply: JsonObject) -> MetricOutcome:
     """Only numbers, statuses and a reason are taken from a process that runs the pull request's code."""
 
     def number(value: Any) -> float | None:
@@ -228,14 +152,6 @@ def decode(reply: dict[str, Any]) -> MetricOutcome:
         )
     except (KeyError, TypeError, ValueError):
         raise MetricProcessError("the custom metric process answered out of protocol") from None
-
-
-def _forward(stream: IO[str]) -> None:
-    from adk_eval_gate.core.foreign_lines import inert  # the pull request's function printed it
-
-    for line in stream:
-        sys.stderr.write(inert(line))
-        sys.stderr.flush()
 
 
 def serve() -> None:

@@ -16,6 +16,7 @@ import json
 import re
 import statistics
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.engine.base import (
     InvocationScore,
     MetricOutcome,
@@ -110,7 +111,9 @@ def steps(invocation: Invocation, intermediate: bool) -> list[tuple[str, str]]:
     return out
 
 
-async def _step(judge: Judge, model: str, config, text: str, context: str) -> tuple[float | None, str | None]:
+async def _step(
+    judge: Judge, model: str, config: JsonObject | None, text: str, context: str
+) -> tuple[float | None, str | None]:
     """A step's score, or None with why (a skipped step does not count, as in ADK, but the reason is kept)."""
     segmented = await judge.generate(
         NAME, model, judge.render("hallucinations_v1_segmenter.j2", response=text), config, 0, VERSION

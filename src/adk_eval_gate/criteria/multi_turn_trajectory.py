@@ -12,6 +12,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from google.genai import types as genai_types
+
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.engine.base import InvocationScore, MetricOutcome, ScoringInput, Status
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.options import RubricsOptions
@@ -21,7 +24,7 @@ from adk_eval_gate.evalsets.models import Invocation, InvocationEvents, Rubric
 NAME = "rubric_based_multi_turn_trajectory_quality_v1"
 
 
-def _texts(content) -> list[str]:
+def _texts(content: genai_types.Content | None) -> list[str]:
     return [p.text for p in (content.parts or []) if p.text] if content else []
 
 
@@ -54,9 +57,9 @@ def dialogue(invocations: Sequence[Invocation]) -> list[tuple[str, str]]:
     return lines
 
 
-def _function_declarations(tools: list) -> list[dict]:
+def _function_declarations(tools: list[Any] | None) -> list[JsonObject]:
     """Recorded tools are genai Tool dicts, in either spelling."""
-    found: list[dict[str, Any]] = []
+    found: list[JsonObject] = []
     for tool in tools or []:
         if isinstance(tool, dict):
             found += tool.get("function_declarations") or tool.get("functionDeclarations") or []

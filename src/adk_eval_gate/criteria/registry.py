@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import LineLookup, file_line_lookup, input_error_from
 from adk_eval_gate.criteria.custom import custom_spec
 from adk_eval_gate.criteria.engine import options as o
@@ -167,7 +168,7 @@ REGISTRY: dict[str, CriterionSpec] = {spec.name: spec for spec in _SPECS}
 
 INFORMATIONAL = INFORMATIONAL_METRICS
 
-DEFAULT_CRITERIA: dict[str, Any] = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
+DEFAULT_CRITERIA: JsonObject = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 
 
 def _custom_spec(name: str, path: str | None) -> CriterionSpec:
@@ -252,13 +253,13 @@ def resolve_criteria(
 
 
 def _without_unknown_options(
-    payload: dict[str, Any],
+    payload: JsonObject,
     spec: CriterionSpec,
     file: str | None,
     locs: tuple[tuple[str | int, ...], tuple[str | int, ...]],
     lines: LineLookup | None,
     ignored: list[InputError],
-) -> dict[str, Any]:
+) -> JsonObject:
     """The criterion (at `locs[0]`, its threshold at `locs[1]`) as ADK reads it: a quoted or boolean threshold as
     its number (pydantic's lax float), an unknown option dropped (kept for a custom metric, whose function may
     read it); each with a warning."""

@@ -42,6 +42,9 @@ _RATIONALE = re.compile(r"(?<=Rationale: )(.*)")
 _VERDICT = re.compile(r"(?<=Verdict: )(.*)")
 _SMART = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
 
+# (rubric id, score: 1.0 yes, 0.0 no, None undecided, the judge's rationale)
+RubricVerdict = tuple[str, float | None, str]
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -143,8 +146,8 @@ def map_verdicts(verdicts: list[Verdict], rubrics: list[Rubric]) -> list[tuple[s
     return mapped
 
 
-def majority(samples: list[list[tuple[str, float | None, str]]]) -> list[tuple[str, float | None, str]]:
-    grouped: dict[str, tuple[list, list, list]] = {}
+def majority(samples: list[list[RubricVerdict]]) -> list[RubricVerdict]:
+    grouped: dict[str, tuple[list[RubricVerdict], list[RubricVerdict], list[RubricVerdict]]] = {}
     for sample in samples:
         for item in sample:
             none, positive, negative = grouped.setdefault(item[0], ([], [], []))
@@ -181,7 +184,7 @@ async def score_with_rubrics(
     mapping_rubrics = lists[-1]  # ADK maps every verdict against the last invocation's rubric list
     judge_options = options.judge_model_options
 
-    async def one(prompt: str) -> tuple[list, InvocationScore]:
+    async def one(prompt: str) -> tuple[list[RubricVerdict], InvocationScore]:
         samples = await gather_all(
             *(
                 judge.generate(name, judge_options.judge_model, prompt, judge_options.judge_model_config, i, version)

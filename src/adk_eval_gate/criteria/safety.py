@@ -14,8 +14,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.engine import vertex_service
 from adk_eval_gate.criteria.engine.base import (
     Cause,
@@ -46,11 +46,11 @@ def missing_project(env: dict[str, str] | None = None) -> str | None:
     return vertex_service.missing_project(NAME, env)
 
 
-def _contents(text: str) -> dict[str, Any]:
+def _contents(text: str) -> JsonObject:
     return {"contents": {"contents": [{"parts": [{"text": text}]}]}}
 
 
-def instance_for(actual: Invocation, expected: Invocation | None) -> dict[str, Any]:
+def instance_for(actual: Invocation, expected: Invocation | None) -> JsonObject:
     """The instance the Vertex AI SDK builds from ADK's one-row dataset: prompt, response and (when not empty)
     reference as contents, and the same exchange again as a one-turn `agent_eval_data`."""
     prompt, response = content_text(actual.user_content), content_text(actual.final_response)
@@ -87,7 +87,7 @@ async def score_single_turns(
     name: str,
     version: str,
     credentials: Callable[[], str | None],
-    spec: dict[str, Any] | None = None,
+    spec: JsonObject | None = None,
 ) -> MetricOutcome:
     """One evaluation-service request per invocation (safety_v1, coherence), the case score the mean of the
     scored ones, as the SDK and ADK compute them; no score at all is an error, never a quiet pass."""

@@ -21,6 +21,7 @@ from adk_eval_gate.criteria.engine.base import (
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
+    Scorer,
     ScoringInput,
     running_mean,
     status_for,
@@ -71,7 +72,7 @@ def _per_turn(
     return MetricOutcome(overall, status_for(overall, threshold), per_invocation)
 
 
-def _overlap_scorer(measure: Callable[[Sequence[Call], Sequence[Call], bool], float]):
+def _overlap_scorer(measure: Callable[[Sequence[Call], Sequence[Call], bool], float]) -> Scorer:
     def score(data: ScoringInput, options: TrajectoryOverlapOptions) -> MetricOutcome:
         if data.expected is None:
             raise NotEvaluable("needs expected invocations (a reference conversation)")

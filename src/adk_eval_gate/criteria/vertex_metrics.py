@@ -25,9 +25,11 @@ from typing import Any
 from google.genai import types as genai_types
 from pydantic import field_validator
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.engine.base import (
     Cause,
     InvocationScore,
+    JudgeScorer,
     MetricOutcome,
     ScoringInput,
     Status,
@@ -78,18 +80,18 @@ class CoherenceOptions(ThresholdOptions):
         return check_threshold(value)
 
 
-def _content(content: genai_types.Content | None) -> dict[str, Any] | None:
+def _content(content: genai_types.Content | None) -> JsonObject | None:
     return None if content is None else content.model_dump(mode="json", exclude_none=True)
 
 
-def _event(author: str | None, content: genai_types.Content | None) -> dict[str, Any]:
-    event: dict[str, Any] = {"author": author}
+def _event(author: str | None, content: genai_types.Content | None) -> JsonObject:
+    event: JsonObject = {"author": author}
     if (dumped := _content(content)) is not None:
         event["content"] = dumped
     return event
 
 
-def _turn(index: int, invocation: Invocation) -> dict[str, Any]:
+def _turn(index: int, invocation: Invocation) -> JsonObject:
     events = [_event("user", invocation.user_content)]
     if isinstance(invocation.intermediate_data, InvocationEvents):
         events += [
@@ -99,15 +101,15 @@ def _turn(index: int, invocation: Invocation) -> dict[str, Any]:
     return {"turn_index": index, "turn_id": invocation.invocation_id, "events": events}
 
 
-def _tool(declaration: Any) -> dict[str, Any]:
+def _tool(declaration: Any) -> JsonObject:
     # Recorded runs hold plain dicts (camelCase or snake_case); the SDK validates them into genai Tools.
     tool = declaration if isinstance(declaration, genai_types.Tool) else genai_types.Tool.model_validate(declaration)
     return tool.model_dump(mode="json", exclude_none=True)
 
 
-def agent_data(invocations: Sequence[Invocation]) -> dict[str, Any]:
+def agent_data(invocations: Sequence[Invocation]) -> JsonObject:
     """The conversation as the SDK's `AgentData` goes on the wire (snake_case, nothing unset)."""
-    agents: dict[str, dict[str, Any]] = {}
+    agents: dict[str, JsonObject] = {}
     for invocation in invocations:
         details = invocation.app_details.agent_details if invocation.app_details else {}
         for name, agent in details.items():
@@ -120,12 +122,12 @@ def agent_data(invocations: Sequence[Invocation]) -> dict[str, Any]:
     return {"agents": agents, "turns": [_turn(i, invocation) for i, invocation in enumerate(invocations)]}
 
 
-def instance_for(invocations: Sequence[Invocation]) -> dict[str, Any]:
+def instance_for(invocations: Sequence[Invocation]) -> JsonObject:
     # The SDK sends an empty prompt for a multi-turn metric: the conversation lives in agent_eval_data.
     return {"prompt": {"contents": {"contents": []}}, "agent_eval_data": agent_data(invocations)}
 
 
-def _without_run_ids(instance: dict[str, Any]) -> dict[str, Any]:
+def _without_run_ids(instance: JsonObject) -> JsonObject:
     """The instance minus what every live run draws at random (invocation and tool-call ids), so that a re-run
     with the same conversation is answered from the cache; the request itself carries them, as ADK's does."""
     turns = []
@@ -150,7 +152,7 @@ def _without_run_ids(instance: dict[str, Any]) -> dict[str, Any]:
     return {**instance, "agent_eval_data": {**instance["agent_eval_data"], "turns": turns}}
 
 
-def multi_turn_scorer(metric: str):
+def multi_turn_scorer(metric: str) -> JudgeScorer:
     async def score(data: ScoringInput, options: ThresholdOptions, judge: Judge) -> MetricOutcome:
         if not data.actual:
             return MetricOutcome.not_evaluated("no actual invocations")

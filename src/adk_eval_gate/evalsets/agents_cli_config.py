@@ -15,6 +15,7 @@ not do: agents-cli always calls `evaluate(instance)`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
 from adk_eval_gate.core.files import load_json, read_text
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import input_error_from, yaml_line_lookup
 from adk_eval_gate.core.yaml_files import load_yaml
 from adk_eval_gate.evalsets import agents_cli_config_keys as config_keys
@@ -71,6 +73,8 @@ RUBRIC_VERSIONS = {
     "final_response_match": "v2",
 }  # fmt: skip
 ALIASES = {"groundedness": "grounding"}
+# How a check names the config's field and its fix: (location, problem, fix) → the error to raise.
+_Fail = Callable[[tuple[str | int, ...], str, str], InputError]
 
 
 BODY_KEYS = ("prompt_template", "custom_function", "custom_function_file", "remote_custom_function")
@@ -113,11 +117,11 @@ class CustomMetricEntry(BaseModel):
     judge_model: str | None = None
     judge_model_sampling_count: int | None = Field(default=None, ge=1, le=32)
     judge_model_system_instruction: str | None = None
-    judge_model_generation_config: dict[str, Any] | None = None
+    judge_model_generation_config: JsonObject | None = None
     return_raw_output: bool | None = None
     result_parsing_function: str | None = None
     rubric_group_name: str | None = None  # refused with agents-cli's reason, not as an unknown key
-    metric_spec_parameters: dict[str, Any] | None = None
+    metric_spec_parameters: JsonObject | None = None
     metric_resource_name: str | None = None
     description: str | None = None  # documentation only; agents-cli ignores it too
 
@@ -126,7 +130,7 @@ class AgentsCliConfigFile(BaseModel):
     model_config = ConfigDict(extra="ignore")  # agents-cli reads the two keys with dict.get
 
     metrics_to_run: list[str] = Field(default_factory=list)
-    custom_metrics: list[dict[str, Any]] = Field(default_factory=list)  # each read as a CustomMetricEntry
+    custom_metrics: list[JsonObject] = Field(default_factory=list)  # each read as a CustomMetricEntry
 
 
 MetricKind = Literal["code", "remote_code", "prompt_template", "predefined"]
@@ -138,7 +142,7 @@ class AgentsCliMetric:
     kind: MetricKind
     source: str | None = None  # code metrics: the `evaluate(instance)` source
     source_file: str | None = None  # where the source came from, for messages
-    entry: dict[str, Any] | None = None  # the custom_metrics entry as written (prompt-template and parameterised)
+    entry: JsonObject | None = None  # the custom_metrics entry as written (prompt-template and parameterised)
 
 
 @dataclass(frozen=True)
@@ -250,7 +254,7 @@ def parse_agents_cli_config(data: Any, path: Path, lines: Any = None) -> AgentsC
     return AgentsCliConfig(path, tuple(metrics), tuple(warnings))
 
 
-def _metric(entry: CustomMetricEntry, where: tuple[str | int, ...], path: Path, fail) -> AgentsCliMetric:
+def _metric(entry: CustomMetricEntry, where: tuple[str | int, ...], path: Path, fail: _Fail) -> AgentsCliMetric:
     written = entry.model_dump(exclude_none=True, exclude_defaults=True)
     if entry.custom_function is not None and entry.custom_function_file is not None:
         raise fail(
@@ -281,7 +285,7 @@ def _metric(entry: CustomMetricEntry, where: tuple[str | int, ...], path: Path, 
     return AgentsCliMetric(entry.name, "predefined", entry=written)
 
 
-def _check_source(source: str, shown: str, name: str, where: tuple[str | int, ...], fail) -> None:
+def _check_source(source: str, shown: str, name: str, where: tuple[str | int, ...], fail: _Fail) -> None:
     """Compiled, never run, here: a syntax error or a missing `evaluate` is refused before any agent runs, as
     agents-cli refuses it before grading."""
     import ast

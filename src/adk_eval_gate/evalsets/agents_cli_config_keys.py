@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from adk_eval_gate.core.errors import InputError, did_you_mean
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import LineLookup
 from adk_eval_gate.evalsets.ignored_keys import ignored_key, unknown_keys
 
@@ -38,7 +38,7 @@ ENTRY_KEYS = (
 BODY_KEYS = ("custom_function", "custom_function_file", "prompt_template", "remote_custom_function")
 
 
-def top_level(data: dict[str, Any], path: Path, lines: LineLookup) -> list[InputError]:
+def top_level(data: JsonObject, path: Path, lines: LineLookup) -> list[InputError]:
     return [
         ignored_key(
             path, (key,), TOP_LEVEL, "is ignored by agents-cli, which reads metrics_to_run and custom_metrics", lines
@@ -67,7 +67,7 @@ def redefined(name: str, index: int, earlier: int, path: Path, lines: LineLookup
     )
 
 
-def entry_keys(raw: dict[str, Any], index: int, path: Path, lines: LineLookup) -> list[InputError]:
+def entry_keys(raw: JsonObject, index: int, path: Path, lines: LineLookup) -> list[InputError]:
     found = []
     for key in unknown_keys(raw, ENTRY_KEYS):
         loc = ("custom_metrics", index, key)
@@ -91,7 +91,7 @@ def entry_keys(raw: dict[str, Any], index: int, path: Path, lines: LineLookup) -
     return found
 
 
-def _function_name(raw: dict[str, Any], loc: tuple[str | int, ...], path: Path, lines: LineLookup) -> InputError:
+def _function_name(raw: JsonObject, loc: tuple[str | int, ...], path: Path, lines: LineLookup) -> InputError:
     """Loud: with a source that defines both, the metric silently scores with a function its author did not name."""
     named = raw.get("custom_function_name")
     where = f"custom_metrics[{loc[1]}].custom_function_name"
@@ -111,7 +111,7 @@ def _function_name(raw: dict[str, Any], loc: tuple[str | int, ...], path: Path, 
     )
 
 
-def blame_ignored_body(raw: dict[str, Any], index: int, name: str, fail: Callable[..., InputError]) -> None:
+def blame_ignored_body(raw: JsonObject, index: int, name: str, fail: Callable[..., InputError]) -> None:
     """A metric left without a body by a key agents-cli ignores is refused on that key (agents-cli refuses the
     metric: it "needs a 'prompt_template' or 'custom_function'")."""
     for key in unknown_keys(raw, ENTRY_KEYS):

@@ -22,6 +22,7 @@ from google.genai import types as genai_types
 from pydantic import ValidationError
 
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.evalsets.agents_cli_models import AgentEvent, AgentsCliCase, AgentsCliDataset, dump_case
 from adk_eval_gate.evalsets.models import EvalCase, EvalSet, Invocation
@@ -158,7 +159,7 @@ def _convert(case: AgentsCliCase, index: int, path: Path) -> EvalCase:
             path, f"eval_cases[{index}]", "is nested too deeply to keep", "flatten the case's own fields"
         ) from None
     # the case as agents-cli wrote it rides along as an extra field, for the replay and the judges to read
-    extra: dict[str, Any] = {AGENTS_CLI_KEY: {"case": written}}
+    extra: JsonObject = {AGENTS_CLI_KEY: {"case": written}}
     return EvalCase(
         eval_id=case.eval_case_id or f"case_{index}",
         conversation=[Invocation(invocation_id="turn_0", user_content=user_content, final_response=expected)],
@@ -172,7 +173,7 @@ def original_case(case: EvalCase) -> AgentsCliCase | None:
     return AgentsCliCase.model_validate(data["case"]) if isinstance(data, dict) else None
 
 
-def prior_events(case: EvalCase) -> list[dict[str, Any]]:
+def prior_events(case: EvalCase) -> list[JsonObject]:
     """A Shape B case's history as ADK Event payloads (camelCase, a state delta under `actions`), for a session
     created before the turn runs; [] for every other case."""
     original = original_case(case)

@@ -10,11 +10,12 @@ validates the same documents with both.
 from __future__ import annotations
 
 import datetime
-from typing import Any
 
 from google.genai import types as genai_types
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
+
+from adk_eval_gate.core.json_types import JsonObject
 
 
 class SdkModel(BaseModel):
@@ -32,17 +33,17 @@ class Message(SdkModel):
     author: str | None = None
 
 
-class RubricContentProperty(SdkModel):
+class SdkRubricContentProperty(SdkModel):
     description: str | None = None
 
 
-class RubricContent(SdkModel):
-    property: RubricContentProperty | None = None
+class SdkRubricContent(SdkModel):
+    property: SdkRubricContentProperty | None = None
 
 
-class Rubric(SdkModel):
+class SdkRubric(SdkModel):
     rubric_id: str | None = None
-    content: RubricContent | None = None
+    content: SdkRubricContent | None = None
     type: str | None = None
     # HIGH / MEDIUM / LOW; the SDK's enum takes any other string with only a warning, so this does too.
     importance: str | None = None
@@ -51,7 +52,7 @@ class Rubric(SdkModel):
 class RubricGroup(SdkModel):
     group_id: str | None = None
     display_name: str | None = None
-    rubrics: list[Rubric] | None = None
+    rubrics: list[SdkRubric] | None = None
 
 
 class Event(SdkModel):
@@ -80,7 +81,7 @@ class AgentEvent(SdkModel):
     author: str | None = None
     content: genai_types.Content | None = None
     event_time: datetime.datetime | None = None
-    state_delta: dict[str, Any] | None = None
+    state_delta: JsonObject | None = None
     active_tools: list[genai_types.Tool] | None = None
 
 
@@ -127,7 +128,7 @@ class AgentsCliDataset(BaseModel):
     eval_cases: list[AgentsCliCase]
 
 
-def dump_case(case: AgentsCliCase) -> dict[str, Any]:
+def dump_case(case: AgentsCliCase) -> JsonObject:
     """Snake_case JSON without null fields: how `eval generate` writes a case and how the SDK's `instance` sees
     it."""
     return case.model_dump(mode="json", exclude_none=True)

@@ -10,20 +10,21 @@ Invocation, so they are missing here (docs/agents-cli.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from google.genai import types as genai_types
+from pydantic import BaseModel
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.agents_cli_dataset import original_case
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliCase, dump_case
 from adk_eval_gate.evalsets.models import EvalCase, Invocation, InvocationEvents, tool_calls, tool_responses
 
 
-def agent_events(invocation: Invocation) -> list[dict[str, Any]]:
+def agent_events(invocation: Invocation) -> list[JsonObject]:
     """The turn's agent events as agents-cli's AgentEvent JSON (author, content), in order."""
     final = invocation.final_response
     data = invocation.intermediate_data
-    events: list[dict[str, Any]] = []
+    events: list[JsonObject] = []
     placed = final is None
     if isinstance(data, InvocationEvents):
         for event in data.invocation_events:
@@ -50,11 +51,11 @@ def agent_events(invocation: Invocation) -> list[dict[str, Any]]:
     return events
 
 
-def _json(value: Any) -> dict[str, Any]:
+def _json(value: BaseModel) -> JsonObject:
     return value.model_dump(mode="json", exclude_none=True)
 
 
-def final_text_response(events: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def final_text_response(events: Sequence[JsonObject]) -> JsonObject | None:
     """agents-cli's rule: the last event with non-empty text parts, its texts joined, as one text Content."""
     for event in reversed(events):
         content = genai_types.Content.model_validate(event.get("content") or {})
@@ -64,7 +65,7 @@ def final_text_response(events: Sequence[dict[str, Any]]) -> dict[str, Any] | No
     return None
 
 
-def generated_case(case: EvalCase, invocations: Sequence[Invocation]) -> dict[str, Any]:
+def generated_case(case: EvalCase, invocations: Sequence[Invocation]) -> JsonObject:
     """The case as `eval generate` writes it after running it once: turns merged, `responses` filled."""
     original = original_case(case)
     if original is None:
@@ -83,7 +84,7 @@ def generated_case(case: EvalCase, invocations: Sequence[Invocation]) -> dict[st
     return written
 
 
-def metric_instance(generated: dict[str, Any], response_index: int = 0) -> dict[str, Any] | str:
+def metric_instance(generated: JsonObject, response_index: int = 0) -> JsonObject | str:
     """What the SDK hands `evaluate(instance)`: the case without `responses` and null fields, plus `response`
     and, where there is one, `prompt` (the case's, else the user scenario's starting prompt). A string says
     why there is none (the SDK's error for a case without that response)."""

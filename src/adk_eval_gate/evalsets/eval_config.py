@@ -16,6 +16,7 @@ from pydantic.alias_generators import to_camel
 from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError, did_you_mean
 from adk_eval_gate.core.files import load_json
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.evalsets.ignored_keys import ignored_key, once, unknown_keys
 
@@ -31,7 +32,7 @@ class CustomMetricConfig(BaseModel):
     # ADK ignores unknown keys here (its CustomMetricConfig keeps pydantic's default); each one is warned about
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
     code_config: CodeConfig
-    metric_info: dict[str, Any] | None = None
+    metric_info: JsonObject | None = None
     description: str = ""
 
 
@@ -41,7 +42,7 @@ class UserSimulatorConfig(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
     type: str = "llm_backed"
     model: str = "gemini-2.5-flash"
-    model_configuration: dict[str, Any] | None = None
+    model_configuration: JsonObject | None = None
     max_allowed_invocations: int = Field(default=20, ge=-1)
     custom_instructions: str | None = None
     include_function_calls: bool = False
@@ -72,10 +73,10 @@ class EvalConfigFile(BaseModel):
     # ADK's EvalConfig ignores unknown top-level keys; `parse_eval_config` warns about each (or refuses, when they
     # leave no criteria at all)
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
-    criteria: dict[str, Any] = Field(default_factory=dict)
+    criteria: JsonObject = Field(default_factory=dict)
     custom_metrics: dict[str, CustomMetricConfig] | None = None
     user_simulator_config: UserSimulatorConfig | None = None
-    live_model_config: dict[str, Any] | None = None
+    live_model_config: JsonObject | None = None
 
 
 class _StrictCustomMetricConfig(CustomMetricConfig):
@@ -91,11 +92,11 @@ class _StrictEvalConfigFile(EvalConfigFile):
 class EvalConfigData:
     """Criteria as written (name → float or object), plus where they came from."""
 
-    criteria: dict[str, Any]
+    criteria: JsonObject
     source: str  # a file path, "inline" or "default"
     custom_metric_names: tuple[str, ...] = ()
     custom_metric_paths: dict[str, str] = field(default_factory=dict)  # name -> code_config.name
-    user_simulator_config: dict[str, Any] | None = None
+    user_simulator_config: JsonObject | None = None
     warnings: tuple[InputError, ...] = ()  # keys ADK ignores, one line each
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic.alias_generators import to_camel
 
 from adk_eval_gate.core.errors import InputError, did_you_mean
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliCase
 from adk_eval_gate.evalsets.ignored_keys import ignored_key, once, unknown_keys
 from adk_eval_gate.evalsets.models import EvalCase, EvalSet, SessionInput
@@ -52,7 +53,7 @@ def ignored(data: Any, path: Path, shape: str) -> tuple[InputError, ...]:
     return tuple(found[:LISTED])
 
 
-def _evalset(data: dict[str, Any], path: Path, lines: Any) -> list[InputError]:
+def _evalset(data: JsonObject, path: Path, lines: Any) -> list[InputError]:
     found = [
         ignored_key(path, (key,), SET_KEYS, "is not an EvalSet field, so ADK ignores it", lines)
         for key in unknown_keys(data, SET_KEYS)
@@ -113,7 +114,7 @@ def _named(data: list[Any], path: Path, lines: Any) -> list[InputError]:
     return found
 
 
-def _agents_cli(data: dict[str, Any], path: Path, lines: Any) -> list[InputError]:
+def _agents_cli(data: JsonObject, path: Path, lines: Any) -> list[InputError]:
     name = path.name[: -len(".json")] if path.name.endswith(".json") else path.stem
     found = []
     for key in unknown_keys(data, {"eval_cases"}):

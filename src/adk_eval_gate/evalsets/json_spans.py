@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from adk_eval_gate.core.json_types import JsonObject
+
 _SPACE = " \t\n\r"
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _LITERALS = ("true", "false", "null")
@@ -194,7 +196,7 @@ def _gap(text: str, node: Node, before: int, last: int, count: int, inline: bool
     return " " if spaced else ""
 
 
-def _object_edits(text: str, node: Node, old: dict[str, Any], new: dict[str, Any], style: Style) -> list[_Edit]:
+def _object_edits(text: str, node: Node, old: JsonObject, new: JsonObject, style: Style) -> list[_Edit]:
     by_key = {m.key: m for m in node.members}
     gone = [k for k in old if k not in new]
     added = [k for k in new if k not in old]

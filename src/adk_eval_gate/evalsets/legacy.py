@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.redaction import redact_json
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.evalsets.models import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
@@ -41,7 +42,7 @@ def legacy_eval_set_id(path: Path) -> str:
     return name
 
 
-def _require(mapping: dict[str, Any], key: str, path: Path, loc: str, fix: str) -> Any:
+def _require(mapping: JsonObject, key: str, path: Path, loc: str, fix: str) -> Any:
     if key not in mapping:
         raise InputError(path, f"{loc}.{key}", "is required but missing", fix)
     return mapping[key]

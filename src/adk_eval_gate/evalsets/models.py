@@ -14,6 +14,8 @@ from google.genai import types as genai_types
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from adk_eval_gate.core.json_types import JsonObject
+
 PREBUILT_PERSONAS = ("EXPERT", "NOVICE", "EVALUATOR")
 
 
@@ -88,7 +90,7 @@ class SessionInput(EvalModel):
     app_name: str
     user_id: str
     session_id: str | None = None
-    state: dict[str, Any] = Field(default_factory=dict)
+    state: JsonObject = Field(default_factory=dict)
 
 
 class UserBehavior(BaseModel):
@@ -129,7 +131,7 @@ class EvalCase(EvalModel):
     session_input: SessionInput | None = None
     creation_timestamp: float = 0.0
     rubrics: list[Rubric] | None = None
-    final_session_state: dict[str, Any] | None = Field(default_factory=dict)
+    final_session_state: JsonObject | None = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _conversation_xor_scenario(self) -> EvalCase:
@@ -189,5 +191,5 @@ def content_text(content: genai_types.Content | None) -> str:
     return ""
 
 
-def dump_invocation(invocation: Invocation) -> dict[str, Any]:
+def dump_invocation(invocation: Invocation) -> JsonObject:
     return invocation.model_dump(mode="json", exclude_none=True)

@@ -7,6 +7,7 @@ that would drift from the version the team evaluates with.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping
 
 import jinja2.sandbox
 
@@ -32,7 +33,7 @@ def resolve_persona(scenario: ConversationScenario) -> UserPersona | None:
     return UserPersona.model_validate(found.model_dump())
 
 
-def fill_persona(persona: UserPersona | None, values: dict) -> UserPersona | None:
+def fill_persona(persona: UserPersona | None, values: Mapping[str, object]) -> UserPersona | None:
     """A persona whose texts hold placeholders such as `{{ stop_signal }}` (ADK's pre-built ones do), rendered in
     a sandbox with `values`."""
     if persona is None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets import json_spans
 from adk_eval_gate.evalsets.golden_rewrite import golden_of
 from adk_eval_gate.evalsets.models import Invocation, content_text, dump_invocation
@@ -93,17 +94,15 @@ def new_case_id(wanted: str, existing: Iterable[str]) -> str:
 
 
 def _evalset_case(
-    case_id: str, turns: Sequence[Invocation], source: str, session: dict[str, Any] | None, created: float
-) -> dict[str, Any]:
-    case: dict[str, Any] = {"eval_id": case_id, "conversation": [dump_invocation(t) for t in turns]}
+    case_id: str, turns: Sequence[Invocation], source: str, session: JsonObject | None, created: float
+) -> JsonObject:
+    case: JsonObject = {"eval_id": case_id, "conversation": [dump_invocation(t) for t in turns]}
     case["session_input"] = {**(session or {"app_name": "", "user_id": "user", "state": {}}), "source": source}
     case["creation_timestamp"] = created
     return case
 
 
-def _legacy_case(
-    case_id: str, turns: Sequence[Invocation], source: str, session: dict[str, Any] | None
-) -> dict[str, Any]:
+def _legacy_case(case_id: str, turns: Sequence[Invocation], source: str, session: JsonObject | None) -> JsonObject:
     data = []
     for turn in turns:
         golden = golden_of(turn)
@@ -115,7 +114,7 @@ def _legacy_case(
                 "reference": "\n".join(golden.final_texts or ()),
             }
         )
-    case: dict[str, Any] = {"name": case_id, "data": data}
+    case: JsonObject = {"name": case_id, "data": data}
     if session:
         case["initial_session"] = {k: session[k] for k in ("app_name", "user_id", "state") if k in session}
     case["source"] = source
@@ -126,9 +125,9 @@ def _content(content: Any) -> Any:
     return content.model_dump(mode="json", exclude_none=True) if content is not None else None
 
 
-def _agents_cli_case(case_id: str, turns: Sequence[Invocation], source: str) -> dict[str, Any]:
+def _agents_cli_case(case_id: str, turns: Sequence[Invocation], source: str) -> JsonObject:
     last = turns[-1]
-    case: dict[str, Any] = {"eval_case_id": case_id}
+    case: JsonObject = {"eval_case_id": case_id}
     if len(turns) == 1:
         case["prompt"] = _content(last.user_content)
     else:  # Shape B: the earlier turns are the session's history, the last user message is the one to send
@@ -158,7 +157,7 @@ def add_case(
     turns: Sequence[Invocation],
     *,
     source: str,
-    session: dict[str, Any] | None = None,
+    session: JsonObject | None = None,
     created: float = 0.0,
 ) -> str:
     """`text` with the new case appended to its cases; everything else as it was."""

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import requests
 
 from adk_eval_gate.core.clip import clip, single_line
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.redaction import redact_json
 from adk_eval_gate.core.sealed import check_sealed
 from adk_eval_gate.github.session import GitHubSession, ca_bundle, proxy_for
@@ -118,7 +119,7 @@ def _wait_for(response: requests.Response, attempt: int, backoff: float) -> floa
             return min(MAX_WAIT, max(0.0, float(reset) - time.time()))
         except ValueError:
             pass
-    return min(MAX_WAIT, backoff * (2**attempt) * (0.5 + random.random()))
+    return float(min(MAX_WAIT, backoff * (2**attempt) * (0.5 + random.random())))
 
 
 def _message(response: requests.Response) -> str:
@@ -167,7 +168,7 @@ class GitHubClient:
         method: str,
         path: str,
         *,
-        params: dict[str, Any] | None = None,
+        params: JsonObject | None = None,
         json: Any = None,
         accept: str | None = None,
         ok: tuple[int, ...] = (),
@@ -242,11 +243,11 @@ class GitHubClient:
         return self.request("GET", path, **kwargs).json()
 
     def paginate(
-        self, path: str, params: dict[str, Any] | None = None, *, key: str | None = None, limit: int = 5000
+        self, path: str, params: JsonObject | None = None, *, key: str | None = None, limit: int = 5000
     ) -> Iterator[Any]:
         """Every item across pages (following `Link: rel="next"`), up to `limit` items."""
         url: str | None = path
-        query: dict[str, Any] | None = {"per_page": 100, **(params or {})}
+        query: JsonObject | None = {"per_page": 100, **(params or {})}
         seen = 0
         while url:
             response = self.request("GET", url, params=query)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
@@ -20,6 +20,7 @@ from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json
 from adk_eval_gate.core.held_tokens import held
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.github.session import GitHubSession
 from adk_eval_gate.github.variables import check_variables
@@ -103,7 +104,7 @@ class _IssueComment(_Payload):
 
 class _Issue(_Payload):
     number: Annotated[StrictInt, Field(gt=0)]
-    pull_request: dict[str, Any] | None = None  # set when the issue is a pull request
+    pull_request: JsonObject | None = None  # set when the issue is a pull request
 
 
 class IssueCommentEvent(_Payload):
@@ -124,7 +125,7 @@ EVENT_MODELS: dict[str, type[_Payload]] = {
 }
 
 
-def read_event(env: dict[str, str]) -> dict[str, Any]:
+def read_event(env: dict[str, str]) -> JsonObject:
     """The event payload ({} when there is none outside Actions); every way it can be wrong is an InputError."""
     strict = env.get("GITHUB_ACTIONS") == "true"
     path_text = env.get("GITHUB_EVENT_PATH") or ""
@@ -176,7 +177,7 @@ class ActionsContext:
     repository: str | None = None
     token: str | None = field(default=None, repr=False)
     event_name: str | None = None
-    event: dict[str, Any] = field(default_factory=dict, repr=False)
+    event: JsonObject = field(default_factory=dict, repr=False)
     sha: str | None = None
     ref: str | None = None
     base_ref: str | None = None
@@ -239,15 +240,15 @@ class ActionsContext:
         return ((self.pull_request or {}).get("head") or {}).get("sha") or self.sha
 
     @property
-    def pull_request(self) -> dict[str, Any] | None:
+    def pull_request(self) -> JsonObject | None:
         pr = self.event.get("pull_request")
         return pr if isinstance(pr, dict) else None
 
     @property
     def base_sha(self) -> str | None:
         """The base branch commit the pull request was opened or last synchronised against."""
-        pr = self.pull_request
-        return (pr or {}).get("base", {}).get("sha")
+        sha = ((self.pull_request or {}).get("base") or {}).get("sha")
+        return sha if isinstance(sha, str) else None
 
     @property
     def base_branch(self) -> str | None:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from adk_eval_gate.core.clip import clip
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 
 WRITERS = frozenset({"admin", "maintain", "write"})
@@ -57,11 +57,9 @@ def react(client: GitHubClient, repository: str, comment_id: int, content: str =
 
 def reply(client: GitHubClient, repository: str, number: int, text: str) -> str | None:
     """A new comment, posted once: a reply whose answer was lost is not worth a second copy."""
-    return (
-        client.request("POST", f"/repos/{repository}/issues/{number}/comments", json={"body": text})
-        .json()
-        .get("html_url")
-    )
+    posted = client.request("POST", f"/repos/{repository}/issues/{number}/comments", json={"body": text}).json()
+    url = posted.get("html_url")
+    return url if isinstance(url, str) else None
 
 
 def set_status(
@@ -81,7 +79,7 @@ def set_status(
     client.request("POST", f"/repos/{repository}/statuses/{sha}", json=body, idempotent=True)
 
 
-def timeline(client: GitHubClient, repository: str, number: int) -> list[dict[str, Any]]:
+def timeline(client: GitHubClient, repository: str, number: int) -> list[JsonObject]:
     """The whole timeline, or GitHubError: a force-push after the last event read would be invisible, so a
     timeline cut short proves nothing (the bound keeps a hostile pull request's thousands of events cheap)."""
     path = f"/repos/{repository}/issues/{number}/timeline"
@@ -110,7 +108,7 @@ def label_added(client: GitHubClient, repository: str, number: int, label: str) 
     return found
 
 
-def head_before(events: list[dict[str, Any]], head_sha: str, comment_at: str) -> str | None:
+def head_before(events: list[JsonObject], head_sha: str, comment_at: str) -> str | None:
     """Why the head `head_sha` is not proven to be the head the comment saw, or None when it is.
 
     Proof: the last event that set the head (a force-push, with the server's time) set it to `head_sha` and came

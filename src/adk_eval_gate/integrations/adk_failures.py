@@ -6,9 +6,9 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Any
 
 from adk_eval_gate.core.files import append_text
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.report.adk_details import (
     MetricVerdict,
@@ -20,7 +20,7 @@ from adk_eval_gate.report.adk_details import (
 from adk_eval_gate.results.models import EvalSetResult
 
 
-def _csv_rows(eval_set_id: str, eval_id: str, verdict: MetricVerdict) -> list[dict[str, Any]]:
+def _csv_rows(eval_set_id: str, eval_id: str, verdict: MetricVerdict) -> list[JsonObject]:
     return [
         {
             "eval_set_id": eval_set_id,
@@ -35,7 +35,7 @@ def _csv_rows(eval_set_id: str, eval_id: str, verdict: MetricVerdict) -> list[di
     ]
 
 
-def write_csv(rows: list[dict[str, Any]], output_file: str) -> None:
+def write_csv(rows: list[JsonObject], output_file: str) -> None:
     """Appends, writing the header only for a new file (ADK's `to_csv(mode="a")`)."""
     if not rows:
         return
@@ -54,7 +54,7 @@ def failures_for(
     expected: dict[str, list[Invocation]],
     agent_module: str,
     print_detailed_results: bool = False,
-    csv_rows: list[dict[str, Any]] | None = None,
+    csv_rows: list[JsonObject] | None = None,
 ) -> list[str]:
     """ADK's failure lines for one eval set's results, each followed by the turns behind it."""
     failures: list[str] = []

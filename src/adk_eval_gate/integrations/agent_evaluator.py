@@ -17,6 +17,7 @@ from typing import Any
 from adk_eval_gate.config.loader import AgentPlan, Workflow
 from adk_eval_gate.config.models import Settings
 from adk_eval_gate.core.files import load_json
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
 from adk_eval_gate.evalsets.eval_config import EvalConfigData, parse_eval_config, sibling_test_config
 from adk_eval_gate.evalsets.loader import EvalSetFile, load_eval_set, parse_eval_set
@@ -108,7 +109,7 @@ async def _evaluate_file(
         manager, app_name = history
         save_history(manager, app_name, results.eval_sets[0], {c.eval_id: c for c in file.eval_set.eval_cases})
     expected = {c.eval_id: list(c.conversation or []) for c in file.eval_set.eval_cases}
-    rows: list[dict[str, Any]] | None = [] if output_file else None
+    rows: list[JsonObject] | None = [] if output_file else None
     failures = failures_for(results.eval_sets[0], expected, agent_module, print_detailed_results, rows)
     if output_file and rows is not None:
         write_csv(rows, output_file)
@@ -129,7 +130,7 @@ def _test_files(path_or_dir: str) -> list[str]:
     return [path_or_dir]
 
 
-def _with_initial_session(file: EvalSetFile, initial_session: dict[str, Any]) -> EvalSetFile:
+def _with_initial_session(file: EvalSetFile, initial_session: JsonObject) -> EvalSetFile:
     """ADK applies an initial session file only to pre-EvalSet files, and refuses it for an EvalSet file."""
     if not initial_session:
         return file

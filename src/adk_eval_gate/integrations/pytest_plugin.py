@@ -23,6 +23,7 @@ from _pytest._code.code import TerminalRepr  # repr_failure's return type; pytes
 from adk_eval_gate.core.keys import CaseKey
 
 if TYPE_CHECKING:
+    from adk_eval_gate.evalsets.models import Invocation
     from adk_eval_gate.results.models import CaseResult, ResultsFile
     from adk_eval_gate.run.plan import Plan
 
@@ -220,7 +221,7 @@ class CaseItem(pytest.Item):
         return self.path, None, "::".join(self.key)
 
 
-def _explain(case: CaseResult, expected: list) -> str:
+def _explain(case: CaseResult, expected: list[Invocation]) -> str:
     from adk_eval_gate.report.adk_details import metric_verdict, missed_turns
 
     lines = [f"{case.eval_id}: {case.status}" + (f": {case.reason}" if case.reason else "")]

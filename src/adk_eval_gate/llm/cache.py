@@ -16,6 +16,7 @@ from typing import Any
 
 from adk_eval_gate.core.errors import InputError, WriteError
 from adk_eval_gate.core.files import read_text, write_text_atomic
+from adk_eval_gate.core.json_types import JsonObject
 
 
 def cache_key(**parts: Any) -> str:
@@ -30,7 +31,7 @@ class LlmCache:
         assert self.directory is not None
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> JsonObject | None:
         if self.directory is None:
             return None
         try:
@@ -40,7 +41,7 @@ class LlmCache:
             return None  # a missing, torn or odd entry is a miss, never an error
         return entry if isinstance(entry, dict) else None  # an entry is an answer object: anything else is odd
 
-    def put(self, key: str, value: dict[str, Any]) -> None:
+    def put(self, key: str, value: JsonObject) -> None:
         """A cache that cannot be written (a full disk) costs the next run its calls, never this run its verdict:
         said once, then the run goes on uncached."""
         if self.directory is None:

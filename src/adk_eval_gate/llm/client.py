@@ -24,13 +24,14 @@ import socket
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from adk_eval_gate.llm.cache import LlmCache, cache_key
 
 if TYPE_CHECKING:  # imported when the first call is made: a run without judges never loads the SDK
     from google import genai
     from google.genai import errors
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.llm.prices import PriceTable
 
 # No model call reads or writes a billion tokens: a larger count from the judge's server is read as this one.
@@ -164,7 +165,7 @@ class LlmClient:
         purpose: str,
         model: str,
         prompt: str,
-        config: dict[str, Any] | None,
+        config: JsonObject | None,
         sample: int,
         version: str,
         *,
@@ -192,11 +193,11 @@ class LlmClient:
         purpose: str,
         model: str,
         key: str,
-        call: Callable[[], Awaitable[dict[str, Any]]],
+        call: Callable[[], Awaitable[JsonObject]],
         *,
         tally: UsageStats | None = None,
         credentials: Callable[[], str | None] | None = None,
-    ) -> dict[str, Any]:
+    ) -> JsonObject:
         """One model or evaluation-service request through the cache, the budget, the pool and the retries.
         `call` returns a JSON-able answer with `input_tokens` / `output_tokens`; `credentials` says why the
         request cannot be made (default: no google-genai credentials)."""
@@ -237,9 +238,7 @@ class LlmClient:
         self.cache.put(key, answer)
         return answer
 
-    async def _generate(
-        self, model: str, prompt: str, config: dict[str, Any] | None, skip_thoughts: bool
-    ) -> dict[str, Any]:
+    async def _generate(self, model: str, prompt: str, config: JsonObject | None, skip_thoughts: bool) -> JsonObject:
         from google.genai import types
 
         generation = types.GenerateContentConfig.model_validate(config or {})
@@ -259,7 +258,7 @@ class LlmClient:
             ),
         }
 
-    async def _with_retries(self, call: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+    async def _with_retries(self, call: Callable[[], Awaitable[JsonObject]]) -> JsonObject:
         """Anything that is neither an API error nor a transport failure is a bug (ours or the SDK's): it is not
         retried, and propagates for the caller to report as an error."""
         from google.genai import errors

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import dataclass
-from typing import Any
 
 from adk_eval_gate.core.clip import clip, single_line
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria import efficiency_metrics as efficiency
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
 from adk_eval_gate.results.models import CaseResult
@@ -114,7 +114,7 @@ def _short(text: str) -> str:
 def missed_turns(eval_id: str, verdict: MetricVerdict) -> list[str]:
     """The turns that missed, expected beside actual, so a failing test says what to look at. Runs that missed
     a turn the same way share one entry."""
-    entries: dict[tuple, list[int]] = {}
+    entries: dict[tuple[int, str, str, tuple[str, ...]], list[int]] = {}
     for turn in verdict.turns:
         if turn.status == "passed":
             continue
@@ -130,13 +130,13 @@ def missed_turns(eval_id: str, verdict: MetricVerdict) -> list[str]:
         score = "no score" if turn.score is None else f"score {turn.score:.4g}"
         entries.setdefault((turn.index, score, _short(cells["prompt"]), tuple(lines)), []).append(turn.run + 1)
     out = []
-    for (index, score, prompt, lines), runs in entries.items():
+    for (index, score, prompt, missed), runs in entries.items():
         which = f"run {runs[0]}" if len(runs) == 1 else f"runs {', '.join(map(str, runs))}"
-        out += [f"  case {eval_id!r}, turn {index + 1}, {which} ({score}): {prompt}", *lines]
+        out += [f"  case {eval_id!r}, turn {index + 1}, {which} ({score}): {prompt}", *missed]
     return out
 
 
-def _grid(rows: list[dict[str, Any]]) -> str:
+def _grid(rows: list[JsonObject]) -> str:
     """ADK prints `tabulate(..., tablefmt="grid", maxcolwidths=25)`; a plain grid with the same columns."""
     if not rows:
         return ""

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from adk_eval_gate.core.clip import clip_middle, clip_words, short_sha, single_line
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import strip_controls
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.missing import missing_judged_line
-from adk_eval_gate.results.models import EvalSetResult, ResultsFile
+from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
+
+if TYPE_CHECKING:
+    from adk_eval_gate.baseline.models import Comparison, PooledSummary, Summary
 
 _MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR", "not_run": "NOT RUN"}
 
@@ -23,7 +28,7 @@ def no_threshold(eval_set: EvalSetResult, name: str) -> bool:
     return config is not None and config.options.get("has_threshold") is False
 
 
-def _cell(metric, compared_only: bool = False) -> str:
+def _cell(metric: MetricResult, compared_only: bool = False) -> str:
     if metric.score is None:
         return "n/a"
     if compared_only:
@@ -32,7 +37,7 @@ def _cell(metric, compared_only: bool = False) -> str:
     return f"{metric.score:.3f} {sign} {metric.threshold:g}"
 
 
-def _case_mark(eval_set: EvalSetResult, case) -> str:
+def _case_mark(eval_set: EvalSetResult, case: CaseResult) -> str:
     """A case that passed only because none of its scored criteria has a threshold passed nothing: it was scored."""
     scored = [n for n, m in case.metrics.items() if m.score is not None]
     if case.status == "passed" and scored and all(no_threshold(eval_set, n) for n in scored):
@@ -111,7 +116,7 @@ _VERDICT_MARK = {
 }
 
 
-def render_comparison(comparison) -> str:
+def render_comparison(comparison: Comparison) -> str:
     """Verdict first, then one line per pooled and per eval-set verdict, then the cases behind the regressions."""
     gate = comparison.gate
     no_baseline = " — NO BASELINE, nothing was compared" if comparison.baseline is None else ""
@@ -155,14 +160,14 @@ def render_comparison(comparison) -> str:
     return "\n".join(lines)
 
 
-def _mark(row) -> str:
+def _mark(row: Summary | PooledSummary) -> str:
     return "UNCONFIRMED" if row.unconfirmed else _VERDICT_MARK[row.verdict]
 
 
-def _estimate(row) -> str:
+def _estimate(row: Summary | PooledSummary) -> str:
     """Adaptive runs' means are of the samples the change is estimated from: say which."""
     return f" ({row.estimate})" if row.estimate else ""
 
 
-def _num(value) -> str:
+def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"

@@ -150,7 +150,7 @@ def _importance(summary: Summary | PooledSummary) -> int:
 def render_report(
     comparison: Comparison,
     results: ResultsFile,
-    expected_cases: dict,
+    expected_cases: dict[CaseKey, list[Invocation]],
     *,
     run_url: str | None = None,
     head_sha: str | None = None,

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import in_range, out_of_range
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.results.models import (
@@ -64,10 +65,10 @@ class CaseResultIn(_Loose):
 
 class EvaluationResultIn(_Loose):
     eval_case_results: list[CaseResultIn] | None = None
-    summary_metrics: list[dict[str, Any]] | None = None
-    evaluation_dataset: list[dict[str, Any]] | None = None
-    metadata: dict[str, Any] | None = None
-    agent_info: dict[str, Any] | None = None
+    summary_metrics: list[JsonObject] | None = None
+    evaluation_dataset: list[JsonObject] | None = None
+    metadata: JsonObject | None = None
+    agent_info: JsonObject | None = None
 
 
 def is_agents_cli_result(data: Any) -> bool:
@@ -134,7 +135,7 @@ def _case(eval_id: str, result: CaseResultIn) -> CaseResult:
     return CaseResult(eval_id=eval_id, status=status, reason=reason, metrics=metrics, runs=runs)
 
 
-def results_from_agents_cli(data: dict[str, Any], path: Path, version: str) -> ResultsFile:
+def results_from_agents_cli(data: JsonObject, path: Path, version: str) -> ResultsFile:
     try:
         parsed = EvaluationResultIn.model_validate(data)
     except ValidationError as exc:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from adk_eval_gate.core.files import write_text_atomic
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.agents_cli_traces import generated_case
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.results.models import ResultsFile
@@ -27,9 +28,9 @@ def _safe(name: str) -> str:
 
 def trace_documents(
     results: ResultsFile, cases: Mapping[tuple[str, str], Sequence[EvalCase]]
-) -> dict[tuple[str, str, int], dict]:
+) -> dict[tuple[str, str, int], JsonObject]:
     """(agent, eval set id, run) → the generated dataset of that run, cases in dataset order."""
-    documents: dict[tuple[str, str, int], dict] = {}
+    documents: dict[tuple[str, str, int], JsonObject] = {}
     for eval_set in results.eval_sets:
         originals = cases.get((eval_set.agent, eval_set.eval_set_id))
         if not originals:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric, RunRecord
-from adk_eval_gate.targets.adk_history import Ref, save_case_results
+from adk_eval_gate.targets.adk_history import HeldKey, Ref, save_case_results
 
 _STATUS = {"passed": 1, "failed": 2, "not_evaluated": 3, "error": 2}  # ADK's EvalStatus values
 
@@ -36,14 +38,14 @@ def case_results(
     cases: dict[str, EvalCase],
     *,
     tag: str = "",
-    held: set[tuple] | frozenset = frozenset(),
-) -> list[dict[str, Any]]:
+    held: AbstractSet[HeldKey] = frozenset(),
+) -> list[JsonObject]:
     """ADK `EvalCaseResult`s, in their JSON form, for every run of every case of one eval set. Built as plain
     data and validated by ADK's models in one pass (`save_history`): object by object, this cost more than
     running the agent on some suites. Invocations the writer holds already (`held`, keys under `tag`) are
     `Ref`s."""
 
-    def metric_result(name: str, score: float | None, status: str) -> dict[str, Any]:
+    def metric_result(name: str, score: float | None, status: str) -> JsonObject:
         criterion = eval_set.criteria[name]
         return {
             "metric_name": name,
@@ -57,7 +59,7 @@ def case_results(
     for case in eval_set.cases:
         source = cases.get(case.eval_id)
         expected_key = ("expected", tag, eval_set.eval_set_id, case.eval_id)
-        expected: list[Ref] | list[dict[str, Any]]
+        expected: list[Ref] | list[JsonObject]
         if expected_key in held:
             expected = [Ref(expected_key, i) for i in range(len(source.conversation or []))] if source else []
         else:
@@ -101,7 +103,7 @@ def case_results(
     return out
 
 
-def _actual(record: RunRecord, key: tuple, held: set[tuple] | frozenset) -> list[Ref] | list[dict[str, Any]]:
+def _actual(record: RunRecord, key: HeldKey, held: AbstractSet[HeldKey]) -> list[Ref] | list[JsonObject]:
     recorded = record.actual_invocations or []  # a run without invocations is written as a failed run first
     return [Ref(key, i) for i in range(len(recorded))] if key in held else recorded
 

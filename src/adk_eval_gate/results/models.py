@@ -9,10 +9,11 @@ file is also a baseline, read back from a store or a fork's artifact.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import STORED_FILE, Count, Finite, NonNegative, RunCount, Unit
 from adk_eval_gate.core.schema_versions import RESULTS_SCHEMA_VERSION
 
@@ -91,7 +92,7 @@ class RunRecord(_Model):
     error: str | None = None
     duration_seconds: NonNegative | None = None
     usage: RunUsage | None = None
-    actual_invocations: list[dict[str, Any]] | None = Field(
+    actual_invocations: list[JsonObject] | None = Field(
         default=None, description="The agent's invocations in ADK's Invocation JSON shape (snake_case)."
     )
 
@@ -151,7 +152,7 @@ class CaseResult(_Model):
 
 class CriterionConfig(_Model):
     threshold: Finite
-    options: dict[str, Any]
+    options: JsonObject
     hash: str = Field(
         default="", description="sha256 of the criterion's name and options; a change makes its rows not comparable."
     )

@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from adk_eval_gate.config.loader import AgentPlan, Workflow
 from adk_eval_gate.core.errors import InputError
@@ -19,6 +21,29 @@ from adk_eval_gate.criteria.engine.base import ConfiguredCriterion
 from adk_eval_gate.evalsets.agents_cli_config import is_agents_cli_config, parse_agents_cli_config, read_config_data
 from adk_eval_gate.evalsets.eval_config import EvalConfigData
 from adk_eval_gate.evalsets.loader import EvalSetFile
+from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.results.models import ResultsFile
+
+
+# What these functions read of a `plan.Plan`, named structurally: plan.py imports this module.
+class _EvalSetOfPlan(Protocol):
+    @property
+    def eval_set_id(self) -> str: ...
+    @property
+    def file(self) -> EvalSetFile: ...
+
+
+class _AgentOfPlan(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def eval_sets(self) -> Sequence[_EvalSetOfPlan]: ...
+
+
+class _Plan(Protocol):
+    @property
+    def agents(self) -> Sequence[_AgentOfPlan]: ...
+
 
 DEFAULT_CONFIG = "eval_config.yaml"
 
@@ -75,7 +100,7 @@ def agents_cli_criteria(
     return EvalConfigData(criteria=summary, source=str(path), warnings=config.warnings), tuple(criteria)
 
 
-def agents_cli_cases(plan) -> dict[tuple[str, str], tuple]:
+def agents_cli_cases(plan: _Plan) -> dict[tuple[str, str], tuple[EvalCase, ...]]:
     """(agent, eval set id) → the agents-cli cases of a plan (`plan.Plan`; not imported: plan.py imports this),
     for writing their traces in agents-cli's format."""
     return {
@@ -86,7 +111,7 @@ def agents_cli_cases(plan) -> dict[tuple[str, str], tuple]:
     }
 
 
-def named_like_the_plan(results, plan):
+def named_like_the_plan(results: ResultsFile, plan: _Plan) -> ResultsFile:
     """agents-cli's own results file takes the names of the plan's only agents-cli dataset (`results.agents_cli_
     results.named_for`); with several there is no telling which one it graded, so its own names stay."""
     from adk_eval_gate.results.agents_cli_results import named_for

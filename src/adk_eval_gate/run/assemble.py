@@ -3,13 +3,15 @@ summarised; and the same results as ADK eval history, for `adk web`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from adk_eval_gate.config.models import AdaptiveRuns
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.llm.prices import PriceTable
 from adk_eval_gate.results.build import count, criteria_config
 from adk_eval_gate.results.eval_history import case_results
-from adk_eval_gate.results.models import EvalSetResult, RunRange
-from adk_eval_gate.run.early_scores import EarlyScores, case_entry
+from adk_eval_gate.results.models import EvalSetResult, RunRange, Sampling
+from adk_eval_gate.run.early_scores import EarlyScores, Judged, case_entry
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
 from adk_eval_gate.targets import CaseRun, Target
 from adk_eval_gate.targets.adk_history import history_folder, write_history_or_warn
@@ -22,8 +24,8 @@ def eval_set_result(
     eval_set: EvalSetPlan,
     target: Target,
     runs: dict[str, list[CaseRun]],
-    judged: dict,
-    sampling: dict,
+    judged: Mapping[CaseKey, Judged],
+    sampling: Mapping[CaseKey, Sampling],
     prices: PriceTable,
     early: EarlyScores | None = None,
 ) -> EvalSetResult:

@@ -27,7 +27,7 @@ class SpendingLimit:
     judges_usd: float = 0.0
     unpriced: set[str] = field(default_factory=set)
     # per case and round: None when admitted, else why not (fixed when first asked, so a case's runs agree)
-    _decisions: dict[tuple, str | None] = field(default_factory=dict)
+    _decisions: dict[tuple[object, ...], str | None] = field(default_factory=dict)
 
     @property
     def spent(self) -> float:
@@ -39,7 +39,7 @@ class SpendingLimit:
             f"(${self.spent:.4f} spent before this case could start)"
         )
 
-    def admit(self, key: tuple) -> str | None:
+    def admit(self, key: tuple[object, ...]) -> str | None:
         """`key` names one case's runs of one round: they start together or not at all."""
         if key not in self._decisions:
             self._decisions[key] = None if self.spent < self.max_cost_usd else self.refusal()

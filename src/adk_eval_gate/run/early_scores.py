@@ -8,8 +8,10 @@ name, eval set and case (never by a target's `id()`), and hold the runs they wer
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+
 from adk_eval_gate.config.models import AdaptiveRuns
-from adk_eval_gate.criteria.engine.base import ConfiguredCriterion
+from adk_eval_gate.criteria.engine.base import ConfiguredCriterion, MetricOutcome
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.llm.prices import PriceTable
 from adk_eval_gate.results.build import case_result
@@ -19,9 +21,17 @@ from adk_eval_gate.run.budget import NOT_RUN_PREFIX
 from adk_eval_gate.run.plan import Plan
 from adk_eval_gate.targets import CaseRun
 
+# One case's judged outcomes, computed before it is scored: (run, criterion) → outcome (criteria/judging.py).
+Judged = Mapping[tuple[int, str], MetricOutcome]
+
 
 def case_entry(
-    case: EvalCase, runs: list[CaseRun], criteria, judged: dict | None, sampling: Sampling | None, prices: PriceTable
+    case: EvalCase,
+    runs: list[CaseRun],
+    criteria: Sequence[ConfiguredCriterion],
+    judged: Judged | None,
+    sampling: Sampling | None,
+    prices: PriceTable,
 ) -> CaseResult:
     """A case's entry in the results file, scored over all its runs."""
     from adk_eval_gate.criteria.engine.scoring import score_case
@@ -53,7 +63,7 @@ class EarlyScores:
         self._runs: dict[tuple[str, str, str], list[CaseRun]] = {}
         self._entries: dict[tuple[str, str, str], tuple[tuple[CaseRun, ...], CaseResult]] = {}
 
-    def recorder(self, agent: str):
+    def recorder(self, agent: str) -> Callable[[CaseRun], None] | None:
         """What a worker pool calls with each run it receives for the agent named `agent`, or None when nothing
         qualifies."""
         if not any(key[0] == agent for key in self._settled):

@@ -169,6 +169,7 @@ async def run_plan_async(
         ]
         await write_eval_history(plan, eval_set_results, host)
     finally:
+        judge.close()  # the run's metric process (the pull request's code) ends with the run
         if host is not None:
             await host.release()
             if own_host:

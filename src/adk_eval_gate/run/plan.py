@@ -15,6 +15,7 @@ from adk_eval_gate.config.loader import AgentPlan, Workflow, load_workflow
 from adk_eval_gate.config.models import AdaptiveRuns
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import read_text
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import relative_posix, shown_path
 from adk_eval_gate.criteria.engine.base import ConfiguredCriterion
@@ -34,7 +35,7 @@ class EvalSetPlan:
     file: EvalSetFile
     criteria: tuple[ConfiguredCriterion, ...]
     criteria_source: str  # "inline", "default" or the eval config file's path
-    user_simulator_config: dict | None
+    user_simulator_config: JsonObject | None
     # keys the reference tools ignore in the eval file and its eval config: printed, never fatal
     warnings: tuple[InputError, ...] = ()
 
@@ -87,11 +88,13 @@ class Plan:
         }
 
 
-def _criteria_for(workflow: Workflow, agent: AgentPlan, eval_set_path: Path) -> tuple[EvalConfigData, tuple]:
+def _criteria_for(
+    workflow: Workflow, agent: AgentPlan, eval_set_path: Path
+) -> tuple[EvalConfigData, tuple[ConfiguredCriterion, ...]]:
     known = set(REGISTRY)
     if agent.settings.criteria is not None:
         data = EvalConfigData(criteria=dict(agent.settings.criteria), source="inline")
-        loc: tuple = ("agents", agent.index, "criteria")
+        loc: tuple[str | int, ...] = ("agents", agent.index, "criteria")
         resolved = resolve_criteria(data.criteria, str(workflow.path), loc=loc, lines=workflow.lines)
         return data, tuple(resolved)
     config_path = agent.eval_config_path or sibling_test_config(eval_set_path)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from adk_eval_gate.config.offline import OFFLINE_COMMAND
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
-from adk_eval_gate.evalsets.models import AgentDetails, AppDetails, EvalCase
+from adk_eval_gate.evalsets.models import AgentDetails, AppDetails, EvalCase, Invocation
 from adk_eval_gate.targets.adk_runtime import import_runtime, require_adk, retry_plugin_class
 from adk_eval_gate.targets.base import CaseRun, TransientTargetError, one_line
 from adk_eval_gate.targets.events import events_to_invocation
@@ -150,7 +150,7 @@ async def load_agent(reference: str, base_dir: Path) -> tuple[Any, Any]:
     )
 
 
-def _app_details_plugin():
+def _app_details_plugin() -> Any:  # an ADK BasePlugin, its class made once ADK is imported
     """Records each agent's instructions and tool declarations from its first model request of a turn,
     as ADK's request-intercepter plugin does (judges read them)."""
     from google.adk.plugins.base_plugin import BasePlugin
@@ -160,7 +160,7 @@ def _app_details_plugin():
             super().__init__(name="adk_eval_gate_app_details")
             self.by_invocation: dict[str, dict[str, AgentDetails]] = {}
 
-        async def before_model_callback(self, *, callback_context, llm_request):
+        async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
             details = self.by_invocation.setdefault(callback_context.invocation_id, {})
             name = callback_context.agent_name
             if name not in details:
@@ -327,7 +327,7 @@ class AdkTarget:
                 state=dict(session_input.state) if session_input else {},
                 session_id=session_id,
             )
-        invocations: list = []
+        invocations: list[Invocation] = []
         try:
             await self._seed_history(session, case)
             if self._played:
@@ -350,7 +350,12 @@ class AdkTarget:
             await self._started.sessions.append_event(session, Event.model_validate(payload))
 
     async def _run_turns(
-        self, user: ScriptedUser | UserSimulator, runner: Runner, user_id: str, session_id: str, invocations: list
+        self,
+        user: ScriptedUser | UserSimulator,
+        runner: Runner,
+        user_id: str,
+        session_id: str,
+        invocations: list[Invocation],
     ) -> None:
         history: list[tuple[str, Any]] = []
         try:

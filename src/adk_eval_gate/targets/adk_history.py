@@ -13,13 +13,18 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from adk_eval_gate.core.json_types import JsonObject
+
+# Names one held list of ADK invocations: ("actual", tag, eval set id, eval id, run) as eval_history builds it.
+HeldKey = tuple[object, ...]
+
 
 @dataclass(frozen=True)
 class Ref:
     """Stands for invocations the history writer already holds as ADK objects (`prevalidate`): `key` names the
     list, `index` the invocation in it."""
 
-    key: tuple
+    key: HeldKey
     index: int
 
 
@@ -27,8 +32,8 @@ def save_case_results(
     manager: Any,
     app_name: str,
     eval_set_id: str,
-    results: list[dict[str, Any]],
-    held: dict[tuple, list] | None = None,
+    results: list[JsonObject],
+    held: dict[HeldKey, list[Any]] | None = None,
 ) -> None:
     """ADK's manager writes the file itself, past our redacting writers: secrets the agent echoed are masked
     here first (held invocations were masked when `prevalidate` took them)."""
@@ -44,14 +49,15 @@ def save_case_results(
     manager.save_eval_set_result(app_name, eval_set_id, case_results_adapter().validate_python(results))
 
 
-def prevalidate(invocations: list[dict[str, Any]]) -> list[Any]:
+def prevalidate(invocations: list[JsonObject]) -> list[Any]:
     """ADK Invocations from their JSON, secrets masked: done while the agent runs, so the history costs little
     at the end."""
     from google.adk.evaluation.eval_case import Invocation
 
     from adk_eval_gate.core.redaction import redact_json
 
-    return invocations_adapter().validate_python([fit(Invocation, i) for i in redact_json(invocations)])
+    validated: list[Any] = invocations_adapter().validate_python([fit(Invocation, i) for i in redact_json(invocations)])
+    return validated
 
 
 @cache
@@ -77,8 +83,8 @@ def write_history_or_warn(
     agent: str,
     folder: Path,
     eval_set_id: str,
-    results: list[dict[str, Any]],
-    held: dict[tuple, list] | None = None,
+    results: list[JsonObject],
+    held: dict[HeldKey, list[Any]] | None = None,
 ) -> None:
     """Saves one eval set's `case_results` where `adk web` looks for the agent folder's history; a history that
     cannot be written is a warning, never a lost run."""

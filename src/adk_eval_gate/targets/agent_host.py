@@ -130,16 +130,16 @@ class AgentHost:
         forked: asyncio.Queue[tuple[int, ...] | str],
     ) -> None:
         while True:
-            message = await read_reply(reader)
-            if isinstance(message, Ready):
-                ready.set_result(message.error)
-            elif isinstance(message, Forked):
-                forked.put_nowait(message.pids)
-            elif isinstance(message, Exited):
-                self._exits[message.pid] = message.code
-                self._exit_event(message.pid).set()
-            else:  # gone, or something the host never sends: it can no longer be trusted to answer
-                break
+            match await read_reply(reader):
+                case Ready(error=error):
+                    ready.set_result(error)
+                case Forked(pids=pids):
+                    forked.put_nowait(pids)
+                case Exited(pid=pid, code=exit_code):
+                    self._exits[pid] = exit_code
+                    self._exit_event(pid).set()
+                case _:  # gone, or something the host never sends: it can no longer be trusted to answer
+                    break
         code = self._process.poll()
         gone = "the agent host process exited" + (f" (exit code {code})" if code is not None else "")
         if not ready.done():

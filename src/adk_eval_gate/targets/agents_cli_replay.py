@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliCase, AgentsCliDataset
 from adk_eval_gate.evalsets.models import Invocation
@@ -43,9 +44,7 @@ def recorded_invocation(case: AgentsCliCase, index: int, path: Path) -> Invocati
     responses = [r.response for r in case.responses or [] if r.response is not None]
     if not new and not responses:
         return None
-    payloads: list[dict[str, Any]] = [
-        e.model_dump(mode="json", exclude_none=True) for e in new if e.content is not None
-    ]
+    payloads: list[JsonObject] = [e.model_dump(mode="json", exclude_none=True) for e in new if e.content is not None]
     invocation = events_to_invocation(payloads, user_content)
     if invocation.final_response is None and responses:
         invocation = invocation.model_copy(update={"final_response": responses[0]})

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from adk_eval_gate.core.clip import clip, single_line
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.client import UsageStats
 
@@ -21,7 +22,7 @@ class CaseRun:
     # Model calls of the user simulator for this case and run (conversation_scenario cases only).
     simulator_usage: UsageStats | None = None
     # `invocations` as dump_invocation gives them, when a worker process sent them so: not dumped again.
-    dumped: tuple[dict[str, Any], ...] | None = field(default=None, compare=False, repr=False)
+    dumped: tuple[JsonObject, ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:

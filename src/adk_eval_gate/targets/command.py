@@ -35,6 +35,7 @@ from pydantic import ValidationError
 from adk_eval_gate.config.target_settings import CommandTargetSettings as CommandSettings
 from adk_eval_gate.core.clip import clip, clip_end, masked_lines, single_line
 from adk_eval_gate.core.files import scrub_data
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.redaction import child_env
 from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
 from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation
@@ -95,7 +96,7 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def request_for(eval_set_id: str, case: EvalCase, run: int) -> dict[str, Any]:
+def request_for(eval_set_id: str, case: EvalCase, run: int) -> JsonObject:
     assert case.conversation is not None
     request = {
         "protocol": PROTOCOL_VERSION,

@@ -1,11 +1,12 @@
 """Every message between the run, the agent host (agent_host.py), its workers and its history writer: one frozen
-dataclass each, framed and coded here only, dispatched by type.
+dataclass each, framed and coded here only, dispatched by type (`match`).
 
 Two directions, two codings. Towards the host and its children (`ToHost`, `ToWorker`, `ToHistorian`): pickles,
 because a fork request carries the target and its settings, and the run is the trusted side. Towards the run
 (`FromHost`, `FromWorker`): JSON only. The host and its workers run the pull request's code, which could write to
 their sockets, and the run holds GitHub's token: it never unpickles what they send (a pickle can run any code as
-it loads). A reply that is not one of the known shapes, field for field, decodes to `Malformed`, never to a guess.
+it loads). Replies are decoded by one pydantic discriminated union on `type`; one that is not a known shape,
+field for field, decodes to `Malformed`, never to a guess.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ import pickle
 import socket
 import struct
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, PlainValidator, TypeAdapter, ValidationError, with_config
 
 from adk_eval_gate.core.clip import clip
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import in_range
 from adk_eval_gate.evalsets.models import Invocation, dump_invocation
 from adk_eval_gate.llm.client import UsageStats
@@ -60,7 +64,7 @@ class HoldInvocations:
     """Invocations the history writer prepares while the agent runs (results/eval_history.Ref names them)."""
 
     key: tuple[Any, ...]
-    invocations: list[dict[str, Any]]
+    invocations: list[JsonObject]
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ class WriteHistory:
     agent: str
     folder: str
     eval_set_id: str
-    results: list[dict[str, Any]]
+    results: list[JsonObject]
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ class RunJob:
 
     index: int
     eval_set_id: str
-    case: dict[str, Any]
+    case: JsonObject
     run: int
 
 
@@ -131,69 +135,92 @@ async def read_from_run(reader: asyncio.StreamReader) -> object | None:
 
 
 # --- the host and its children → the run (JSON) -----------------------------------------------------------------
+# Each reply names its kind in `type` (its default: a sender never writes it) and is decoded by one pydantic
+# discriminated union (`_REPLY`): strict (an int is no bool, a number no string) and closed (an unknown field is
+# refused), so what the pull request's code could write is either one of these, field for field, or `Malformed`.
+
+_WIRE = ConfigDict(strict=True, extra="forbid")
 
 
+@with_config(_WIRE)
 @dataclass(frozen=True)
 class Ready:
     """The host imported the agents (`error` None), or why it could not."""
 
     error: str | None
+    type: Literal["ready"] = "ready"
 
 
+@with_config(_WIRE)
 @dataclass(frozen=True)
 class Forked:
     pids: tuple[int, ...]
+    type: Literal["forked"] = "forked"
 
 
+@with_config(_WIRE)
 @dataclass(frozen=True)
 class Exited:
     """A child of the host ended; `code` as os.waitstatus_to_exitcode gives it (negative: the signal)."""
 
     pid: int
     code: int
+    type: Literal["exited"] = "exited"
 
 
+@with_config(_WIRE)
 @dataclass(frozen=True)
 class Hello:
     """The first message on a worker's (or the history writer's) connection."""
 
     pid: int
     role: Literal["worker", "historian"]
+    type: Literal["hello"] = "hello"
 
 
+@with_config(_WIRE)
 @dataclass(frozen=True)
 class Started:
     """A worker began running job `index` (it holds more than it runs): if the worker dies now, this is the case
     that was running."""
 
     index: int
+    type: Literal["started"] = "started"
 
 
+@with_config(_WIRE)
 @dataclass(frozen=True)
 class Result:
     index: int
-    run: CaseRun
+    run: Annotated[CaseRun, PlainValidator(decode_run)]  # checked by hand: see decode_run
+    type: Literal["result"] = "result"
 
 
+@with_config(_WIRE)
 @dataclass(frozen=True)
 class Log:
     """A line the agent's libraries logged, the first time it came."""
 
     text: str
+    type: Literal["log"] = "log"
 
 
+@with_config(_WIRE)
 @dataclass(frozen=True)
 class LogCounts:
     """A worker's last word: how often each line it sent once came again."""
 
     counts: dict[str, int]
+    type: Literal["log_counts"] = "log_counts"
 
 
+@with_config(_WIRE)
 @dataclass(frozen=True)
 class Fatal:
     """The worker could not start the agent; every worker would fail the same way."""
 
     reason: str
+    type: Literal["fatal"] = "fatal"
 
 
 @dataclass(frozen=True)
@@ -207,26 +234,14 @@ FromHost = Ready | Forked | Exited
 FromWorker = Hello | Started | Result | Log | LogCounts | Fatal
 Reply = FromHost | FromWorker
 
-_TAGS: dict[type[Any], str] = {
-    Ready: "ready",
-    Forked: "forked",
-    Exited: "exited",
-    Hello: "hello",
-    Started: "started",
-    Result: "result",
-    Log: "log",
-    LogCounts: "log_counts",
-    Fatal: "fatal",
-}
-
 
 def pack_json(message: Reply) -> bytes:
-    """A message to the run, from a process that runs the pull request's code."""
+    """A message to the run, from a process that runs the pull request's code. `type` leads, as it always has."""
     if isinstance(message, Result):
-        fields: dict[str, Any] = {"index": message.index, "run": encode_run(message.run)}
+        fields: JsonObject = {"index": message.index, "run": encode_run(message.run), "type": message.type}
     else:
         fields = dataclasses.asdict(message)
-    data = json.dumps({"type": _TAGS[type(message)], **fields}).encode()
+    data = json.dumps({"type": message.type, **fields}).encode()
     return HEADER.pack(len(data)) + data
 
 
@@ -244,49 +259,48 @@ async def read_reply(reader: asyncio.StreamReader) -> Reply | Malformed | None:
 def unpack_json(data: bytes) -> Reply | Malformed:
     """One message the run received, checked field for field; anything else is `Malformed`."""
     try:
+        return _REPLY.validate_json(data)
+    except (KeyError, TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        return Malformed(_why_malformed(data, exc))
+
+
+def _why_malformed(data: bytes, exc: Exception) -> str:
+    """Said as the run's log says it; only a message that failed is parsed a second time, to say why."""
+    try:
         message = json.loads(data)
     except ValueError:
-        return Malformed("not JSON")
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        return Malformed("not a message object")
-    try:
-        return _decode(message)
-    except (KeyError, TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
-        return Malformed(f"a {clip(message['type'], 40)!r} message that does not fit its shape ({type(exc).__name__})")
+        return "not JSON"
+    if not isinstance(message, dict) or not isinstance(kind := message.get("type"), str):
+        return "not a message object"
+    if kind not in _KINDS:
+        return f"an unknown message type {clip(kind, 40)!r}"
+    if set(message) - {f.name for f in dataclasses.fields(_KINDS[kind])}:
+        return f"unknown fields in a {clip(kind, 40)!r} message"
+    return f"a {clip(kind, 40)!r} message that does not fit its shape ({_error_name(exc)})"
 
 
-def _decode(message: dict[str, Any]) -> Reply | Malformed:
-    kind = message["type"]
-    if set(message) - {"type"} - _FIELDS.get(kind, set()):
-        return Malformed(f"unknown fields in a {clip(kind, 40)!r} message")
-    if kind == "ready":
-        return Ready(_optional_str(message["error"]))
-    if kind == "forked":
-        return Forked(tuple(_int(pid) for pid in _list(message["pids"])))
-    if kind == "exited":
-        return Exited(_int(message["pid"]), _int(message["code"]))
-    if kind == "hello":
-        role = message["role"]
-        if role not in ("worker", "historian"):
-            raise ValueError(role)
-        return Hello(_int(message["pid"]), role)
-    if kind == "started":
-        return Started(_int(message["index"]))
-    if kind == "result":
-        return Result(_int(message["index"]), decode_run(message["run"]))
-    if kind == "log":
-        return Log(_str(message["text"]))
-    if kind == "log_counts":
-        counts = message["counts"]
-        if not isinstance(counts, dict):
-            raise TypeError("counts")
-        return LogCounts({_str(text): _int(count) for text, count in counts.items()})
-    if kind == "fatal":
-        return Fatal(_str(message["reason"]))
-    return Malformed(f"an unknown message type {clip(kind, 40)!r}")
+def _error_name(exc: Exception) -> str:
+    """Named as the checks by hand named it: a missing field a KeyError, a value out of its set a ValueError, a
+    value of the wrong type a TypeError."""
+    if not isinstance(exc, ValidationError):
+        return type(exc).__name__  # raised by decode_run
+    kind = exc.errors()[0]["type"]
+    return (
+        "KeyError" if kind == "missing" else "ValueError" if kind in ("literal_error", "value_error") else "TypeError"
+    )
 
 
-_FIELDS: dict[str, set[str]] = {tag: {f.name for f in dataclasses.fields(kind)} for kind, tag in _TAGS.items()}
+_KINDS: dict[str, type[Reply]] = {
+    "ready": Ready,
+    "forked": Forked,
+    "exited": Exited,
+    "hello": Hello,
+    "started": Started,
+    "result": Result,
+    "log": Log,
+    "log_counts": LogCounts,
+    "fatal": Fatal,
+}
 
 
 def _int(value: object) -> int:
@@ -322,7 +336,7 @@ def _number(value: object) -> float:
 # --- a case's run, as JSON ---------------------------------------------------------------------------------------
 
 
-def encode_run(run: CaseRun) -> dict[str, Any]:
+def encode_run(run: CaseRun) -> JsonObject:
     usage = run.simulator_usage
     return {
         "eval_set_id": run.eval_set_id,
@@ -356,3 +370,8 @@ def decode_run(data: object) -> CaseRun:
         usage,
         tuple(invocations) if invocations is not None else None,
     )
+
+
+# Built once, when the module is imported (here, below `decode_run`, which it calls): it is immutable, and building
+# it per message would cost more than the decoding it does.
+_REPLY: TypeAdapter[Reply] = TypeAdapter(Annotated[Reply, Field(discriminator="type")])

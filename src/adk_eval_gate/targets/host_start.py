@@ -88,7 +88,7 @@ def os_thread_count() -> int:
         return threading.active_count()
 
 
-def spawn() -> tuple[subprocess.Popen, socket.socket, Path]:
+def spawn() -> tuple[subprocess.Popen[bytes], socket.socket, Path]:
     """The host process, its control socket, and a private directory for the workers' socket."""
     ours, theirs = socket.socketpair()
     code = (

@@ -21,6 +21,7 @@ from adk_eval_gate.config.target_settings import HttpTargetSettings as HttpSetti
 from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.held_tokens import held, is_github_token_name
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
@@ -107,7 +108,7 @@ class HttpTarget:
         app = self._settings.app_name
         session_input = case.session_input
         user_id = session_input.user_id if session_input and session_input.user_id else "test_user_id"
-        body: dict[str, Any] = {"state": dict(session_input.state) if session_input else {}}
+        body: JsonObject = {"state": dict(session_input.state) if session_input else {}}
         if session_input and session_input.session_id:
             body["session_id"] = session_input.session_id
         if prior := prior_events(case):  # an agents-cli Shape B case: its earlier turns, as eval generate posts

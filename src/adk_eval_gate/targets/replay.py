@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from adk_eval_gate.config.globs import GlobTooWide, walk_glob
 from adk_eval_gate.core.errors import InputError, format_loc
 from adk_eval_gate.core.files import load_json, parse_json, read_text
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.paths import shown_path
 from adk_eval_gate.core.schema_versions import RESULTS_SCHEMA_VERSION as SCHEMA_VERSION
 from adk_eval_gate.core.validation import input_error_from
@@ -61,7 +62,7 @@ class ActualsIndex:
         return self.by_set_and_case.get((eval_set_id, eval_id)) or self.by_case.get(eval_id, [])
 
 
-def _get(mapping: dict[str, Any], snake: str, default: Any = None) -> Any:
+def _get(mapping: JsonObject, snake: str, default: Any = None) -> Any:
     if snake in mapping:
         return mapping[snake]
     head, *rest = snake.split("_")
@@ -83,13 +84,13 @@ def validate_recorded_invocation(data: Any, path: Path, loc: list[str | int]) ->
     raise InputError(path, None, "too many unknown fields in a recorded invocation", "check the file's format")
 
 
-def _delete(payload: Any, loc: tuple) -> None:
+def _delete(payload: Any, loc: tuple[str | int, ...]) -> None:
     target = payload
     for part in loc[:-1]:
         if (isinstance(target, dict) and part in target) or (
             isinstance(target, list) and isinstance(part, int) and part < len(target)
         ):
-            target = target[part]
+            target = target[part]  # type: ignore[index]  # a str part only ever indexes a dict (checked above)
         else:
             return  # union branch names appear in loc; the key lives one level down
     if isinstance(target, dict):
@@ -108,7 +109,7 @@ def _expect(value: Any, kind: type | tuple[type, ...], path: Path, loc: list[str
     return value
 
 
-def _load_history(data: dict[str, Any], path: Path, index: ActualsIndex) -> None:
+def _load_history(data: JsonObject, path: Path, index: ActualsIndex) -> None:
     set_id = _get(data, "eval_set_id")
     if set_id is not None:
         _expect(set_id, str, path, ["eval_set_id"], "a string")
@@ -142,7 +143,7 @@ def _load_history(data: dict[str, Any], path: Path, index: ActualsIndex) -> None
         index.add(set_id, eval_id, Recording(tuple(invocations), None, str(path)))
 
 
-def _load_results_file(data: dict[str, Any], path: Path, index: ActualsIndex) -> None:
+def _load_results_file(data: JsonObject, path: Path, index: ActualsIndex) -> None:
     version = data.get("schema_version")
     if version != SCHEMA_VERSION or isinstance(version, bool):
         raise InputError(

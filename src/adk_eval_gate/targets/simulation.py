@@ -18,24 +18,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from google.genai import types as genai_types
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.models import ConversationScenario, EvalCase
 from adk_eval_gate.evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings, LlmUnavailable, UsageStats
 from adk_eval_gate.targets.base import TargetError, TransientTargetError
 
+if TYPE_CHECKING:
+    import jinja2
+
 STOP_SIGNAL = "</finished>"
 PURPOSE = "user_simulator"
 VERSION = "1"
-DEFAULT_MODEL_CONFIGURATION: dict[str, Any] = {"thinking_config": {"include_thoughts": True, "thinking_budget": 10240}}
+DEFAULT_MODEL_CONFIGURATION: JsonObject = {"thinking_config": {"include_thoughts": True, "thinking_budget": 10240}}
 
 
 @cache
-def _templates() -> Any:
+def _templates() -> jinja2.Environment:
     """Loaded where a simulated user's prompt is rendered: the agent host imports this module for every worker."""
     import jinja2
 
@@ -51,7 +55,7 @@ def _templates() -> Any:
 class SimulationSettings:
     """What a target needs to simulate users; plain data, so worker processes receive it intact."""
 
-    configs: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # eval_set_id → user_simulator_config
+    configs: dict[str, JsonObject | None] = field(default_factory=dict)  # eval_set_id → user_simulator_config
     llm: LlmSettings = field(default_factory=LlmSettings)
     cache_dir: Path | None = None
 
@@ -73,7 +77,7 @@ def history_text(events: Sequence[tuple[str, genai_types.Content | None]], inclu
 
 
 class UserSimulator:
-    def __init__(self, scenario: ConversationScenario, config: dict[str, Any] | None, llm: LlmClient, run: int) -> None:
+    def __init__(self, scenario: ConversationScenario, config: JsonObject | None, llm: LlmClient, run: int) -> None:
         config = config or {}
         if config.get("type", "llm_backed") != "llm_backed":
             raise TargetError(f"user_simulator_config.type {config.get('type')!r} is not supported; use llm_backed")
@@ -94,7 +98,7 @@ class UserSimulator:
             raise TargetError(str(exc)) from None
 
     def _prompt(self, history: str) -> str:
-        values: dict[str, Any] = {
+        values: JsonObject = {
             "stop_signal": STOP_SIGNAL,
             "conversation_plan": self._scenario.conversation_plan,
             "conversation_history": history,

@@ -87,7 +87,7 @@ class StoredHistory:
         rows = connection.execute("SELECT seq, sha, head FROM records ORDER BY seq").fetchall()
         self._seqs = [seq for seq, _, _ in rows]
         self.records: Summaries = summaries_of(rows, file_size)  # every summary, read when first asked for
-        self._names = dict(connection.execute("SELECT name, id FROM names"))
+        self._names: dict[str, int] = dict(connection.execute("SELECT name, id FROM names"))
 
     # --- building --------------------------------------------------------------------------------------------
 
@@ -166,7 +166,9 @@ class StoredHistory:
 
     def _name_id(self, name: str) -> int:
         if name not in self._names:
-            self._names[name] = self._db.execute("INSERT INTO names(name) VALUES (?)", (name,)).lastrowid
+            row_id = self._db.execute("INSERT INTO names(name) VALUES (?)", (name,)).lastrowid
+            assert row_id is not None  # an INSERT always sets it
+            self._names[name] = row_id
         return self._names[name]
 
     def _encode(self, case: CaseRecord) -> str:
@@ -311,7 +313,7 @@ def _check_numbering(connection: sqlite3.Connection) -> None:
         raise ValueError(f"is not an adk-eval-gate history database (a case state is numbered {states[1]})")
 
 
-def _numbers(blob: bytes, cases: int, sha: str) -> array:
+def _numbers(blob: bytes, cases: int, sha: str) -> array[int]:
     """A record's column: at most one number per known case."""
     raw = inflate(blob, 2 * cases, f"record {sha}: its cases column")
     if len(raw) % 2:

@@ -21,7 +21,7 @@ its drift test compares means instead: per case the reference's mean against thi
 from __future__ import annotations
 
 import statistics
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, SetIndex, old_score
 from adk_eval_gate.baseline.history.models import HASH_LENGTH
@@ -45,7 +45,9 @@ def _current_values(case: CaseResult, name: str) -> list[float]:
 Stratum = tuple[list[float], list[float], float, float, str]  # old side, new side, old mean, new mean, case
 
 
-def _strata(current: ResultsFile, reference: SetIndex, quarantined: Collection[CaseKey]):
+def _strata(
+    current: ResultsFile, reference: SetIndex, quarantined: Collection[CaseKey]
+) -> dict[tuple[str, str, bool], list[Stratum]]:
     """Per agent × criterion (and whether it is on its own scale) the cases comparable with the reference."""
     groups: dict[tuple[str, str, bool], list[Stratum]] = {}
     for eval_set in current.eval_sets:
@@ -79,7 +81,10 @@ def _strata(current: ResultsFile, reference: SetIndex, quarantined: Collection[C
 
 
 def drift_rows(
-    current: ResultsFile, reference: SetIndex, tolerance_for, quarantined: Collection[CaseKey]
+    current: ResultsFile,
+    reference: SetIndex,
+    tolerance_for: Callable[[str], float],
+    quarantined: Collection[CaseKey],
 ) -> list[Pending]:
     """One (row, test, tolerance) per agent × criterion; rows without a comparable case are left out."""
     pending: list[Pending] = []

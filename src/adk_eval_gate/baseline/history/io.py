@@ -11,6 +11,7 @@ a default-branch run does not write over it. Only a history that is not there ye
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -199,7 +200,7 @@ def history_text(history: History | StoredHistory) -> str:
     return history.model_dump_json() + "\n"
 
 
-def write_json(history: StoredHistory, write, source: str) -> None:
+def write_json(history: StoredHistory, write: Callable[[str], object], source: str) -> None:
     """The history as JSON (schema_version 2), written a record at a time: memory stays that of one record."""
     head = History(repository=history.repository, config=history.config, records=[]).model_dump_json()
     write(head.removesuffix("]}"))

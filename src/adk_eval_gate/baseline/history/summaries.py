@@ -5,10 +5,10 @@ flaky window — pays for those, not for all 200 (at 10,000 cases a summary is a
 
 A summary's size is bounded, and so is their sum over a whole read (issue #34): a forged file of 1.2 MB whose
 summaries each decompress to tens of MiB (repetitive JSON compresses a thousandfold) must not cost gigabytes or
-minutes. Every summary decompressed draws on one budget per history read (`Budget`): 16 times the file's size, at
-least 16 MiB — the summaries of a real history are a part of its file, compressed about tenfold. A parsed summary
-takes ~15 times its JSON in memory, so parsed summaries are kept only up to `MAX_KEPT` bytes of JSON; a summary
-past it is parsed again when asked for again (drawing on the budget again).
+minutes. Every summary decompressed draws on one budget per history read (`DecompressionBudget`): 16 times the
+file's size, at least 16 MiB — the summaries of a real history are a part of its file, compressed about tenfold. A
+parsed summary takes ~15 times its JSON in memory, so parsed summaries are kept only up to `MAX_KEPT` bytes of JSON;
+a summary past it is parsed again when asked for again (drawing on the budget again).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def inflate(blob: bytes, limit: int, what: str) -> bytes:
     return raw
 
 
-class Budget:
+class DecompressionBudget:
     """What one history read may still decompress of its summaries, and how much of their JSON is kept parsed."""
 
     def __init__(self, file_size: int) -> None:
@@ -87,9 +87,11 @@ class Summaries(Sequence[HistoryRecord]):
     """The records' summaries, oldest first; their `cases` are empty. A summary is validated when first read
     (ValueError, one line, for one that is not ours); `shas` are the records' commits without reading any."""
 
-    def __init__(self, items: list[HistoryRecord | Stored], shas: list[str], budget: Budget | None = None) -> None:
+    def __init__(
+        self, items: list[HistoryRecord | Stored], shas: list[str], budget: DecompressionBudget | None = None
+    ) -> None:
         self._items, self.shas = items, shas
-        self._budget = budget or Budget(0)  # shared by the slices and copies of one read
+        self._budget = budget or DecompressionBudget(0)  # shared by the slices and copies of one read
 
     def __len__(self) -> int:
         return len(self._items)
@@ -138,4 +140,6 @@ class Summaries(Sequence[HistoryRecord]):
 
 def summaries_of(rows: Sequence[tuple[int, str, bytes]], file_size: int = 0) -> Summaries:
     """`(seq, sha, compressed summary)` rows, oldest first, none read yet; `file_size` sets the read's budget."""
-    return Summaries([(seq, head) for seq, _, head in rows], [sha for _, sha, _ in rows], Budget(file_size))
+    return Summaries(
+        [(seq, head) for seq, _, head in rows], [sha for _, sha, _ in rows], DecompressionBudget(file_size)
+    )

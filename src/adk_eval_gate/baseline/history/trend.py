@@ -4,7 +4,7 @@ and the same series as data for other reports (`trend_data`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from adk_eval_gate.baseline.history.models import History, HistoryRecord
 from adk_eval_gate.baseline.models import Trend
@@ -60,7 +60,7 @@ def series(records: Sequence[HistoryRecord], count: int, keys: Sequence[tuple[st
     return trends
 
 
-def trend_data(history: History | StoredHistory) -> list[dict]:
+def trend_data(history: History | StoredHistory) -> list[dict[str, Any]]:
     """Every record, oldest first, as `{sha, date, criteria: {"agent/eval set/criterion": mean}}`: the series the
     HTML report draws."""
     return [

@@ -4,7 +4,7 @@ the trends, all seen from the pull request's base record."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from adk_eval_gate.baseline.compare import samples
@@ -28,7 +28,7 @@ class HistoryView:
     quarantined: frozenset[CaseKey] = frozenset()
 
 
-def _read(state: HistoryState, indices) -> dict[int, HistoryRecord]:
+def _read(state: HistoryState, indices: Iterable[int]) -> dict[int, HistoryRecord]:
     """The records at these positions with their cases; a case row that is not one of ours (only now read, as a
     window reads it) makes the history unusable, as an unreadable file does."""
     if state.history is None:

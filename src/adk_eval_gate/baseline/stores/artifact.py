@@ -26,6 +26,7 @@ from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.config.models import ArtifactBaseline
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.files import MAX_FILE_BYTES
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.results.models import ResultsFile
@@ -70,7 +71,7 @@ class ArtifactStore:
         self.client = context.client()
         self.repo = context.repository
 
-    def _runs(self, branch: str) -> list[dict]:
+    def _runs(self, branch: str) -> list[JsonObject]:
         path = (
             f"/repos/{self.repo}/actions/workflows/{self.settings.workflow}/runs"
             if self.settings.workflow
@@ -79,7 +80,7 @@ class ArtifactStore:
         data = self.client.get_json(path, params={"branch": branch, "event": "push", "per_page": 50})
         return list(data.get("workflow_runs", []))
 
-    def _results_in(self, run: dict) -> tuple[ResultsFile, bytes | None] | None:
+    def _results_in(self, run: JsonObject) -> tuple[ResultsFile, bytes | None] | None:
         """The run's results and, when the artifact carries it, the history that push run wrote."""
         artifacts = self.client.get_json(f"/repos/{self.repo}/actions/runs/{run['id']}/artifacts").get("artifacts", [])
         artifact = next((a for a in artifacts if a.get("name") == self.settings.name and not a.get("expired")), None)
@@ -105,7 +106,7 @@ class ArtifactStore:
             raise GitHubError("GET", where, None, "the artifact is not a zip archive we can read") from None
         return None
 
-    def _history_where(self, run: dict | None = None) -> str:
+    def _history_where(self, run: JsonObject | None = None) -> str:
         return f"{HISTORY_FILE} in the artifact {self.settings.name}" + (f" of run {run['id']}" if run else "")
 
     def load(self) -> LoadOutcome:
@@ -172,7 +173,7 @@ class ArtifactStore:
             history=RawHistory(self._history_where()),
         )
 
-    def _older_history(self, runs: list[dict], newest: dict, warnings: list[str]) -> RawHistory | None:
+    def _older_history(self, runs: list[JsonObject], newest: JsonObject, warnings: list[str]) -> RawHistory | None:
         """A push run that could not pass the history on (an API failure, a missing upload) must not make the next
         one start afresh: the newest older run that carried one hands it on, and the gap is said."""
         for run in runs:

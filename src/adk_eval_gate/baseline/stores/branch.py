@@ -12,6 +12,7 @@ import json
 from datetime import datetime, timezone
 from urllib.parse import quote
 
+import requests
 from pydantic import ValidationError
 
 from adk_eval_gate.baseline.stores.base import (
@@ -260,5 +261,6 @@ class NotStored(GitHubError):
         Exception.__init__(self, f"{cause}; {undone}")
 
 
-def _blob_sha(response) -> str:
-    return ((response.json() or {}).get("content") or {}).get("sha", "")
+def _blob_sha(response: requests.Response) -> str:
+    sha = ((response.json() or {}).get("content") or {}).get("sha", "")
+    return sha if isinstance(sha, str) else ""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 
 if TYPE_CHECKING:  # judge.py builds on this module
@@ -109,6 +110,8 @@ class UnparseableReply(Exception):
 
 Scorer = Callable[[ScoringInput, Any], MetricOutcome]
 JudgeScorer = Callable[[ScoringInput, Any, "Judge"], Awaitable[MetricOutcome]]  # (input, options, the judge)
+# (the case's pooled score, threshold, every run's outcome) → its status, for a criterion that decides its own.
+CaseStatusRule = Callable[[float | None, float, Sequence["MetricOutcome | None"]], Status]
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,7 @@ class CriterionSpec:
     judge_scorer: JudgeScorer | None = None
     # How the case's pooled score becomes a status when the criterion is not ADK's `score >= threshold` (custom
     # metrics decide themselves): (score, threshold, every run's outcome) -> status.
-    case_status: Callable[[float | None, float, Sequence[MetricOutcome | None]], Status] | None = None
+    case_status: CaseStatusRule | None = None
 
     def __post_init__(self) -> None:
         """A criterion is scored one way: in process (`scorer`), by a judge or a metric's own code (`judge_scorer`,
@@ -154,7 +157,9 @@ class ConfiguredCriterion:
 
     @property
     def threshold(self) -> float:
-        return self.options.threshold
+        threshold: float = self.options.threshold  # every options model has one (registry resolves them)
+        return threshold
 
-    def options_json(self) -> dict[str, Any]:
-        return self.options.model_dump(mode="json", exclude_defaults=False)
+    def options_json(self) -> JsonObject:
+        dumped: JsonObject = self.options.model_dump(mode="json", exclude_defaults=False)
+        return dumped

@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 
 import jinja2
 
+from adk_eval_gate.core.json_types import JsonObject
+from adk_eval_gate.criteria.engine.metric_process import MetricProcess
 from adk_eval_gate.criteria.engine.prompts import TEMPLATES
 from adk_eval_gate.llm.client import CAUSE_BUDGET, CAUSE_NO_CREDENTIALS, LlmClient, LlmUnavailable
 
@@ -19,18 +21,25 @@ T = TypeVar("T")
 class Judge:
     llm: LlmClient
     templates: jinja2.Environment = field(default=TEMPLATES)
+    # The pull request's custom metric functions, when they run apart from this process (a token is held): the
+    # run's one process, owned here and ended by `close` when the run ends (metric_process.py).
+    metric_process: MetricProcess = field(default_factory=MetricProcess, compare=False, repr=False)
 
     @property
     def available(self) -> bool:
         return self.llm.available
 
     async def generate(
-        self, criterion: str, model: str, prompt: str, config: dict[str, Any] | None, sample: int, version: str
+        self, criterion: str, model: str, prompt: str, config: JsonObject | None, sample: int, version: str
     ) -> str:
         return await self.llm.generate(criterion, model, prompt, config, sample, version)
 
     def render(self, template: str, **values: Any) -> str:
         return self.templates.get_template(template).render(**values)
+
+    def close(self) -> None:
+        """The run is over: what it started for its judges ends (the metric process)."""
+        self.metric_process.close()
 
 
 def _severity(exc: BaseException) -> int:

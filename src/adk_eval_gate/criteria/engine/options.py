@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.models import Rubric
 
 
@@ -34,10 +35,10 @@ def check_threshold(value: Any) -> float:
         raise ValueError(f"{value!r} is quoted text, not a number; write the number without quotes, between 0 and 1")
     if not isinstance(value, (int, float)):
         raise ValueError(f"{value!r} is not a number; use a number between 0 and 1")
-    value = float(value)
-    if math.isnan(value) or not 0.0 <= value <= 1.0:
-        raise ValueError(f"threshold {value!r} is outside [0, 1]; use a number between 0 and 1")
-    return value
+    number = float(value)
+    if math.isnan(number) or not 0.0 <= number <= 1.0:
+        raise ValueError(f"threshold {number!r} is outside [0, 1]; use a number between 0 and 1")
+    return number
 
 
 class ThresholdOptions(_Options):
@@ -86,7 +87,7 @@ class SingleToolUseOptions(ThresholdOptions):
 
 class JudgeModelOptions(_Options):
     judge_model: str = "gemini-2.5-flash"
-    judge_model_config: dict[str, Any] | None = None
+    judge_model_config: JsonObject | None = None
     num_samples: int = Field(default=5, ge=1, le=100)
     parallelism_limit: int = Field(default=1, ge=1)
 

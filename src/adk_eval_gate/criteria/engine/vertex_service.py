@@ -24,6 +24,7 @@ from urllib.parse import quote
 import yaml
 
 from adk_eval_gate.core.clip import clip
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.llm.cache import LlmCache, cache_key
 from adk_eval_gate.llm.client import LlmUnavailable
 
@@ -73,7 +74,7 @@ class VertexEvaluation:
         # The evaluation service has no method in google-genai; the Vertex AI SDK itself posts through this client.
         self._api = client._api_client
 
-    async def post(self, body: dict[str, Any]) -> dict[str, Any]:
+    async def post(self, body: JsonObject) -> JsonObject:
         """One `evaluateInstances` request as it is given; the reply's JSON."""
         if self._api is None:
             self._connect()
@@ -83,10 +84,10 @@ class VertexEvaluation:
     async def evaluate(
         self,
         metric: str,
-        instance: dict[str, Any],
-        spec: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+        instance: JsonObject,
+        spec: JsonObject | None = None,
+        extra: JsonObject | None = None,
+    ) -> JsonObject:
         """The service's first metric result, as a cacheable answer: score, explanation, error, rubric verdicts.
         `spec` is the metric as sent (an LLM metric's); without it the predefined metric named `metric`. `extra`:
         more request fields (an `autoraterConfig`)."""
@@ -111,7 +112,7 @@ class VertexEvaluation:
         }
 
 
-def _verdict(raw: dict[str, Any]) -> dict[str, Any]:
+def _verdict(raw: JsonObject) -> JsonObject:
     rubric = raw.get("evaluatedRubric") or raw.get("evaluated_rubric") or {}
     prop = (rubric.get("content") or {}).get("property") or {}
     return {
@@ -121,7 +122,7 @@ def _verdict(raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def answer_score(answer: dict[str, Any]) -> float | None:
+def answer_score(answer: JsonObject) -> float | None:
     """The score ADK would see: none when the result carries an error, is missing, is not a number or is NaN."""
     score = answer.get("score")
     if answer.get("error") or not isinstance(score, (int, float)) or isinstance(score, bool) or math.isnan(score):
@@ -129,7 +130,7 @@ def answer_score(answer: dict[str, Any]) -> float | None:
     return float(score)
 
 
-def answer_detail(answer: dict[str, Any]) -> str | None:
+def answer_detail(answer: JsonObject) -> str | None:
     """The service's error, else its explanation, followed by the rubric verdicts (adaptive-rubric metrics)."""
     parts = [answer.get("error") or answer.get("explanation")]
     verdicts = answer.get("verdicts") or []
@@ -144,7 +145,7 @@ def answer_detail(answer: dict[str, Any]) -> str | None:
 SDK_RESOURCES = "vertex-ai-generative-ai-eval-sdk-resources"
 _STORAGE = "https://storage.googleapis.com"
 # One download per template and event loop even when every invocation of a run asks for it at once.
-_fetches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Task[dict[str, Any]]]] = (
+_fetches: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Task[JsonObject]]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -153,7 +154,7 @@ def template_dir(metric: str) -> str:
     return f"gs://{SDK_RESOURCES}/metrics/{metric.lower()}/"
 
 
-async def llm_metric_template(metric: str, version: str, cache: LlmCache) -> dict[str, Any]:
+async def llm_metric_template(metric: str, version: str, cache: LlmCache) -> JsonObject:
     """The SDK's definition of LLM metric `metric` at `version` (the parsed file, plus `source`: its gs:// URI).
     Raises LlmUnavailable with the reason when it cannot be fetched or is not a metric definition."""
     key = cache_key(purpose="vertex-llm-metric-template", metric=metric.lower(), version=version)
@@ -172,7 +173,7 @@ async def llm_metric_template(metric: str, version: str, cache: LlmCache) -> dic
     return template
 
 
-def _download_template(metric: str, version: str) -> dict[str, Any]:
+def _download_template(metric: str, version: str) -> JsonObject:
     import requests
     from google.auth.exceptions import GoogleAuthError
 
@@ -223,10 +224,11 @@ def _storage_session() -> Any:
         credentials, _ = google.auth.default(scopes=["https://www.googleapis.com/auth/devstorage.read_only"])
     except DefaultCredentialsError:
         return requests.Session()
-    return AuthorizedSession(credentials)
+    session: requests.Session = AuthorizedSession(credentials)  # type: ignore[no-untyped-call]  # google-auth: untyped
+    return session
 
 
-def _parse_template(uri: str, text: str, extension: str) -> dict[str, Any]:
+def _parse_template(uri: str, text: str, extension: str) -> JsonObject:
     try:
         data = yaml.safe_load(text) if extension == "yaml" else json.loads(text)
     except (yaml.YAMLError, ValueError) as exc:
@@ -248,9 +250,9 @@ def _parse_template(uri: str, text: str, extension: str) -> dict[str, Any]:
     return {**data, "source": uri}
 
 
-def llm_metric_spec(template: dict[str, Any]) -> dict[str, Any]:
+def llm_metric_spec(template: JsonObject) -> JsonObject:
     """The metric as the SDK's `t_metrics` sends an LLM metric: only the settings the definition gives."""
-    spec: dict[str, Any] = {"metric_prompt_template": template["prompt_template"]}
+    spec: JsonObject = {"metric_prompt_template": template["prompt_template"]}
     if system := template.get("judge_model_system_instruction"):
         spec["system_instruction"] = system
     if group := template.get("rubric_group_name"):
