@@ -10,8 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.criteria.engine.base import Cause, InvocationScore, JudgeScorer, MetricOutcome, ScoringInput, Status
+from adk_eval_gate.criteria.engine.base import (
+    Cause,
+    InvocationScore,
+    JudgeScorer,
+    MetricOutcome,
+    ScoringInput,
+    Status,
+)
 from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.options import AgentsCliOptions
 from adk_eval_gate.criteria.engine.vertex_service import SERVICE, VertexEvaluation, missing_project
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliCase
 from adk_eval_gate.evalsets.agents_cli_traces import generated_case
@@ -59,8 +67,8 @@ def reply_score(reply: JsonObject) -> float | None:
     return None
 
 
-def computation_scorer(name: str) -> JudgeScorer:
-    async def score(data: ScoringInput, options: Any, judge: Judge) -> MetricOutcome:
+def computation_scorer(name: str) -> JudgeScorer[AgentsCliOptions]:
+    async def score(data: ScoringInput, options: AgentsCliOptions, judge: Judge) -> MetricOutcome:
         count = len(data.actual)
         if reason := missing_project(name):
             return MetricOutcome.not_evaluated(reason, count, Cause.NO_CREDENTIALS)

@@ -14,8 +14,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
-
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
 from adk_eval_gate.core.numbers import MAX_MAGNITUDE, in_range
 from adk_eval_gate.core.validation import LineLookup
@@ -31,26 +29,14 @@ from adk_eval_gate.criteria.engine.base import (
     JudgeScorer,
     MetricOutcome,
     ScoringInput,
+    SomeCriterion,
+    SomeCriterionSpec,
     Status,
 )
 from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.options import AgentsCliOptions
 from adk_eval_gate.evalsets.agents_cli_config import AgentsCliConfig, AgentsCliMetric, is_service_computed
 from adk_eval_gate.evalsets.agents_cli_traces import generated_case, metric_instance
-
-
-class AgentsCliOptions(BaseModel):
-    """`threshold` is 0 and `has_threshold` false for a metric the config gives none (results need a number)."""
-
-    model_config = ConfigDict(extra="forbid")
-    threshold: float = 0.0
-    has_threshold: bool = False
-
-    @field_validator("threshold", mode="before")
-    @classmethod
-    def _finite(cls, value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not in_range(value):
-            raise ValueError(f"{value!r} is not a threshold; use a finite number on the metric's own scale")
-        return float(value)
 
 
 def _status(has_threshold: bool) -> CaseStatusRule:
@@ -64,7 +50,7 @@ def _status(has_threshold: bool) -> CaseStatusRule:
     return rule
 
 
-def _code_scorer(metric: AgentsCliMetric, cwd: Path) -> JudgeScorer:
+def _code_scorer(metric: AgentsCliMetric, cwd: Path) -> JudgeScorer[AgentsCliOptions]:
     assert metric.source is not None
     source = metric.source
 
@@ -84,7 +70,7 @@ def _code_scorer(metric: AgentsCliMetric, cwd: Path) -> JudgeScorer:
     return score
 
 
-def _unsupported_scorer(metric: AgentsCliMetric, why: str) -> JudgeScorer:
+def _unsupported_scorer(metric: AgentsCliMetric, why: str) -> JudgeScorer[AgentsCliOptions]:
     reason = (
         f"{metric.name} is {why}, which adk-eval-gate does not run yet; not evaluated (gate agents-cli's own results)"
     )
@@ -95,7 +81,7 @@ def _unsupported_scorer(metric: AgentsCliMetric, why: str) -> JudgeScorer:
     return score
 
 
-def agents_cli_spec(metric: AgentsCliMetric, cwd: Path, has_threshold: bool) -> CriterionSpec:
+def agents_cli_spec(metric: AgentsCliMetric, cwd: Path, has_threshold: bool) -> SomeCriterionSpec:
     summary = f"agents-cli {metric.kind.replace('_', ' ')} metric"
     if metric.kind == "code":
         where = Path(metric.source_file).name if metric.source_file else "inline"
@@ -118,7 +104,7 @@ def resolve_agents_cli_metrics(
     loc: tuple[str | int, ...],
     lines: LineLookup | None,
     cwd: Path | None = None,
-) -> list[ConfiguredCriterion]:
+) -> list[SomeCriterion]:
     """Every metric of the config, with its threshold from the workflow's `thresholds:` (at `loc`) when given.
     Code metrics run in `cwd`: the workflow's folder, the project root `agents-cli eval grade` runs from."""
     names = [metric.name for metric in config.metrics]

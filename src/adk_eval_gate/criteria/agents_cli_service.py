@@ -36,6 +36,7 @@ from adk_eval_gate.criteria.engine.base import (
     UnparseableReply,
 )
 from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.options import AgentsCliOptions
 from adk_eval_gate.criteria.engine.vertex_service import (
     SERVICE,
     VertexEvaluation,
@@ -199,8 +200,8 @@ async def _request(metric: AgentsCliMetric, judge: Judge) -> tuple[JsonObject, J
     return llm_metric_spec(template), {}, template["prompt_template"], False
 
 
-def service_scorer(metric: AgentsCliMetric) -> JudgeScorer:
-    async def score(data: ScoringInput, options: Any, judge: Judge) -> MetricOutcome:
+def service_scorer(metric: AgentsCliMetric) -> JudgeScorer[AgentsCliOptions]:
+    async def score(data: ScoringInput, options: AgentsCliOptions, judge: Judge) -> MetricOutcome:
         count = len(data.actual)
         if reason := missing_project(metric.name):
             return MetricOutcome.not_evaluated(reason, count, Cause.NO_CREDENTIALS)

@@ -14,27 +14,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from adk_eval_gate.core.command_files import runs_pull_request_code_elsewhere
 from adk_eval_gate.criteria.custom_function import metric_call, score_call, score_elsewhere
 from adk_eval_gate.criteria.engine.base import (
+    CriterionOptions,
     CriterionSpec,
     MetricOutcome,
     ScoringInput,
+    SomeCriterionSpec,
     Status,
 )
 from adk_eval_gate.criteria.engine.judge import Judge
 
 
-class CustomOptions(BaseModel):
+class CustomOptions(CriterionOptions):
     """Any threshold (a custom metric's range is its own) plus whatever else the criterion object carries."""
 
     model_config = ConfigDict(extra="allow")
     threshold: float = Field(allow_inf_nan=False)
 
 
-def custom_spec(name: str, path: str) -> CriterionSpec:
+def custom_spec(name: str, path: str) -> SomeCriterionSpec:
     async def score(data: ScoringInput, options: CustomOptions, judge: Judge) -> MetricOutcome:
         call = metric_call(name, path, data, options)
         # an object walk in this process would find the token, a thread left here could write the runner's files

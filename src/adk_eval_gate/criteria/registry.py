@@ -19,7 +19,7 @@ from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import LineLookup, file_line_lookup, input_error_from
 from adk_eval_gate.criteria.custom import custom_spec
 from adk_eval_gate.criteria.engine import options as o
-from adk_eval_gate.criteria.engine.base import ConfiguredCriterion, CriterionSpec
+from adk_eval_gate.criteria.engine.base import ConfiguredCriterion, CriterionSpec, SomeCriterion, SomeCriterionSpec
 from adk_eval_gate.criteria.final_response_match_v2 import score_final_response_match_v2
 from adk_eval_gate.criteria.hallucinations import score_hallucinations
 from adk_eval_gate.criteria.multi_turn_trajectory import score_multi_turn_trajectory
@@ -36,7 +36,7 @@ from adk_eval_gate.criteria.user_simulator_quality import score_user_simulator_q
 from adk_eval_gate.criteria.vertex_metrics import CoherenceOptions, multi_turn_scorer, score_coherence
 from adk_eval_gate.evalsets.criterion_names import INFORMATIONAL_METRICS
 
-_SPECS: tuple[CriterionSpec, ...] = (
+_SPECS: tuple[SomeCriterionSpec, ...] = (
     CriterionSpec(
         "tool_trajectory_avg_score",
         o.ToolTrajectoryOptions,
@@ -164,14 +164,14 @@ _SPECS: tuple[CriterionSpec, ...] = (
     ),
 )
 
-REGISTRY: dict[str, CriterionSpec] = {spec.name: spec for spec in _SPECS}
+REGISTRY: dict[str, SomeCriterionSpec] = {spec.name: spec for spec in _SPECS}
 
 INFORMATIONAL = INFORMATIONAL_METRICS
 
 DEFAULT_CRITERIA: JsonObject = {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
 
 
-def _custom_spec(name: str, path: str | None) -> CriterionSpec:
+def _custom_spec(name: str, path: str | None) -> SomeCriterionSpec:
     if path:
         return custom_spec(name, path)
     return CriterionSpec(
@@ -191,7 +191,7 @@ def resolve_criteria(
     custom_metrics: Mapping[str, str] | Iterable[str] = (),
     lines: LineLookup | None = None,
     ignored: list[InputError] | None = None,
-) -> list[ConfiguredCriterion]:
+) -> list[SomeCriterion]:
     """Validates a `criteria` mapping; errors name `file` and `<loc>.<criterion>[.<option>]`.
 
     `ignored` (a file ADK reads: eval_config.json / test_config.json) collects an unknown option of a criterion as
@@ -219,7 +219,7 @@ def resolve_criteria(
     custom: dict[str, str | None] = (
         dict(custom_metrics) if isinstance(custom_metrics, Mapping) else dict.fromkeys(custom_metrics)
     )
-    resolved: list[ConfiguredCriterion] = []
+    resolved: list[SomeCriterion] = []
     for name, value in raw.items():
         if not isinstance(name, str):
             raise fail(loc, f"criterion name {name!r} is not a string", "use a metric name")
@@ -254,7 +254,7 @@ def resolve_criteria(
 
 def _without_unknown_options(
     payload: JsonObject,
-    spec: CriterionSpec,
+    spec: SomeCriterionSpec,
     file: str | None,
     locs: tuple[tuple[str | int, ...], tuple[str | int, ...]],
     lines: LineLookup | None,

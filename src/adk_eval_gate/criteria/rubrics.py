@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from adk_eval_gate.core.errors import InputError, format_loc
 from adk_eval_gate.core.validation import LineLookup
 from adk_eval_gate.criteria.engine.base import (
-    ConfiguredCriterion,
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
     ScoringInput,
+    SomeCriterion,
     UnparseableReply,
     status_for,
 )
@@ -108,7 +108,7 @@ def _case_has_rubrics(case: EvalCase, rubric_type: str) -> bool:
 
 
 def check_rubrics(
-    criteria: Sequence[ConfiguredCriterion],
+    criteria: Sequence[SomeCriterion],
     eval_set: EvalSet,
     eval_set_file: str,
     criteria_file: str | None,

@@ -72,7 +72,9 @@ def _per_turn(
     return MetricOutcome(overall, status_for(overall, threshold), per_invocation)
 
 
-def _overlap_scorer(measure: Callable[[Sequence[Call], Sequence[Call], bool], float]) -> Scorer:
+def _overlap_scorer(
+    measure: Callable[[Sequence[Call], Sequence[Call], bool], float],
+) -> Scorer[TrajectoryOverlapOptions]:
     def score(data: ScoringInput, options: TrajectoryOverlapOptions) -> MetricOutcome:
         if data.expected is None:
             raise NotEvaluable("needs expected invocations (a reference conversation)")

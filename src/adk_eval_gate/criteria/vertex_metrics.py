@@ -152,7 +152,7 @@ def _without_run_ids(instance: JsonObject) -> JsonObject:
     return {**instance, "agent_eval_data": {**instance["agent_eval_data"], "turns": turns}}
 
 
-def multi_turn_scorer(metric: str) -> JudgeScorer:
+def multi_turn_scorer(metric: str) -> JudgeScorer[ThresholdOptions]:
     async def score(data: ScoringInput, options: ThresholdOptions, judge: Judge) -> MetricOutcome:
         if not data.actual:
             return MetricOutcome.not_evaluated("no actual invocations")

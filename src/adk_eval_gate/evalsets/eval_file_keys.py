@@ -11,9 +11,10 @@ as google-adk 2.13 or agents-cli 1.11 reads it).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic.alias_generators import to_camel
+from typing_extensions import assert_never
 
 from adk_eval_gate.core.errors import InputError, did_you_mean
 from adk_eval_gate.core.json_types import JsonObject
@@ -36,20 +37,26 @@ TURN_KEYS = {"query", "reference", "expected_tool_use", "expected_intermediate_a
 NAMED_KEYS = {"name", "data", "initial_session"}
 CLI_CASE_KEYS = _fields(AgentsCliCase)
 
+# How an eval file is read (loader.py): ADK's EvalSet, the two legacy .test.json forms, or an agents-cli dataset.
+EvalSetShape = Literal["evalset", "legacy_turns", "legacy_named", "agents_cli"]
 
-def ignored(data: Any, path: Path, shape: str) -> tuple[InputError, ...]:
-    """Warnings for `data` read as `shape` (loader.EvalSetShape), at most LISTED."""
+
+def ignored(data: Any, path: Path, shape: EvalSetShape) -> tuple[InputError, ...]:
+    """Warnings for `data` read as `shape`, at most LISTED."""
     lines = once(path)
     found: list[InputError] = []
-    if shape == "evalset":
-        found += _evalset(data, path, lines)
-    elif shape == "legacy_turns":
-        for index, turn in enumerate(data):
-            found += _turn(turn, (index,), path, lines)
-    elif shape == "legacy_named":
-        found += _named(data, path, lines)
-    elif shape == "agents_cli":
-        found += _agents_cli(data, path, lines)
+    match shape:
+        case "evalset":
+            found += _evalset(data, path, lines)
+        case "legacy_turns":
+            for index, turn in enumerate(data):
+                found += _turn(turn, (index,), path, lines)
+        case "legacy_named":
+            found += _named(data, path, lines)
+        case "agents_cli":
+            found += _agents_cli(data, path, lines)
+        case unknown:
+            assert_never(unknown)
     return tuple(found[:LISTED])
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -13,10 +13,9 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.evalsets import agents_cli_dataset, eval_file_keys, legacy
+from adk_eval_gate.evalsets.eval_file_keys import EvalSetShape
 from adk_eval_gate.evalsets.ignored_keys import once
 from adk_eval_gate.evalsets.models import EvalSet
-
-EvalSetShape = Literal["evalset", "legacy_turns", "legacy_named", "agents_cli"]
 
 
 @dataclass(frozen=True)

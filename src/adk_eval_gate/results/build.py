@@ -21,7 +21,7 @@ from adk_eval_gate.core.numbers import in_range, out_of_range
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.core.version import __version__
 from adk_eval_gate.criteria import efficiency_metrics as efficiency
-from adk_eval_gate.criteria.engine.base import ConfiguredCriterion, MetricOutcome
+from adk_eval_gate.criteria.engine.base import MetricOutcome, SomeCriterion
 from adk_eval_gate.criteria.engine.scoring import CaseScore
 from adk_eval_gate.evalsets.models import EvalCase, dump_invocation
 from adk_eval_gate.results.agents_cli_results import is_agents_cli_result, results_from_agents_cli
@@ -117,7 +117,7 @@ def case_hash(case: EvalCase) -> str:
     return content_hash(data)
 
 
-def criteria_config(criteria: Iterable[ConfiguredCriterion]) -> dict[str, CriterionConfig]:
+def criteria_config(criteria: Iterable[SomeCriterion]) -> dict[str, CriterionConfig]:
     return {
         c.name: CriterionConfig(
             threshold=c.threshold,

@@ -17,7 +17,7 @@ from adk_eval_gate.config.loader import AgentPlan, Workflow
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.paths import relative_posix
 from adk_eval_gate.criteria.agents_cli_metrics import resolve_agents_cli_metrics
-from adk_eval_gate.criteria.engine.base import ConfiguredCriterion
+from adk_eval_gate.criteria.engine.base import SomeCriterion
 from adk_eval_gate.evalsets.agents_cli_config import is_agents_cli_config, parse_agents_cli_config, read_config_data
 from adk_eval_gate.evalsets.eval_config import EvalConfigData
 from adk_eval_gate.evalsets.loader import EvalSetFile
@@ -69,7 +69,7 @@ def _config_path(agent: AgentPlan, loaded: EvalSetFile, workflow: Workflow) -> P
 
 def agents_cli_criteria(
     workflow: Workflow, agent: AgentPlan, loaded: EvalSetFile
-) -> tuple[EvalConfigData, tuple[ConfiguredCriterion, ...]] | None:
+) -> tuple[EvalConfigData, tuple[SomeCriterion, ...]] | None:
     """The criteria when the eval config is agents-cli's; None when ADK's rules apply."""
     thresholds_loc = ("agents", agent.index, "thresholds")
     path = _config_path(agent, loaded, workflow)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from adk_eval_gate.config.models import AdaptiveRuns
-from adk_eval_gate.criteria.engine.base import ConfiguredCriterion, MetricOutcome
+from adk_eval_gate.criteria.engine.base import MetricOutcome, SomeCriterion
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.llm.prices import PriceTable
 from adk_eval_gate.results.build import case_result
@@ -28,7 +28,7 @@ Judged = Mapping[tuple[int, str], MetricOutcome]
 def case_entry(
     case: EvalCase,
     runs: list[CaseRun],
-    criteria: Sequence[ConfiguredCriterion],
+    criteria: Sequence[SomeCriterion],
     judged: Judged | None,
     sampling: Sampling | None,
     prices: PriceTable,
@@ -52,7 +52,7 @@ class EarlyScores:
         `runs_per_case` (one per agent) is final unless the agent is adaptive and `decided` (a decider may add
         a second round)."""
         self._prices = prices
-        self._settled: dict[tuple[str, str], tuple[tuple[ConfiguredCriterion, ...], int, dict[str, EvalCase]]] = {}
+        self._settled: dict[tuple[str, str], tuple[tuple[SomeCriterion, ...], int, dict[str, EvalCase]]] = {}
         for agent, expected in zip(plan.agents, runs_per_case, strict=True):
             if decided and isinstance(agent.num_runs, AdaptiveRuns):
                 continue

@@ -18,7 +18,7 @@ from adk_eval_gate.core.files import read_text
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import relative_posix, shown_path
-from adk_eval_gate.criteria.engine.base import ConfiguredCriterion
+from adk_eval_gate.criteria.engine.base import SomeCriterion
 from adk_eval_gate.criteria.engine.prompts import BUILT_IN, environment
 from adk_eval_gate.criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
 from adk_eval_gate.criteria.rubrics import check_rubrics
@@ -33,7 +33,7 @@ SHOWN_WARNINGS = 50  # ignored keys listed by one plan; the rest are counted
 @dataclass(frozen=True)
 class EvalSetPlan:
     file: EvalSetFile
-    criteria: tuple[ConfiguredCriterion, ...]
+    criteria: tuple[SomeCriterion, ...]
     criteria_source: str  # "inline", "default" or the eval config file's path
     user_simulator_config: JsonObject | None
     # keys the reference tools ignore in the eval file and its eval config: printed, never fatal
@@ -90,7 +90,7 @@ class Plan:
 
 def _criteria_for(
     workflow: Workflow, agent: AgentPlan, eval_set_path: Path
-) -> tuple[EvalConfigData, tuple[ConfiguredCriterion, ...]]:
+) -> tuple[EvalConfigData, tuple[SomeCriterion, ...]]:
     known = set(REGISTRY)
     if agent.settings.criteria is not None:
         data = EvalConfigData(criteria=dict(agent.settings.criteria), source="inline")

@@ -19,24 +19,34 @@ if TYPE_CHECKING:
 
 def build_target(agent: AgentPlan, base_dir: Path, simulation: SimulationSettings | None = None) -> Target:
     """Builds the agent's target; `await target.start()` before running cases."""
-    settings = agent.settings.target
-    if settings.kind == "replay":
-        from adk_eval_gate.targets.replay import ReplayTarget
+    from typing_extensions import assert_never
 
-        return ReplayTarget.from_paths(agent.actuals_paths, base_dir)
-    if settings.kind == "adk":
-        from adk_eval_gate.targets.adk import AdkTarget
+    from adk_eval_gate.config.target_settings import (
+        AdkTargetSettings,
+        CommandTargetSettings,
+        HttpTargetSettings,
+        ReplayTargetSettings,
+    )
 
-        return AdkTarget(settings.agent, base_dir, simulation, played=settings.model == "expected")
-    if settings.kind == "http":
-        from adk_eval_gate.targets.http import HttpTarget
+    match agent.settings.target:
+        case ReplayTargetSettings():
+            from adk_eval_gate.targets.replay import ReplayTarget
 
-        return HttpTarget(settings, simulation=simulation)
-    if settings.kind == "command":
-        from adk_eval_gate.targets.command import CommandTarget
+            return ReplayTarget.from_paths(agent.actuals_paths, base_dir)
+        case AdkTargetSettings() as settings:
+            from adk_eval_gate.targets.adk import AdkTarget
 
-        return CommandTarget(settings, base_dir)
-    raise AssertionError(f"unhandled target kind {settings.kind!r}")  # the config schema admits no other kind
+            return AdkTarget(settings.agent, base_dir, simulation, played=settings.model == "expected")
+        case HttpTargetSettings() as settings:
+            from adk_eval_gate.targets.http import HttpTarget
+
+            return HttpTarget(settings, simulation=simulation)
+        case CommandTargetSettings() as settings:
+            from adk_eval_gate.targets.command import CommandTarget
+
+            return CommandTarget(settings, base_dir)
+        case unknown:  # the config schema admits no other kind; a new one fails the type check here
+            assert_never(unknown)
 
 
 def __getattr__(name: str) -> Any:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import assert_never
+
 from adk_eval_gate.baseline.stores.base import (
     BaselineStore,
     LoadedBaseline,
@@ -20,6 +22,7 @@ from adk_eval_gate.baseline.stores.base import (
 )
 from adk_eval_gate.baseline.stores.file import FileStore, NoStore
 from adk_eval_gate.config.loader import Workflow
+from adk_eval_gate.config.models import ArtifactBaseline, BranchBaseline, FileBaseline, NoBaseline
 from adk_eval_gate.github.context import ActionsContext
 
 if TYPE_CHECKING:
@@ -50,20 +53,23 @@ __all__ = [
 
 def build_store(workflow: Workflow, context: ActionsContext) -> BaselineStore:
     """The store the config names; the branch and artifact stores reach GitHub through `context`."""
-    settings = workflow.settings.baseline
-    if settings.store == "file":
-        return FileStore(settings, workflow)
     # The GitHub stores load the GitHub client only when a config names them: `history show` over a file store
     # starts in a fraction of the time.
-    if settings.store == "branch":
-        from adk_eval_gate.baseline.stores.branch import BranchStore
+    match workflow.settings.baseline:
+        case FileBaseline() as settings:
+            return FileStore(settings, workflow)
+        case BranchBaseline() as settings:
+            from adk_eval_gate.baseline.stores.branch import BranchStore
 
-        return BranchStore(settings, workflow, context)
-    if settings.store == "artifact":
-        from adk_eval_gate.baseline.stores.artifact import ArtifactStore
+            return BranchStore(settings, workflow, context)
+        case ArtifactBaseline() as settings:
+            from adk_eval_gate.baseline.stores.artifact import ArtifactStore
 
-        return ArtifactStore(settings, workflow, context)
-    return NoStore()
+            return ArtifactStore(settings, workflow, context)
+        case NoBaseline():
+            return NoStore()
+        case unknown:
+            assert_never(unknown)
 
 
 def load_baseline(workflow: Workflow | None, context: ActionsContext, path: Path | None = None) -> LoadOutcome:
@@ -80,23 +86,26 @@ def load_baseline(workflow: Workflow | None, context: ActionsContext, path: Path
 
 def describe_store(workflow: Workflow) -> str:
     """Said at validate time, because a gate without a baseline compares nothing and passes on regressions."""
-    settings = workflow.settings.baseline
-    if settings.store == "none":
-        return "baseline: NONE (baseline.store: none): nothing will be compared, so no regression can fail the gate"
-    if settings.store == "file":
-        if not (workflow.base_dir / settings.path).exists():
+    match workflow.settings.baseline:
+        case NoBaseline():
+            return "baseline: NONE (baseline.store: none): nothing will be compared, so no regression can fail the gate"
+        case FileBaseline(path=path) if not (workflow.base_dir / path).exists():
             return (
-                f"baseline: NONE yet: {settings.path} does not exist, so nothing will be compared; "
+                f"baseline: NONE yet: {path} does not exist, so nothing will be compared; "
                 "create it with `adk-eval-gate baseline update` and commit it"
             )
-        return f"baseline: the file {settings.path}"
-    if settings.store == "branch":
-        return f"baseline: branch {settings.branch} (written by pushes to the default branch; needs `contents: write`)"
-    return (
-        f"baseline: artifact {settings.name!r} of the newest completed push run on the pull request's base branch "
-        "(the push workflow must upload adk-eval-gate-out/results.json under that name; pull requests need "
-        "`actions: read`); until one exists nothing is compared"
-    )
+        case FileBaseline(path=path):
+            return f"baseline: the file {path}"
+        case BranchBaseline(branch=branch):
+            return f"baseline: branch {branch} (written by pushes to the default branch; needs `contents: write`)"
+        case ArtifactBaseline(name=name):
+            return (
+                f"baseline: artifact {name!r} of the newest completed push run on the pull request's base branch "
+                "(the push workflow must upload adk-eval-gate-out/results.json under that name; pull requests need "
+                "`actions: read`); until one exists nothing is compared"
+            )
+        case unknown:
+            assert_never(unknown)
 
 
 def describe_baseline(outcome: LoadOutcome) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 from pydantic import BaseModel
 
@@ -108,23 +108,34 @@ class UnparseableReply(Exception):
     """No judge reply of a criterion could be read: the criterion errors rather than pass unjudged."""
 
 
-Scorer = Callable[[ScoringInput, Any], MetricOutcome]
-JudgeScorer = Callable[[ScoringInput, Any, "Judge"], Awaitable[MetricOutcome]]  # (input, options, the judge)
+class CriterionOptions(BaseModel):
+    """What every criterion's options hold (engine/options.py has ADK's): the threshold its score is held to."""
+
+    threshold: float
+
+
+# A criterion's options model, as ADK binds `criterion_type` to a metric: its scorer takes exactly these options.
+OptionsT = TypeVar("OptionsT", bound=CriterionOptions)
+
+Scorer = Callable[[ScoringInput, OptionsT], MetricOutcome]
+JudgeScorer = Callable[[ScoringInput, OptionsT, "Judge"], Awaitable[MetricOutcome]]  # (input, options, the judge)
 # (the case's pooled score, threshold, every run's outcome) → its status, for a criterion that decides its own.
 CaseStatusRule = Callable[[float | None, float, Sequence["MetricOutcome | None"]], Status]
 
 
 @dataclass(frozen=True)
-class CriterionSpec:
+class CriterionSpec(Generic[OptionsT]):
+    """A criterion: its name, its options model and the scorer of exactly those options (checked where built)."""
+
     name: str
-    options_model: type[BaseModel]
-    scorer: Scorer | None
+    options_model: type[OptionsT]
+    scorer: Scorer[OptionsT] | None
     summary: str
     needs_reference: bool = False
     judged: bool = False
     # Set when the criterion is a valid ADK name that this build cannot score yet.
     unavailable_reason: str | None = None
-    judge_scorer: JudgeScorer | None = None
+    judge_scorer: JudgeScorer[OptionsT] | None = None
     # How the case's pooled score becomes a status when the criterion is not ADK's `score >= threshold` (custom
     # metrics decide themselves): (score, threshold, every run's outcome) -> status.
     case_status: CaseStatusRule | None = None
@@ -145,11 +156,11 @@ class CriterionSpec:
 
 
 @dataclass(frozen=True)
-class ConfiguredCriterion:
+class ConfiguredCriterion(Generic[OptionsT]):
     """A criterion name resolved against the registry, with validated options."""
 
-    spec: CriterionSpec
-    options: Any
+    spec: CriterionSpec[OptionsT]
+    options: OptionsT
 
     @property
     def name(self) -> str:
@@ -157,9 +168,13 @@ class ConfiguredCriterion:
 
     @property
     def threshold(self) -> float:
-        threshold: float = self.options.threshold  # every options model has one (registry resolves them)
-        return threshold
+        return self.options.threshold
 
     def options_json(self) -> JsonObject:
-        dumped: JsonObject = self.options.model_dump(mode="json", exclude_defaults=False)
-        return dumped
+        return self.options.model_dump(mode="json", exclude_defaults=False)
+
+
+# Specs and criteria of every options model side by side (the registry, a plan): each was checked where it was built
+# (`CriterionSpec(name, Options, scorer)` binds the scorer to its options); held together they are of some options.
+SomeCriterionSpec: TypeAlias = "CriterionSpec[Any]"
+SomeCriterion: TypeAlias = "ConfiguredCriterion[Any]"

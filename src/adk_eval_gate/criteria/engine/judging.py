@@ -12,9 +12,9 @@ from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.progress import ProgressLine
 from adk_eval_gate.criteria.engine.base import (
     Cause,
-    ConfiguredCriterion,
     MetricOutcome,
     NotEvaluable,
+    SomeCriterion,
     UnparseableReply,
 )
 from adk_eval_gate.criteria.engine.judge import Judge
@@ -29,7 +29,7 @@ class JudgeJob:
     key: CaseKey  # (agent, eval_set_id, eval_id)
     case: EvalCase
     run: CaseRun
-    criterion: ConfiguredCriterion
+    criterion: SomeCriterion
 
 
 async def _one(job: JudgeJob, client: Judge) -> MetricOutcome:

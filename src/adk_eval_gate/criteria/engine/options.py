@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from adk_eval_gate.core.json_types import JsonObject
+from adk_eval_gate.core.numbers import in_range
+from adk_eval_gate.criteria.engine.base import CriterionOptions
 from adk_eval_gate.evalsets.models import Rubric
 
 
@@ -41,7 +43,7 @@ def check_threshold(value: Any) -> float:
     return number
 
 
-class ThresholdOptions(_Options):
+class ThresholdOptions(_Options, CriterionOptions):
     threshold: float
     include_intermediate_responses_in_final: bool = False
 
@@ -106,3 +108,18 @@ class HallucinationsOptions(LlmJudgeOptions):
 
 class UserSimulatorQualityOptions(LlmJudgeOptions):
     stop_signal: str = "</finished>"
+
+
+class AgentsCliOptions(CriterionOptions):
+    """`threshold` is 0 and `has_threshold` false for a metric the config gives none (results need a number)."""
+
+    model_config = ConfigDict(extra="forbid")
+    threshold: float = 0.0
+    has_threshold: bool = False
+
+    @field_validator("threshold", mode="before")
+    @classmethod
+    def _finite(cls, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not in_range(value):
+            raise ValueError(f"{value!r} is not a threshold; use a finite number on the metric's own scale")
+        return float(value)

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from adk_eval_gate.core.numbers import in_range, out_of_range
 from adk_eval_gate.criteria.engine.base import (
     Cause,
-    ConfiguredCriterion,
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
     ScoringInput,
+    SomeCriterion,
     Status,
     status_for,
 )
@@ -62,7 +62,7 @@ class CaseScore:
     reason: str | None = None
 
 
-def scoring_input(criterion: ConfiguredCriterion, case: EvalCase, run: CaseRun) -> ScoringInput:
+def scoring_input(criterion: SomeCriterion, case: EvalCase, run: CaseRun) -> ScoringInput:
     """The scorer's input, or NotEvaluable when the data cannot support this criterion (ADK: NOT_EVALUATED)."""
     assert run.invocations is not None
     actual = list(run.invocations)
@@ -75,7 +75,7 @@ def scoring_input(criterion: ConfiguredCriterion, case: EvalCase, run: CaseRun) 
 
 
 def evaluate_run(
-    criterion: ConfiguredCriterion,
+    criterion: SomeCriterion,
     case: EvalCase,
     run: CaseRun,
     judged: Mapping[tuple[int, str], MetricOutcome] | None = None,
@@ -95,7 +95,7 @@ def _bounded(outcome: MetricOutcome, count: int) -> MetricOutcome:
 
 
 def _outcome(
-    criterion: ConfiguredCriterion,
+    criterion: SomeCriterion,
     case: EvalCase,
     run: CaseRun,
     judged: Mapping[tuple[int, str], MetricOutcome] | None,
@@ -117,7 +117,7 @@ def _outcome(
 
 
 def _pooled(
-    criterion: ConfiguredCriterion, outcomes: Sequence[MetricOutcome | None]
+    criterion: SomeCriterion, outcomes: Sequence[MetricOutcome | None]
 ) -> tuple[float | None, str | None, Cause | None]:
     scored = [o for o in outcomes if o is not None]
     if not scored:
@@ -132,7 +132,7 @@ def _pooled(
     return statistics.mean(values), None, None  # AgentEvaluator's exact call
 
 
-def _errored(criterion: ConfiguredCriterion, outcomes: Sequence[MetricOutcome | None]) -> CriterionResult | None:
+def _errored(criterion: SomeCriterion, outcomes: Sequence[MetricOutcome | None]) -> CriterionResult | None:
     """A criterion that errored in any run has no case score: the other runs alone would be a biased sample."""
     errors = [(i, o) for i, o in enumerate(outcomes) if o is not None and o.status is Status.ERROR]
     if not errors:
@@ -157,7 +157,7 @@ def case_status(results: Sequence[CriterionResult]) -> Status:
 def score_case(
     case: EvalCase,
     runs: Sequence[CaseRun],
-    criteria: Sequence[ConfiguredCriterion],
+    criteria: Sequence[SomeCriterion],
     judged: Mapping[tuple[int, str], MetricOutcome] | None = None,
 ) -> CaseScore:
     """`judged` holds the LLM-judged outcomes, computed beforehand for every run (criteria/judging.py)."""
