@@ -37,7 +37,7 @@ class Conversation:
     created: float = 0.0
 
 
-def _session_of(data: Any) -> JsonObject | None:
+def _session_of(data: object) -> JsonObject | None:
     if isinstance(data, dict) and isinstance(data.get("session"), dict):
         data = data["session"]
     if isinstance(data, dict) and isinstance(data.get("events"), list) and not {"eval_cases", "eval_sets"} & set(data):
@@ -113,7 +113,7 @@ def _pick(found: JsonObject, wanted: str | None, path: Path) -> str:
     return wanted
 
 
-def from_traces(data: Any, path: Path, wanted: str | None) -> Conversation:
+def from_traces(data: object, path: Path, wanted: str | None) -> Conversation:
     from adk_eval_gate.targets.agents_cli_replay import load_generated
 
     found: dict[str, Invocation] = {}

@@ -50,7 +50,7 @@ class DriftSettings(Strict):
         return value
 
 
-def quarantine_value(value: Any) -> Any:
+def quarantine_value(value: object) -> Any:
     """`quarantine: false` / `none` / null all mean off; YAML reads a bare `off` as false too."""
     if value is None or value is False or value == "none":
         return None

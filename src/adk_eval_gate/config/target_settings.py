@@ -20,7 +20,7 @@ class ReplayTargetSettings(_Strict):
 
     @field_validator("actuals", mode="before")
     @classmethod
-    def _one_or_many(cls, value: Any) -> Any:
+    def _one_or_many(cls, value: object) -> Any:
         return [value] if isinstance(value, str) else value
 
 

@@ -120,7 +120,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def has_lone_surrogate(data: Any) -> bool:
+def has_lone_surrogate(data: object) -> bool:
     stack = [data]
     while stack:
         item = stack.pop()
@@ -152,7 +152,7 @@ def _utf8(text: str) -> bytes:
         return scrub_surrogates(text).encode("utf-8")
 
 
-def scrub_data(data: Any) -> Any:
+def scrub_data(data: object) -> Any:
     if isinstance(data, str):
         return scrub_surrogates(data)
     if isinstance(data, dict):

@@ -106,7 +106,7 @@ def _replaced(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def redact_json(value: Any, secrets: list[str] | None = None) -> Any:
+def redact_json(value: object, secrets: list[str] | None = None) -> Any:
     """Every string in a JSON-shaped value (a request body), keys included."""
     secrets = secret_values() if secrets is None else secrets
     if not secrets:

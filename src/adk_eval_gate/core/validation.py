@@ -79,11 +79,11 @@ def _numeric(text: str) -> bool:
     return True
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     return clip(repr(redact_json(value)), 60, "...")  # masked before `repr` escapes it and before the cut
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: object) -> str:
     return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
         type(value), type(value).__name__
     )
@@ -109,7 +109,7 @@ def _known_fields(model: type[BaseModel], loc: Sequence[str | int]) -> list[str]
     return list(fields)
 
 
-def _model_in(annotation: Any) -> Any:
+def _model_in(annotation: object) -> Any:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()) or ():

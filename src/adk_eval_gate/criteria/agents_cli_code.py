@@ -18,7 +18,6 @@ import sys
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from adk_eval_gate.core.clip import clip, last_line
 from adk_eval_gate.core.json_types import JsonObject
@@ -51,7 +50,7 @@ def _slot() -> asyncio.Semaphore:
     return slot
 
 
-def read_result(data: Any) -> CodeResult:
+def read_result(data: object) -> CodeResult:
     """The child's answer → a score or an error. A score must be a finite number (the SDK's float field also takes
     a numeric string and a bool); an explanation is kept as text."""
     if not isinstance(data, dict):

@@ -77,15 +77,15 @@ def bare_name(name: str) -> tuple[str, str]:
     return ("predefined", lowered)  # a versioned name, as written (the config accepted only registered ones)
 
 
-def _instance_data(content: Any) -> JsonObject | None:
+def _instance_data(content: object) -> JsonObject | None:
     return None if content is None else {"contents": {"contents": [_dump(content)]}}
 
 
-def _dump(value: Any) -> Any:
+def _dump(value: object) -> Any:
     return value.model_dump(mode="json", exclude_none=True) if hasattr(value, "model_dump") else value
 
 
-def _contents(value: Any) -> list[JsonObject]:
+def _contents(value: object) -> list[JsonObject]:
     """The SDK's `_value_to_content_list` for a template variable's value."""
     from google.genai import types as genai_types
 
@@ -170,7 +170,7 @@ def _autorater(entry: JsonObject) -> JsonObject:
     return {wire: entry[field] for field, wire in _AUTORATER if entry.get(field)}
 
 
-def _without_run_ids(value: Any) -> Any:
+def _without_run_ids(value: object) -> Any:
     """The cache key leaves out the ids a live run draws at random, so an unchanged case costs no second request."""
     if isinstance(value, dict):
         return {k: _without_run_ids(v) for k, v in value.items() if k != "id"}

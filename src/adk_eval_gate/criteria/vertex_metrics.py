@@ -20,7 +20,6 @@ predefined metric but an LLM metric whose definition (prompt template, judge set
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from google.genai import types as genai_types
 from pydantic import field_validator
@@ -72,7 +71,7 @@ class CoherenceOptions(ThresholdOptions):
 
     @field_validator("threshold", mode="before")
     @classmethod
-    def _threshold(cls, value: Any) -> float:
+    def _threshold(cls, value: object) -> float:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0.0 <= value <= 5.0:
             raise ValueError(f"threshold {value!r} is outside ADK's coherence scale; use a number between 1 and 5")
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 1.0:
@@ -101,7 +100,7 @@ def _turn(index: int, invocation: Invocation) -> JsonObject:
     return {"turn_index": index, "turn_id": invocation.invocation_id, "events": events}
 
 
-def _tool(declaration: Any) -> JsonObject:
+def _tool(declaration: object) -> JsonObject:
     # Recorded runs hold plain dicts (camelCase or snake_case); the SDK validates them into genai Tools.
     tool = declaration if isinstance(declaration, genai_types.Tool) else genai_types.Tool.model_validate(declaration)
     return tool.model_dump(mode="json", exclude_none=True)

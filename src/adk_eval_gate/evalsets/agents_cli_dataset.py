@@ -16,7 +16,6 @@ A case without `eval_case_id` is named `case_<index>` (agents-cli itself names c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from google.genai import types as genai_types
 from pydantic import ValidationError
@@ -38,7 +37,7 @@ ADK_CASE_KEYS = frozenset({"eval_id", "evalId", "conversation", "conversation_sc
 CLI_CASE_KEYS = frozenset({"prompt", "agent_data", "agentData", "eval_case_id", "evalCaseId"})
 
 
-def is_agents_cli_dataset(data: Any, path: Path) -> bool:
+def is_agents_cli_dataset(data: object, path: Path) -> bool:
     """Which reader the file is for, decided by its cases as the two tools decide: ADK reads an `eval_cases` of
     ADK cases (and ignores any other top-level key), agents-cli reads an `eval_cases` of SDK cases (and ignores any
     other top-level key, `eval_set_id` included). Cases of one tool only settle it; otherwise the file's name does
@@ -64,7 +63,7 @@ def eval_set_id_for(path: Path) -> str:
     return path.name[: -len(".json")] if path.name.endswith(".json") else path.stem
 
 
-def parse_dataset(data: Any, path: Path) -> EvalSet:
+def parse_dataset(data: object, path: Path) -> EvalSet:
     if not isinstance(data, dict) or "eval_cases" not in data:
         raise InputError(
             path, "eval_cases", "is missing", 'write {"eval_cases": [{"eval_case_id": ..., "prompt": ...}]}'
@@ -90,7 +89,7 @@ def parse_dataset(data: Any, path: Path) -> EvalSet:
     return EvalSet(eval_set_id=eval_set_id_for(path), eval_cases=cases)
 
 
-def _check_wrapped_references(cases: Any, path: Path) -> None:
+def _check_wrapped_references(cases: object, path: Path) -> None:
     """The one mistake everyone makes moving from ADK: `reference` is `{"response": Content}`, not a Content."""
     for index, case in enumerate(cases if isinstance(cases, list) else []):
         reference = case.get("reference") if isinstance(case, dict) else None

@@ -155,7 +155,7 @@ def _line_indent(text: str, at: int) -> str:
     return re.match(r"[ \t]*", text[line_start:]).group(0)  # type: ignore[union-attr]
 
 
-def render(value: Any, style: Style, line_indent: str, inline: bool, like: str = "") -> str:
+def render(value: object, style: Style, line_indent: str, inline: bool, like: str = "") -> str:
     """`like`: the text being replaced, whose spacing an inline value copies (`{"a": 1}` or `{"a":1}`)."""
     if inline or style.indent is None:
         item_sep = "," if re.search(r",\S", like) and ", " not in like else ", "
@@ -166,7 +166,7 @@ def render(value: Any, style: Style, line_indent: str, inline: bool, like: str =
     return dumped.replace("\n", style.newline + line_indent)  # raw newlines are structure: string newlines are escaped
 
 
-def _same(old: Any, new: Any) -> bool:
+def _same(old: object, new: object) -> bool:
     return json.dumps(old) == json.dumps(new)
 
 
@@ -177,7 +177,7 @@ class _Edit:
     text: str
 
 
-def _replace(text: str, node: Node, new: Any, style: Style) -> _Edit:
+def _replace(text: str, node: Node, new: object, style: Style) -> _Edit:
     single_line = "\n" not in text[node.start : node.end]
     empty = node.kind != "scalar" and not (node.members or node.items)
     inline = single_line and not empty and (node.kind != "scalar" or not isinstance(new, (dict, list)))
@@ -230,7 +230,7 @@ def _object_edits(text: str, node: Node, old: JsonObject, new: JsonObject, style
     return edits
 
 
-def _edits(text: str, node: Node, old: Any, new: Any, style: Style) -> list[_Edit]:
+def _edits(text: str, node: Node, old: object, new: object, style: Style) -> list[_Edit]:
     if _same(old, new):
         return []
     if isinstance(old, dict) and isinstance(new, dict) and node.kind == "object":
@@ -256,7 +256,7 @@ def _appended(text: str, node: Node, old: list[Any], new: list[Any], style: Styl
     return [*edits, _Edit(last.end, last.end, added)]
 
 
-def patch(text: str, old: Any, new: Any) -> str:
+def patch(text: str, old: object, new: object) -> str:
     """`text` (the JSON of `old`) rewritten to hold `new`, changing only the text of values that differ."""
     if not _same(json.loads(text), old):
         raise SpanError("the text does not hold the old document")

@@ -48,17 +48,17 @@ def _require(mapping: JsonObject, key: str, path: Path, loc: str, fix: str) -> A
     return mapping[key]
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     return clip(repr(redact_json(value)), 60, "...")  # masked before `repr` escapes it and before the cut
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     return {dict: "an object", list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(
         type(value), type(value).__name__
     )
 
 
-def _convert_turn(turn: Any, path: Path, loc: str, invocation_id: str) -> Invocation:
+def _convert_turn(turn: object, path: Path, loc: str, invocation_id: str) -> Invocation:
     if not isinstance(turn, dict):
         raise InputError(
             path, loc, f"expected a turn object, got {type(turn).__name__}", 'use {"query": ..., "reference": ...}'
@@ -121,7 +121,7 @@ def _convert_turn(turn: Any, path: Path, loc: str, invocation_id: str) -> Invoca
     )
 
 
-def _convert_turns(turns: Any, path: Path, loc: str, eval_id: str) -> list[Invocation]:
+def _convert_turns(turns: object, path: Path, loc: str, eval_id: str) -> list[Invocation]:
     if not isinstance(turns, list) or not turns:
         raise InputError(
             path, loc or "<root>", "must be a non-empty list of turns", 'add at least one {"query": ...} turn'

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -26,7 +25,7 @@ class EvalSetFile:
     warnings: tuple[InputError, ...] = ()  # keys the reference reader ignores (evalsets/eval_file_keys.py)
 
 
-def parse_eval_set(data: Any, path: Path) -> EvalSetFile:
+def parse_eval_set(data: object, path: Path) -> EvalSetFile:
     if agents_cli_dataset.is_agents_cli_dataset(data, path):
         eval_set = agents_cli_dataset.parse_dataset(data, path)
         _check_cases(eval_set, path)

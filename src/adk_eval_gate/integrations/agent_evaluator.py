@@ -37,7 +37,7 @@ LEGACY_CRITERIA = (
 )
 
 
-def _config_data(eval_config: Any, criteria: dict[str, float] | None, source: str) -> EvalConfigData:
+def _config_data(eval_config: object, criteria: dict[str, float] | None, source: str) -> EvalConfigData:
     if criteria:
         return EvalConfigData(criteria=dict(criteria), source=source)
     if eval_config is None:
@@ -79,7 +79,7 @@ async def _evaluate_file(
     num_runs: int,
     agent_name: str | None,
     print_detailed_results: bool,
-    artifact_service: Any,
+    artifact_service: object,
     output_file: str | None,
     history: tuple[Any, str] | None = None,
 ) -> None:
@@ -162,16 +162,16 @@ class AgentEvaluator:
     @staticmethod
     async def evaluate_eval_set(
         agent_module: str,
-        eval_set: Any,
+        eval_set: object,
         criteria: dict[str, float] | None = None,
-        eval_config: Any = None,
+        eval_config: object = None,
         num_runs: int = NUM_RUNS,
         agent_name: str | None = None,
         print_detailed_results: bool = True,
-        artifact_service: Any = None,
+        artifact_service: object = None,
         output_file: str | None = None,
         app_name: str | None = None,
-        eval_set_results_manager: Any = None,
+        eval_set_results_manager: object = None,
     ) -> None:
         """Evaluates an agent on an EvalSet object (ADK's or ours) with an EvalConfig (ADK's, or its JSON)."""
         _check_results_manager(app_name, eval_set_results_manager)
@@ -203,10 +203,10 @@ class AgentEvaluator:
         agent_name: str | None = None,
         initial_session_file: str | None = None,
         print_detailed_results: bool = True,
-        artifact_service: Any = None,
+        artifact_service: object = None,
         output_file: str | None = None,
         app_name: str | None = None,
-        eval_set_results_manager: Any = None,
+        eval_set_results_manager: object = None,
     ) -> None:
         """Evaluates the agent in `agent_module` on a file, or on every `*.test.json` under a directory; raises
         AssertionError at the first file with a failure, as ADK does."""
@@ -234,10 +234,10 @@ class AgentEvaluator:
             )
 
 
-def _check_results_manager(app_name: str | None, manager: Any) -> None:
+def _check_results_manager(app_name: str | None, manager: object) -> None:
     if manager is not None and not app_name:
         raise ValueError("app_name is required when eval_set_results_manager is provided.")
 
 
-def _history(app_name: str | None, manager: Any) -> tuple[Any, str] | None:
+def _history(app_name: str | None, manager: object) -> tuple[Any, str] | None:
     return (manager, app_name) if manager is not None and app_name else None

@@ -12,14 +12,13 @@ import hashlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from adk_eval_gate.core.errors import InputError, WriteError
 from adk_eval_gate.core.files import read_text, write_text_atomic
 from adk_eval_gate.core.json_types import JsonObject
 
 
-def cache_key(**parts: Any) -> str:
+def cache_key(**parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
 
 

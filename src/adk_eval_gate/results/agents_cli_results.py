@@ -71,7 +71,7 @@ class EvaluationResultIn(_Loose):
     agent_info: JsonObject | None = None
 
 
-def is_agents_cli_result(data: Any) -> bool:
+def is_agents_cli_result(data: object) -> bool:
     return isinstance(data, dict) and "schema_version" not in data and "eval_case_results" in data
 
 

@@ -10,7 +10,6 @@ import subprocess
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
@@ -102,7 +101,7 @@ def efficiency_results(runs: Sequence[CaseRun]) -> dict[str, EfficiencyResult]:
     return {name: EfficiencyResult(score=v.score, per_invocation=v.per_invocation) for name, v in values.items()}
 
 
-def content_hash(data: Any) -> str:
+def content_hash(data: object) -> str:
     return hashlib.sha256(
         json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     ).hexdigest()

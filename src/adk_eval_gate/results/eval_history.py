@@ -12,7 +12,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any
 
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.models import EvalCase
@@ -112,6 +111,6 @@ def _per_run(case: CaseResult, run: int) -> dict[str, RunMetric]:
     return {name: m for name, metric in case.metrics.items() for m in metric.runs if m is not None and m.run == run}
 
 
-def save_history(manager: Any, app_name: str, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
+def save_history(manager: object, app_name: str, eval_set: EvalSetResult, cases: dict[str, EvalCase]) -> None:
     """Through any ADK `EvalSetResultsManager` (local, GCS, or the one an AgentEvaluator caller passes)."""
     save_case_results(manager, app_name, eval_set.eval_set_id, case_results(eval_set, cases))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -51,7 +50,7 @@ def recorded_invocation(case: AgentsCliCase, index: int, path: Path) -> Invocati
     return invocation
 
 
-def load_generated(data: Any, path: Path, add: Callable[[str, Invocation], None]) -> None:
+def load_generated(data: object, path: Path, add: Callable[[str, Invocation], None]) -> None:
     """Each run case of an agents-cli traces file, by its id (`case_<index>` without one, as datasets name it)."""
     try:
         dataset = AgentsCliDataset.model_validate(data)

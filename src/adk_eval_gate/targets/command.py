@@ -117,7 +117,7 @@ def request_for(eval_set_id: str, case: EvalCase, run: int) -> JsonObject:
     return request
 
 
-def _turn_invocation(turn: Any, expected: Invocation, index: int) -> Invocation:
+def _turn_invocation(turn: object, expected: Invocation, index: int) -> Invocation:
     if not isinstance(turn, dict):
         raise TargetError(f"turns[{index}] is not an object")
     if "events" in turn:
@@ -135,7 +135,7 @@ def _turn_invocation(turn: Any, expected: Invocation, index: int) -> Invocation:
     )
 
 
-def parse_response(data: Any, case: EvalCase) -> tuple[Invocation, ...]:
+def parse_response(data: object, case: EvalCase) -> tuple[Invocation, ...]:
     assert case.conversation is not None
     if not isinstance(data, dict):
         raise TargetError("stdout is JSON but not an object")

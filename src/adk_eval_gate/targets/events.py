@@ -28,7 +28,7 @@ _Model = TypeVar("_Model", bound=BaseModel)
 _USER = "user"
 
 
-def _get(event: Any, snake: str) -> Any:
+def _get(event: object, snake: str) -> Any:
     """A field of an event given as a dict (either spelling) or as ADK's own Event object."""
     if not isinstance(event, Mapping):
         return getattr(event, snake, None)
@@ -42,7 +42,7 @@ def _parts(content: genai_types.Content | None) -> list[genai_types.Part]:
     return list(content.parts or []) if content is not None else []
 
 
-def is_final_response(event: Any, content: genai_types.Content | None) -> bool:
+def is_final_response(event: object, content: genai_types.Content | None) -> bool:
     actions = _get(event, "actions") or {}
     if _get(actions, "skip_summarization") or _get(event, "long_running_tool_ids"):
         return True
@@ -56,14 +56,14 @@ def is_final_response(event: Any, content: genai_types.Content | None) -> bool:
     return not calls and not responses and not partial and not trailing_code_result
 
 
-def content_of(event: Any) -> genai_types.Content | None:
+def content_of(event: object) -> genai_types.Content | None:
     raw = _get(event, "content")
     if raw is None or isinstance(raw, genai_types.Content):
         return raw
     return genai_types.Content.model_validate(raw)
 
 
-def _optional(model: type[_Model], raw: Any) -> _Model | None:
+def _optional(model: type[_Model], raw: object) -> _Model | None:
     if raw is None or isinstance(raw, model):
         return raw
     return model.model_validate(raw)

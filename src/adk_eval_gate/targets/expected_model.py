@@ -130,7 +130,7 @@ def _expected_model_class() -> type[Any]:
     return ExpectedModel
 
 
-def play_expected(root: Any) -> int:
+def play_expected(root: object) -> int:
     """Gives every LlmAgent of the tree a played model in place of its own; how many agents it replaced."""
     expected = _expected_model_class()
     count = 0

@@ -79,7 +79,7 @@ class HttpTarget:
             session.headers.update(self._headers)
         return session
 
-    def _call(self, method: str, path: str, body: Any = None) -> Any:
+    def _call(self, method: str, path: str, body: object = None) -> Any:
         url = f"{self._base}{path}"
         timeout = (self._settings.connect_timeout, self._settings.read_timeout)
         try:
@@ -100,7 +100,7 @@ class HttpTarget:
         except ValueError:
             raise TargetError(f"{method} {path} returned a body that is not JSON") from None
 
-    async def _request(self, method: str, path: str, body: Any = None) -> Any:
+    async def _request(self, method: str, path: str, body: object = None) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._pool, self._call, method, path, body)
 
     async def run_case(self, eval_set_id: str, case: EvalCase, run: int) -> CaseRun:

@@ -36,7 +36,7 @@ def has_gemini_credentials(env: Mapping[str, str]) -> bool:
     return vertex and bool(env.get("GOOGLE_CLOUD_PROJECT"))
 
 
-def agent_tree(root: Any) -> Iterator[Any]:
+def agent_tree(root: object) -> Iterator[Any]:
     """The root agent, its sub-agents and the agents behind AgentTools, each once (a tree can share agents)."""
     seen: set[int] = set()
     stack = [root]
@@ -50,7 +50,7 @@ def agent_tree(root: Any) -> Iterator[Any]:
         stack.extend(getattr(tool, "agent", None) for tool in (getattr(agent, "tools", None) or []))
 
 
-def gemini_model(agent: Any) -> Any:
+def gemini_model(agent: object) -> Any:
     """The agent's model when it calls Gemini through google-adk's own client; None otherwise."""
     from google.adk.models.google_llm import Gemini
 
@@ -65,12 +65,12 @@ def gemini_model(agent: Any) -> Any:
     return model if isinstance(model, Gemini) and keeps_client else None
 
 
-def _gemini_model(agent: Any) -> str | None:
+def _gemini_model(agent: object) -> str | None:
     model = gemini_model(agent)
     return str(model.model) if model is not None else None
 
 
-def missing_credentials(root: Any, env: Mapping[str, str]) -> str | None:
+def missing_credentials(root: object, env: Mapping[str, str]) -> str | None:
     """The first Gemini model name found when there are no credentials for it, else None."""
     if has_gemini_credentials(env):
         return None

@@ -17,7 +17,6 @@ from __future__ import annotations
 import ssl
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
 
 from adk_eval_gate.config.offline import OFFLINE_COMMAND
 from adk_eval_gate.core.errors import InputError
@@ -28,7 +27,7 @@ PROBE_SECONDS = 4.0  # per phase (connect, read): a reachable endpoint answers a
 _TRUE = {"1", "true", "yes"}
 
 
-def endpoint(model: Any, env: Mapping[str, str]) -> str:
+def endpoint(model: object, env: Mapping[str, str]) -> str:
     """The base URL google-genai would send this model's requests to."""
     if base := getattr(model, "base_url", None):
         return str(base)
@@ -66,7 +65,7 @@ def unreachable(url: str) -> str | None:
         return None if isinstance(exc, OSError) else one_line(exc)
 
 
-def unreachable_model(root: Any, env: Mapping[str, str]) -> tuple[str, str, str] | None:
+def unreachable_model(root: object, env: Mapping[str, str]) -> tuple[str, str, str] | None:
     """(model name, endpoint, why) for the first Gemini model of the tree whose endpoint cannot be reached."""
     for agent in agent_tree(root):
         model = gemini_model(agent)
@@ -83,7 +82,7 @@ class UnreachableModel(InputError):
     """The model's endpoint cannot be reached: `ci` stops on it; `validate` notes it (a network, not a config)."""
 
 
-def require_reachable(reference: str, root: Any, env: Mapping[str, str]) -> None:
+def require_reachable(reference: str, root: object, env: Mapping[str, str]) -> None:
     """One line before any case runs, instead of minutes of retries and a traceback in every case."""
     if (found := unreachable_model(root, env)) is None:
         return

@@ -14,7 +14,7 @@ from adk_eval_gate.targets.adk import AdkTarget
 class ModuleTarget(AdkTarget):
     """The agent as AgentEvaluator finds it: an importable module name, not a folder or `module:attribute`."""
 
-    def __init__(self, agent_module: str, agent_name: str | None, artifact_service: Any = None) -> None:
+    def __init__(self, agent_module: str, agent_name: str | None, artifact_service: object = None) -> None:
         super().__init__(agent_module, Path.cwd())
         self._agent_name = agent_name
         self._artifact_service = artifact_service

@@ -62,14 +62,14 @@ class ActualsIndex:
         return self.by_set_and_case.get((eval_set_id, eval_id)) or self.by_case.get(eval_id, [])
 
 
-def _get(mapping: JsonObject, snake: str, default: Any = None) -> Any:
+def _get(mapping: JsonObject, snake: str, default: object = None) -> Any:
     if snake in mapping:
         return mapping[snake]
     head, *rest = snake.split("_")
     return mapping.get(head + "".join(word.title() for word in rest), default)
 
 
-def validate_recorded_invocation(data: Any, path: Path, loc: list[str | int]) -> Invocation:
+def validate_recorded_invocation(data: object, path: Path, loc: list[str | int]) -> Invocation:
     """Recorded invocations may come from a newer ADK with fields 2.13 lacks: drop unknown keys, keep the rest."""
     payload = copy.deepcopy(data)
     for _ in range(50):
@@ -84,7 +84,7 @@ def validate_recorded_invocation(data: Any, path: Path, loc: list[str | int]) ->
     raise InputError(path, None, "too many unknown fields in a recorded invocation", "check the file's format")
 
 
-def _delete(payload: Any, loc: tuple[str | int, ...]) -> None:
+def _delete(payload: object, loc: tuple[str | int, ...]) -> None:
     target = payload
     for part in loc[:-1]:
         if (isinstance(target, dict) and part in target) or (
@@ -97,7 +97,7 @@ def _delete(payload: Any, loc: tuple[str | int, ...]) -> None:
         target.pop(loc[-1], None)
 
 
-def _expect(value: Any, kind: type | tuple[type, ...], path: Path, loc: list[str | int], what: str) -> Any:
+def _expect(value: object, kind: type | tuple[type, ...], path: Path, loc: list[str | int], what: str) -> Any:
     """Actuals come from other tools and other versions: a field of the wrong type is a one-line error."""
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise InputError(

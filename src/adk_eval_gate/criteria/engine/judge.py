@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import jinja2
 
@@ -34,7 +34,7 @@ class Judge:
     ) -> str:
         return await self.llm.generate(criterion, model, prompt, config, sample, version)
 
-    def render(self, template: str, **values: Any) -> str:
+    def render(self, template: str, **values: object) -> str:
         return self.templates.get_template(template).render(**values)
 
     def close(self) -> None:

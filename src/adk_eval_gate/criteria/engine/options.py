@@ -25,7 +25,7 @@ class _Options(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
 
-def check_threshold(value: Any) -> float:
+def check_threshold(value: object) -> float:
     # ADK also takes numeric strings; in a gate a quoted or boolean threshold is almost certainly a mistake.
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not a threshold; use a number between 0 and 1")
@@ -49,7 +49,7 @@ class ThresholdOptions(_Options, CriterionOptions):
 
     @field_validator("threshold", mode="before")
     @classmethod
-    def _threshold(cls, value: Any) -> float:
+    def _threshold(cls, value: object) -> float:
         return check_threshold(value)
 
 
@@ -68,7 +68,7 @@ class ToolTrajectoryOptions(ThresholdOptions):
 
     @field_validator("match_type", mode="before")
     @classmethod
-    def _match_type(cls, value: Any) -> Any:
+    def _match_type(cls, value: object) -> Any:
         # ADK's enum values are 0/1/2 and strings are matched case-insensitively with '-' or ' ' for '_'.
         if isinstance(value, int) and not isinstance(value, bool) and value in _MATCH_TYPE_BY_NUMBER:
             return _MATCH_TYPE_BY_NUMBER[value]
@@ -119,7 +119,7 @@ class AgentsCliOptions(CriterionOptions):
 
     @field_validator("threshold", mode="before")
     @classmethod
-    def _finite(cls, value: Any) -> float:
+    def _finite(cls, value: object) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not in_range(value):
             raise ValueError(f"{value!r} is not a threshold; use a finite number on the metric's own scale")
         return float(value)
