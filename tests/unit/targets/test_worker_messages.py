@@ -92,3 +92,44 @@ def test_a_pickle_or_anything_but_a_known_message_is_malformed():
 def test_a_malformed_message_says_what_it_was_in_one_short_line():
     got = unpack_json(json.dumps({"type": "x" * 1000}).encode())
     assert isinstance(got, Malformed) and len(got.reason) < 100 and "unknown message type" in got.reason
+
+
+@pytest.mark.parametrize(
+    ("message", "wire"),
+    [
+        (Ready(None), '{"type": "ready", "error": null}'),
+        (Forked((11, 12)), '{"type": "forked", "pids": [11, 12]}'),
+        (Exited(11, -9), '{"type": "exited", "pid": 11, "code": -9}'),
+        (Hello(12, "historian"), '{"type": "hello", "pid": 12, "role": "historian"}'),
+        (Started(4), '{"type": "started", "index": 4}'),
+        (Log("a line"), '{"type": "log", "text": "a line"}'),
+        (LogCounts({"a line": 3}), '{"type": "log_counts", "counts": {"a line": 3}}'),
+        (Fatal("no model"), '{"type": "fatal", "reason": "no model"}'),
+        (
+            Result(0, CaseRun("s", "c", 0, None, "timed out", 2.0)),
+            '{"type": "result", "index": 0, "run": {"eval_set_id": "s", "eval_id": "c", "run": 0, '
+            '"error": "timed out", "duration": 2.0, "simulator_usage": null, "invocations": null}}',
+        ),
+    ],
+)
+def test_the_wire_format_is_type_first_then_the_fields(message, wire):
+    """The run and an agent host of another version of this package (a cached image) must still understand
+    each other: `type` leads, the fields follow in their order, nothing else is written."""
+    assert pack_json(message)[HEADER.size :].decode() == wire
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"\xff", "not JSON"),
+        (b"[]", "not a message object"),
+        (b'{"type": 5}', "not a message object"),
+        (b'{"type": "shell"}', "an unknown message type 'shell'"),
+        (b'{"type": "started", "index": 3, "extra": 1}', "unknown fields in a 'started' message"),
+        (b'{"type": "started", "index": "3"}', "a 'started' message that does not fit its shape (TypeError)"),
+        (b'{"type": "ready"}', "a 'ready' message that does not fit its shape (KeyError)"),
+        (b'{"type": "hello", "pid": 1, "role": "root"}', "a 'hello' message that does not fit its shape (ValueError)"),
+    ],
+)
+def test_a_malformed_message_says_why_as_the_log_shows_it(data, reason):
+    assert unpack_json(data) == Malformed(reason)
