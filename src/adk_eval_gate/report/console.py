@@ -4,18 +4,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from typing_extensions import assert_never
+
 from adk_eval_gate.core.clip import clip_middle, clip_words, short_sha, single_line
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import strip_controls
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.missing import missing_judged_line
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
+from adk_eval_gate.results.models import CaseResult, CaseStatusName, EvalSetResult, MetricResult, ResultsFile
 
 if TYPE_CHECKING:
-    from adk_eval_gate.baseline.models import Comparison, PooledSummary, Summary
+    from adk_eval_gate.baseline.models import Comparison, PooledSummary, Summary, Verdict
 
-_MARK = {"passed": "PASS", "failed": "FAIL", "not_evaluated": "N/E", "error": "ERROR", "not_run": "NOT RUN"}
+
+def _status_mark(status: CaseStatusName) -> str:
+    match status:
+        case "passed":
+            return "PASS"
+        case "failed":
+            return "FAIL"
+        case "not_evaluated":
+            return "N/E"
+        case "error":
+            return "ERROR"
+        case "not_run":
+            return "NOT RUN"
+        case unknown:
+            assert_never(unknown)
 
 
 # An agents-cli metric the config gives no threshold is a score, not a pass: it is compared with the baseline.
@@ -42,7 +58,7 @@ def _case_mark(eval_set: EvalSetResult, case: CaseResult) -> str:
     scored = [n for n, m in case.metrics.items() if m.score is not None]
     if case.status == "passed" and scored and all(no_threshold(eval_set, n) for n in scored):
         return "SCORED"
-    return _MARK[case.status]
+    return _status_mark(case.status)
 
 
 def _clip(text: str, width: int) -> str:
@@ -104,16 +120,18 @@ def render_table(results: ResultsFile) -> str:
     return "\n".join(lines)
 
 
-_VERDICT_MARK = {
-    "regressed": "REGRESSED",
-    "improved": "improved",
-    "unchanged": "unchanged",
-    "inconclusive": "inconclusive",
-    "new": "new",
-    "removed": "removed",
-    "not_comparable": "not comparable",
-    "error": "ERROR",
-}
+def _verdict_mark(verdict: Verdict) -> str:
+    match verdict:
+        case "regressed":
+            return "REGRESSED"
+        case "error":
+            return "ERROR"
+        case "not_comparable":
+            return "not comparable"
+        case "improved" | "unchanged" | "inconclusive" | "new" | "removed":
+            return verdict
+        case unknown:
+            assert_never(unknown)
 
 
 def render_comparison(comparison: Comparison) -> str:
@@ -138,7 +156,7 @@ def render_comparison(comparison: Comparison) -> str:
         lines.append(f"  {s.agent}/{s.eval_set_id} {s.criterion}: {_mark(s)} {values}  {s.reason}".rstrip())
     for e in comparison.efficiency:
         if e.verdict in ("regressed", "improved") or e.gating:
-            mark = "UNCONFIRMED" if e.verdict == "inconclusive" else _VERDICT_MARK[e.verdict]
+            mark = "UNCONFIRMED" if e.verdict == "inconclusive" else _verdict_mark(e.verdict)
             lines.append(f"  {e.agent}/{e.eval_set_id} {e.metric} per run: {mark}  {e.reason}")
     for title, chosen in (
         ("Cases behind the regressions:", regression_cases(comparison)),
@@ -161,7 +179,7 @@ def render_comparison(comparison: Comparison) -> str:
 
 
 def _mark(row: Summary | PooledSummary) -> str:
-    return "UNCONFIRMED" if row.unconfirmed else _VERDICT_MARK[row.verdict]
+    return "UNCONFIRMED" if row.unconfirmed else _verdict_mark(row.verdict)
 
 
 def _estimate(row: Summary | PooledSummary) -> str:
