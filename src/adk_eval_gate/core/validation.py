@@ -91,7 +91,7 @@ def _type_name(value: object) -> str:
 
 def _known_fields(model: type[BaseModel], loc: Sequence[str | int]) -> list[str]:
     """Best-effort walk of the model tree along `loc` to list the fields allowed at that level."""
-    current: Any = model
+    current: object = model
     for part in loc:
         if isinstance(part, int):
             continue
@@ -109,7 +109,7 @@ def _known_fields(model: type[BaseModel], loc: Sequence[str | int]) -> list[str]
     return list(fields)
 
 
-def _model_in(annotation: object) -> Any:
+def _model_in(annotation: object) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()) or ():

@@ -13,11 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 from typing_extensions import assert_never
 
 from adk_eval_gate.core.errors import InputError, did_you_mean
 from adk_eval_gate.core.json_types import JsonObject
+from adk_eval_gate.core.validation import LineLookup
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliCase
 from adk_eval_gate.evalsets.ignored_keys import ignored_key, once, unknown_keys
 from adk_eval_gate.evalsets.models import EvalCase, EvalSet, SessionInput
@@ -26,7 +28,7 @@ from adk_eval_gate.evalsets.models import EvalCase, EvalSet, SessionInput
 LISTED = 20
 
 
-def _fields(model: Any) -> set[str]:
+def _fields(model: type[BaseModel]) -> set[str]:
     return set(model.model_fields) | {to_camel(name) for name in model.model_fields}
 
 
@@ -60,7 +62,7 @@ def ignored(data: Any, path: Path, shape: EvalSetShape) -> tuple[InputError, ...
     return tuple(found[:LISTED])
 
 
-def _evalset(data: JsonObject, path: Path, lines: Any) -> list[InputError]:
+def _evalset(data: JsonObject, path: Path, lines: LineLookup) -> list[InputError]:
     found = [
         ignored_key(path, (key,), SET_KEYS, "is not an EvalSet field, so ADK ignores it", lines)
         for key in unknown_keys(data, SET_KEYS)
@@ -87,7 +89,7 @@ def _evalset(data: JsonObject, path: Path, lines: Any) -> list[InputError]:
     return found
 
 
-def _turn(turn: Any, where: tuple[str | int, ...], path: Path, lines: Any) -> list[InputError]:
+def _turn(turn: Any, where: tuple[str | int, ...], path: Path, lines: LineLookup) -> list[InputError]:
     found = []
     for key in unknown_keys(turn, TURN_KEYS):
         effect = "is not read by ADK's legacy converter"
@@ -97,7 +99,7 @@ def _turn(turn: Any, where: tuple[str | int, ...], path: Path, lines: Any) -> li
     return found
 
 
-def _named(data: list[Any], path: Path, lines: Any) -> list[InputError]:
+def _named(data: list[Any], path: Path, lines: LineLookup) -> list[InputError]:
     found = []
     for index, entry in enumerate(data):
         for key in unknown_keys(entry, NAMED_KEYS):
@@ -121,7 +123,7 @@ def _named(data: list[Any], path: Path, lines: Any) -> list[InputError]:
     return found
 
 
-def _agents_cli(data: JsonObject, path: Path, lines: Any) -> list[InputError]:
+def _agents_cli(data: JsonObject, path: Path, lines: LineLookup) -> list[InputError]:
     name = path.name[: -len(".json")] if path.name.endswith(".json") else path.stem
     found = []
     for key in unknown_keys(data, {"eval_cases"}):

@@ -18,7 +18,7 @@ import pickle
 import socket
 import struct
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, PlainValidator, TypeAdapter, ValidationError, with_config
 
@@ -27,7 +27,10 @@ from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import in_range
 from adk_eval_gate.evalsets.models import Invocation, dump_invocation
 from adk_eval_gate.llm.client import UsageStats
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.base import CaseRun, Target
+
+if TYPE_CHECKING:
+    from adk_eval_gate.targets.runner import RunnerSettings
 
 HEADER = struct.Struct("!I")  # every frame: its length, then its bytes
 MAX_REPLY_BYTES = 256 * 1024 * 1024  # a result is a case's invocations; a length beyond this is not a reply
@@ -52,9 +55,9 @@ class Fork:
     """Fork `count` workers running `target` with `settings`, each calling back on `address`; start the history
     writer too when `writes_history` (once)."""
 
-    target: Any
+    target: Target
     count: int
-    settings: Any
+    settings: RunnerSettings
     address: str
     writes_history: bool
 
@@ -63,7 +66,7 @@ class Fork:
 class HoldInvocations:
     """Invocations the history writer prepares while the agent runs (results/eval_history.Ref names them)."""
 
-    key: tuple[Any, ...]
+    key: tuple[object, ...]  # adk_history.HeldKey
     invocations: list[JsonObject]
 
 

@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from adk_eval_gate.targets.host_messages import (
     Exited,
@@ -33,6 +33,10 @@ from adk_eval_gate.targets.host_messages import (
     recv_from_run,
 )
 from adk_eval_gate.targets.host_start import os_thread_count
+
+if TYPE_CHECKING:
+    from adk_eval_gate.targets.base import Target
+    from adk_eval_gate.targets.runner import RunnerSettings
 
 _REAP_POLL_SECONDS = 0.05  # how soon a worker's exit is reported while workers run (the run waits on it)
 
@@ -171,7 +175,7 @@ def _reap(control: socket.socket, children: set[int], *, block: bool) -> None:
             control.sendall(pack_json(Exited(pid, os.waitstatus_to_exitcode(status))))
 
 
-def _fork(control: socket.socket, target: Any, settings: Any, address: str, inherited: list[int]) -> int:
+def _fork(control: socket.socket, target: Target, settings: RunnerSettings, address: str, inherited: list[int]) -> int:
     """A worker; `inherited` are descriptors of the host's own it must not hold (the history writer's pipe, whose
     end would otherwise stay open in every worker)."""
     pid = os.fork()
@@ -195,7 +199,7 @@ def _fork(control: socket.socket, target: Any, settings: Any, address: str, inhe
         os._exit(code)  # never return into the host's loop, nor run its exit handlers
 
 
-def _spawn(target: Any, settings: Any, address: str, spawned: dict[int, subprocess.Popen[bytes]]) -> int:
+def _spawn(target: Target, settings: RunnerSettings, address: str, spawned: dict[int, subprocess.Popen[bytes]]) -> int:
     """A worker as a fresh interpreter, where forking is not known safe: it imports google-adk and the agent
     itself, and reads what a forked worker would inherit from its standard input (worker_process.spawned_main)."""
     code = (

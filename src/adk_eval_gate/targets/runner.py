@@ -13,7 +13,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 from adk_eval_gate.core.progress import ProgressLine
 from adk_eval_gate.evalsets.models import EvalCase
@@ -109,7 +109,7 @@ async def run_jobs(
 
     tasks = [asyncio.ensure_future(worker(i, job)) for i, job in enumerate(jobs)]
     # the whole batch, and the caller's stop signal when there is one: whichever ends first
-    waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(asyncio.gather(*tasks, return_exceptions=True))]
+    waiters: list[asyncio.Future[object]] = [asyncio.ensure_future(asyncio.gather(*tasks, return_exceptions=True))]
     if stop is not None:
         waiters.append(asyncio.ensure_future(stop.wait()))
     done, _ = await asyncio.wait(waiters, timeout=settings.job_timeout, return_when=asyncio.FIRST_COMPLETED)
