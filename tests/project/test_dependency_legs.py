@@ -22,7 +22,16 @@ def test_every_runtime_dependency_is_pinned_to_its_floor():
     done = constraints(ROOT / "pyproject.toml")
     assert done.returncode == 0, done.stderr
     pins = dict(line.split("==") for line in done.stdout.split())
-    assert set(pins) == {"pydantic", "rouge-score", "nltk", "google-genai", "jinja2", "pyyaml", "requests"}
+    assert set(pins) == {
+        "pydantic",
+        "rouge-score",
+        "nltk",
+        "google-genai",
+        "jinja2",
+        "pyyaml",
+        "requests",
+        "typing-extensions",
+    }
     assert pins["google-genai"] == "2.25" and pins["nltk"] == "3.9.1"
 
 
