@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import jinja2
 
 from adk_eval_gate.criteria.engine.prompts import TEMPLATES
+from adk_eval_gate.criteria.judge_agreement import DeferredJudgement, RejudgePolicy
 from adk_eval_gate.llm.client import CAUSE_BUDGET, CAUSE_NO_CREDENTIALS, LlmClient, LlmUnavailable
 
 T = TypeVar("T")
@@ -19,6 +20,14 @@ T = TypeVar("T")
 class Judge:
     llm: LlmClient
     templates: jinja2.Environment = field(default=TEMPLATES)
+    rejudge: RejudgePolicy | None = None  # None or extra 0: no invocation is judged beyond num_samples
+    # One judged job's invocations to re-judge (judging.py hands each job a Judge of its own with a list here)
+    deferred: list[DeferredJudgement] | None = None
+
+    def defer(self, later: DeferredJudgement) -> None:
+        """Keeps an invocation whose judgements disagreed for re-judging, when this run re-judges."""
+        if self.deferred is not None and self.rejudge is not None and self.rejudge.extra > 0:
+            self.deferred.append(later)
 
     @property
     def available(self) -> bool:
