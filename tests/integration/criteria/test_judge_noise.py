@@ -16,12 +16,13 @@ from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.criteria.engine.base import ConfiguredCriterion
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, judge_all
-from adk_eval_gate.criteria.engine.options import LlmJudgeOptions
+from adk_eval_gate.criteria.engine.options import LlmJudgeOptions, RubricsOptions
 from adk_eval_gate.criteria.judge_agreement import RejudgePolicy
 from adk_eval_gate.criteria.registry import REGISTRY
 from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
+from adk_eval_gate.results.judge_noise import judge_noise
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 from adk_eval_gate.targets.base import CaseRun
@@ -151,3 +152,48 @@ def turn(answer: str) -> dict:
         "user_content": {"role": "user", "parts": [{"text": "question"}]},
         "final_response": {"role": "model", "parts": [{"text": answer}]},
     }
+
+
+def rubric_block(rubric_id: str, verdict_text: str) -> str:
+    return (
+        f"ID: {rubric_id}\nProperty: The response is {rubric_id}.\nEvidence: x\nRationale: r\nVerdict: {verdict_text}\n"
+    )
+
+
+def test_a_rubric_judges_samples_are_judgements_of_the_turn_and_are_rejudged_alike(gemini_env):
+    """One rubric sample's judgement is the mean of its rubric verdicts; ADK's per-rubric majority stays the score."""
+    replies = [
+        rubric_block("concise", "yes") + rubric_block("polite", "yes"),
+        rubric_block("concise", "yes") + rubric_block("polite", "no"),
+        rubric_block("concise", "no") + rubric_block("polite", "no"),
+    ]
+    counts: Counter[str] = Counter()
+
+    def reply(prompt: str) -> str:
+        counts["all"] += 1
+        return replies[(counts["all"] - 1) % 3]
+
+    server = FakeGemini(reply)
+    gemini_env(server)
+    rubrics = [
+        {"rubric_id": r, "rubric_content": {"text_property": f"The response is {r}."}} for r in ("concise", "polite")
+    ]
+    try:
+        actual = (Invocation.model_validate(turn("an answer")),)
+        case = EvalCase(eval_id="c", conversation=list(actual))
+        options = RubricsOptions(threshold=0.5, rubrics=rubrics, judge_model_options={"num_samples": 3})
+        name = "rubric_based_final_response_quality_v1"
+        job = JudgeJob(
+            CaseKey("a", "s", "c"), case, CaseRun("s", "c", 0, actual), ConfiguredCriterion(REGISTRY[name], options)
+        )
+        judge = Judge(LlmClient(LlmSettings(retries=0), LlmCache(None)), rejudge=RejudgePolicy(3, lambda: None))
+        outcome = asyncio.run(judge_all([job], judge))[CaseKey("a", "s", "c")][(0, name)]
+    finally:
+        server.close()
+    item = outcome.per_invocation[0]
+    assert outcome.score == 0.5  # concise yes, yes, no → yes; polite yes, no, no → no
+    assert sorted(item.judgements[:3]) == [0.0, 0.5, 1.0] and item.judgements[3:] == (1.0, 0.5, 0.0)
+    noise = judge_noise([outcome])
+    assert noise is not None and noise.rejudged == 3 and noise.pairs == 15
+    assert noise.flip_rate == pytest.approx(8 / 15)  # |a − b| summed over the 15 pairs of {1, 1, ½, ½, 0, 0}
+    assert len(server.requests) == 6
