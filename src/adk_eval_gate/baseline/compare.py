@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
 from adk_eval_gate.baseline.case_rows import CaseComparison, case_row
+from adk_eval_gate.baseline.judge_noise import excuse_judge_noise
 from adk_eval_gate.baseline.models import DriftRow, PooledSummary, Row, Summary, Verdict
 from adk_eval_gate.baseline.row_notes import StatusNote, VerdictNote
 from adk_eval_gate.baseline.stats import (
@@ -368,6 +369,7 @@ def compare(
     decided_sets = {id(g): cast(Summary, next(decided)) for g in compared_sets}
     also = cast(list[DriftRow | Summary | PooledSummary], list(decided))
     rows = _case_verdicts(groups, tolerance_for, case_fdr, {(p.agent, p.criterion) for p in pooled})
+    rows = excuse_judge_noise(rows, current, baseline)
     summaries = [decided_sets.get(id(g), g.summary) for g in groups] + _removed_sets(
         base_sets, {(s.agent, s.eval_set_id) for s in current.eval_sets}
     )

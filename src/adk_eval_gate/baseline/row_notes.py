@@ -25,6 +25,7 @@ VerdictKind = Literal[
     "within",  # within tolerance
     "beyond",  # beyond tolerance, not significant: could be noise
     "cannot_reach",  # beyond tolerance, and these samples could never be significant
+    "within_judge_noise",  # dropped, but not on judge-averaged scores: the judge's noise (baseline/judge_noise.py)
 ]
 CountedIn = Literal["eval_set", "eval_set_and_pooled", "pooled"]
 
@@ -76,6 +77,8 @@ class VerdictNote(_Note):
     unconfirmed: Unconfirmed | None = None
     since: str | None = None  # a drift verdict: the reference it was compared with
     means: tuple[float | None, float | None, int] | None = None  # a drift verdict: (reference, current, cases)
+    judge_flip: float | None = None  # within_judge_noise: how often the judge disagrees with itself on the case
+    judge_delta: float | None = None  # within_judge_noise: the change on judge-averaged scores
 
 
 StatusKind = Literal[

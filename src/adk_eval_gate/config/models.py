@@ -37,6 +37,13 @@ class RunSection(_Strict):
         description="spending limit of the whole run (agents, judges, user simulator), from the price "
         "table; work that would start past it is not run",
     )
+    rejudge: int = Field(
+        default=5,
+        ge=0,
+        le=100,
+        description="extra judgements for a judged turn whose num_samples judgements disagree, to measure the "
+        "judge's noise (docs/judge-noise.md); within max_cost_usd; 0: never re-judge",
+    )
 
     @field_validator("workers")
     @classmethod

@@ -25,6 +25,7 @@ from adk_eval_gate.criteria.engine.base import (
 from adk_eval_gate.criteria.engine.judge import Judge, gather_all
 from adk_eval_gate.criteria.engine.options import LlmJudgeOptions
 from adk_eval_gate.criteria.engine.prompts import response_text
+from adk_eval_gate.criteria.judge_agreement import DeferredJudgement, disagree, known
 from adk_eval_gate.evalsets.models import Invocation, content_text
 
 NAME = "final_response_match_v2"
@@ -74,20 +75,29 @@ async def score_final_response_match_v2(data: ScoringInput, options: LlmJudgeOpt
         return MetricOutcome.not_evaluated("no actual invocations")
     judge_options = options.judge_model_options
 
-    async def one_invocation(actual: Invocation, expected: Invocation) -> InvocationScore:
+    async def one_invocation(index: int, actual: Invocation, expected: Invocation) -> InvocationScore:
         prompt = render_prompt(judge, actual, expected, options.include_intermediate_responses_in_final)
-        samples = await gather_all(
-            *(
-                judge.generate(NAME, judge_options.judge_model, prompt, judge_options.judge_model_config, i, VERSION)
-                for i in range(judge_options.num_samples)
+
+        async def ask(i: int) -> str:
+            return await judge.generate(
+                NAME, judge_options.judge_model, prompt, judge_options.judge_model_config, i, VERSION
             )
-        )
-        score = majority([parse_label(text) for text in samples])
+
+        samples = await gather_all(*(ask(i) for i in range(judge_options.num_samples)))
+        labels = [parse_label(text) for text in samples]
+        score = majority(labels)  # ADK's score: the first num_samples alone, whatever re-judging adds
+        judgements = known(labels)
+        if disagree(judgements):
+            judge.defer(DeferredJudgement(index, ask, parse_label, judge_options.num_samples))
         return InvocationScore(
-            score, status_for(score, options.threshold), None if score is not None else "no verdict label"
+            score,
+            status_for(score, options.threshold),
+            None if score is not None else "no verdict label",
+            judgements=judgements,
         )
 
-    per_invocation = await gather_all(*(one_invocation(a, e) for a, e in zip(data.actual, data.expected, strict=True)))
+    pairs = zip(data.actual, data.expected, strict=True)
+    per_invocation = await gather_all(*(one_invocation(i, a, e) for i, (a, e) in enumerate(pairs)))
     evaluated = [p.score for p in per_invocation if p.score is not None and p.status is not Status.NOT_EVALUATED]
     if not evaluated:
         raise UnparseableReply("no judge reply had a readable is_the_agent_response_valid label")

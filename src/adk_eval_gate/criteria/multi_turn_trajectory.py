@@ -106,7 +106,14 @@ async def score_multi_turn_trajectory(data: ScoringInput, options: RubricsOption
 
     last = ScoringInput(data.case, data.actual[-1:], data.expected[-1:] if data.expected else None)
     outcome = await score_with_rubrics(
-        last, options, judge, name=NAME, version="1", rubric_type="TRAJECTORY_QUALITY", render=render
+        last,
+        options,
+        judge,
+        name=NAME,
+        version="1",
+        rubric_type="TRAJECTORY_QUALITY",
+        render=render,
+        offset=len(data.actual) - 1,
     )
     earlier = [InvocationScore(None, Status.NOT_EVALUATED, "judged with the whole conversation at the last turn")]
     outcome.per_invocation = earlier * (len(data.actual) - 1) + outcome.per_invocation

@@ -34,6 +34,7 @@ from adk_eval_gate.criteria.engine.base import (
 from adk_eval_gate.criteria.engine.judge import Judge, gather_all
 from adk_eval_gate.criteria.engine.options import RubricsOptions
 from adk_eval_gate.criteria.engine.prompts import developer_instructions, response_text, tool_steps
+from adk_eval_gate.criteria.judge_agreement import DeferredJudgement, disagree, known
 from adk_eval_gate.evalsets.models import EvalCase, EvalSet, Invocation, Rubric, content_text
 
 _PROPERTY = re.compile(r"(?m)^\s*Property: (.*)$")
@@ -174,7 +175,9 @@ async def score_with_rubrics(
     version: str,
     rubric_type: str,
     render: Callable[[Judge, Invocation, list[Rubric]], str],
+    offset: int = 0,
 ) -> MetricOutcome:
+    """`offset`: where `data.actual`'s first invocation stands in the run (multi-turn judges only its last)."""
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     expected = list(data.expected) if data.expected is not None else [None] * len(data.actual)
@@ -184,21 +187,28 @@ async def score_with_rubrics(
     mapping_rubrics = lists[-1]  # ADK maps every verdict against the last invocation's rubric list
     judge_options = options.judge_model_options
 
-    async def one(prompt: str) -> tuple[list[RubricVerdict], InvocationScore]:
-        samples = await gather_all(
-            *(
-                judge.generate(name, judge_options.judge_model, prompt, judge_options.judge_model_config, i, version)
-                for i in range(judge_options.num_samples)
+    def judgement(text: str) -> float | None:
+        """One sample as one judgement of the invocation: the mean of its rubric verdicts (for judge noise)."""
+        return mean_score(map_verdicts(parse(text), mapping_rubrics))
+
+    async def one(index: int, prompt: str) -> tuple[list[RubricVerdict], InvocationScore]:
+        async def ask(i: int) -> str:
+            return await judge.generate(
+                name, judge_options.judge_model, prompt, judge_options.judge_model_config, i, version
             )
-        )
+
+        samples = await gather_all(*(ask(i) for i in range(judge_options.num_samples)))
         voted = majority([map_verdicts(parse(text), mapping_rubrics) for text in samples])
         score = mean_score(voted)
         detail = (
             "; ".join(f"{rid}: {'yes' if s == 1.0 else 'no' if s is not None else '?'}" for rid, s, _ in voted) or None
         )
-        return voted, InvocationScore(score, status_for(score, options.threshold), detail)
+        judgements = known(judgement(text) for text in samples)
+        if disagree(judgements):
+            judge.defer(DeferredJudgement(offset + index, ask, judgement, judge_options.num_samples))
+        return voted, InvocationScore(score, status_for(score, options.threshold), detail, judgements=judgements)
 
-    results = await gather_all(*(one(p) for p in prompts))
+    results = await gather_all(*(one(i, p) for i, p in enumerate(prompts)))
     flattened = [item for voted, _ in results for item in voted]
     overall = mean_score(flattened)
     per_invocation = [score for _, score in results]

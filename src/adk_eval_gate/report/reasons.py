@@ -57,6 +57,12 @@ def _rule(note: VerdictNote, unconfirmed: bool) -> str:
         return f"rose {delta:.3f} (≥ tolerance {tolerance:g}), p = {p:.2g} < {alpha:g} ({note.method})"
     if note.kind == "within":
         return f"changed {delta:+.3f}, within tolerance {tolerance:g}"
+    if note.kind == "within_judge_noise":
+        return (
+            f"dropped {-delta:.3f}, but the judge disagrees with itself on this case {note.judge_flip or 0.0:.0%} of "
+            f"the time: on judge-averaged scores it changed {note.judge_delta or 0.0:+.3f}, p = {p:.2g} "
+            f"(tolerance {tolerance:g}, level {alpha:g}): within judge noise, not an agent regression"
+        )
     if note.kind == "beyond":
         return (
             f"changed {delta:+.3f}, beyond tolerance {tolerance:g} but p = {p:.2g} ≥ {alpha:g}: "

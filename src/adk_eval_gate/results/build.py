@@ -24,6 +24,7 @@ from adk_eval_gate.criteria.engine.base import MetricOutcome, SomeCriterion
 from adk_eval_gate.criteria.engine.scoring import CaseScore
 from adk_eval_gate.evalsets.models import EvalCase, dump_invocation
 from adk_eval_gate.results.agents_cli_results import is_agents_cli_result, results_from_agents_cli
+from adk_eval_gate.results.judge_noise import judge_noise
 from adk_eval_gate.results.models import (
     SCHEMA_VERSION,
     CaseResult,
@@ -51,7 +52,15 @@ def _run_metric(run: int, outcome: MetricOutcome | None) -> RunMetric | None:
         score=outcome.score,
         status=outcome.status.value,
         per_invocation=[
-            InvocationResult(score=i.score, status=i.status.value, detail=i.detail) for i in outcome.per_invocation
+            InvocationResult(
+                score=i.score,
+                status=i.status.value,
+                detail=i.detail,
+                judgements=list(i.judgements) if i.judgements else None,
+                rejudged=i.rejudged,
+                unjudged=i.unjudged,
+            )
+            for i in outcome.per_invocation
         ],
         reason=outcome.reason,
         cause=outcome.cause.value if outcome.cause else None,
@@ -68,6 +77,7 @@ def case_result(case: EvalCase, score: CaseScore, runs: Sequence[CaseRun]) -> Ca
             runs=[_run_metric(i, o) for i, o in enumerate(c.runs)],
             reason=c.reason,
             cause=c.cause.value if c.cause else None,
+            judge_noise=judge_noise(c.runs),
         )
         for c in score.criteria
     }

@@ -48,6 +48,29 @@ class InvocationResult(_Model):
     score: Finite | None = Field(description="This turn's score; null when it could not be scored.")
     status: StatusName
     detail: str | None = None
+    judgements: list[Unit] | None = Field(
+        default=None,
+        description="A sampled judge's readable judgements of this turn (0 invalid … 1 valid): the first num_samples, "
+        "whose majority is the score, then any re-judging's (docs/judge-noise.md). Null: not a sampled judge.",
+    )
+    rejudged: Count = Field(default=0, description="How many of the judgements re-judging added.")
+    unjudged: str | None = Field(default=None, description="Why re-judging this turn stopped short, when it did.")
+
+
+class JudgeNoise(_Model):
+    """How often the judge disagreed with itself on this case × criterion, over every turn of every run
+    (docs/judge-noise.md)."""
+
+    judgements: Count = Field(description="Readable judgements, num_samples' and re-judging's.")
+    rejudged: Count = Field(default=0, description="Of those, re-judging's.")
+    invocations: Count = Field(description="Turns (over every run) with at least one judgement.")
+    pairs: Count = Field(description="Pairs of judgements of the same turn compared.")
+    flip_rate: Unit | None = Field(
+        description="The chance that two judgements of the same turn disagree (pooled over the pairs); null with "
+        "no turn judged twice."
+    )
+    unjudged: Count = Field(default=0, description="Turns whose re-judging stopped short (budget, failure).")
+    unjudged_reason: str | None = None
 
 
 class RunMetric(_Model):
@@ -72,6 +95,9 @@ class MetricResult(_Model):
     runs: list[RunMetric | None] = Field(description="Every run's outcome; null for a run whose agent errored.")
     reason: str | None = Field(default=None, description="Why the criterion was not evaluated or errored, when it was.")
     cause: CauseName | None = Field(default=None, description=_CAUSE)
+    judge_noise: JudgeNoise | None = Field(
+        default=None, description="A sampled judge's self-disagreement on this case; null for unjudged criteria."
+    )
 
 
 class RunUsage(_Model):

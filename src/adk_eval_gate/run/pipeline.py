@@ -30,6 +30,7 @@ from adk_eval_gate.run.budget import SpendingLimit
 from adk_eval_gate.run.dispatch import dispatch
 from adk_eval_gate.run.early_scores import EarlyScores
 from adk_eval_gate.run.plan import Plan
+from adk_eval_gate.run.rejudge import rejudge_policy
 from adk_eval_gate.run.rounds import Rounds, drop_cut_extra_runs, first_round_runs, round_two
 from adk_eval_gate.run.settings import cache_dir, llm_settings, runner_settings, simulation_settings
 from adk_eval_gate.targets import CaseRun, Target, agent_logs, build_target
@@ -83,11 +84,11 @@ async def run_plan_async(
         targets = [
             build_target(agent.agent, plan.workflow.base_dir, simulation_settings(plan, agent)) for agent in plan.agents
         ]
-    judge = Judge(
-        LlmClient(llm_settings(plan), LlmCache(cache_dir(plan))), environment(plan.workflow.judge_template_dir)
-    )
+    llm = LlmClient(llm_settings(plan), LlmCache(cache_dir(plan)))
     max_cost = plan.workflow.settings.run.max_cost_usd
-    limit = SpendingLimit(max_cost, judge.llm.settings.prices) if max_cost is not None else None
+    limit = SpendingLimit(max_cost, llm.settings.prices) if max_cost is not None else None
+    rejudge = rejudge_policy(plan.workflow.settings.run.rejudge, limit, llm)
+    judge = Judge(llm, environment(plan.workflow.judge_template_dir), rejudge)
     # every join below is on the agent's name (unique in a config), carried by its jobs: never on a target's id()
     by_agent = MappingProxyType({agent.name: target for agent, target in zip(plan.agents, targets, strict=True)})
     criteria = MappingProxyType(

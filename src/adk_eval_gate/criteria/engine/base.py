@@ -64,6 +64,11 @@ class InvocationScore:
     score: float | None
     status: Status
     detail: str | None = None
+    # A sampled judge's readable judgements of this invocation, the first num_samples then any re-judging's (the
+    # score stays the majority of the first: ADK's); `unjudged`: why re-judging stopped short, when it did.
+    judgements: tuple[float, ...] = ()
+    rejudged: int = 0  # how many of `judgements` re-judging added
+    unjudged: str | None = None
 
 
 @dataclass

@@ -12,6 +12,7 @@ import jinja2
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.engine.metric_process import MetricProcess
 from adk_eval_gate.criteria.engine.prompts import TEMPLATES
+from adk_eval_gate.criteria.judge_agreement import DeferredJudgement, RejudgePolicy
 from adk_eval_gate.llm.client import CAUSE_BUDGET, CAUSE_NO_CREDENTIALS, LlmClient, LlmUnavailable
 
 T = TypeVar("T")
@@ -24,6 +25,14 @@ class Judge:
     # The pull request's custom metric functions, when they run apart from this process (a token is held): the
     # run's one process, owned here and ended by `close` when the run ends (metric_process.py).
     metric_process: MetricProcess = field(default_factory=MetricProcess, compare=False, repr=False)
+    rejudge: RejudgePolicy | None = None  # None or extra 0: no invocation is judged beyond num_samples
+    # One judged job's invocations to re-judge (judging.py hands each job a Judge of its own with a list here)
+    deferred: list[DeferredJudgement] | None = None
+
+    def defer(self, later: DeferredJudgement) -> None:
+        """Keeps an invocation whose judgements disagreed for re-judging, when this run re-judges."""
+        if self.deferred is not None and self.rejudge is not None and self.rejudge.extra > 0:
+            self.deferred.append(later)
 
     @property
     def available(self) -> bool:

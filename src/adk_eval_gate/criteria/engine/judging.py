@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,9 @@ from adk_eval_gate.criteria.engine.base import (
     UnparseableReply,
 )
 from adk_eval_gate.criteria.engine.judge import Judge
+from adk_eval_gate.criteria.engine.rejudging import rejudged
 from adk_eval_gate.criteria.engine.scoring import scoring_input
+from adk_eval_gate.criteria.judge_agreement import DeferredJudgement
 from adk_eval_gate.evalsets.models import EvalCase
 from adk_eval_gate.llm.client import LlmUnavailable, UsageStats
 from adk_eval_gate.targets.base import CaseRun, one_line
@@ -32,7 +35,16 @@ class JudgeJob:
     criterion: SomeCriterion
 
 
-async def _one(job: JudgeJob, client: Judge) -> MetricOutcome:
+async def _one(job: JudgeJob, client: Judge) -> tuple[MetricOutcome, list[DeferredJudgement]]:
+    """The job's outcome, and the invocations it kept for re-judging (a Judge of its own collects them)."""
+    if not isinstance(client, Judge) or client.rejudge is None or client.rejudge.extra <= 0:
+        return await _judged(job, client), []  # no re-judging (a code metric's run has no judge at all)
+    own = dataclasses.replace(client, deferred=[])
+    outcome = await _judged(job, own)
+    return outcome, own.deferred or []
+
+
+async def _judged(job: JudgeJob, client: Judge) -> MetricOutcome:
     count = len(job.run.invocations or ())
     try:
         data = scoring_input(job.criterion, job.case, job.run)
@@ -56,13 +68,20 @@ async def _one(job: JudgeJob, client: Judge) -> MetricOutcome:
 async def judge_all(
     jobs: Sequence[JudgeJob], client: Judge, progress: JudgeProgress | None = None
 ) -> dict[CaseKey, dict[tuple[int, str], MetricOutcome]]:
-    async def tracked(job: JudgeJob) -> MetricOutcome:
+    async def tracked(job: JudgeJob) -> tuple[MetricOutcome, list[DeferredJudgement]]:
         outcome = await _one(job, client)
         if progress is not None:
             progress.update()
         return outcome
 
-    outcomes = await asyncio.gather(*(tracked(job) for job in jobs))
+    first = await asyncio.gather(*(tracked(job) for job in jobs))
+    # Re-judging only once every judgement ADK's scores need is in: it never takes a call or a budget from them
+    policy = client.rejudge if isinstance(client, Judge) else None  # a code metric's run has no judge
+    outcomes = (
+        await asyncio.gather(*(rejudged(outcome, later, policy) for outcome, later in first))
+        if policy is not None and policy.extra > 0
+        else [outcome for outcome, _ in first]
+    )
     by_case: dict[CaseKey, dict[tuple[int, str], MetricOutcome]] = {}
     for job, outcome in zip(jobs, outcomes, strict=True):
         by_case.setdefault(job.key, {})[(job.run.run, job.criterion.name)] = outcome
