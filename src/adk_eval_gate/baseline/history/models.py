@@ -2,7 +2,8 @@
 `history.max_records`. Stored in `history.db` (`database.py`: a case and each of its states once);
 as JSON (`schema_version` 3; 2 before pass^k tallies, 1 before agents-cli metrics were recorded) they are what
 earlier versions stored as history.json and what `history show --json` prints. Its JSON Schema ships as
-`history.schema.json` beside this module and is generated from these models (`adk-eval-gate schema history`); a test keeps the two in step.
+`history.schema.json` beside this module and is generated from these models (`adk-eval-gate schema history`); a
+test keeps the two in step.
 
 A record keeps what later comparisons need and no more: per agent × eval set × criterion the mean, pass rate and
 sample count; per eval set the mean cost and latency of a run; per case and criterion `[mean, passes, samples]`,
