@@ -13,6 +13,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from adk_eval_gate.baseline.pass_k_models import PassKRow
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, RowNote
 from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, Unit
 
@@ -275,4 +276,7 @@ class Comparison(_Model):
     )
     power: list[AgentPower] = Field(
         default_factory=list, description="Per agent, the smallest drop its gating verdicts can confirm."
+    )
+    pass_k: list[PassKRow] = Field(
+        default_factory=list, description="Per eval set, pass^k against the baseline's (gate.pass_k; docs/pass-k.md)."
     )
