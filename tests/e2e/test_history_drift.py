@@ -128,5 +128,12 @@ def test_the_file_store_keeps_its_history_beside_the_baseline(drifting, tmp_path
         assert f"the slide began at merge {SHA[1][:12]}" in out  # the console names the merge too
     else:
         assert code == 0 and drift["verdict"] == "unchanged" and drift["began"] is None
+    # `history show` names where the slide began and each record's pass^k (one run a case: pass^1, the pass rate)
+    assert main(["history", "show", "--config", str(config)]) == 0
+    shown = capsys.readouterr().out
+    assert "  pass^k per eval set, k = the fewest runs of a case: every run passed" in shown
+    assert f"qa/qa: {SHA[MERGES][:12]} {'0.90' if drifting else '1.00'} [" in shown
+    began = f"qa tool_trajectory_avg_score: the slide began at merge {SHA[1][:12]}"
+    assert (began in shown) == drifting, shown
     # `ci` outside Actions (a laptop) reads the same history and reaches the same verdict.
     assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "local"), "--quiet"]) == code

@@ -148,6 +148,8 @@ def compared_history(config: Path, tmp_path: Path, name: str) -> dict:
     out = tmp_path / f"{name}-comparison.json"
     main(["compare", "--config", str(config), "--results", str(results), "--output", str(out)])
     history = json.loads(out.read_text())["history"]
+    for row in history["drift"]:  # added since (issue 36.5): where the slide began, which that version never said
+        assert row.pop("began")["sha"] in {r["sha"] for r in json.loads((V1 / "history.json").read_text())["records"]}
     return {key: value for key, value in history.items() if key != "source"}
 
 
