@@ -56,6 +56,12 @@ def test_a_drop_in_pass_k_fails_the_gate_and_says_so(tmp_path, capsys):
     assert code == 1 and comparison["verdict"] == "fail"
     line = next(f for f in comparison["gate"]["failures"] if f.startswith("pass^k: "))
     assert line.startswith("pass^k: qa/qa pass^3 1.00 → 0.70 (-0.30) over 10 case(s), p = "), line
+    # `ci` outside Actions reaches the same verdict, and its comment shows the pass^k table
+    out = tmp_path / "local"
+    assert main(["ci", "--config", str(config), "--output-dir", str(out), "--quiet"]) == 1
+    comment = (out / "report.md").read_text()
+    assert "**Reliability: pass^3**" in comment
+    assert "| qa / qa | 1.000 | 0.700 [" in comment and "🔴 dropped (gating): pass^3 1.00 → 0.70" in comment
 
 
 def test_without_the_knob_pass_k_does_not_gate(tmp_path):
