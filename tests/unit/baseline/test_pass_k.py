@@ -107,3 +107,26 @@ def test_k_of_one_is_the_exact_stratified_test_and_identical_cases_say_nothing()
     assert one is not None and one.method == "exact stratified permutation" and one.p_drop < 0.05
     same = pass_k_test([((4, 4), (4, 4)), ((0, 4), (0, 4))], 2)
     assert same is not None and same.p_drop == 1.0 and same.delta == 0.0
+
+
+def test_a_run_passes_only_when_every_criterion_with_a_threshold_passed_it():
+    from adk_eval_gate.baseline.pass_k import tallies
+    from tests.support.report_data import RESPONSE, TRAJECTORY, Case, results_file
+
+    results = results_file(
+        {
+            ("a", "s"): [
+                # run 0 both pass; run 1 the response fails; run 2 the agent errored; run 3 both pass
+                Case("mixed", {TRAJECTORY: [[1.0], [1.0], None, [1.0]], RESPONSE: [[1.0], [0.0], None, [1.0]]}),
+                Case("steady", {TRAJECTORY: [[1.0]] * 4, RESPONSE: [[1.0]] * 4}),
+            ]
+        }
+    )
+    (eval_set,) = results.eval_sets
+    assert tallies(eval_set) == {"mixed": (2, 3), "steady": (4, 4)}  # the errored run has no outcome
+    # an agents-cli metric without `thresholds:` passes everything: it says nothing of a run, and a case with only
+    # such metrics is left out
+    loose = {n: c.model_copy(update={"options": {"has_threshold": False}}) for n, c in eval_set.criteria.items()}
+    assert tallies(eval_set.model_copy(update={"criteria": loose})) == {}
+    only_trajectory = {**loose, TRAJECTORY: eval_set.criteria[TRAJECTORY]}
+    assert tallies(eval_set.model_copy(update={"criteria": only_trajectory})) == {"mixed": (3, 3), "steady": (4, 4)}
