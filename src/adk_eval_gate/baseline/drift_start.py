@@ -13,7 +13,8 @@ segmentation on means would name the slide's middle).
 The p-value is a permutation test of that largest statistic: under "no change" the records' values are
 exchangeable, and taking the maximum over every record and both shapes is part of the statistic, so searching
 for the best split is accounted for. Every ordering is enumerated up to 7 records (7! = 5,040); beyond, 2,000
-orderings are drawn (seeded), the observed one counted among them so the p-value stays valid. The merge is named
+orderings are drawn (seeded; fewer, at least 200, for a series of hundreds of records, and at most the newest 500
+records are searched), the observed one counted among them so the p-value stays valid. The merge is named
 either way; below `LEVEL` the change is called significant, otherwise the reason says the records alone do not
 single it out.
 """
@@ -33,6 +34,10 @@ from adk_eval_gate.core.numbers import STORED_FILE, Count, Unit
 LEVEL = 0.05  # a split this significant on its own segment is a change, not the records' noise
 EXACT_RECORDS = 7
 DRAWS = 2_000
+# A pinned reference may lie thousands of records back: the newest this many are searched, and fewer orderings
+# are drawn for a long series (at least 200: p-values down to 0.005), so a locator never costs more than a second.
+MAX_SERIES = 500
+WORK = 400_000
 
 Point = tuple[str, str, float]  # a record's commit, date and value
 
@@ -83,15 +88,17 @@ def change_p_value(values: Sequence[float], seed: int = 0) -> float:
         return sum(_scan(order)[0] >= observed for order in orders) / len(orders)
     rng = random.Random(seed)
     shuffled = list(values)
-    hits = 1
-    for _ in range(DRAWS):
+    hits, draws = 1, max(200, min(DRAWS, WORK // len(values)))
+    for _ in range(draws):
         rng.shuffle(shuffled)
         hits += _scan(shuffled)[0] >= observed
-    return hits / (DRAWS + 1)
+    return hits / (draws + 1)
 
 
 def locate(points: Sequence[Point], seed: int = 0) -> DriftStart | None:
     """The merge where the decline began; None with fewer than two records or no decline anywhere."""
+    offset = max(0, len(points) - MAX_SERIES)
+    points = points[offset:]
     values = [value for _, _, value in points]
     if len(values) < 2:
         return None
@@ -103,7 +110,7 @@ def locate(points: Sequence[Point], seed: int = 0) -> DriftStart | None:
     return DriftStart(
         sha=sha,
         date=date,
-        merges=at,
+        merges=at + offset,
         shape="step" if shape == "step" else "slide",
         before=math.fsum(values[:at]) / at,
         after=math.fsum(values[at:]) / (len(values) - at),

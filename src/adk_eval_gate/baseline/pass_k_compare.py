@@ -100,8 +100,12 @@ def _short(estimate_: SetEstimate, side: str) -> str:
 
 def _pending(
     current: EvalSetResult, baseline: EvalSetResult, k: int
-) -> tuple[PassKRow, TestResult | None, SetEstimate, SetEstimate]:
+) -> tuple[PassKRow, TestResult | None, SetEstimate, SetEstimate] | None:
+    """None for an eval set with no case with a threshold on either side (agents-cli metrics without
+    `thresholds:`): it has no pass/fail, so no pass^k, and is not held to one."""
     old, new = tallies(baseline, first_round=True), tallies(current, first_round=True)
+    if not old and not new:
+        return None
     old_set, new_set = set_estimate(old, k), set_estimate(new, k)
     both = sorted(set(old) & set(new))
     row = PassKRow(
@@ -131,9 +135,9 @@ def pass_k_rows(
         return []
     old_sets = {(s.agent, s.eval_set_id): s for s in baseline.eval_sets}
     pending = [
-        _pending(s, old_sets[(s.agent, s.eval_set_id)], k)
+        found
         for s in current.eval_sets
-        if (s.agent, s.eval_set_id) in old_sets
+        if (s.agent, s.eval_set_id) in old_sets and (found := _pending(s, old_sets[(s.agent, s.eval_set_id)], k))
     ]
     tested = [(i, test) for i, (_, test, _, _) in enumerate(pending) if test is not None]
     adjusted = dict(zip((i for i, _ in tested), holm([t.p_drop for _, t in tested]), strict=True))

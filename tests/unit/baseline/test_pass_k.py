@@ -130,3 +130,16 @@ def test_a_run_passes_only_when_every_criterion_with_a_threshold_passed_it():
     assert tallies(eval_set.model_copy(update={"criteria": loose})) == {}
     only_trajectory = {**loose, TRAJECTORY: eval_set.criteria[TRAJECTORY]}
     assert tallies(eval_set.model_copy(update={"criteria": only_trajectory})) == {"mixed": (3, 3), "steady": (4, 4)}
+
+
+def test_an_eval_set_without_a_threshold_on_either_side_has_no_pass_k_row():
+    from adk_eval_gate.baseline.pass_k_compare import pass_k_rows
+    from tests.support.report_data import TRAJECTORY, Case, results_file
+
+    results = results_file({("a", "s"): [Case("q", {TRAJECTORY: [[1.0]] * 3})]})
+    (eval_set,) = results.eval_sets
+    loose = {n: c.model_copy(update={"options": {"has_threshold": False}}) for n, c in eval_set.criteria.items()}
+    unthresholded = results.model_copy(update={"eval_sets": [eval_set.model_copy(update={"criteria": loose})]})
+    assert pass_k_rows(unthresholded, unthresholded, 2, 0.05, 0.01) == []
+    (row,) = pass_k_rows(results, results, 2, 0.05, 0.01)
+    assert row.verdict == "unchanged" and row.baseline == row.current == 1.0
