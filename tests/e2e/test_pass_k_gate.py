@@ -62,6 +62,12 @@ def test_a_drop_in_pass_k_fails_the_gate_and_says_so(tmp_path, capsys):
     comment = (out / "report.md").read_text()
     assert "**Reliability: pass^3**" in comment
     assert "| qa / qa | 1.000 | 0.700 [" in comment and "🔴 dropped (gating): pass^3 1.00 → 0.70" in comment
+    # the history kept each case's tally: `history show` gives the default branch's pass^3 and its interval
+    capsys.readouterr()
+    assert main(["history", "show", "--config", str(config)]) == 0
+    shown = capsys.readouterr().out
+    assert "  pass^k per eval set, k=3 (gate.pass_k); 95% interval over cases; newest first:" in shown
+    assert "    qa/qa: unknown 1.00 [0.72, 1.00]" in shown  # ten cases that passed every run: Wilson's interval
 
 
 def test_without_the_knob_pass_k_does_not_gate(tmp_path):
