@@ -49,6 +49,7 @@ def _pull_request(config: Path, tmp_path: Path, broken: set[int]) -> tuple[int, 
 def test_a_drop_in_pass_k_fails_the_gate_and_says_so(tmp_path, capsys):
     config = _repo(tmp_path, "{fail_on: [error], pass_k: {k: 3, tolerance: 0.1}}")
     code, comparison = _pull_request(config, tmp_path, {0, 1, 2})
+    assert "  qa/qa pass^3: DROPPED  pass^3 1.00 → 0.70 (-0.30) over 10 case(s)" in capsys.readouterr().out
     (row,) = comparison["pass_k"]
     assert row["baseline"] == 1.0 and row["current"] == pytest.approx(0.7) and row["k"] == 3
     assert row["verdict"] == "dropped" and row["gating"] and row["p_value"] < 0.01
