@@ -66,6 +66,10 @@ def test_ten_one_point_merges_fail_the_next_pull_request_on_drift(store, tmp_pat
         assert failure.startswith(f"drift: qa tool_trajectory_avg_score since {SHA[0][:12]} (2026-"), failure
         assert "10 merge(s) back; gate.drift.window 10)" in failure and "dropped 0.110 (≥ tolerance 0.05)" in failure
         assert "mean score 1.000 → 0.890 over 100 cases" in failure
+        # the slide began with the first merge after the reference: named by its commit, here and in the file
+        assert f"the slide began at merge {SHA[1][:12]} (2026-" in failure and "1 after the reference" in failure
+        assert drift["began"]["sha"] == SHA[1] and drift["began"]["shape"] == "slide"
+        assert drift["began"]["significant"] and drift["began"]["p_value"] < 0.01
         body = fake.state.comments[7][0]["body"]
         assert "adk-eval-gate failed" in body and "first: drift: qa tool\\_trajectory\\_avg\\_score since" in body
         # The cases a merge broke changed once, and each passed before it: neither flaky nor broken, that is drift.
@@ -73,6 +77,7 @@ def test_ten_one_point_merges_fail_the_next_pull_request_on_drift(store, tmp_pat
         trend = next(line for line in body.splitlines() if line.startswith("| qa · tool\\_trajectory"))
         assert "`█▇▆▆▅▄▃▃▂▁`" in trend and "0.990 → 0.900" in trend and "0.890" in trend
         assert "🔴 regressed -0.110 (gating)" in trend
+        assert f"began at merge {SHA[1][:12]} (2026-" in trend.replace("\u200b", "")  # a sha is kept from linking
         assert "adk-eval-gate: FAIL — 1 drift" in capsys.readouterr().out
         assert fake.state.schema_errors == []
 
@@ -120,7 +125,15 @@ def test_the_file_store_keeps_its_history_beside_the_baseline(drifting, tmp_path
         assert code == 1 and drift["verdict"] == "regressed"
         assert out.startswith("Gate: FAIL — 1 failing condition(s); first: drift: qa tool_trajectory_avg_score since")
         assert "10 merge(s) back; gate.drift.window 10): dropped 0.110" in out
+        assert f"the slide began at merge {SHA[1][:12]}" in out  # the console names the merge too
     else:
-        assert code == 0 and drift["verdict"] == "unchanged"
+        assert code == 0 and drift["verdict"] == "unchanged" and drift["began"] is None
+    # `history show` names where the slide began and each record's pass^k (one run a case: pass^1, the pass rate)
+    assert main(["history", "show", "--config", str(config)]) == 0
+    shown = capsys.readouterr().out
+    assert "  pass^k per eval set, k = the fewest runs of a case: every run passed" in shown
+    assert f"qa/qa: {SHA[MERGES][:12]} {'0.90' if drifting else '1.00'} [" in shown
+    began = f"qa tool_trajectory_avg_score: the slide began at merge {SHA[1][:12]}"
+    assert (began in shown) == drifting, shown
     # `ci` outside Actions (a laptop) reads the same history and reaches the same verdict.
     assert main(["ci", "--config", str(config), "--output-dir", str(tmp_path / "local"), "--quiet"]) == code

@@ -32,6 +32,7 @@ MODULES = {
     "baseline/power.py": "splits lists of scores into stages",
     "baseline/power_simulation.py": "splits lists of scores into stages",
     "baseline/stages.py": "splits lists of runs into stages",
+    "baseline/drift_start.py": "splits lists of records' values at a change-point",
 }
 
 # Single cuts in other modules: (module, source text) → why it is not a cut of shown text before masking.
@@ -50,6 +51,9 @@ CUTS = {
     ("baseline/history/summaries.py", "self.shas[-count:]"): "a list of shas",
     ("baseline/history/trend.py", "records[-count:]"): "a list of records",
     ("baseline/history/view.py", "records[: base + 1]"): "a list of records",
+    ("baseline/history/view.py", "records[ref : base + 1]"): "a list of records",
+    ("baseline/pass_k_compare.py", "estimate_.short[:3]"): "a list of case ids, each kept whole",
+    ("report/history_reliability.py", "records[ref:]"): "a list of records",
     ("baseline/stores/artifact.py", "ordered[:RUNS_TO_SEARCH]"): "a list of workflow runs",
     ("baseline/stores/artifact.py", "ordered[position + 1 : RUNS_TO_SEARCH]"): "a list of workflow runs",
     (

@@ -13,6 +13,8 @@ from typing import Final, Literal
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from adk_eval_gate.baseline.drift_start import DriftStart
+from adk_eval_gate.baseline.pass_k_models import PassKRow
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, RowNote
 from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, Unit
 
@@ -182,6 +184,11 @@ class DriftRow(_Model):
         description="The cases behind a drift: those whose share of passing samples fell since the reference "
         '("agent/eval set/case").',
     )
+    began: DriftStart | None = Field(
+        default=None,
+        description="Where the slide began: the merge a change-point over the history's records from the "
+        "reference to the base points to (baseline/drift_start.py); set on rows whose score fell.",
+    )
 
 
 class Trend(_Model):
@@ -275,4 +282,7 @@ class Comparison(_Model):
     )
     power: list[AgentPower] = Field(
         default_factory=list, description="Per agent, the smallest drop its gating verdicts can confirm."
+    )
+    pass_k: list[PassKRow] = Field(
+        default_factory=list, description="Per eval set, pass^k against the baseline's (gate.pass_k; docs/pass-k.md)."
     )

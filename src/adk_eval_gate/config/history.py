@@ -50,6 +50,16 @@ class DriftSettings(Strict):
         return value
 
 
+class PassKSettings(Strict):
+    """`gate.pass_k`: gate on pass^k, the chance that a case passes k runs in a row (docs/pass-k.md). Set, it
+    compares each eval set's pass^k with the baseline's and fails the gate on a significant drop beyond
+    `tolerance` (at `gate.alpha`); an eval set whose cases have fewer than k runs cannot be estimated and fails
+    closed. Unset (the default): pass^k is reported, never gating."""
+
+    k: int = Field(ge=1, le=100, description="runs in a row; every case needs at least k runs a side (num_runs)")
+    tolerance: float = Field(default=0.05, ge=0, le=1, description="drops in pass^k up to this never fail")
+
+
 def quarantine_value(value: object) -> Any:
     """`quarantine: false` / `none` / null all mean off; YAML reads a bare `off` as false too."""
     if value is None or value is False or value == "none":

@@ -12,7 +12,13 @@ from pydantic import Field, field_validator, model_validator
 
 from adk_eval_gate.config.base import CommentKey
 from adk_eval_gate.config.base import Strict as _Strict
-from adk_eval_gate.config.history import DriftSettings, HistorySection, QuarantineMode, quarantine_value
+from adk_eval_gate.config.history import (
+    DriftSettings,
+    HistorySection,
+    PassKSettings,
+    QuarantineMode,
+    quarantine_value,
+)
 from adk_eval_gate.config.target_settings import TargetSettings
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.redaction import check_pass_env
@@ -204,6 +210,7 @@ class GateSettings(_Strict):
     # fail, or warn visibly: where the gate cannot know (docs/pooled-verdicts.md, "Power"), it must not say pass
     unconfirmed: Literal["fail", "warn"] = Field(default="fail", description="what an unconfirmed drop does")
     drift: DriftSettings = Field(default_factory=DriftSettings)
+    pass_k: PassKSettings | None = None  # gate on pass^k too (docs/pass-k.md); unset: reported, never gating
     # Flaky cases (known from the history) stay reported but out of every gating test and condition.
     quarantine: QuarantineMode = None
 

@@ -17,6 +17,7 @@ from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.blind_spots import blind_spots
 from adk_eval_gate.gate.outcome import Comparison, Decision
+from adk_eval_gate.gate.pass_k_gate import gated_pass_k
 from adk_eval_gate.gate.policy import decide
 from adk_eval_gate.results.models import ResultsFile
 
@@ -100,6 +101,7 @@ def gate_comparison(
         history=report,
         has_baseline=baseline is not None,
         baseline_error=outcome.error,
+        pass_k=gated_pass_k(current, baseline.results if baseline else None, gate),
     )
     settle = marked.settles[0] if marked.settles else None
     decision = decide(judged, current, gate, labels=labels, acceptance=acceptance, settle=settle)

@@ -21,6 +21,7 @@ from adk_eval_gate.baseline.models import (
     Row,
     Summary,
 )
+from adk_eval_gate.baseline.pass_k_models import PassKRow
 from adk_eval_gate.baseline.row_notes import Settle
 
 Scope = Literal["case", "eval_set", "pooled", "drift", "efficiency"]
@@ -76,6 +77,7 @@ FailureKind = Literal[
     "pass_rate",
     "history",
     "drift",
+    "pass_k",
 ]
 
 
@@ -144,3 +146,4 @@ class Comparison:
     history: HistoryReport | None = None
     has_baseline: bool = True
     baseline_error: str | None = None
+    pass_k: tuple[PassKRow, ...] = ()  # gate.pass_k's per-eval-set rows (gate/pass_k_gate.py)

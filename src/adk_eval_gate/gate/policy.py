@@ -25,6 +25,7 @@ from adk_eval_gate.gate.outcome import (
     Subject,
     subject_of,
 )
+from adk_eval_gate.gate.pass_k_gate import pass_k_failures
 from adk_eval_gate.results.models import ResultsFile
 
 Verdicted = Row | Summary | PooledSummary
@@ -212,6 +213,7 @@ def decide(
     efficiency, efficiency_notes = _efficiency_failures(comparison, fail_on, settings.unconfirmed == "fail")
     history, history_notes = _history_failures(comparison, fail_on)
     failures = verdicts + efficiency + _status_failures(results, settings, comparison, quarantined) + history
+    failures += pass_k_failures(comparison.pass_k)
     gating = frozenset(f.subject for f in [*verdicts, *efficiency, *history] if f.subject is not None)
     unconfirmed = (
         sum(s.unconfirmed for s in [*comparison.pooled, *comparison.summaries]) if "regression" in fail_on else 0

@@ -158,6 +158,9 @@ def render_comparison(comparison: Comparison) -> str:
         if e.verdict in ("regressed", "improved") or e.gating:
             mark = "UNCONFIRMED" if e.verdict == "inconclusive" else _verdict_mark(e.verdict)
             lines.append(f"  {e.agent}/{e.eval_set_id} {e.metric} per run: {mark}  {e.reason}")
+    for k_row in comparison.pass_k:  # gate.pass_k's rows: reliability, not average success (docs/pass-k.md)
+        mark = {"dropped": "DROPPED", "unchanged": "ok", "not_estimable": "ERROR"}[k_row.verdict]
+        lines.append(f"  {k_row.agent}/{k_row.eval_set_id} pass^{k_row.k}: {mark}  {k_row.reason}")
     for title, chosen in (
         ("Cases behind the regressions:", regression_cases(comparison)),
         ("Case drops that did not fail the gate:", non_gating_regressions(comparison)),

@@ -26,7 +26,7 @@ The embedded data, version 1 (every field always present; null where there is no
                    regressed verdict: the cases whose score on its criterion dropped; else empty)}],
      "efficiency": [comparison.EfficiencyRow as JSON],
      "drift": [{"key": "drift:agent/criterion", "agent", "criterion", "verdict", "gating", "cases": [case key]
-                (a regressed drift test: the cases whose share of passing samples fell; else empty)}],
+                (a regressed drift test: the cases whose share of passing samples fell; else empty), "began"}],
      "eval_sets": [{"key": "agent/eval set", "agent", "eval_set_id", "file", "target", "num_runs",
                     "adaptive_runs": {"min", "max"} | null, "criteria": {name: threshold}, "counts",
                     "means": {name: mean case score | null}}],
@@ -42,7 +42,7 @@ The embedded data, version 1 (every field always present; null where there is no
                 "expected": [turn] | null,
                 "runs": [[run, error, duration_seconds, usage | null, [turn] | null]],
                 "sampling": results.Sampling as JSON | null}],
-     "texts": [str],
+     "texts": [str], "pass_k": [per eval set: report/html_pass_k.py],
      "history": [{"sha": str, "date": str, "criteria": {"agent/eval set/criterion": mean case score}}] | null}
 
     turn = [user, response, [[tool name, args JSON], ...]]
@@ -73,6 +73,7 @@ from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.report.html_cases import Texts, case_data, cases_behind
 from adk_eval_gate.report.html_pack import pack, unpack
+from adk_eval_gate.report.html_pass_k import pass_k_data
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.models import EvalSetResult, ResultsFile
 
@@ -156,6 +157,7 @@ def _drift(comparison: Comparison, behind: Mapping[str, list[str]]) -> list[dict
             "verdict": d.verdict,
             "gating": d.gating,
             "cases": behind.get(f"drift:{d.agent}/{d.criterion}", []),
+            "began": d.began.model_dump(mode="json") if d.began else None,  # where the slide began
         }
         for d in rows
     ]
@@ -296,6 +298,7 @@ def report_data(
         ],
         "cases": cases,
         "texts": texts.values(),
+        "pass_k": pass_k_data(results, comparison),
         "history": _history(history),
     }
 
@@ -314,7 +317,9 @@ def _asset(name: str) -> str:
 
 def page_script() -> str:
     """The script files in one function scope: nothing they define leaks onto `window`."""
-    scripts = "\n".join(_asset(name) for name in ("data.js", "case.js", "cases.js", "filters.js", "report.js"))
+    scripts = "\n".join(
+        _asset(name) for name in ("data.js", "case.js", "cases.js", "filters.js", "reliability.js", "report.js")
+    )
     return '(function () {\n"use strict";\n' + scripts + "\n})();\n"
 
 

@@ -65,6 +65,8 @@ def failure_line(
         return f"error: the baseline could not be loaded, so no regression could be seen: {failure.detail}"
     if kind == "no_baseline":
         return "no baseline: there was no baseline to compare with"
+    if kind == "pass_k":
+        return f"pass^k: {failure.detail}"
     if kind == "pass_rate":
         return f"pass rate {failure.rate or 0.0:.1%} is below the minimum {failure.minimum or 0.0:.0%}"
     return f"history: {failure.detail}"
@@ -167,6 +169,7 @@ def comparison_file(gated: GatedComparison, current: ResultsFile | None = None) 
         efficiency=efficiency,
         history=history,
         power=list(gated.power),
+        pass_k=list(compared.pass_k),
     )
 
 

@@ -6,10 +6,12 @@ row's change. `report/notes.py` writes these into the comparison file; nothing b
 
 from __future__ import annotations
 
+from adk_eval_gate.baseline.drift_start import DriftStart
 from adk_eval_gate.baseline.efficiency_compare import UNITS
 from adk_eval_gate.baseline.models import DriftRow, EfficiencyRow, PooledSummary, Row, Summary
 from adk_eval_gate.baseline.power_report import runs_setting
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, Settle, StatusNote, Unconfirmed, VerdictNote
+from adk_eval_gate.core.clip import clip, short_sha
 
 _COUNTED_IN = {
     "eval_set_and_pooled": "; counted in the eval-set and pooled verdicts",
@@ -31,6 +33,8 @@ def reason(row: Row | Summary | PooledSummary | DriftRow | EfficiencyRow) -> str
     """The row's reason: made from its note, or as it was read (a comparison file's rows carry no note)."""
     note = row.note
     if isinstance(note, VerdictNote):
+        if isinstance(row, DriftRow) and row.began is not None and row.verdict == "regressed":
+            return f"{verdict_reason(note)}; {slide_text(row.began)}"
         return verdict_reason(note)
     if isinstance(note, StatusNote):
         return status_reason(note)
@@ -38,6 +42,15 @@ def reason(row: Row | Summary | PooledSummary | DriftRow | EfficiencyRow) -> str
         assert isinstance(row, EfficiencyRow)  # only an efficiency row carries one
         return efficiency_reason(row, note)
     return row.reason
+
+
+def slide_text(start: DriftStart) -> str:
+    """Where a drift began: the merge, its commit, the means either side and how sure the change-point is."""
+    how = "" if start.significant else ", not significant: the records alone do not single it out"
+    return (
+        f"the slide began at merge {short_sha(start.sha)} ({clip(start.date, 10, marker='')}, {start.merges} after "
+        f"the reference; mean {start.before:.3f} → {start.after:.3f}, change-point p = {start.p_value:.2g}{how})"
+    )
 
 
 def _fmt(value: float | None) -> str:

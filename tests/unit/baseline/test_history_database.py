@@ -148,6 +148,8 @@ def compared_history(config: Path, tmp_path: Path, name: str) -> dict:
     out = tmp_path / f"{name}-comparison.json"
     main(["compare", "--config", str(config), "--results", str(results), "--output", str(out)])
     history = json.loads(out.read_text())["history"]
+    for row in history["drift"]:  # added since (issue 36.5): where the slide began, which that version never said
+        assert row.pop("began")["sha"] in {r["sha"] for r in json.loads((V1 / "history.json").read_text())["records"]}
     return {key: value for key, value in history.items() if key != "source"}
 
 
@@ -207,7 +209,7 @@ def _database(change: str) -> bytes:
             lambda: _database("CREATE VIEW v AS SELECT 1;"),
             "is not an adk-eval-gate history database (its tables are not the expected ones)",
         ),
-        (lambda: _database("UPDATE meta SET value = '4' WHERE key = 'schema_version';"), "has schema_version '4'"),
+        (lambda: _database("UPDATE meta SET value = '5' WHERE key = 'schema_version';"), "has schema_version '5'"),
         (lambda: _database("UPDATE meta SET value = 'x/y' WHERE key = 'repository';"), "in the repository x/y"),
         (
             lambda: _database("UPDATE states SET data = '[\"ab\",[[1,1.0,2,1]]]';"),

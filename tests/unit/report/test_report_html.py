@@ -75,6 +75,7 @@ def test_the_data_has_the_documented_shape_and_tags():
         "eval_sets",
         "cases",
         "texts",
+        "pass_k",
         "history",
     }
     assert len(data["texts"]) == len(set(data["texts"]))  # each text once

@@ -174,7 +174,12 @@ class StoredHistory:
     def _encode(self, case: CaseRecord) -> str:
         scores = [[self._name_id(n), m, p, s] for n, (m, p, s) in case.scores.items()]
         runs = [[self._name_id(n), a, b] for n, (a, b) in case.runs.items()]
-        return json.dumps([case.case_hash, scores, runs] if runs else [case.case_hash, scores], separators=(",", ":"))
+        parts: list[object] = [case.case_hash, scores]
+        if runs or case.pass_k is not None:
+            parts.append(runs)
+        if case.pass_k is not None:  # schema_version 4: the case's pass^k tally, last
+            parts.append(list(case.pass_k))
+        return json.dumps(parts, separators=(",", ":"))
 
     def _column(self, encoded: dict[int, str], seq: int) -> bytes:
         """The record's column: per case id, the number of its state (new states are stored here), compressed.
@@ -345,19 +350,22 @@ def _decode(data: str, names: dict[int, str], where: str, bodies: dict[str, Case
             rest = json.loads(f"[{body}]") if rest is None else rest
             scores, *more = rest
             runs = more[0] if more else []
-            if len(more) > 1:
+            if len(more) > 2:
                 raise ValueError("too many parts")
             bodies[body] = CaseRecord.model_validate(
                 {
                     "case_hash": "",
                     "scores": {names[n]: (m, p, s) for n, m, p, s in scores},
                     "runs": {names[n]: (a, b) for n, a, b in runs},
+                    "pass_k": more[1] if len(more) == 2 else None,
                 }
             )
         if not isinstance(case_hash, str) or len(case_hash) > HASH_MAX:
             raise ValueError("case_hash")
         valid = bodies[body]
-        return CaseRecord.model_construct(case_hash=case_hash, scores=valid.scores, runs=valid.runs)
+        return CaseRecord.model_construct(
+            case_hash=case_hash, scores=valid.scores, runs=valid.runs, pass_k=valid.pass_k
+        )
     except ValidationError as exc:
         raise ValueError(f"the case {where} is invalid at {first_error(exc)}") from None
     except (ValueError, TypeError, KeyError, RecursionError):

@@ -1,8 +1,9 @@
 """The history's records: one compact record per default-branch run, oldest first, bounded by
 `history.max_records`. Stored in `history.db` (`database.py`: a case and each of its states once);
-as JSON (`schema_version` 2; 1 before agents-cli metrics were recorded) they are what earlier versions stored as
-history.json and what `history show --json` prints. Its JSON Schema ships as `history.schema.json` beside this
-module and is generated from these models (`adk-eval-gate schema history`); a test keeps the two in step.
+as JSON (`schema_version` 3; 2 before pass^k tallies, 1 before agents-cli metrics were recorded) they are what
+earlier versions stored as history.json and what `history show --json` prints. Its JSON Schema ships as
+`history.schema.json` beside this module and is generated from these models (`adk-eval-gate schema history`); a
+test keeps the two in step.
 
 A record keeps what later comparisons need and no more: per agent × eval set × criterion the mean, pass rate and
 sample count; per eval set the mean cost and latency of a run; per case and criterion `[mean, passes, samples]`,
@@ -87,6 +88,13 @@ class CaseRecord(_Model):
         "when the eval set's `run_outcomes` is true.",
     )
 
+    pass_k: RunCounts | None = Field(
+        default=None,
+        exclude_if=lambda tally: tally is None,  # records of earlier versions (schema_version 2) carry none
+        description="[runs in which every criterion with a threshold passed, runs with an outcome]: what pass^k "
+        "is estimated from (baseline/pass_k.py); absent for a case without a threshold and in earlier records.",
+    )
+
     @model_validator(mode="after")
     def _counts(self) -> CaseRecord:
         for name, (_, passes, samples) in self.scores.items():
@@ -95,6 +103,8 @@ class CaseRecord(_Model):
         for name, (passed, runs) in self.runs.items():
             if passed > runs:
                 raise ValueError(f"runs.{name}: {passed} passed out of {runs} runs")
+        if self.pass_k is not None and self.pass_k[0] > self.pass_k[1]:
+            raise ValueError(f"pass_k: {self.pass_k[0]} passed out of {self.pass_k[1]} runs")
         return self
 
 
@@ -140,13 +150,14 @@ class HistoryRecord(_Model):
 
 
 class History(_Model):
-    """The default branch's history as JSON (schema_version 2; 1, without agents-cli metrics, is still read): what
+    """The default branch's history as JSON (schema_version 3; 2, without pass^k tallies, and 1, without agents-cli
+    metrics, are still read): what
     `adk-eval-gate history show --json` prints and what earlier versions stored as history.json. The stores keep it
-    as history.db, a SQLite database (its own schema_version 3, 2 still read, in its `meta` table; tables meta,
+    as history.db, a SQLite database (its own schema_version 4, 2 and 3 still read, in its `meta` table; tables meta,
     records, names, cases, states: docs/history-and-drift.md), in which a case and each of its distinct records are
     stored once; an old history.json is read and migrated."""
 
-    schema_version: Literal[1, 2] = HISTORY_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3] = HISTORY_SCHEMA_VERSION
     format: Literal["adk-eval-gate history"] = FORMAT
     repository: str | None = Field(description="owner/name it was written in; another repository's is refused.")
     config: str = Field(description="The config it belongs to, relative to the repository root.")

@@ -16,6 +16,7 @@ from adk_eval_gate.baseline.history.models import (
     HistoryRecord,
 )
 from adk_eval_gate.baseline.models import EfficiencyMetric
+from adk_eval_gate.baseline.pass_k import run_tally
 from adk_eval_gate.results.flakiness import run_outcomes
 from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
 
@@ -61,6 +62,7 @@ def _eval_set_record(eval_set: EvalSetResult) -> EvalSetRecord:
             case_hash=c.case_hash[:HASH_LENGTH],
             scores={name: score for name, m in c.metrics.items() if (score := _case_score(m)) is not None},
             runs=_run_outcomes(c),
+            pass_k=run_tally(eval_set, c),
         )
         for c in scored
     }

@@ -261,7 +261,7 @@ function main() {
     state.reasons = data.reasons;
     var app = document.getElementById("app");
     append(app, [renderBanner(data, state), renderFacts(data), renderVerdicts(data, state), renderEfficiency(data),
-      renderEvalSets(data), renderCases(data, state),
+      renderReliability(data), renderEvalSets(data), renderCases(data, state),
       el("footer", null, "adk-eval-gate " + data.run.tool_version + " · scores follow " + data.run.adk_semantics +
         " · " + data.run.started_at + " · results.json and comparison.json hold every number on this page")]);
     // What only a case's drill-down shows waits until the first screen is on the glass.
