@@ -88,7 +88,7 @@ async def run_plan_async(
     max_cost = plan.workflow.settings.run.max_cost_usd
     limit = SpendingLimit(max_cost, llm.settings.prices) if max_cost is not None else None
     rejudge = rejudge_policy(plan.workflow.settings.run.rejudge, limit, llm)
-    judge = Judge(llm, environment(plan.workflow.judge_template_dir), rejudge)
+    judge = Judge(llm, environment(plan.workflow.judge_template_dir), rejudge=rejudge)
     # every join below is on the agent's name (unique in a config), carried by its jobs: never on a target's id()
     by_agent = MappingProxyType({agent.name: target for agent, target in zip(plan.agents, targets, strict=True)})
     criteria = MappingProxyType(
