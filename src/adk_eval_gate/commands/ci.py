@@ -130,8 +130,11 @@ def _run(
     """handshake → run → publish (whose finish gates): each entered once, the agents only after the handshake."""
     from adk_eval_gate.commands.loading import end_pull_request_code
     from adk_eval_gate.core.collector import reading_again
+    from adk_eval_gate.core.paths import repository_root
     from adk_eval_gate.core.sealed import check_sealed
     from adk_eval_gate.handshake.start import shake_hands
+    from adk_eval_gate.publish.finish import finish
+    from adk_eval_gate.results.offline import offline_failures
     from adk_eval_gate.run.pipeline import run_plan
 
     handshake = shake_hands(options, context, workflow)
@@ -153,7 +156,19 @@ def _run(
     # live until the end, as the run's results do: read with the collector off, then frozen with them (read_again).
     reading_again()
     check_sealed()  # nothing is reported from a process whose install changed under it
-    return _publish(handshake, workflow, plan, results, outcome)
+    options, context = handshake.options, handshake.context
+    code = finish(options, plan, results, context, outcome, handshake.conversation)
+    if (failing := offline_failures(results)) is not None:  # results/offline.py: no baseline, its own verdict
+        print(f"adk-eval-gate: {failing}", flush=True)
+        code = max(code, 1)
+    if handshake.goldens is None:
+        return code
+    from pathlib import Path
+
+    from adk_eval_gate.commands.goldens_push import push_goldens  # `/eval update-goldens`: docs/goldens.md
+
+    root = repository_root(workflow.base_dir, context.workspace)
+    return push_goldens(handshake.goldens, results, context, plan.workflow.base_dir, root, Path(options.output_dir))
 
 
 def _plan(handshake: Handshake, workflow: Workflow, setup_allowed: bool) -> Plan:
@@ -204,29 +219,6 @@ def _decider(outcome: LoadOutcome | None) -> Decider | None:
     from adk_eval_gate.run.adaptive import Decider
 
     return Decider(outcome.baseline.results if outcome.baseline else None) if outcome else None
-
-
-def _publish(
-    handshake: Handshake, workflow: Workflow, plan: Plan, results: ResultsFile, outcome: LoadOutcome | None
-) -> int:
-    """The report, the gate's exit code, then an `/eval update-goldens`' push (docs/goldens.md)."""
-    from adk_eval_gate.core.paths import repository_root
-    from adk_eval_gate.publish.finish import finish
-    from adk_eval_gate.results.offline import offline_failures
-
-    options, context = handshake.options, handshake.context
-    code = finish(options, plan, results, context, outcome, handshake.conversation)
-    if (failing := offline_failures(results)) is not None:  # results/offline.py: no baseline, its own verdict
-        print(f"adk-eval-gate: {failing}", flush=True)
-        code = max(code, 1)
-    if handshake.goldens is None:
-        return code
-    from pathlib import Path
-
-    from adk_eval_gate.commands.goldens_push import push_goldens
-
-    root = repository_root(workflow.base_dir, context.workspace)
-    return push_goldens(handshake.goldens, results, context, plan.workflow.base_dir, root, Path(options.output_dir))
 
 
 def evaluated_at(results: ResultsFile, sha: str) -> ResultsFile:

@@ -17,7 +17,7 @@ from adk_eval_gate.run.settings import worker_count
 from adk_eval_gate.targets import CaseRun, Target, agent_logs
 from adk_eval_gate.targets.agent_host import AgentHost, host_agent
 from adk_eval_gate.targets.runner import Job, RunnerSettings, run_jobs
-from adk_eval_gate.targets.workers import run_jobs_in_workers
+from adk_eval_gate.targets.workers import WorkerHooks, run_jobs_in_workers
 
 
 @contextmanager
@@ -170,12 +170,14 @@ def _in_workers(
         jobs,
         own,
         worker_count(own, len(jobs)),
-        quiet=parts.quiet,
-        stop_event=controls.stop,
-        logs=parts.logs,
-        admit=controls.admit,
-        finished=_both(controls.finished, early),
-        history_tag=agent if agent in parts.history_agents else None,
+        WorkerHooks(
+            quiet=parts.quiet,
+            stop_event=controls.stop,
+            logs=parts.logs,
+            admit=controls.admit,
+            finished=_both(controls.finished, early),
+            history_tag=agent if agent in parts.history_agents else None,
+        ),
     )
 
 

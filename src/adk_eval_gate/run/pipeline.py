@@ -26,7 +26,7 @@ from adk_eval_gate.results.models import EvalSetResult, ResultsFile, Timings
 from adk_eval_gate.results.usage import agent_usage, judge_usage
 from adk_eval_gate.run.adaptive import Decider
 from adk_eval_gate.run.agent_job import AgentJob
-from adk_eval_gate.run.assemble import eval_set_result, write_eval_history
+from adk_eval_gate.run.assemble import ScoringInputs, eval_set_result, write_eval_history
 from adk_eval_gate.run.budget import SpendingLimit
 from adk_eval_gate.run.dispatch import RoundParts, dispatch
 from adk_eval_gate.run.early_scores import EarlyScores
@@ -202,18 +202,9 @@ def _first_jobs(parts: _RunParts) -> list[AgentJob]:
 def _scored(parts: _RunParts, rounds: Rounds, early: EarlyScores) -> list[EvalSetResult]:
     """Each eval set's cases scored over their runs."""
     by_agent_runs = rounds.by_case()
+    scoring = ScoringInputs(rounds.judged, rounds.sampling, parts.judge.llm.settings.prices, early)
     return [
-        eval_set_result(
-            parts.plan,
-            agent,
-            eval_set,
-            target,
-            by_agent_runs[agent.name][eval_set.eval_set_id],
-            rounds.judged,
-            rounds.sampling,
-            parts.judge.llm.settings.prices,
-            early,
-        )
+        eval_set_result(parts.plan, agent, eval_set, target, by_agent_runs[agent.name][eval_set.eval_set_id], scoring)
         for agent, target in zip(parts.plan.agents, parts.targets, strict=True)
         for eval_set in agent.eval_sets
     ]
