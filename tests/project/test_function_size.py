@@ -34,7 +34,6 @@ TOO_MANY_PARAMETERS = {
     "report/markdown.py:render_report": "decisions (#37.2) and provenance (#36.3) change what the comment says",
     "llm/client.py:generate": "judgenoise (#36.2) changes judge sampling at every caller",
     "github/client.py:__init__": "GitHubClient's keyword options (retries, backoff, clocks), set by many tests",
-    "evalsets/session_import.py:add_case": "one caller (goldens import): its conversation as one value, left",
 }
 
 
