@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.github.commands import CommandError, EvalCommand, is_command, parse_command
 from adk_eval_gate.github.conversation import head_before
-from adk_eval_gate.publish.comment import marker
-from adk_eval_gate.publish.sticky import Acceptance, StickyData, data_line, read_data
+from adk_eval_gate.handshake.ours import marker
+from adk_eval_gate.handshake.sticky import Acceptance, StickyData, data_line, read_data
 from tests.e2e.test_trust import actions_env, make_repo, pull_request_event
 from tests.support.fake_github import FakeGitHub
 

@@ -19,8 +19,8 @@ import pytest
 
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.github.client import GitHubClient, GitHubError
-from adk_eval_gate.publish.comment import MAX_COMMENTS, Author, find_ours, marker
-from adk_eval_gate.publish.sticky import Acceptance, StickyData, data_line, read_data
+from adk_eval_gate.handshake.ours import MAX_COMMENTS, Author, find_ours, marker
+from adk_eval_gate.handshake.sticky import Acceptance, StickyData, data_line, read_data
 from tests.e2e.test_comment_commands import (
     AFTER,
     AT,

@@ -15,7 +15,7 @@ import pytest
 
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.loader import load_workflow
-from adk_eval_gate.publish.comment import marker
+from adk_eval_gate.handshake.ours import marker
 from tests.support.fake_github import FakeGitHub
 from tests.support.paths import AGENTS
 

@@ -12,23 +12,23 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from adk_eval_gate.commands.options import add_offline_option, config_option, publishing_options
 
 if TYPE_CHECKING:
+    from adk_eval_gate.baseline.stores import LoadOutcome
     from adk_eval_gate.config.loader import Workflow
     from adk_eval_gate.core.command_files import Fence
     from adk_eval_gate.github.context import ActionsContext
-    from adk_eval_gate.publish.conversation import CommentRun
-    from adk_eval_gate.publish.settings import PublishOptions
-    from adk_eval_gate.publish.status import PullRequestRun
+    from adk_eval_gate.handshake.settings import PublishOptions
+    from adk_eval_gate.handshake.start import Handshake
     from adk_eval_gate.results.models import ResultsFile
+    from adk_eval_gate.run.adaptive import Decider
+    from adk_eval_gate.run.plan import Plan
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
 
@@ -127,35 +127,65 @@ def _run(
     hosts: AgentHostPool,
     fence: Fence,
 ) -> int:
-    from adk_eval_gate.baseline.stores import merge_base_found
-    from adk_eval_gate.commands.loading import end_pull_request_code, plan_of
+    """handshake → run → publish (whose finish gates): each entered once, the agents only after the handshake."""
+    from adk_eval_gate.commands.loading import end_pull_request_code
     from adk_eval_gate.core.collector import reading_again
     from adk_eval_gate.core.paths import repository_root
-    from adk_eval_gate.core.persisted_credentials import refuse_persisted_credential
     from adk_eval_gate.core.sealed import check_sealed
+    from adk_eval_gate.handshake.start import shake_hands
     from adk_eval_gate.publish.finish import finish
-    from adk_eval_gate.publish.mode import mode_of
     from adk_eval_gate.results.offline import offline_failures
-    from adk_eval_gate.run.adaptive import Decider, has_adaptive_runs, with_more_runs
     from adk_eval_gate.run.pipeline import run_plan
+
+    handshake = shake_hands(options, context, workflow)
+    if handshake.exit_code is not None:
+        return handshake.exit_code
+    plan = _plan(handshake, workflow, setup_allowed)
+    hosts.warm_up(plan.workflow)  # the host imports the agents while a baseline loads and the run's stages import
+    outcome = _adaptive_baseline(plan, handshake.context)
+    decider = _decider(outcome)
+    loaded()  # the plan (and an adaptive run's baseline) live until the end, as in `run`
+    results = run_plan(plan, quiet=handshake.options.quiet, decider=decider, hosts=hosts)
+    if handshake.conversation is not None and handshake.context.head_sha:
+        # an issue_comment run's GITHUB_SHA is the default branch's
+        results = evaluated_at(results, handshake.context.head_sha)
+    # Nothing of the pull request's runs past here: what it left running ends, and the runner's command files must
+    # be as they were before `finish` writes the step's outputs and summary into them.
+    end_pull_request_code(hosts, fence)
+    # No agent code runs in this process from here: the baseline, history and comparison `finish` loads and builds
+    # live until the end, as the run's results do: read with the collector off, then frozen with them (read_again).
+    reading_again()
+    check_sealed()  # nothing is reported from a process whose install changed under it
+    options, context = handshake.options, handshake.context
+    code = finish(options, plan, results, context, outcome, handshake.conversation)
+    if (failing := offline_failures(results)) is not None:  # results/offline.py: no baseline, its own verdict
+        print(f"adk-eval-gate: {failing}", flush=True)
+        code = max(code, 1)
+    if handshake.goldens is None:
+        return code
+    from pathlib import Path
+
+    from adk_eval_gate.commands.goldens_push import push_goldens  # `/eval update-goldens`: docs/goldens.md
+
+    root = repository_root(workflow.base_dir, context.workspace)
+    return push_goldens(handshake.goldens, results, context, plan.workflow.base_dir, root, Path(options.output_dir))
+
+
+def _plan(handshake: Handshake, workflow: Workflow, setup_allowed: bool) -> Plan:
+    """The plan of this run: an `/eval`'s or `--cases`' selection, an `/eval`'s more runs, the shard; then the
+    config's `setup:` commands where they may run."""
+    from adk_eval_gate.commands.loading import plan_of
+    from adk_eval_gate.run.adaptive import with_more_runs
     from adk_eval_gate.run.selection import select_cases
     from adk_eval_gate.run.setup import run_setup
     from adk_eval_gate.run.shards import shard_plan
 
-    # Before any of the pull request's code is imported (custom metrics, setup, agents): no token it could read in
-    # the checkout, then who asked, for which commit.
-    refuse_persisted_credential(repository_root(workflow.base_dir, context.workspace))
-    started = _start(options, context, workflow)
-    if started.exit_code is not None:
-        return started.exit_code
-    options, context, conversation = started.options, started.context, started.conversation
-    # The merge-base picks the baseline: named by git now, before setup or an agent can touch the checkout's .git.
-    context = merge_base_found(context, workflow.base_dir)
+    options = handshake.options
     plan = plan_of(workflow)
     if options.cases:
         plan = select_cases(plan, options.cases)
-    if started.more_runs:
-        plan = with_more_runs(plan, started.more_runs)
+    if handshake.more_runs:
+        plan = with_more_runs(plan, handshake.more_runs)
     if options.shard is not None:
         plan = shard_plan(plan, *options.shard)
     settings = plan.workflow.settings
@@ -170,93 +200,25 @@ def _run(
             "install the agent's dependencies yourself, or pass --setup to run them here",
             file=sys.stderr,
         )
-    hosts.warm_up(plan.workflow)  # the host imports the agents while a baseline loads and the run's stages import
-    outcome = None
-    if mode_of(context) != "baseline" and has_adaptive_runs(plan):
-        # adaptive runs decide against the baseline the comparison will use: load it before running
-        from adk_eval_gate.baseline.stores import build_store
-
-        outcome = build_store(plan.workflow, context).load()
-    decider = Decider(outcome.baseline.results if outcome.baseline else None) if outcome else None
-    loaded()  # the plan (and an adaptive run's baseline) live until the end, as in `run`
-    results = run_plan(plan, quiet=options.quiet, decider=decider, hosts=hosts)
-    if conversation is not None and context.head_sha:
-        results = evaluated_at(results, context.head_sha)  # an issue_comment run's GITHUB_SHA is the default branch's
-    # Nothing of the pull request's runs past here: what it left running ends, and the runner's command files must
-    # be as they were before `finish` writes the step's outputs and summary into them.
-    end_pull_request_code(hosts, fence)
-    # No agent code runs in this process from here: the baseline, history and comparison `finish` loads and builds
-    # live until the end, as the run's results do: read with the collector off, then frozen with them (read_again).
-    reading_again()
-    check_sealed()  # nothing is reported from a process whose install changed under it
-    code = finish(options, plan, results, context, outcome, conversation)
-    if (failing := offline_failures(results)) is not None:  # results/offline.py: no baseline, its own verdict
-        print(f"adk-eval-gate: {failing}", flush=True)
-        code = max(code, 1)
-    if started.goldens is None:
-        return code
-    from pathlib import Path
-
-    from adk_eval_gate.commands.goldens_push import push_goldens  # `/eval update-goldens`: docs/goldens.md
-
-    root = repository_root(workflow.base_dir, context.workspace)
-    return push_goldens(started.goldens, results, context, plan.workflow.base_dir, root, Path(options.output_dir))
+    return plan
 
 
-@dataclass(frozen=True)
-class _Start:
-    """What a run settles before its agents run. `exit_code` set: nothing is to run (an `/eval` refused or
-    answered); otherwise the options (with an `/eval`'s cases), the context (an `/eval`'s pull request) and what a
-    pull request's run read and showed when it started."""
+def _adaptive_baseline(plan: Plan, context: ActionsContext) -> LoadOutcome | None:
+    """Adaptive runs decide against the baseline the comparison will use: loaded before running."""
+    from adk_eval_gate.handshake.mode import mode_of
+    from adk_eval_gate.run.adaptive import has_adaptive_runs
 
-    options: PublishOptions
-    context: ActionsContext
-    conversation: PullRequestRun | None = None
-    more_runs: int | None = None
-    exit_code: int | None = None
-    goldens: CommentRun | None = None  # `/eval update-goldens`: push the update after the report
+    if mode_of(context) == "baseline" or not has_adaptive_runs(plan):
+        return None
+    from adk_eval_gate.baseline.stores import build_store
+
+    return build_store(plan.workflow, context).load()
 
 
-def _start(options: PublishOptions, context: ActionsContext, workflow: Workflow) -> _Start:
-    """An `/eval` comment becomes its pull request's run (or an exit code when nothing is to run); a pull request's
-    run reads our comment and shows that it started."""
-    from adk_eval_gate.core.paths import repository_root
-    from adk_eval_gate.publish.conversation import prepare_comment_run
-    from adk_eval_gate.publish.mode import mode_of
-    from adk_eval_gate.publish.settings import comment_key
-    from adk_eval_gate.publish.status import PullRequestRun, start_pull_request_run
-    from adk_eval_gate.publish.trusted import trusted_settings
+def _decider(outcome: LoadOutcome | None) -> Decider | None:
+    from adk_eval_gate.run.adaptive import Decider
 
-    root = repository_root(workflow.base_dir, context.workspace)
-    more_runs, command = None, None
-    if mode_of(context) == "comment":
-        asked = prepare_comment_run(context, root, options.comment_author)
-        if isinstance(asked, int):
-            return _Start(options, context, exit_code=asked)
-        context, command, more_runs = asked.context, asked, asked.command.runs
-        options = dataclasses.replace(options, cases=[*options.cases, *asked.command.cases])
-    if mode_of(context) != "pull_request" or options.shard is not None:  # a shard: `merge` reports, and reads then
-        return _Start(options, context, None, more_runs)
-    # our login, our comment's key, the override label, the check's name: the inputs and the base branch's config,
-    # never the checkout's (the pull request's own)
-    trusted = trusted_settings(context, workflow, options.comment_author, root)
-    conversation = PullRequestRun()
-    if options.post_comment and context.token:
-        key = comment_key(options.comment_key, workflow, root, configured=trusted.comment_key)
-        progress = workflow.settings.comment.progress
-        author = trusted.comment_author
-        conversation = start_pull_request_run(context, key, author, context.head_sha or "", progress=progress)
-    conversation = dataclasses.replace(conversation, trusted=trusted)
-    if command is not None:
-        conversation = dataclasses.replace(
-            conversation,
-            acceptance=command.acceptance,
-            note=command.note,
-            commit_status=True,
-            partial=command.command.partial,
-        )
-    goldens = command if command is not None and command.command.action == "update-goldens" else None
-    return _Start(options, context, conversation, more_runs, goldens=goldens)
+    return Decider(outcome.baseline.results if outcome.baseline else None) if outcome else None
 
 
 def evaluated_at(results: ResultsFile, sha: str) -> ResultsFile:

@@ -184,7 +184,7 @@ def read_conversation(args: argparse.Namespace, path: Path) -> Conversation:
 def import_case(args: argparse.Namespace) -> int:
     from adk_eval_gate.commands.goldens_update import BOM, check_still_loads, unified_diff
     from adk_eval_gate.evalsets.loader import load_eval_set
-    from adk_eval_gate.evalsets.session_import import add_case, new_case_id
+    from adk_eval_gate.evalsets.session_import import ImportedCase, add_case, new_case_id
 
     if not args.source or not args.into:
         raise InputError(None, "goldens import", "needs --from and --into", "pass --from SOURCE --into EVALSET")
@@ -199,16 +199,10 @@ def import_case(args: argparse.Namespace) -> int:
         raise InputError(into, "--id", f"{args.new_id!r} is already a case of it", "pick another id")
     case_id = new_case_id(args.new_id or conversation.wanted_id, ids)
     text = read_text(into, "eval set")
-    new = add_case(
-        text,
-        into,
-        target.shape,
-        case_id,
-        conversation.turns,
-        source=conversation.source,
-        session=conversation.session,
-        created=conversation.created,
+    imported = ImportedCase(
+        case_id, conversation.turns, conversation.source, conversation.session, conversation.created
     )
+    new = add_case(text, into, target.shape, imported)
     check_still_loads(new, into)
     sys.stdout.write(unified_diff(text, new, into.as_posix()))
     if args.write:

@@ -1,6 +1,6 @@
 """`/eval update-goldens <full sha> [cases=…]`: the golden update of that commit's run, pushed to the pull request.
 
-By the time this runs, `publish/conversation.py` has checked everything `/eval accept` checks (a new comment, not a
+By the time this runs, `handshake/who_asked.py` has checked everything `/eval accept` checks (a new comment, not a
 bot's, write permission from the API, the full sha equal to the head, the checkout that very commit) and that the
 branch may be pushed to (the repository's own, or a fork whose author allows edits by maintainers); the commit has
 been evaluated and reported. Here: the cases (those named, else every regressed case of the comparison, else every
@@ -20,7 +20,7 @@ from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.github.conversation import reply
 from adk_eval_gate.github.git_data import FileUpdate, PushRefused, push_commit
-from adk_eval_gate.publish.conversation import CommentRun
+from adk_eval_gate.handshake.who_asked import CommentRun
 from adk_eval_gate.report.escape import code_block, inline
 from adk_eval_gate.results.models import ResultsFile
 

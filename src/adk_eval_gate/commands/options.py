@@ -10,7 +10,7 @@ from adk_eval_gate.core.errors import InputError
 
 if TYPE_CHECKING:  # the stages load when a handler runs, so `--help` and a run's start stay instant
     from adk_eval_gate.config.loader import Workflow
-    from adk_eval_gate.publish.settings import PublishOptions
+    from adk_eval_gate.handshake.settings import PublishOptions
 
 COMMENT_CHOICES = {"--comment-mode": ("update", "recreate"), "--comment-when": ("always", "changed", "failing")}
 
@@ -71,7 +71,7 @@ def publishing_options() -> argparse.ArgumentParser:
 
 def publish_options(args: argparse.Namespace) -> PublishOptions:
     from adk_eval_gate.config.base import comment_key_problem
-    from adk_eval_gate.publish.settings import PublishOptions
+    from adk_eval_gate.handshake.settings import PublishOptions
     from adk_eval_gate.run.shards import parse_shard
 
     # checked here rather than by argparse, so that the Action's inputs fail as one line (an annotation there)

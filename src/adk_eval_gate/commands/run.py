@@ -12,6 +12,8 @@ from adk_eval_gate.commands.options import add_offline_option, config_option
 from adk_eval_gate.core.keys import CaseKey
 
 if TYPE_CHECKING:
+    from adk_eval_gate.run.adaptive import Decider
+    from adk_eval_gate.run.plan import Plan
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
 
@@ -84,42 +86,16 @@ def handle(args: argparse.Namespace) -> int:
 def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     import gc
 
-    from adk_eval_gate.commands.loading import load_plan
     from adk_eval_gate.gate.exit_codes import exit_code_for
-    from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.report.adk_details import print_case_details
     from adk_eval_gate.report.console import render_table
     from adk_eval_gate.report.run_marks import remove_stale
     from adk_eval_gate.results.agents_cli_traces import write_traces
     from adk_eval_gate.results.build import write_results
-    from adk_eval_gate.run.adaptive import decider_for
     from adk_eval_gate.run.agents_cli_plan import agents_cli_cases
     from adk_eval_gate.run.pipeline import run_plan
-    from adk_eval_gate.run.selection import select_cases
 
-    if (
-        args.baseline
-    ):  # a typo must not turn into "nothing to decide against" (nor pass unchecked without adaptive runs)
-        from adk_eval_gate.commands.local_baseline import MAKE_ONE
-        from adk_eval_gate.core.errors import InputError
-
-        if not Path(args.baseline).is_file():
-            raise InputError(
-                None, "--baseline", f"no results file at {args.baseline}", MAKE_ONE.format(path=args.baseline)
-            )
-    plan = load_plan(args.config, hosts=hosts, offline=args.offline)  # names the agents to the host started above
-    if args.cases:
-        plan = select_cases(plan, args.cases)
-    baseline = Path(args.baseline) if args.baseline else None
-    decider = None if args.all_runs else decider_for(plan, baseline, ActionsContext.from_env)
-    if decider is not None and decider.baseline is None:
-        # said now, not first at compare time: these results hold only the first round of every case
-        print(
-            "warning: adaptive runs had no baseline to decide against, so no case gets its extra runs: a comparison "
-            "of these results may not confirm a broken case; pass --baseline FILE (a baseline made with --all-runs), "
-            "or --all-runs",
-            file=sys.stderr,
-        )
+    plan, decider = _plan_and_decider(args, hosts)
     # Everything imported and loaded so far lives until exit: the collector need not walk it again and again
     # while the run decodes results, and runs less often (most garbage here goes with its last reference).
     gc.freeze()
@@ -146,3 +122,35 @@ def _run_and_report(args: argparse.Namespace, hosts: AgentHostPool) -> int:
     if results.offline:  # said last too: the table above scores the tools and wiring, not the model
         print(results.offline)
     return exit_code_for(results)
+
+
+def _plan_and_decider(args: argparse.Namespace, hosts: AgentHostPool) -> tuple[Plan, Decider | None]:
+    from adk_eval_gate.commands.loading import load_plan
+    from adk_eval_gate.github.context import ActionsContext
+    from adk_eval_gate.run.adaptive import decider_for
+    from adk_eval_gate.run.selection import select_cases
+
+    if (
+        args.baseline
+    ):  # a typo must not turn into "nothing to decide against" (nor pass unchecked without adaptive runs)
+        from adk_eval_gate.commands.local_baseline import MAKE_ONE
+        from adk_eval_gate.core.errors import InputError
+
+        if not Path(args.baseline).is_file():
+            raise InputError(
+                None, "--baseline", f"no results file at {args.baseline}", MAKE_ONE.format(path=args.baseline)
+            )
+    plan = load_plan(args.config, hosts=hosts, offline=args.offline)  # names the agents to the host started above
+    if args.cases:
+        plan = select_cases(plan, args.cases)
+    baseline = Path(args.baseline) if args.baseline else None
+    decider = None if args.all_runs else decider_for(plan, baseline, ActionsContext.from_env)
+    if decider is not None and decider.baseline is None:
+        # said now, not first at compare time: these results hold only the first round of every case
+        print(
+            "warning: adaptive runs had no baseline to decide against, so no case gets its extra runs: a comparison "
+            "of these results may not confirm a broken case; pass --baseline FILE (a baseline made with --all-runs), "
+            "or --all-runs",
+            file=sys.stderr,
+        )
+    return plan, decider

@@ -30,15 +30,15 @@ def handle(args: argparse.Namespace) -> int:
     from adk_eval_gate.github import workflow_commands as log
     from adk_eval_gate.github.client import GitHubError
     from adk_eval_gate.github.context import ActionsContext
-    from adk_eval_gate.publish.settings import comment_key
-    from adk_eval_gate.publish.status import mark_stopped, with_pull_request
-    from adk_eval_gate.publish.trusted import trusted_settings
+    from adk_eval_gate.handshake.settings import comment_key
+    from adk_eval_gate.handshake.status import mark_stopped, with_pull_request
+    from adk_eval_gate.handshake.trusted import trusted_settings
 
     workflow = load_config(args.config)
     context = ActionsContext.from_env()
     root = repository_root(workflow.base_dir, context.workspace)
     try:
-        # which comment is ours: the inputs or the base branch's config, never the pull request's (publish/trusted.py)
+        # which comment is ours: the inputs or the base branch's config, never the pull request's (handshake/trusted.py)
         context = with_pull_request(context)
         trusted = trusted_settings(context, workflow, args.comment_author, root)
         key = comment_key(args.comment_key, workflow, root, configured=trusted.comment_key)

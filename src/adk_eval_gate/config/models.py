@@ -202,7 +202,7 @@ class GateSettings(_Strict):
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
     # Relative increases of per-run usage below these are never efficiency regressions: {cost: "+20%", ...}.
     efficiency_tolerance: dict[str, float] = Field(default_factory=lambda: dict(EFFICIENCY_DEFAULTS))
-    # On a pull request the base branch's copy of this setting counts, never the pull request's (publish/trusted.py).
+    # On a pull request the base branch's copy of this setting counts, never the pull request's (handshake/trusted.py).
     override_label: str | None = "adk-eval-gate: accept regression"
     # A push to the default branch stores the baseline; failing that job would not stop the push, only hide the
     # baseline's progress behind a red mark, so by default it passes (the comparison is still reported).

@@ -193,41 +193,13 @@ def parse_agents_cli_config(data: Any, path: Path, lines: Any = None) -> AgentsC
             "is empty or missing: no metric would run",
             "list the metrics to run, e.g. metrics_to_run: [my_metric]",
         )
-    pool: dict[str, tuple[int, CustomMetricEntry]] = {}
-    for index, raw in enumerate(parsed.custom_metrics):
-        if not raw.get("name"):  # agents-cli skips an entry without a name
-            warnings.append(config_keys.nameless(path, index, lines))
-            continue
-        try:
-            entry = CustomMetricEntry.model_validate(raw)
-        except ValidationError as exc:
-            raise input_error_from(
-                exc, path, prefix=["custom_metrics", index], model=CustomMetricEntry, lines=lines
-            ) from None
-        warnings += config_keys.entry_keys(raw, index, path, lines)
-        if entry.name in pool:  # agents-cli keeps the last definition of a name
-            warnings.append(config_keys.redefined(entry.name, index, pool[entry.name][0], path, lines))
-        pool[entry.name] = (index, entry)
+    pool = _custom_metrics(parsed, path, lines, warnings)
     metrics: list[AgentsCliMetric] = []
     for position, name in enumerate(parsed.metrics_to_run):
         if name in (m.name for m in metrics):
             raise fail(("metrics_to_run", position), f"{name!r} is listed twice", "list each metric once")
         if name not in pool:
-            if not is_known_bare_name(name):
-                known = sorted({m.rpartition("_v")[0] for m in PREDEFINED_METRICS} | set(RUBRIC_VERSIONS) | set(pool))
-                guess = did_you_mean(name, known)
-                raise fail(
-                    ("metrics_to_run", position),
-                    f"{name!r} is neither a custom metric of this file nor a predefined metric",
-                    f"did you mean `{guess}`?" if guess else "define it under custom_metrics",
-                )
-            if is_service_computed(name):
-                raise fail(
-                    ("metrics_to_run", position),
-                    f"{name!r} alone cannot be resolved by the SDK (agents-cli's grade fails on it)",
-                    f"declare it under custom_metrics without a body: - name: {name}",
-                )
-            metrics.append(AgentsCliMetric(name, "predefined"))
+            metrics.append(_bare_predefined(name, position, pool, fail))
             continue
         index, entry = pool[name]
         if entry.rubric_group_name is not None:
@@ -252,6 +224,50 @@ def parse_agents_cli_config(data: Any, path: Path, lines: Any = None) -> AgentsC
             )
         metrics.append(_metric(entry, ("custom_metrics", index), path, fail))
     return AgentsCliConfig(path, tuple(metrics), tuple(warnings))
+
+
+def _custom_metrics(
+    parsed: AgentsCliConfigFile, path: Path, lines: Any, warnings: list[InputError]
+) -> dict[str, tuple[int, CustomMetricEntry]]:
+    """Each named custom metric with its index, the last definition of a name winning, as agents-cli keeps it;
+    what agents-cli skips or ignores is added to `warnings`."""
+    pool: dict[str, tuple[int, CustomMetricEntry]] = {}
+    for index, raw in enumerate(parsed.custom_metrics):
+        if not raw.get("name"):  # agents-cli skips an entry without a name
+            warnings.append(config_keys.nameless(path, index, lines))
+            continue
+        try:
+            entry = CustomMetricEntry.model_validate(raw)
+        except ValidationError as exc:
+            raise input_error_from(
+                exc, path, prefix=["custom_metrics", index], model=CustomMetricEntry, lines=lines
+            ) from None
+        warnings += config_keys.entry_keys(raw, index, path, lines)
+        if entry.name in pool:  # agents-cli keeps the last definition of a name
+            warnings.append(config_keys.redefined(entry.name, index, pool[entry.name][0], path, lines))
+        pool[entry.name] = (index, entry)
+    return pool
+
+
+def _bare_predefined(
+    name: str, position: int, pool: dict[str, tuple[int, CustomMetricEntry]], fail: _Fail
+) -> AgentsCliMetric:
+    """A metric named in `metrics_to_run` alone: a predefined metric the SDK resolves by its bare name."""
+    if not is_known_bare_name(name):
+        known = sorted({m.rpartition("_v")[0] for m in PREDEFINED_METRICS} | set(RUBRIC_VERSIONS) | set(pool))
+        guess = did_you_mean(name, known)
+        raise fail(
+            ("metrics_to_run", position),
+            f"{name!r} is neither a custom metric of this file nor a predefined metric",
+            f"did you mean `{guess}`?" if guess else "define it under custom_metrics",
+        )
+    if is_service_computed(name):
+        raise fail(
+            ("metrics_to_run", position),
+            f"{name!r} alone cannot be resolved by the SDK (agents-cli's grade fails on it)",
+            f"declare it under custom_metrics without a body: - name: {name}",
+        )
+    return AgentsCliMetric(name, "predefined")
 
 
 def _metric(entry: CustomMetricEntry, where: tuple[str | int, ...], path: Path, fail: _Fail) -> AgentsCliMetric:

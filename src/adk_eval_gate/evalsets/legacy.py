@@ -58,7 +58,25 @@ def _kind(value: object) -> str:
     )
 
 
-def _convert_turn(turn: object, path: Path, loc: str, invocation_id: str) -> Invocation:
+def _tool_call(use: Any, path: Path, where: str) -> genai_types.FunctionCall:
+    """One `expected_tool_use` entry, checked in the file's own words: FunctionCall would report `name` and `args`."""
+    if not isinstance(use, dict):
+        raise InputError(path, where, "must be an object", 'use {"tool_name": ..., "tool_input": {...}}')
+    name = _require(use, "tool_name", path, where, "name the tool")
+    if not isinstance(name, str) or not name:
+        raise InputError(path, f"{where}.tool_name", f"{_show(name)} is not a tool name", "give the name as a string")
+    args = _require(use, "tool_input", path, where, "give the arguments (use {} for none)")
+    if not isinstance(args, dict):
+        raise InputError(
+            path,
+            f"{where}.tool_input",
+            f"must be an object of argument names to values, got {_kind(args)}",
+            'write the arguments as a JSON object, e.g. {"sides": 6} (use {} for none)',
+        )
+    return genai_types.FunctionCall(name=name, args=args)
+
+
+def _convert_turn(turn: Any, path: Path, loc: str, invocation_id: str) -> Invocation:
     if not isinstance(turn, dict):
         raise InputError(
             path, loc, f"expected a turn object, got {type(turn).__name__}", 'use {"query": ..., "reference": ...}'
@@ -74,26 +92,7 @@ def _convert_turn(turn: object, path: Path, loc: str, invocation_id: str) -> Inv
         raise InputError(
             path, f"{loc}.expected_tool_use", "must be a list", 'use [{"tool_name": ..., "tool_input": {...}}]'
         )
-    calls = []
-    for index, use in enumerate(uses):
-        where = f"{loc}.expected_tool_use[{index}]"
-        if not isinstance(use, dict):
-            raise InputError(path, where, "must be an object", 'use {"tool_name": ..., "tool_input": {...}}')
-        # checked here, in the file's own words: FunctionCall would report `name` and `args`
-        name = _require(use, "tool_name", path, where, "name the tool")
-        if not isinstance(name, str) or not name:
-            raise InputError(
-                path, f"{where}.tool_name", f"{_show(name)} is not a tool name", "give the name as a string"
-            )
-        args = _require(use, "tool_input", path, where, "give the arguments (use {} for none)")
-        if not isinstance(args, dict):
-            raise InputError(
-                path,
-                f"{where}.tool_input",
-                f"must be an object of argument names to values, got {_kind(args)}",
-                'write the arguments as a JSON object, e.g. {"sides": 6} (use {} for none)',
-            )
-        calls.append(genai_types.FunctionCall(name=name, args=args))
+    calls = [_tool_call(use, path, f"{loc}.expected_tool_use[{index}]") for index, use in enumerate(uses)]
     items = turn.get("expected_intermediate_agent_responses", []) or []
     if not isinstance(items, list):
         raise InputError(

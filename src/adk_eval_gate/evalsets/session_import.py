@@ -13,6 +13,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -149,17 +150,18 @@ def _agents_cli_case(case_id: str, turns: Sequence[Invocation], source: str) -> 
     return case
 
 
-def add_case(
-    text: str,
-    path: Path,
-    shape: str,
-    case_id: str,
-    turns: Sequence[Invocation],
-    *,
-    source: str,
-    session: JsonObject | None = None,
-    created: float = 0.0,
-) -> str:
+@dataclass(frozen=True)
+class ImportedCase:
+    """A conversation about to become a case: its id, its turns, where it came from, its session and when."""
+
+    case_id: str
+    turns: Sequence[Invocation]
+    source: str
+    session: dict[str, Any] | None = None
+    created: float = 0.0
+
+
+def add_case(text: str, path: Path, shape: str, case: ImportedCase) -> str:
     """`text` with the new case appended to its cases; everything else as it was."""
     if shape == "legacy_turns":
         raise InputError(
@@ -168,6 +170,7 @@ def add_case(
             "is a flat .test.json: the whole file is one case, so a case cannot be added",
             "import into an .evalset.json, a named-list .test.json or an agents-cli dataset",
         )
+    case_id, turns, source, session, created = case.case_id, case.turns, case.source, case.session, case.created
     old = json.loads(text)
     new = json.loads(text)
     if shape == "evalset":

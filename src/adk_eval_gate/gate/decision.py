@@ -1,4 +1,4 @@
-"""Stage 6: compare the results with the stored baseline and, when the config keeps one, the default branch's
+"""Compare the results with the stored baseline and, when the config keeps one, the default branch's
 history (drift, known flaky cases, trends)."""
 
 from __future__ import annotations

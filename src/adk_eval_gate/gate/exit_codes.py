@@ -1,4 +1,4 @@
-"""Stage 9: the exit code.
+"""The exit code.
 
 `run` alone follows `adk eval` 2.13 (success only when every case passed); `compare` applies the gate policy
 (`gate/policy.py`) to the comparison with the baseline.

@@ -1,1 +1,1 @@
-"""Stage 8: GitHub — the REST client and the Actions environment."""
+"""GitHub: the REST client and the Actions environment."""

@@ -7,7 +7,7 @@ one `CommandError` whose message says what was wrong. A parser that guessed woul
     /eval help                                   the usage, as a reply
 
 Only the comment's first line is read (the rest is for people). SHA is read as any word of 7 to 64 hex digits, so
-that a short one can be refused by name (`publish/conversation.py` runs only the full sha: a prefix is a name the
+that a short one can be refused by name (`handshake/who_asked.py` runs only the full sha: a prefix is a name the
 pull request's author can collide); in `accept` the first word after `accept` is the commit when it looks like one,
 and the reason is the rest of the line.
 """

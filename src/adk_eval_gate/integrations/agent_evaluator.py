@@ -11,6 +11,7 @@ and what the agent did.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,18 +72,21 @@ def _plan(agent_module: str, file: EvalSetFile, config: EvalConfigData, num_runs
     return Plan(workflow, (AgentRunPlan(agent, (eval_set,)),))
 
 
-async def _evaluate_file(
-    agent_module: str,
-    file: EvalSetFile,
-    config: EvalConfigData,
-    *,
-    num_runs: int,
-    agent_name: str | None,
-    print_detailed_results: bool,
-    artifact_service: object,
-    output_file: str | None,
-    history: tuple[Any, str] | None = None,
-) -> None:
+@dataclass(frozen=True)
+class _Call:
+    """One call of `evaluate` / `evaluate_eval_set`, as ADK's signature gives it, for each file it evaluates."""
+
+    agent_module: str
+    num_runs: int
+    agent_name: str | None
+    print_detailed_results: bool
+    artifact_service: Any
+    output_file: str | None
+    history: tuple[Any, str] | None = None
+
+
+async def _evaluate_file(call: _Call, file: EvalSetFile, config: EvalConfigData) -> None:
+    agent_module, num_runs, output_file = call.agent_module, call.num_runs, call.output_file
     from adk_eval_gate.run.pipeline import run_plan_async
     from adk_eval_gate.targets.runner import RunnerSettings
 
@@ -98,22 +102,22 @@ async def _evaluate_file(
     results = await run_plan_async(
         plan,
         quiet=True,
-        targets=[ModuleTarget(agent_module, agent_name, artifact_service)],
+        targets=[ModuleTarget(agent_module, call.agent_name, call.artifact_service)],
         settings=RunnerSettings(
             concurrency=settings.concurrency, timeout=settings.timeout, retries=settings.retries, workers=1
         ),
     )
-    if history is not None:
+    if call.history is not None:
         from adk_eval_gate.results.eval_history import save_history
 
-        manager, app_name = history
+        manager, app_name = call.history
         save_history(manager, app_name, results.eval_sets[0], {c.eval_id: c for c in file.eval_set.eval_cases})
     expected = {c.eval_id: list(c.conversation or []) for c in file.eval_set.eval_cases}
-    rows: list[JsonObject] | None = [] if output_file else None
-    failures = failures_for(results.eval_sets[0], expected, agent_module, print_detailed_results, rows)
+    rows: list[dict[str, Any]] | None = [] if output_file else None
+    failures = failures_for(results.eval_sets[0], expected, agent_module, call.print_detailed_results, rows)
     if output_file and rows is not None:
         write_csv(rows, output_file)
-    raise_if_failed(failures, print_detailed_results)
+    raise_if_failed(failures, call.print_detailed_results)
 
 
 def _test_files(path_or_dir: str) -> list[str]:
@@ -183,17 +187,9 @@ class AgentEvaluator:
                 "This happens when `eval_set` has no eval cases."
             )
         file = parse_eval_set(data, Path(name))
-        await _evaluate_file(
-            agent_module,
-            file,
-            _config_data(eval_config, criteria, "<eval_config>"),
-            num_runs=num_runs,
-            agent_name=agent_name,
-            print_detailed_results=print_detailed_results,
-            artifact_service=artifact_service,
-            output_file=output_file,
-            history=_history(app_name, eval_set_results_manager),
-        )
+        history = _history(app_name, eval_set_results_manager)
+        call = _Call(agent_module, num_runs, agent_name, print_detailed_results, artifact_service, output_file, history)
+        await _evaluate_file(call, file, _config_data(eval_config, criteria, "<eval_config>"))
 
     @staticmethod
     async def evaluate(
@@ -221,17 +217,11 @@ class AgentEvaluator:
                 for key in config.criteria:
                     if key not in LEGACY_CRITERIA:
                         raise ValueError(f"Invalid criteria key: {key}. Expected one of {list(LEGACY_CRITERIA)}.")
-            await _evaluate_file(
-                agent_module,
-                file,
-                config,
-                num_runs=num_runs,
-                agent_name=agent_name,
-                print_detailed_results=print_detailed_results,
-                artifact_service=artifact_service,
-                output_file=output_file,
-                history=_history(app_name, eval_set_results_manager),
+            history = _history(app_name, eval_set_results_manager)
+            call = _Call(
+                agent_module, num_runs, agent_name, print_detailed_results, artifact_service, output_file, history
             )
+            await _evaluate_file(call, file, config)
 
 
 def _check_results_manager(app_name: str | None, manager: object) -> None:

@@ -1,40 +1,35 @@
 """One sticky pull-request comment per config (and shard group), ours alone, updated in place.
 
-Ours means: it starts with the key's hidden marker *and* its author is the token's owner. Anyone can write the
-marker into a comment of their own; such a comment is never edited and never stops ours from being posted. The
-owner is `GET /user` for a user's token; an installation token (the workflow's GITHUB_TOKEN, another App's) gets
-403 there, so it is the `comment-author` input or the base branch's `comment.author` (publish/trusted.py: never
-the pull request's own config), else the workflow's bot, `github-actions[bot]`.
-
-Hidden markers also record the run that wrote the comment (an older run, by run id and attempt, never overwrites
-a newer one's), a digest of the report's content (so `when: changed` can leave an unchanged report alone) and the
-data later runs need (publish/sticky.py); they are read from the comment's leading lines only, never from the report
-below them. A create whose reply was lost may have been stored: before posting again we look again. A body over
-GitHub's limit is never sent.
+Which comment is ours, and the hidden header that says so, is the handshake's (handshake/ours.py): a run reads
+our comment before its agents run and writes it here after. A create whose reply was lost may have been stored:
+before posting again we look again. A body over GitHub's limit is never sent.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.core.clip import clip
 from adk_eval_gate.github.client import GitHubClient, GitHubError
-from adk_eval_gate.publish.sticky import StickyData, data_line, header, read_data
-from adk_eval_gate.report.markdown import COMMENT_LIMIT
+from adk_eval_gate.handshake.limits import COMMENT_LIMIT
+from adk_eval_gate.handshake.ours import (
+    Author,
+    CommentPolicy,
+    all_comments,
+    compose,
+    content_digest,
+    digest_of,
+    is_ours,
+    newer_run,
+    token_author,
+)
+from adk_eval_gate.handshake.sticky import StickyData, read_data
 from adk_eval_gate.results.models import ResultsFile
 
-WORKFLOW_BOT = "github-actions[bot]"
 CREATE_ATTEMPTS = 3
-# comments on one pull request: 50 requests. Which comment is ours (and so whose acceptances count, and whether a
-# newer run reported) is read from the whole list or not at all: ours could be the one past the end.
-MAX_COMMENTS = 5000
-_RUN = re.compile(r"<!-- adk-eval-gate-run: (\d+)\.(\d+) -->")
-_DIGEST = re.compile(r"<!-- adk-eval-gate-digest: ([0-9a-f]+) -->")
 
 
 @dataclass
@@ -46,94 +41,35 @@ class PublishOutcome:
 
 
 @dataclass(frozen=True)
-class CommentPolicy:
-    mode: str = "update"  # update: edit ours in place; recreate: delete ours and post anew (it moves to the bottom)
-    when: str = "always"  # always | changed (the report's content differs) | failing (or ours exists to correct)
-    author: str | None = None  # the token's login when GitHub cannot say (another App's installation token)
+class CommentTarget:
+    """Which comment a report goes to and how: the pull request, the key, the run that writes it, the policy."""
 
-
-@dataclass(frozen=True)
-class Author:
-    login: str
-    assumed: bool  # an installation token with no configured author: the workflow's bot, not confirmed
-
-
-def marker(key: str) -> str:
-    return f"<!-- adk-eval-gate: {key} -->"
-
-
-def stamp(run_id: int, attempt: int) -> str:
-    return f"<!-- adk-eval-gate-run: {run_id}.{attempt} -->"
-
-
-def content_digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-
-def token_author(client: GitHubClient, configured: str | None = None) -> Author:
-    if configured:
-        return Author(configured, assumed=False)
-    response = client.request("GET", "/user", ok=(403,))
-    login = response.json().get("login") if response.status_code == 200 else None
-    if isinstance(login, str) and login:
-        return Author(login, assumed=False)
-    return Author(WORKFLOW_BOT, assumed=True)
-
-
-def compose(key: str, run_id: int, attempt: int, digest: str, data: StickyData | None, visible: str) -> str:
-    """Our comment's full text: the hidden header, then what people see."""
-    lines = [marker(key), stamp(run_id, attempt), f"<!-- adk-eval-gate-digest: {digest} -->"]
-    if data is not None:
-        lines.append(data_line(data))
-    text = "\n".join([*lines, visible])
-    if len(text) > COMMENT_LIMIT:
-        raise ValueError(f"the comment is {len(text)} characters, over GitHub's {COMMENT_LIMIT}; it was not sent")
-    return text
-
-
-def _header_text(comment: dict[str, Any]) -> str:
-    return "\n".join(header(comment.get("body")))
-
-
-def _newer_run(comment: dict[str, Any], run_id: int, attempt: int) -> str | None:
-    found = _RUN.search(_header_text(comment))
-    if found and (int(found.group(1)), int(found.group(2))) > (run_id, attempt):
-        return found.group(1)
-    return None
-
-
-def _digest_of(comment: dict[str, Any]) -> str | None:
-    found = _DIGEST.search(_header_text(comment))
-    return found.group(1) if found else None
+    number: int
+    key: str
+    run_id: int = 0
+    attempt: int = 1
+    policy: CommentPolicy = field(default_factory=CommentPolicy)
+    # what identifies the report's content without what changes on every run (links, timings); None: the body's
+    digest: str | None = None
+    data: StickyData | None = None  # what later runs read back (acceptances, the commit of the result)
+    author: Author | None = None  # who we are, when the run already asked
+    known: list[dict[str, Any]] | None = None  # our comments as the run found them when it started
 
 
 def publish_comment(
-    client: GitHubClient,
-    repository: str,
-    pr_number: int,
-    body: str,
-    *,
-    key: str,
-    run_id: int = 0,
-    attempt: int = 1,
-    policy: CommentPolicy = CommentPolicy(),
-    failing: bool = False,
-    digest: str | None = None,
-    data: StickyData | None = None,
-    author: Author | None = None,
-    known: list[dict[str, Any]] | None = None,
+    client: GitHubClient, repository: str, body: str, target: CommentTarget, *, failing: bool = False
 ) -> PublishOutcome:
-    """Post or update our comment as `policy` says. `failing` is the gate's verdict; `digest` identifies the report's
-    content without what changes on every run (links, timings); by default the body's own digest. `known`: our
-    comments as this run found them when it started (with `author`, who we are); the newest is then read again by
-    its id instead of listing every comment once more."""
-    digest = digest or content_digest(body)
-    text = compose(key, run_id, attempt, digest, data, body)
+    """Post or update our comment as the target's policy says. `failing` is the gate's verdict. The target's
+    `known`: our comments as this run found them when it started (with `author`, who we are); the newest is then
+    read again by its id instead of listing every comment once more."""
+    digest = target.digest or content_digest(body)
+    text = compose(target.key, target.run_id, target.attempt, digest, target.data, body)
     try:
-        author = author or token_author(client, policy.author)
-        return _Publisher(
-            client, f"/repos/{repository}/issues/{pr_number}/comments", repository, key, author, run_id, attempt
-        ).publish(text, digest, policy, failing, known)
+        author = target.author or token_author(client, target.policy.author)
+        comments_path = f"/repos/{repository}/issues/{target.number}/comments"
+        return _Publisher(client, comments_path, repository, target.key, author, target.run_id, target.attempt).publish(
+            text, digest, target.policy, failing, target.known
+        )
     except GitHubError as exc:
         if exc.read_only:
             return PublishOutcome(
@@ -143,26 +79,6 @@ def publish_comment(
                 "token); the report is in the step summary — see the fork-safe workflow in the README",
             )
         raise
-
-
-def find_ours(client: GitHubClient, repository: str, number: int, key: str, author: Author) -> list[dict[str, Any]]:
-    """Our comments under `key` on the pull request, oldest first."""
-    return _Publisher(client, f"/repos/{repository}/issues/{number}/comments", repository, key, author, 0, 1).find()
-
-
-def written_by(comment: dict[str, Any]) -> tuple[int, int] | None:
-    """The run (id, attempt) whose stamp our comment carries."""
-    found = _RUN.search(_header_text(comment))
-    return (int(found.group(1)), int(found.group(2))) if found else None
-
-
-def newer_run(comment: dict[str, Any], run_id: int, attempt: int) -> str | None:
-    """The run id of a run newer than (run_id, attempt) that wrote `comment`, if one did."""
-    return _newer_run(comment, run_id, attempt)
-
-
-def edit_comment(client: GitHubClient, repository: str, comment_id: int, text: str) -> dict[str, Any]:
-    return client.request("PATCH", f"/repos/{repository}/issues/comments/{comment_id}", json={"body": text}).json()
 
 
 @dataclass
@@ -176,17 +92,14 @@ class _Publisher:
     attempt: int
 
     def _is_ours(self, comment: dict[str, Any]) -> bool:
-        return (comment.get("body") or "").startswith(marker(self.key)) and (comment.get("user") or {}).get(
-            "login"
-        ) == self.author.login
+        return is_ours(comment, self.key, self.author)
 
     def find(self) -> list[dict[str, Any]]:
         """Ours, oldest first."""
         return [comment for comment in self._all() if self._is_ours(comment)]
 
     def _all(self) -> list[dict[str, Any]]:
-        listed = self.client.paginate_whole(self.comments_path, limit=MAX_COMMENTS, what="the pull request's comments")
-        return [comment for comment in listed if isinstance(comment, dict)]
+        return all_comments(self.client, self.comments_path)
 
     def _current(self, known: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
         if not known:  # none when the run started: one may have been posted since
@@ -201,7 +114,7 @@ class _Publisher:
     ) -> PublishOutcome:
         ours = self._current(known)
         newest = ours[-1] if ours else None
-        if newest is not None and (newer := _newer_run(newest, self.run_id, self.attempt)):
+        if newest is not None and (newer := newer_run(newest, self.run_id, self.attempt)):
             return PublishOutcome(
                 newest.get("html_url"),
                 "skipped-newer",
@@ -211,7 +124,7 @@ class _Publisher:
             return PublishOutcome(None, "skipped-passing")
         # a status (a run under way, cancelled, failed) is never left standing as if it were the unchanged report
         finished = newest is not None and read_data(newest.get("body")).state == "done"
-        if newest is not None and policy.when == "changed" and finished and _digest_of(newest) == digest:
+        if newest is not None and policy.when == "changed" and finished and digest_of(newest) == digest:
             return PublishOutcome(newest.get("html_url"), "skipped-unchanged")
         if newest is not None and policy.mode == "update":
             updated = self._update(newest, text)
@@ -253,7 +166,7 @@ class _Publisher:
                 comment = stored[-1]
                 return (
                     comment
-                    if comment.get("body") == text or _newer_run(comment, self.run_id, self.attempt)
+                    if comment.get("body") == text or newer_run(comment, self.run_id, self.attempt)
                     else self._update(comment, text)
                 )
         raise AssertionError("unreachable")
@@ -269,23 +182,26 @@ class _Publisher:
         )
 
 
+@dataclass(frozen=True)
+class CheckTarget:
+    name: str
+    head_sha: str
+    passed: bool
+    title: str
+    check_run: bool = True
+    status: bool = False  # a commit status named like the check run (what `/eval` sets)
+
+
 def create_check_run(
-    client: GitHubClient,
-    repository: str,
-    head_sha: str,
-    name: str,
-    passed: bool,
-    title: str,
-    summary: str,
-    details_url: str | None = None,
+    client: GitHubClient, repository: str, check: CheckTarget, summary: str, details_url: str | None = None
 ) -> str | None:
     """A completed check run carrying the gate's conclusion and the report; returns its URL."""
     body = {
-        "name": name,
-        "head_sha": head_sha,
+        "name": check.name,
+        "head_sha": check.head_sha,
         "status": "completed",
-        "conclusion": "success" if passed else "failure",
-        "output": {"title": clip(title, 255), "summary": clip(summary, COMMENT_LIMIT - 1, marker="")},
+        "conclusion": "success" if check.passed else "failure",
+        "output": {"title": clip(check.title, 255), "summary": clip(summary, COMMENT_LIMIT - 1, marker="")},
     }
     if details_url:
         body["details_url"] = details_url

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from adk_eval_gate.baseline.models import Comparison
@@ -17,7 +18,6 @@ from adk_eval_gate.core.collector import read_again
 from adk_eval_gate.core.errors import WriteError
 from adk_eval_gate.core.files import write_text_atomic
 from adk_eval_gate.core.foreign_lines import inert
-from adk_eval_gate.core.paths import repository_root
 from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.exit_codes import exit_code_for_decision
 from adk_eval_gate.gate.policy import name_who_labelled
@@ -25,14 +25,15 @@ from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.github.conversation import label_added
 from adk_eval_gate.github.labels import UNCONFIRMED
 from adk_eval_gate.github.workflow_commands import warn
+from adk_eval_gate.handshake.mode import Mode, mode_of
+from adk_eval_gate.handshake.settings import PublishOptions, comment_policy
+from adk_eval_gate.handshake.status import PullRequestRun, acceptance_for, reported_data
 from adk_eval_gate.publish.comment import report_digest
-from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, Delivered, deliver
+from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, Delivered, Destinations, deliver
 from adk_eval_gate.publish.gather import Gathered, gather
-from adk_eval_gate.publish.mode import Mode, mode_of
 from adk_eval_gate.publish.outputs import github_outputs
 from adk_eval_gate.publish.report_files import Handoff, write_report_files
-from adk_eval_gate.publish.settings import PublishOptions, comment_policy
-from adk_eval_gate.publish.status import PullRequestRun, acceptance_for, reported_data
+from adk_eval_gate.publish.run_value import PublishRun, publish_run
 from adk_eval_gate.publish.store import Stored, store_baseline_and_history, withdraw_results
 from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.html import summary_note
@@ -76,49 +77,41 @@ def _finish(
     outcome: LoadOutcome | None,
     conversation: PullRequestRun | None,
 ) -> int:
-    out, mode, workflow = Path(options.output_dir), mode_of(context), plan.workflow
-    root = repository_root(workflow.base_dir, context.workspace)
-    _write_results(out, plan, results)
+    run = publish_run(options, plan, results, context, conversation)  # built once: every step below reads it
+    _write_results(run.out, plan, results)
     if options.shard is not None:
-        return _finish_shard(out, options.shard, results, workflow, root)
-    store = build_store(workflow, context)
+        return _finish_shard(run.out, options.shard, results, run.workflow, run.root)
+    store = build_store(run.workflow, context)
     loaded = outcome if outcome is not None else store.load()
-    pull_request = mode == "pull_request"
-    gathered = gather(
-        options, workflow, results, context, store=store, outcome=loaded, conversation=conversation, root=root,
-        pull_request=pull_request,
-    )  # fmt: skip
-    head_sha = context.head_sha or results.git.sha
-    comparison = _compare(options, workflow, results, context, gathered, head_sha, pull_request=pull_request)
+    gathered = gather(run, store=store, outcome=loaded)
+    comparison = _compare(run, gathered)
     read_again()  # `ci`: its baseline, history and comparison live until the end, frozen with its results
-    handoff = Handoff(_pull_number(context), head_sha, gathered.key, context.run_id) if pull_request else None
-    markdown = write_report_files(
-        out, plan, results, comparison, context, root=root, head_sha=head_sha, history=gathered.history,
-        note=_note(gathered), handoff=handoff,
-    )  # fmt: skip
+    handoff = Handoff(_pull_number(context), run.head_sha, gathered.key, context.run_id) if run.pull_request else None
+    markdown = write_report_files(run, comparison, history=gathered.history, note=_note(gathered), handoff=handoff)
     if comparison.baseline is None:  # said first and loudly: a gate with nothing to compare guards little
         warn(f"no baseline, nothing was compared: {'; '.join(loaded.warnings) or 'no baseline was found'}")
-    gating = mode != "baseline" or gathered.gate.on_push == "fail"
+    gating = run.mode != "baseline" or gathered.gate.on_push == "fail"
+    decided = Decided(gathered, comparison, markdown, gating)
     stored = Stored()
-    if mode == "baseline":
-        stored = store_baseline_and_history(out, plan, store, results, gathered.history, partial=bool(options.cases))
-    delivered = _deliver(
-        options, workflow, results, context, gathered, comparison, markdown, out, head_sha, mode, gating
-    )
-    github_outputs(results, comparison, context, workflow.base_dir, root, out, delivered.comment_url)
-    _tell(
-        out,
-        comparison,
-        results,
-        markdown,
-        context,
-        [*gathered.notes, *delivered.notes],
-        delivered,
-        stored,
-        mode,
-        gating,
-    )
+    if run.mode == "baseline":
+        stored = store_baseline_and_history(
+            run.out, plan, store, results, gathered.history, partial=bool(options.cases)
+        )
+    delivered = _deliver(run, decided)
+    github_outputs(results, comparison, context, run.workflow.base_dir, run.root, run.out, delivered.comment_url)
+    _tell(run, decided, [*gathered.notes, *delivered.notes], delivered, stored)
     return _exit_code(comparison, gating=gating, baseline_lost=stored.lost)
+
+
+@dataclass(frozen=True)
+class Decided:
+    """The run's report once compared and decided: what it rests on, the comparison with the gate's decision, its
+    markdown, and whether the verdict gates this run (a default-branch run gates only with `on_push: fail`)."""
+
+    gathered: Gathered
+    comparison: Comparison
+    markdown: str
+    gating: bool
 
 
 def _write_results(out: Path, plan: Plan, results: ResultsFile) -> None:
@@ -136,22 +129,14 @@ def _finish_shard(out: Path, shard: tuple[int, int], results: ResultsFile, workf
     return 0
 
 
-def _compare(
-    options: PublishOptions,
-    workflow: Workflow,
-    results: ResultsFile,
-    context: ActionsContext,
-    gathered: Gathered,
-    head_sha: str | None,
-    *,
-    pull_request: bool,
-) -> Comparison:
+def _compare(run: PublishRun, gathered: Gathered) -> Comparison:
     """The comparison with the baseline and the gate's decision on it, with who labelled an override named."""
-    labels, age = [*gathered.labels, *options.labels], max_age_days(workflow.settings.baseline)
-    accepted = acceptance_for(gathered.conversation, head_sha) if pull_request else None
+    results, context = run.results, run.context
+    labels, age = [*gathered.labels, *run.options.labels], max_age_days(run.workflow.settings.baseline)
+    accepted = acceptance_for(gathered.conversation, run.head_sha) if run.pull_request else None
     outcome, gate, history = gathered.outcome, gathered.gate, gathered.history
     gated = gate_comparison(results, outcome, gate, labels, max_age_days=age, acceptance=accepted, history=history)
-    if pull_request and gated.decision.override and gated.decision.override.kind == "label":
+    if run.pull_request and gated.decision.override and gated.decision.override.kind == "label":
         gated = _name_who_labelled(context, gated)
     return comparison_file(gated, results)  # the decision in words (report/notes.py), as comparison.json stores it
 
@@ -177,48 +162,24 @@ def _note(gathered: Gathered) -> str:
     return " ".join(n for n in (asked, gathered.label_warning and UNCONFIRMED) if n)
 
 
-def _deliver(
-    options: PublishOptions,
-    workflow: Workflow,
-    results: ResultsFile,
-    context: ActionsContext,
-    gathered: Gathered,
-    comparison: Comparison,
-    markdown: str,
-    out: Path,
-    head_sha: str | None,
-    mode: Mode,
-    gating: bool,
-) -> Delivered:
+def _deliver(run: PublishRun, decided: Decided) -> Delivered:
     """The comment, the check run and commit status, the step summary: whichever this run and its token allow."""
+    context, comparison = run.context, decided.comparison
     comment = None
-    if mode == "pull_request" and options.post_comment and context.token and context.repository:
-        comment = _comment_target(options, workflow, results, context, gathered, comparison, head_sha)
+    if run.pull_request and run.options.post_comment and context.token and context.repository:
+        comment = _comment_target(run, decided.gathered, comparison)
     check = None
-    if mode != "local" and context.token and context.repository and head_sha:
-        check = _check_target(workflow, gathered, comparison, head_sha, gating)
+    if run.mode != "local" and context.token and context.repository and run.head_sha:
+        check = _check_target(run.workflow, decided.gathered, comparison, run.head_sha, decided.gating)
+    summary = summary_note(run.out / "report.html")
+    where = Destinations(comment, check, context.run_url, context.step_summary, summary)
     return deliver(
-        context.client(),
-        context.repository or "",
-        markdown,
-        failing=comparison.verdict == "fail",
-        comment=comment,
-        check=check,
-        run_url=context.run_url,
-        step_summary=context.step_summary,
-        summary_note=summary_note(out / "report.html"),
+        context.client(), context.repository or "", decided.markdown, where, failing=comparison.verdict == "fail"
     )
 
 
-def _comment_target(
-    options: PublishOptions,
-    workflow: Workflow,
-    results: ResultsFile,
-    context: ActionsContext,
-    gathered: Gathered,
-    comparison: Comparison,
-    head_sha: str | None,
-) -> CommentTarget:
+def _comment_target(run: PublishRun, gathered: Gathered, comparison: Comparison) -> CommentTarget:
+    context = run.context
     trusted, conversation = gathered.trusted, gathered.conversation
     sticky = conversation.sticky if conversation else None
     return CommentTarget(
@@ -226,9 +187,9 @@ def _comment_target(
         key=gathered.key,
         run_id=int(context.run_id or 0),
         attempt=context.attempt,
-        policy=comment_policy(workflow, options, author=trusted.comment_author if trusted else None),
-        digest=report_digest(comparison, results),
-        data=reported_data(conversation, head_sha),
+        policy=comment_policy(run.workflow, run.options, author=trusted.comment_author if trusted else None),
+        digest=report_digest(comparison, run.results),
+        data=reported_data(conversation, run.head_sha),
         author=sticky.author if sticky else None,
         known=sticky.ours if sticky else None,
     )
@@ -249,31 +210,21 @@ def _check_target(
     return CheckTarget(name, head_sha, passed, comparison.gate.reason, report.check_run, status)
 
 
-def _tell(
-    out: Path,
-    comparison: Comparison,
-    results: ResultsFile,
-    markdown: str,
-    context: ActionsContext,
-    notes: list[str],
-    delivered: Delivered,
-    stored: Stored,
-    mode: Mode,
-    gating: bool,
-) -> None:
+def _tell(run: PublishRun, decided: Decided, notes: list[str], delivered: Delivered, stored: Stored) -> None:
     """The log: the report (unless the step summary shows it), the warnings, then the verdict lines last."""
-    if mode == "local" and _terminal():
+    out, comparison, markdown = run.out, decided.comparison, decided.markdown
+    if run.mode == "local" and _terminal():
         # A person at a terminal reads text, not GitHub markdown (escapes, entities, HTML): the same verdicts as
         # plain lines, and where the comment and the page are, to open as a reviewer would see them. Piped into a
         # file or another program, the markdown itself is what is wanted.
         print(render_comparison(comparison))
         print(f"the pull request comment (markdown): {out / 'report.md'}; the page: {out / 'report.html'}")
-    elif not context.step_summary or mode == "local":
+    elif not run.context.step_summary or run.mode == "local":
         print(inert(markdown))  # a template of the pull request's could write workflow commands
     for note in notes:
         warn(note)
     lines = verdict_lines(
-        comparison, results, comment_url=delivered.comment_url, baseline_note=stored.note, gating=gating
+        comparison, run.results, comment_url=delivered.comment_url, baseline_note=stored.note, gating=decided.gating
     )
     for line in lines:
         print(line, flush=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +35,10 @@ from adk_eval_gate.gate.exit_codes import exit_code_for_decision
 from adk_eval_gate.github import workflow_commands as log
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext, WorkflowRunEvent
+from adk_eval_gate.handshake.settings import comment_key, comment_policy
+from adk_eval_gate.handshake.status import PullRequestRun, acceptance_for, read_sticky, reported_data
 from adk_eval_gate.publish.comment import report_digest
-from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, deliver
-from adk_eval_gate.publish.settings import comment_key, comment_policy
-from adk_eval_gate.publish.status import PullRequestRun, acceptance_for, read_sticky, reported_data
+from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, Destinations, deliver
 from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.notes import build_comparison
@@ -152,6 +153,19 @@ def _untrusted_disagreement(folder: Path, trusted: Comparison) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Verified:
+    """The fork's run as the trusted side confirmed it: the workflow run, the pull request at its head, our
+    comment's key and what our comment kept."""
+
+    run: dict[str, Any]
+    repository: str
+    number: int
+    key: str
+    conversation: PullRequestRun
+    run_url: str | None  # the untrusted run's page, when it is on this server
+
+
 def run_publish(
     directory: str,
     config: str,
@@ -160,24 +174,66 @@ def run_publish(
     context: ActionsContext,
     output_dir: str = "adk-eval-gate-published",
 ) -> int:
+    """Verify the pull request → compare with the trusted side's policy → write the files → deliver → tell."""
     folder = Path(directory)
     workflow = load_workflow(config)
     run, repository = _workflow_run(context)
     results = read_results(folder / "results.json")
     numbers = _candidate_numbers(run, folder)
     client = context.client()
+    pull = _pull_at_head(client, repository, run, numbers)
+    if pull is None:
+        return 1
+    verified = _verify(client, context, workflow, run, pull, comment_key_option)
+    acceptance = acceptance_for(verified.conversation, run["head_sha"])
+    comparison = _trusted_comparison(results, workflow, context, pull, acceptance)
+    if warning := _untrusted_disagreement(folder, comparison):
+        log.warn(warning)
+    out = Path(output_dir)  # not inside the artifact's folder, whose layout the fork chose
+    markdown = _write_files(out, workflow, comparison, results, verified, context.run_url)
+    where = _destinations(verified, workflow, comparison, results, context, out)
+    outcome = deliver(client, repository, markdown, where, failing=comparison.verdict == "fail")
+    for note in outcome.notes:
+        log.warn(note)
+    print(
+        json.dumps(
+            {
+                "pull_request": verified.number,
+                "verdict": comparison.verdict,
+                "comment_url": outcome.comment_url or None,
+                "action": outcome.action,
+            }
+        )
+    )
+    return exit_code_for_decision(comparison.verdict)
+
+
+def _pull_at_head(
+    client: GitHubClient, repository: str, run: dict[str, Any], numbers: list[int]
+) -> dict[str, Any] | None:
+    """The verified pull request, or None with the reason in the log (nothing is posted)."""
     try:
         pull = _verified_pull(client, repository, run, numbers)
     except GitHubError as exc:
         log.error(f"cannot read the pull request: {exc}; nothing was posted")
-        return 1
+        return None
     if pull is None:
         log.error(
             f"no pull request among #{', #'.join(map(str, numbers))} is at the commit this run evaluated "
             f"({short_sha(run['head_sha'])}); nothing was posted"
         )
-        return 1
-    number = int(pull["number"])
+    return pull
+
+
+def _verify(
+    client: GitHubClient,
+    context: ActionsContext,
+    workflow: Workflow,
+    run: dict[str, Any],
+    pull: dict[str, Any],
+    comment_key_option: str | None,
+) -> _Verified:
+    number, repository = int(pull["number"]), context.repository or ""
     # Keyed as `ci` keys it, so a fork's comment and a same-repository one are one; every setting from the trusted side.
     root = repository_root(workflow.base_dir, context.workspace)
     key = comment_key(comment_key_option, workflow, root, configured=workflow.settings.comment.key)
@@ -186,27 +242,46 @@ def run_publish(
         conversation.sticky = read_sticky(client, repository, number, key, workflow.settings.comment.author)
     except GitHubError as exc:
         log.warn(f"the pull request comment could not be read, so no /eval accept could count: {exc}")
-    acceptance = acceptance_for(conversation, run["head_sha"])
-    comparison = _trusted_comparison(results, workflow, context, pull, acceptance)
-    if warning := _untrusted_disagreement(folder, comparison):
-        log.warn(warning)
     html_url = run.get("html_url")
     run_url = html_url if isinstance(html_url, str) and html_url.startswith(f"{context.server_url}/") else None
-    # The page this comment links is the one this trusted run renders and uploads, never the fork's own.
-    own_run = context.run_url
+    return _Verified(run, repository, number, key, conversation, run_url)
+
+
+def _write_files(
+    out: Path,
+    workflow: Workflow,
+    comparison: Comparison,
+    results: ResultsFile,
+    verified: _Verified,
+    own_run: str | None,
+) -> str:
+    """comparison.json, report.md and the page, from the trusted comparison; returns the markdown.
+    `own_run`: the page this comment links is the one this trusted run renders and uploads, never the fork's."""
     markdown = render_report(
         comparison,
         results,
         {},
-        run_url=run_url,
-        head_sha=run["head_sha"],
+        run_url=verified.run_url,
+        head_sha=verified.run["head_sha"],
         template_dir=workflow.template_dir,
         report_url=artifacts_url(own_run),
     )
-    out = Path(output_dir)  # not inside the artifact's folder, whose layout the fork chose
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
     write_text_atomic(out / "report.md", markdown)
-    write_report_html(out, results, comparison, run_url=run_url, report_url=artifacts_url(own_run))
+    write_report_html(out, results, comparison, run_url=verified.run_url, report_url=artifacts_url(own_run))
+    return markdown
+
+
+def _destinations(
+    verified: _Verified,
+    workflow: Workflow,
+    comparison: Comparison,
+    results: ResultsFile,
+    context: ActionsContext,
+    out: Path,
+) -> Destinations:
+    """Our comment (required: it is the command's whole job), the check run, the step summary."""
+    run, conversation = verified.run, verified.conversation
     given = run.get("run_attempt")
     attempt = given if isinstance(given, int) else 1
     check = None
@@ -216,8 +291,8 @@ def run_publish(
         )
     sticky = conversation.sticky
     comment = CommentTarget(
-        number,
-        key,
+        verified.number,
+        verified.key,
         run["id"],
         attempt,
         comment_policy(workflow, author=workflow.settings.comment.author),  # `--config`: the base branch's
@@ -226,28 +301,5 @@ def run_publish(
         author=sticky.author if sticky else None,
         known=sticky.ours if sticky else None,
     )
-    outcome = deliver(
-        client,
-        repository,
-        markdown,
-        failing=comparison.verdict == "fail",
-        comment=comment,
-        check=check,
-        run_url=run_url,
-        step_summary=context.step_summary,
-        summary_note=summary_note(out / "report.html"),
-        comment_required=True,
-    )
-    for note in outcome.notes:
-        log.warn(note)
-    print(
-        json.dumps(
-            {
-                "pull_request": number,
-                "verdict": comparison.verdict,
-                "comment_url": outcome.comment_url or None,
-                "action": outcome.action,
-            }
-        )
-    )
-    return exit_code_for_decision(comparison.verdict)
+    summary = summary_note(out / "report.html")
+    return Destinations(comment, check, verified.run_url, context.step_summary, summary, comment_required=True)

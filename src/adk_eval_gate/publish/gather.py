@@ -15,9 +15,10 @@ from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.github.labels import current_labels
-from adk_eval_gate.publish.settings import PublishOptions, comment_key
-from adk_eval_gate.publish.status import PullRequestRun, read_sticky
-from adk_eval_gate.publish.trusted import TrustedSettings, trusted_settings
+from adk_eval_gate.handshake.settings import PublishOptions, comment_key
+from adk_eval_gate.handshake.status import PullRequestRun, read_sticky
+from adk_eval_gate.handshake.trusted import TrustedSettings, trusted_settings
+from adk_eval_gate.publish.run_value import PublishRun
 from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.results.offline import mixed
 from adk_eval_gate.run.shards import only_cases_of
@@ -36,19 +37,10 @@ class Gathered:
     notes: tuple[str, ...]  # warnings for the end of the log, in the order they arose
 
 
-def gather(
-    options: PublishOptions,
-    workflow: Workflow,
-    results: ResultsFile,
-    context: ActionsContext,
-    *,
-    store: BaselineStore,
-    outcome: LoadOutcome,
-    conversation: PullRequestRun | None,
-    root: Path,
-    pull_request: bool,
-) -> Gathered:
-    """`pull_request`: a pull request's run, whose labels, settings and comment come from GitHub and the base branch."""
+def gather(run: PublishRun, *, store: BaselineStore, outcome: LoadOutcome) -> Gathered:
+    """A pull request's run's labels, settings and comment come from GitHub and the base branch."""
+    options, workflow, results, context = run.options, run.workflow, run.results, run.context
+    pull_request, conversation, root = run.pull_request, run.conversation, run.root
     labels, label_warning = current_labels(context) if pull_request else (context.labels, None)
     notes = [label_warning] if label_warning else []
     trusted = _trusted(conversation, context, workflow, options, root) if pull_request else None

@@ -16,13 +16,11 @@ from adk_eval_gate.baseline.history.trend import trend_data
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.core.files import replace_together
 from adk_eval_gate.evalsets.models import Invocation
-from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.publish.run_value import PublishRun
 from adk_eval_gate.report.html import artifacts_url, render_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.outputs import junit_xml
 from adk_eval_gate.report.run_marks import mark_html, mark_junit, mark_markdown
-from adk_eval_gate.results.models import ResultsFile
-from adk_eval_gate.run.plan import Plan
 
 
 @dataclass(frozen=True)
@@ -36,26 +34,17 @@ class Handoff:
 
 
 def write_report_files(
-    out: Path,
-    plan: Plan,
-    results: ResultsFile,
-    comparison: Comparison,
-    context: ActionsContext,
-    *,
-    root: Path,
-    head_sha: str | None,
-    history: HistoryState | None,
-    note: str,
-    handoff: Handoff | None,
+    run: PublishRun, comparison: Comparison, *, history: HistoryState | None, note: str, handoff: Handoff | None
 ) -> str:
     """The report's markdown, as written to report.md (the comment and the step summary show the same)."""
+    out, plan, results, head_sha = run.out, run.plan, run.results, run.head_sha
     workflow, run_id = plan.workflow, results.run_id
     comparison = comparison.model_copy(update={"run_id": run_id})
     files: list[tuple[Path, str | bytes]] = [
         (out / "comparison.json", comparison.model_dump_json(indent=2) + "\n"),
-        (out / "junit.xml", mark_junit(junit_xml(results, comparison, workflow.base_dir, root), run_id)),
+        (out / "junit.xml", mark_junit(junit_xml(results, comparison, workflow.base_dir, run.root), run_id)),
     ]
-    run_url, expected = context.run_url, plan.expected_cases()
+    run_url, expected = run.context.run_url, plan.expected_cases()
     # a CaseKey is a (agent, eval set, case) tuple; the page's signature names the plain tuple, and Mapping's keys
     # are invariant to mypy
     by_tuple = cast("Mapping[tuple[str, str, str], list[Invocation]]", expected)

@@ -24,15 +24,14 @@ from adk_eval_gate.core.contained_templates import ContainedLoader
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
+from adk_eval_gate.handshake.limits import BUDGET
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import code_block, html_text, inline
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.missing import missing_judged_line
 from adk_eval_gate.results.models import ResultsFile
 
-COMMENT_LIMIT = 65_536
 CUT = "\n… (cut)"
-BUDGET = 60_000  # room for the hidden markers and GitHub's own accounting
 TEMPLATES = Path(__file__).parent / "templates"
 
 

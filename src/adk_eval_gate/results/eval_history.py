@@ -45,26 +45,13 @@ def case_results(
     `Ref`s."""
 
     def metric_result(name: str, score: float | None, status: str) -> JsonObject:
-        criterion = eval_set.criteria[name]
-        return {
-            "metric_name": name,
-            "threshold": criterion.threshold,
-            "criterion": criterion.options,
-            "score": score,
-            "eval_status": _STATUS[status],
-        }
+        return _metric_result(eval_set, name, score, status)
 
     out = []
     for case in eval_set.cases:
         source = cases.get(case.eval_id)
         expected_key = ("expected", tag, eval_set.eval_set_id, case.eval_id)
-        expected: list[Ref] | list[JsonObject]
-        if expected_key in held:
-            expected = [Ref(expected_key, i) for i in range(len(source.conversation or []))] if source else []
-        else:
-            expected = (
-                [i.model_dump(mode="json", exclude_none=True) for i in (source.conversation or [])] if source else []
-            )
+        expected = _expected(source, expected_key, held)
         user_id = source.session_input.user_id if source and source.session_input else "test_user_id"
         for record in case.runs:
             per_run = _per_run(case, record.run)
@@ -100,6 +87,26 @@ def case_results(
                 }
             )
     return out
+
+
+def _metric_result(eval_set: EvalSetResult, name: str, score: float | None, status: str) -> JsonObject:
+    criterion = eval_set.criteria[name]
+    return {
+        "metric_name": name,
+        "threshold": criterion.threshold,
+        "criterion": criterion.options,
+        "score": score,
+        "eval_status": _STATUS[status],
+    }
+
+
+def _expected(
+    source: EvalCase | None, expected_key: HeldKey, held: AbstractSet[HeldKey]
+) -> list[Ref] | list[JsonObject]:
+    """A case's expected turns: `Ref`s when the writer holds them already, else ADK's Invocation JSON."""
+    if expected_key in held:
+        return [Ref(expected_key, i) for i in range(len(source.conversation or []))] if source else []
+    return [i.model_dump(mode="json", exclude_none=True) for i in (source.conversation or [])] if source else []
 
 
 def _actual(record: RunRecord, key: HeldKey, held: AbstractSet[HeldKey]) -> list[Ref] | list[JsonObject]:

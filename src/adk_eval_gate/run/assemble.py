@@ -4,6 +4,7 @@ summarised; and the same results as ADK eval history, for `adk web`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from adk_eval_gate.config.models import AdaptiveRuns
 from adk_eval_gate.core.keys import CaseKey
@@ -18,17 +19,26 @@ from adk_eval_gate.targets.adk_history import history_folder, write_history_or_w
 from adk_eval_gate.targets.agent_host import AgentHost
 
 
+@dataclass(frozen=True)
+class ScoringInputs:
+    """What scores a case besides its runs, the same for every eval set of a run: the judges' scores and the
+    adaptive sampling (by case key), the prices, and the cases scored as their last run arrived (`early`)."""
+
+    judged: Mapping[CaseKey, Judged]
+    sampling: Mapping[CaseKey, Sampling]
+    prices: PriceTable
+    early: EarlyScores | None = None
+
+
 def eval_set_result(
     plan: Plan,
     agent: AgentRunPlan,
     eval_set: EvalSetPlan,
     target: Target,
     runs: dict[str, list[CaseRun]],
-    judged: Mapping[CaseKey, Judged],
-    sampling: Mapping[CaseKey, Sampling],
-    prices: PriceTable,
-    early: EarlyScores | None = None,
+    scoring: ScoringInputs,
 ) -> EvalSetResult:
+    judged, sampling, prices, early = scoring.judged, scoring.sampling, scoring.prices, scoring.early
     cases = [
         (early and early.get(agent.name, eval_set.eval_set_id, case.eval_id, runs[case.eval_id]))
         or case_entry(

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
-from typing import cast
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
 from adk_eval_gate.run.agent_job import AgentJob
 from adk_eval_gate.run.budget import SpendingLimit
@@ -17,7 +17,7 @@ from adk_eval_gate.run.settings import worker_count
 from adk_eval_gate.targets import CaseRun, Target, agent_logs
 from adk_eval_gate.targets.agent_host import AgentHost, host_agent
 from adk_eval_gate.targets.runner import Job, RunnerSettings, run_jobs
-from adk_eval_gate.targets.workers import run_jobs_in_workers
+from adk_eval_gate.targets.workers import WorkerHooks, run_jobs_in_workers
 
 
 @contextmanager
@@ -60,46 +60,46 @@ def _both(first: Callable[[CaseRun], None] | None, second: Callable[[CaseRun], N
     return both
 
 
+@dataclass(frozen=True)
+class RoundParts:
+    """What every round of a run dispatches with, built once per run. `targets`: each agent's, by the name its
+    jobs carry; `history_agents`: the agents whose runs are written to their ADK history folder (tagged with the
+    agent's name); a spending `limit` admits each job, wherever it runs, as it starts; `early` scores what worker
+    processes send as it arrives."""
+
+    targets: Mapping[str, Target]
+    settings: RunnerSettings
+    quiet: bool
+    host: AgentHost | None
+    logs: agent_logs.RepeatCollapser
+    limit: SpendingLimit | None = None
+    history_agents: frozenset[str] = frozenset()
+    early: EarlyScores | None = None
+
+
+@dataclass(frozen=True)
+class _Controls:
+    """What every pool of one round shares: the stop event (signals) and the spending limit's two hooks."""
+
+    stop: asyncio.Event
+    admit: Callable[[Job], str | None] | None
+    finished: Callable[[CaseRun], None] | None
+
+
 async def dispatch(
-    targets: Mapping[str, Target],
-    jobs: list[AgentJob],
-    settings: RunnerSettings,
-    quiet: bool,
-    started: list[Target],
-    host: AgentHost | None,
-    logs: agent_logs.RepeatCollapser,
-    *,
-    limit: SpendingLimit | None = None,
-    round_number: int = 1,
-    history_agents: frozenset[str] = frozenset(),
-    early: EarlyScores | None = None,
+    parts: RoundParts, jobs: list[AgentJob], started: list[Target], round_number: int = 1
 ) -> tuple[list[CaseRun], str | None]:
     """Agents the agent host can run go to worker processes forked by it (one pool per agent); every other job
     shares one pool in this process. Targets started here stay started for later rounds (`started`); the
-    caller closes them. A spending limit admits each job, wherever it runs, as it starts; `early` scores what
-    worker processes send as it arrives. `targets`: each agent's, by the name its jobs carry; `history_agents`: the
-    agents whose runs are written to their ADK history folder (tagged with the agent's name)."""
-    admit = finished = None
-    if limit is not None:
-
-        def admit(job: Job) -> str | None:
-            # the runner hands back the jobs it was given: this round's AgentJobs
-            return limit.admit((cast(AgentJob, job).agent, job.eval_set_id, job.case.eval_id, round_number))
-
-        finished = limit.record_run
+    caller closes them."""
+    admit, finished = _admission(parts.limit, round_number)
     # the host when its workers can run agents; else the agent's own error is raised here, in the run
+    host = parts.host
     hosted = host if host is not None and await host.preload_error() is None else None
-    pooled: list[tuple[str, Target, list[int]]] = []
-    local: list[int] = []
-    for agent, target in targets.items():
-        indices = [i for i, job in enumerate(jobs) if job.agent == agent]
-        if hosted and indices and host_agent(target) is not None:
-            pooled.append((agent, target, indices))
-        else:
-            local.extend(indices)
+    pooled, local = _pools(parts.targets, jobs, hosted)
     results: list[CaseRun | None] = [None] * len(jobs)
     reasons: list[str] = []
-    stop = asyncio.Event()
+    controls = _Controls(asyncio.Event(), admit, finished)
 
     async def run_group(coroutine, indices: list[int]) -> None:
         group_runs, reason = await coroutine
@@ -109,39 +109,87 @@ async def dispatch(
             reasons.append(reason)
 
     # One `run.concurrency` for the whole run, however many pools share it (a user's limit may be a model's).
-    parts = split_concurrency(settings.concurrency, [len(i) for _, _, i in pooled] + ([len(local)] if local else []))
-    with _stop_on_signals(stop):
+    sizes = [len(i) for _, _, i in pooled] + ([len(local)] if local else [])
+    shares = split_concurrency(parts.settings.concurrency, sizes)
+    with _stop_on_signals(controls.stop):
         groups = [
-            run_group(
-                run_jobs_in_workers(
-                    host,
-                    target,
-                    [jobs[i] for i in indices],
-                    replace(settings, concurrency=part),
-                    worker_count(replace(settings, concurrency=part), len(indices)),
-                    quiet=quiet,
-                    stop_event=stop,
-                    logs=logs,
-                    admit=admit,
-                    finished=_both(finished, early.recorder(agent) if early is not None else None),
-                    history_tag=agent if agent in history_agents else None,
-                ),
-                indices,
-            )
-            for (agent, target, indices), part in zip(pooled, parts, strict=False)
+            run_group(_in_workers(host, parts, [jobs[i] for i in indices], agent, target, share, controls), indices)
+            for (agent, target, indices), share in zip(pooled, shares, strict=False)
             if host is not None  # always so: only a host's targets are pooled
         ]
-        local_targets = {jobs[i].agent: jobs[i].target for i in local}
-
-        async def run_local():
-            for target in local_targets.values():
-                if all(target is not t for t in started):
-                    await target.start()
-                    started.append(target)
-            own = replace(settings, concurrency=parts[-1])
-            return await run_jobs([jobs[i] for i in local], own, quiet=quiet, stop=stop, admit=admit, finished=finished)
-
         if local:
-            groups.append(run_group(run_local(), local))
+            groups.append(run_group(_in_process(parts, [jobs[i] for i in local], started, shares[-1], controls), local))
         await asyncio.gather(*groups)
     return [r for r in results if r is not None], (reasons[0] if reasons else None)
+
+
+def _admission(
+    limit: SpendingLimit | None, round_number: int
+) -> tuple[Callable[[Job], str | None] | None, Callable[[CaseRun], None] | None]:
+    """The spending limit's hooks: admit a job as it starts, record a run as it ends (none without a limit)."""
+    if limit is None:
+        return None, None
+
+    def admit(job: Job) -> str | None:
+        # the runner hands back the jobs it was given: this round's AgentJobs
+        return limit.admit((cast(AgentJob, job).agent, job.eval_set_id, job.case.eval_id, round_number))
+
+    return admit, limit.record_run
+
+
+def _pools(
+    targets: Mapping[str, Target], jobs: list[AgentJob], hosted: AgentHost | None
+) -> tuple[list[tuple[str, Target, list[int]]], list[int]]:
+    """The jobs' indices per pool: one per agent the host runs, and the rest in this process."""
+    pooled: list[tuple[str, Target, list[int]]] = []
+    local: list[int] = []
+    for agent, target in targets.items():
+        indices = [i for i, job in enumerate(jobs) if job.agent == agent]
+        if hosted and indices and host_agent(target) is not None:
+            pooled.append((agent, target, indices))
+        else:
+            local.extend(indices)
+    return pooled, local
+
+
+def _in_workers(
+    host: AgentHost,
+    parts: RoundParts,
+    jobs: list[AgentJob],
+    agent: str,
+    target: Target,
+    share: int,
+    controls: _Controls,
+) -> Coroutine[Any, Any, tuple[list[CaseRun], str | None]]:
+    """One agent's jobs in worker processes the host forks, with its share of the run's concurrency."""
+    own = replace(parts.settings, concurrency=share)
+    early = parts.early.recorder(agent) if parts.early is not None else None
+    return run_jobs_in_workers(
+        host,
+        target,
+        jobs,
+        own,
+        worker_count(own, len(jobs)),
+        WorkerHooks(
+            quiet=parts.quiet,
+            stop_event=controls.stop,
+            logs=parts.logs,
+            admit=controls.admit,
+            finished=_both(controls.finished, early),
+            history_tag=agent if agent in parts.history_agents else None,
+        ),
+    )
+
+
+async def _in_process(
+    parts: RoundParts, jobs: list[AgentJob], started: list[Target], share: int, controls: _Controls
+) -> tuple[list[CaseRun], str | None]:
+    """Every other job in one pool in this process; its targets started once, for this round and the next."""
+    for target in {job.agent: job.target for job in jobs}.values():
+        if all(target is not t for t in started):
+            await target.start()
+            started.append(target)
+    own = replace(parts.settings, concurrency=share)
+    return await run_jobs(
+        jobs, own, quiet=parts.quiet, stop=controls.stop, admit=controls.admit, finished=controls.finished
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from types import MappingProxyType
 
@@ -21,13 +22,13 @@ from adk_eval_gate.criteria.engine.prompts import environment
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, UsageStats
 from adk_eval_gate.results.build import count, git_info, new_run_id, tool_info
-from adk_eval_gate.results.models import ResultsFile, Timings
+from adk_eval_gate.results.models import EvalSetResult, ResultsFile, Timings
 from adk_eval_gate.results.usage import agent_usage, judge_usage
 from adk_eval_gate.run.adaptive import Decider
 from adk_eval_gate.run.agent_job import AgentJob
-from adk_eval_gate.run.assemble import eval_set_result, write_eval_history
+from adk_eval_gate.run.assemble import ScoringInputs, eval_set_result, write_eval_history
 from adk_eval_gate.run.budget import SpendingLimit
-from adk_eval_gate.run.dispatch import dispatch
+from adk_eval_gate.run.dispatch import RoundParts, dispatch
 from adk_eval_gate.run.early_scores import EarlyScores
 from adk_eval_gate.run.plan import Plan
 from adk_eval_gate.run.rejudge import rejudge_policy
@@ -65,6 +66,22 @@ async def _judge_round(
     return await judge_all(judge_jobs, judge, JudgeProgress(len(judge_jobs), judge.llm.stats, quiet))
 
 
+@dataclass(frozen=True)
+class _RunParts:
+    """One run's parts, built once before its first round: what each step below reads. `targets`, one per agent
+    of the plan, in its order; `by_agent` joins on the agent's name (unique in a config), carried by its jobs:
+    never on a target's id()."""
+
+    plan: Plan
+    targets: tuple[Target, ...]
+    judge: Judge
+    limit: SpendingLimit | None
+    by_agent: Mapping[str, Target]
+    criteria: Mapping[tuple[str, str], tuple]
+    decider: Decider | None
+    quiet: bool
+
+
 async def run_plan_async(
     plan: Plan,
     *,
@@ -74,12 +91,47 @@ async def run_plan_async(
     targets: list[Target] | None = None,
     hosts: AgentHostPool | None = None,
 ) -> ResultsFile:
-    """`decider` (built from the baseline) lets adaptive agents spend extra runs only where they are needed.
+    """The run's parts → the agent host → the rounds → the scores → the results file.
+
+    `decider` (built from the baseline) lets adaptive agents spend extra runs only where they are needed.
     `targets`, one per agent of the plan, replace the ones its config describes (AgentEvaluator's agent is a
     Python module, not a config entry). `hosts`, the command's agent hosts, may hold one warmed for this plan's
     agents; without it (or a warm one) the run starts its own and waits for it before returning."""
     started_at, start = _now(), time.perf_counter()
     settings = settings or runner_settings(plan)
+    parts = _parts(plan, quiet, decider, targets)
+    host, own_host = _host(parts.targets, settings, hosts)
+    history_agents = frozenset(a.name for a in plan.agents if history_folder(a.agent, plan.workflow.base_dir))
+    if host is not None:
+        host.writes_history = bool(history_agents)
+    runs_per_case = [first_round_runs(agent, decider) for agent in plan.agents]
+    early = EarlyScores(plan, runs_per_case, decider is not None, parts.judge.llm.settings.prices)
+    # However the run ends, the host is told (or it would wait for more requests, and whoever waits on it with it)
+    try:
+        logs = agent_logs.RepeatCollapser()
+        round_parts = RoundParts(parts.by_agent, settings, quiet, host, logs, parts.limit, history_agents, early)
+        rounds, inference_seconds = await _rounds(parts, round_parts)
+        scoring_start = time.perf_counter()
+        eval_set_results = _scored(parts, rounds, early)
+        await write_eval_history(plan, eval_set_results, host)
+    finally:
+        parts.judge.close()  # the run's metric process (the pull request's code) ends with the run
+        if host is not None:
+            await host.release()
+            if own_host:
+                await asyncio.get_running_loop().run_in_executor(None, host.wait)
+    finished = time.perf_counter()
+    timings = Timings(
+        started_at=started_at,
+        finished_at=_now(),
+        duration_seconds=round(finished - start, 6),
+        inference_seconds=round(inference_seconds, 6),
+        scoring_seconds=round(finished - scoring_start, 6),
+    )
+    return _results_file(parts, rounds, eval_set_results, timings)
+
+
+def _parts(plan: Plan, quiet: bool, decider: Decider | None, targets: list[Target] | None) -> _RunParts:
     if targets is None:
         targets = [
             build_target(agent.agent, plan.workflow.base_dir, simulation_settings(plan, agent)) for agent in plan.agents
@@ -89,93 +141,82 @@ async def run_plan_async(
     limit = SpendingLimit(max_cost, llm.settings.prices) if max_cost is not None else None
     rejudge = rejudge_policy(plan.workflow.settings.run.rejudge, limit, llm)
     judge = Judge(llm, environment(plan.workflow.judge_template_dir), rejudge=rejudge)
-    # every join below is on the agent's name (unique in a config), carried by its jobs: never on a target's id()
     by_agent = MappingProxyType({agent.name: target for agent, target in zip(plan.agents, targets, strict=True)})
     criteria = MappingProxyType(
         {(agent.name, s.eval_set_id): s.criteria for agent in plan.agents for s in agent.eval_sets}
     )
-    first_jobs = [
-        AgentJob(target, eval_set.eval_set_id, case, run, agent.name)
-        for agent, target in zip(plan.agents, targets, strict=True)
-        for eval_set in agent.eval_sets
-        for case in eval_set.file.eval_set.eval_cases
-        for run in range(first_round_runs(agent, decider))
-    ]
-    rounds = Rounds()
-    started: list[Target] = []
-    inference_seconds = 0.0
-    agents = hosted_agents(targets, settings.workers)
+    return _RunParts(plan, tuple(targets), judge, limit, by_agent, criteria, decider, quiet)
+
+
+def _host(
+    targets: tuple[Target, ...], settings: RunnerSettings, hosts: AgentHostPool | None
+) -> tuple[AgentHost | None, bool]:
+    """The agent host for the agents it can run: the command's warm one, or one of the run's own (True)."""
+    agents = hosted_agents(list(targets), settings.workers)
     host, own_host = hosts.take(agents) if hosts is not None else None, False
     if host is None and agents:
         timeouts = hosts.timeouts if hosts is not None else host_timeouts()
-        host, own_host = AgentHost.start(agents, timeouts, played=played_agents(targets)), True
-    history_agents = frozenset(a.name for a in plan.agents if history_folder(a.agent, plan.workflow.base_dir))
-    if host is not None:
-        host.writes_history = bool(history_agents)
-    runs_per_case = [first_round_runs(agent, decider) for agent in plan.agents]
-    early = EarlyScores(plan, runs_per_case, decider is not None, judge.llm.settings.prices)
-    logs = agent_logs.RepeatCollapser()
-    handler = agent_logs.install(logs.add)  # for agents run in this process
-    # However the run ends, the host is told (or it would wait for more requests, and whoever waits on it with it)
+        host, own_host = AgentHost.start(agents, timeouts, played=played_agents(list(targets))), True
+    return host, own_host
+
+
+async def _rounds(parts: _RunParts, round_parts: RoundParts) -> tuple[Rounds, float]:
+    """The first round, then a second where the decider asks for one; the targets started in this process closed
+    however it ends. Returns the rounds and the seconds spent running agents."""
+    plan, decider = parts.plan, parts.decider
+    rounds, inference_seconds = Rounds(), 0.0
+    started: list[Target] = []  # this process's targets, started by the first round that needs them
+    handler = agent_logs.install(round_parts.logs.add)  # for agents run in this process
     try:
-        try:
-            round_jobs, round_number = first_jobs, 1
-            while round_jobs:
-                round_start = time.perf_counter()
-                runs, stopped = await dispatch(
-                    by_agent,
-                    round_jobs,
-                    settings,
-                    quiet,
-                    started,
-                    host,
-                    logs,
-                    limit=limit,
-                    round_number=round_number,
-                    history_agents=history_agents,
-                    early=early,
-                )
-                inference_seconds += time.perf_counter() - round_start
-                if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
-                    round_jobs, runs = drop_cut_extra_runs(round_jobs, runs, rounds.sampling)
-                judged = await _judge_round(plan, judge, round_jobs, runs, criteria, quiet)
-                if limit is not None:
-                    limit.record_judges(_judge_total(judge))
-                rounds.add(round_jobs, runs, judged)
-                rounds.stopped = rounds.stopped or stopped
-                if stopped is not None or decider is None or rounds.sampling:
-                    break
-                round_jobs, round_number = round_two(plan, by_agent, rounds, decider), 2
-        finally:
-            for target in started:
-                await target.aclose()
-            agent_logs.uninstall(handler)
-            logs.summarise()
-        scoring_start = time.perf_counter()
-        by_agent_runs = rounds.by_case()
-        eval_set_results = [
-            eval_set_result(
-                plan,
-                agent,
-                eval_set,
-                target,
-                by_agent_runs[agent.name][eval_set.eval_set_id],
-                rounds.judged,
-                rounds.sampling,
-                judge.llm.settings.prices,
-                early,
-            )
-            for agent, target in zip(plan.agents, targets, strict=True)
-            for eval_set in agent.eval_sets
-        ]
-        await write_eval_history(plan, eval_set_results, host)
+        round_jobs, round_number = _first_jobs(parts), 1
+        while round_jobs:
+            round_start = time.perf_counter()
+            runs, stopped = await dispatch(round_parts, round_jobs, started, round_number)
+            inference_seconds += time.perf_counter() - round_start
+            if round_number > 1:  # extra runs the spending limit cut are left out: the first round stands
+                round_jobs, runs = drop_cut_extra_runs(round_jobs, runs, rounds.sampling)
+            judged = await _judge_round(plan, parts.judge, round_jobs, runs, parts.criteria, parts.quiet)
+            if parts.limit is not None:
+                parts.limit.record_judges(_judge_total(parts.judge))
+            rounds.add(round_jobs, runs, judged)
+            rounds.stopped = rounds.stopped or stopped
+            if stopped is not None or decider is None or rounds.sampling:
+                break
+            round_jobs, round_number = round_two(plan, parts.by_agent, rounds, decider), 2
     finally:
-        judge.close()  # the run's metric process (the pull request's code) ends with the run
-        if host is not None:
-            await host.release()
-            if own_host:
-                await asyncio.get_running_loop().run_in_executor(None, host.wait)
-    finished = time.perf_counter()
+        for target in started:
+            await target.aclose()
+        agent_logs.uninstall(handler)
+        round_parts.logs.summarise()
+    return rounds, inference_seconds
+
+
+def _first_jobs(parts: _RunParts) -> list[AgentJob]:
+    return [
+        AgentJob(target, eval_set.eval_set_id, case, run, agent.name)
+        for agent, target in zip(parts.plan.agents, parts.targets, strict=True)
+        for eval_set in agent.eval_sets
+        for case in eval_set.file.eval_set.eval_cases
+        for run in range(first_round_runs(agent, parts.decider))
+    ]
+
+
+def _scored(parts: _RunParts, rounds: Rounds, early: EarlyScores) -> list[EvalSetResult]:
+    """Each eval set's cases scored over their runs."""
+    by_agent_runs = rounds.by_case()
+    scoring = ScoringInputs(rounds.judged, rounds.sampling, parts.judge.llm.settings.prices, early)
+    return [
+        eval_set_result(parts.plan, agent, eval_set, target, by_agent_runs[agent.name][eval_set.eval_set_id], scoring)
+        for agent, target in zip(parts.plan.agents, parts.targets, strict=True)
+        for eval_set in agent.eval_sets
+    ]
+
+
+def _results_file(
+    parts: _RunParts, rounds: Rounds, eval_set_results: list[EvalSetResult], timings: Timings
+) -> ResultsFile:
+    plan, limit, prices = parts.plan, parts.limit, parts.judge.llm.settings.prices
+    by_agent_runs = rounds.by_case()
     not_run = sum(c.status == "not_run" for s in eval_set_results for c in s.cases)
     return ResultsFile(
         tool=tool_info(),
@@ -185,18 +226,12 @@ async def run_plan_async(
         interrupted=rounds.stopped is not None,
         stop_reason=rounds.stopped,
         budget=limit.summary(not_run) if limit is not None else None,
-        timings=Timings(
-            started_at=started_at,
-            finished_at=_now(),
-            duration_seconds=round(finished - start, 6),
-            inference_seconds=round(inference_seconds, 6),
-            scoring_seconds=round(finished - scoring_start, 6),
-        ),
-        judge=judge_usage(judge.llm.stats),
+        timings=timings,
+        judge=judge_usage(parts.judge.llm.stats),
         agent_usage={
             agent.name: agent_usage(
                 (run for sets in by_agent_runs[agent.name].values() for runs in sets.values() for run in runs),
-                judge.llm.settings.prices,
+                prices,
             )
             for agent in plan.agents
         },

@@ -1,4 +1,4 @@
-"""Stage 3: produce actual invocations for every case and run.
+"""Produce actual invocations for every case and run.
 
 Names are imported on first use, so a light submodule (the agent host, started before the eval sets load) can
 be imported without the eval-set models behind `build_target`.

@@ -156,6 +156,29 @@ def parse_response(data: object, case: EvalCase) -> tuple[Invocation, ...]:
     raise TargetError("stdout has neither `turns` nor `invocations`")
 
 
+def _exit_error(returncode: int | None, stderr: bytearray) -> TargetError:
+    """The exit status and the last line of stderr worth showing."""
+    # Masked before the split and the cut; `clip_end` also drops a secret's end that the tail's first
+    # bytes may have kept (a tail that starts inside a character would decode to U+FFFD before it).
+    text = stderr.decode(errors="replace").lstrip("\ufffd")
+    lines = masked_lines(clip_end(text, STDERR_TAIL_BYTES))
+    tail = next((line for line in reversed(lines) if line.strip()), "")
+    return TargetError(f"command exited with status {returncode}" + (f": {clip(tail.strip(), 300)}" if tail else ""))
+
+
+def _invocations(stdout: bytearray, case: EvalCase) -> tuple[Invocation, ...]:
+    """The command's answer, JSON in the protocol's shape, as the case's invocations."""
+    try:
+        data = scrub_data(json.loads(bytes(stdout).decode("utf-8")))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        snippet = clip(single_line(bytes(stdout).decode(errors="replace")), 80)
+        raise TargetError(f"stdout is not JSON: {snippet!r}") from None
+    try:
+        return parse_response(data, case)
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a shape the protocol does not have
+        raise TargetError(f"stdout does not follow the protocol: {clip(single_line(str(exc)), 200)}") from None
+
+
 class CommandTarget:
     kind = "command"
 
@@ -224,23 +247,8 @@ class CommandTarget:
             if transport is not None:
                 transport.close()
         if process.returncode != 0:
-            # Masked before the split and the cut; `clip_end` also drops a secret's end that the tail's first
-            # bytes may have kept (a tail that starts inside a character would decode to U+FFFD before it).
-            text = stderr.decode(errors="replace").lstrip("\ufffd")
-            lines = masked_lines(clip_end(text, STDERR_TAIL_BYTES))
-            tail = next((line for line in reversed(lines) if line.strip()), "")
-            raise TargetError(
-                f"command exited with status {process.returncode}" + (f": {clip(tail.strip(), 300)}" if tail else "")
-            )
-        try:
-            data = scrub_data(json.loads(bytes(stdout).decode("utf-8")))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            snippet = clip(single_line(bytes(stdout).decode(errors="replace")), 80)
-            raise TargetError(f"stdout is not JSON: {snippet!r}") from None
-        try:
-            invocations = parse_response(data, case)
-        except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a shape the protocol does not have
-            raise TargetError(f"stdout does not follow the protocol: {clip(single_line(str(exc)), 200)}") from None
+            raise _exit_error(process.returncode, stderr)
+        invocations = _invocations(stdout, case)
         elapsed = round(time.monotonic() - started, 3)
         return CaseRun(eval_set_id, case.eval_id, run, invocations, duration_seconds=elapsed)
 

@@ -51,6 +51,13 @@ def spawned_main() -> int:
     return worker_main(target, address, settings)
 
 
+async def _fatal(writer: asyncio.StreamWriter, exc: BaseException) -> None:
+    from adk_eval_gate.core.errors import InputError
+
+    writer.write(pack_json(Fatal(exc.render() if isinstance(exc, InputError) else one_line(exc))))
+    await writer.drain()
+
+
 async def _serve(target: Target, address: str, settings: RunnerSettings) -> None:
     reader, writer = await asyncio.open_unix_connection(address)
     loop = asyncio.get_running_loop()
@@ -76,10 +83,7 @@ async def _serve(target: Target, address: str, settings: RunnerSettings) -> None
     try:
         await target.start()
     except BaseException as exc:  # reported to the run as one line; a traceback here would be lost in CI logs
-        from adk_eval_gate.core.errors import InputError
-
-        writer.write(pack_json(Fatal(exc.render() if isinstance(exc, InputError) else one_line(exc))))
-        await writer.drain()
+        await _fatal(writer, exc)
         return
     tasks: set[asyncio.Task[None]] = set()
 

@@ -93,6 +93,20 @@ class _StopAsked:
 _Event = Reply | Malformed | _Connected | _Lost | _StopAsked
 
 
+@dataclass(frozen=True)
+class WorkerHooks:
+    """How a pool of worker processes reports and is steered: progress lines (`quiet`), the stop event, the
+    agent's library log (`logs`; None: the pool's own, summarised at its end), the spending limit's `admit` and
+    `finished`, and the ADK history tag its runs are forwarded under."""
+
+    quiet: bool = False
+    stop_event: asyncio.Event | None = None
+    logs: agent_logs.RepeatCollapser | None = None
+    admit: Callable[[Job], str | None] | None = None
+    finished: Callable[[CaseRun], None] | None = None
+    history_tag: str | None = None
+
+
 class _Pool:
     def __init__(
         self,
@@ -100,19 +114,16 @@ class _Pool:
         target: Target,
         jobs: Sequence[Job],
         settings: RunnerSettings,
-        progress: Progress,
         logs: agent_logs.RepeatCollapser,
-        admit: Callable[[Job], str | None] | None,
-        finished: Callable[[CaseRun], None] | None,
-        history_tag: str | None,
+        hooks: WorkerHooks,
     ) -> None:
         self.host, self.target, self.jobs, self.settings = host, target, jobs, settings
         self.progress, self.logs, self.admit, self.finished, self.history_tag = (
-            progress,
+            Progress(len(jobs), hooks.quiet),
             logs,
-            admit,
-            finished,
-            history_tag,
+            hooks.admit,
+            hooks.finished,
+            hooks.history_tag,
         )
         self.results: list[CaseRun | None] = [None] * len(jobs)
         self.pending = deque(range(len(jobs)))
@@ -272,18 +283,13 @@ async def run_jobs_in_workers(
     jobs: Sequence[Job],
     settings: RunnerSettings,
     workers: int,
-    *,
-    quiet: bool = False,
-    stop_event: asyncio.Event | None = None,
-    logs: agent_logs.RepeatCollapser | None = None,
-    admit: Callable[[Job], str | None] | None = None,
-    finished: Callable[[CaseRun], None] | None = None,
-    history_tag: str | None = None,
+    hooks: WorkerHooks = WorkerHooks(),
 ) -> tuple[list[CaseRun], str | None]:
     """Like `runner.run_jobs`, over `workers` processes sharing `settings.concurrency`."""
-    own_logs = logs is None
-    logs = logs or agent_logs.RepeatCollapser()
-    pool = _Pool(host, target, jobs, settings, Progress(len(jobs), quiet), logs, admit, finished, history_tag)
+    own_logs = hooks.logs is None
+    logs = hooks.logs or agent_logs.RepeatCollapser()
+    stop_event = hooks.stop_event
+    pool = _Pool(host, target, jobs, settings, logs, hooks)
     for share, count in sorted(Counter(shares(settings.concurrency, workers)).items(), reverse=True):
         error = await pool.fork(share, count)
         if error is not None:

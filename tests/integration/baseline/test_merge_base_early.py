@@ -46,7 +46,13 @@ def test_the_merge_base_is_what_git_said_before_setup_rewrote_the_checkouts_refs
 
 
 def test_ci_names_the_merge_base_before_setup_runs():
-    # The order is the guarantee: the call that asks git stands before setup and the agent host's warm-up in ci.
-    source = (Path(__file__).parents[3] / "src" / "adk_eval_gate" / "commands" / "ci.py").read_text()
-    asked = source.index("context = merge_base_found(context, workflow.base_dir)")
-    assert asked < source.index("run_setup(settings.setup") and asked < source.index("hosts.warm_up(")
+    # The order is the guarantee: the handshake asks git (handshake/start.py), and ci shakes hands before it makes
+    # the plan (where setup runs) and before the agent host's warm-up.
+    package = Path(__file__).parents[3] / "src" / "adk_eval_gate"
+    start = (package / "handshake" / "start.py").read_text()
+    assert "context=merge_base_found(started.context, workflow.base_dir)" in start
+    source = (package / "commands" / "ci.py").read_text()
+    run = source[source.index("def _run(") : source.index("def _plan(")]
+    asked = run.index("handshake = shake_hands(")
+    assert asked < run.index("plan = _plan(") and asked < run.index("hosts.warm_up(")
+    assert "run_setup(settings.setup" in source[source.index("def _plan(") :]

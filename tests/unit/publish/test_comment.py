@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from adk_eval_gate.github.client import GitHubClient
-from adk_eval_gate.publish.comment import CommentPolicy, marker, publish_comment
+from adk_eval_gate.handshake.ours import CommentPolicy, marker
+from adk_eval_gate.publish.comment import CommentTarget, publish_comment
 from tests.support.fake_github import USER, FakeGitHub, user
 
 PAT, APP = "ghp_userPat", "ghs_otherApp"
@@ -25,8 +26,9 @@ def client(fake, token="t"):
     return GitHubClient(fake.url, token, backoff=0.001)
 
 
-def publish(fake, body="report", run_id=10, token="t", **kwargs):
-    return publish_comment(client(fake, token), "o/r", 7, body, key="eval-gate.yml", run_id=run_id, **kwargs)
+def publish(fake, body="report", run_id=10, token="t", failing=False, **kwargs):
+    target = CommentTarget(7, "eval-gate.yml", run_id=run_id, **kwargs)
+    return publish_comment(client(fake, token), "o/r", body, target, failing=failing)
 
 
 @TOKENS
@@ -162,7 +164,7 @@ def test_an_older_run_never_overwrites_a_newer_one(fake):
 
 def test_separate_keys_get_separate_comments(fake):
     publish(fake, "config A")
-    publish_comment(client(fake), "o/r", 7, "config B", key="other.yml", run_id=10)
+    publish_comment(client(fake), "o/r", "config B", CommentTarget(7, "other.yml", run_id=10))
     assert len(fake.state.comments[7]) == 2
 
 

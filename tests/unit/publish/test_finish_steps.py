@@ -11,8 +11,8 @@ from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.baseline.stores.base import LoadedBaseline
 from adk_eval_gate.commands.ci import evaluated_at
 from adk_eval_gate.github.context import ActionsContext
+from adk_eval_gate.handshake.mode import Mode, mode_of
 from adk_eval_gate.publish.gather import only_cases_run
-from adk_eval_gate.publish.mode import Mode, mode_of
 from tests.support.report_data import Case, results_file
 
 PULL = {"number": 7, "head": {"sha": "c" * 40}, "base": {"sha": "b" * 40, "ref": "main"}}

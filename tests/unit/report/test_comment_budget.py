@@ -7,8 +7,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from adk_eval_gate.handshake.limits import COMMENT_LIMIT
 from adk_eval_gate.report.escape import inline
-from adk_eval_gate.report.markdown import COMMENT_LIMIT, render_report
+from adk_eval_gate.report.markdown import render_report
 from tests.support.report_data import RESPONSE, TRAJECTORY, Case, compared, results_file
 
 RUNS = 5  # enough samples a side for a broken case to be confirmed

@@ -10,7 +10,7 @@ import pytest
 from adk_eval_gate.commands.ci import run_ci
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.publish.settings import PublishOptions
+from adk_eval_gate.handshake.settings import PublishOptions
 from adk_eval_gate.run.plan import build_plan
 from adk_eval_gate.run.selection import select_cases
 

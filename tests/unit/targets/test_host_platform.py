@@ -115,7 +115,7 @@ def _through_workers(tmp_path, prompts: dict[str, str], start_method: str) -> di
     from adk_eval_gate.evalsets.models import EvalCase
     from adk_eval_gate.targets.adk import AdkTarget
     from adk_eval_gate.targets.runner import Job, RunnerSettings
-    from adk_eval_gate.targets.workers import run_jobs_in_workers
+    from adk_eval_gate.targets.workers import WorkerHooks, run_jobs_in_workers
 
     shutil.copytree(FAULTY_AGENT, tmp_path / "faulty", ignore=shutil.ignore_patterns("__pycache__"))
     target = AdkTarget("faulty", Path(tmp_path))
@@ -139,7 +139,7 @@ def _through_workers(tmp_path, prompts: dict[str, str], start_method: str) -> di
         host = AgentHost.start([("faulty", Path(tmp_path))], HostTimeouts(), start_method)
         try:
             runs, stopped = await run_jobs_in_workers(
-                host, target, jobs, RunnerSettings(concurrency=2, retries=0), 2, quiet=True
+                host, target, jobs, RunnerSettings(concurrency=2, retries=0), 2, WorkerHooks(quiet=True)
             )
             assert stopped is None
             return runs

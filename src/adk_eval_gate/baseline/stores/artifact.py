@@ -123,13 +123,7 @@ class ArtifactStore:
         try:
             runs = self._runs(branch)
             wanted = merge_base_candidates(self.context, self.workflow.base_dir)
-            ordered = sorted(
-                runs,
-                key=lambda r: (
-                    r.get("head_sha") not in wanted,
-                    wanted.index(r["head_sha"]) if r.get("head_sha") in wanted else 0,
-                ),
-            )
+            ordered = _merge_base_first(runs, wanted)
             cut_short: list[str] = []
             for position, run in enumerate(ordered[:RUNS_TO_SEARCH]):
                 found = self._results_in(run)
@@ -199,3 +193,14 @@ class ArtifactStore:
             f"{' with ' + HISTORY_FILE if history is not None else ''}) as the artifact {self.settings.name!r} "
             "with actions/upload-artifact in the workflow that runs on the default branch"
         )
+
+
+def _merge_base_first(runs: list[JsonObject], wanted: list[str]) -> list[JsonObject]:
+    """The runs at a merge-base candidate first, nearest candidate first; the others after, in their order."""
+    return sorted(
+        runs,
+        key=lambda r: (
+            r.get("head_sha") not in wanted,
+            wanted.index(r["head_sha"]) if r.get("head_sha") in wanted else 0,
+        ),
+    )

@@ -19,7 +19,7 @@ from adk_eval_gate.baseline.models import Override
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.publish.comment import (
+from adk_eval_gate.handshake.ours import (
     Author,
     compose,
     content_digest,
@@ -29,8 +29,8 @@ from adk_eval_gate.publish.comment import (
     token_author,
     written_by,
 )
-from adk_eval_gate.publish.sticky import Acceptance, StickyData, read_data, result_of, status_text
-from adk_eval_gate.publish.trusted import TrustedSettings
+from adk_eval_gate.handshake.sticky import Acceptance, StickyData, read_data, result_of, status_text
+from adk_eval_gate.handshake.trusted import TrustedSettings
 
 
 @dataclass
@@ -65,7 +65,7 @@ def pull_number(context: ActionsContext) -> int | None:
 
 def with_pull_request(context: ActionsContext) -> ActionsContext:
     """An `/eval` run's context carries the issue, not the pull request: its base commit, where the settings that
-    decide which comment is ours are read (publish/trusted.py), comes from the API."""
+    decide which comment is ours are read (handshake/trusted.py), comes from the API."""
     number = pull_number(context)
     if context.pull_request is not None or number is None or not (context.token and context.repository):
         return context

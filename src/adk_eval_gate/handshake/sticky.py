@@ -18,8 +18,8 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from adk_eval_gate.core.clip import clip, short_sha
-from adk_eval_gate.report.escape import inline
-from adk_eval_gate.report.markdown import BUDGET
+from adk_eval_gate.core.escape import inline
+from adk_eval_gate.handshake.limits import BUDGET
 
 _PREFIX = "<!-- adk-eval-gate"
 _DATA = "<!-- adk-eval-gate-data: "

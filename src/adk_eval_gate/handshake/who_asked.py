@@ -25,14 +25,14 @@ from typing import Any
 from adk_eval_gate.core.clip import first_line as clip_first_line
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.core.escape import inline
 from adk_eval_gate.github import workflow_commands as log
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.commands import USAGE, CommandError, EvalCommand, is_command, parse_command
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.github.conversation import WRITERS, head_before, permission, react, reply, timeline
-from adk_eval_gate.publish.comment import token_author
-from adk_eval_gate.publish.sticky import Acceptance
-from adk_eval_gate.report.escape import inline
+from adk_eval_gate.handshake.ours import token_author
+from adk_eval_gate.handshake.sticky import Acceptance
 
 
 @dataclass

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from adk_eval_gate.config.loader import Workflow
 from adk_eval_gate.core.paths import relative_to_root
-from adk_eval_gate.publish.comment import CommentPolicy
+from adk_eval_gate.handshake.ours import CommentPolicy
 
 
 @dataclass
@@ -28,13 +28,13 @@ class PublishOptions:
 
 def comment_key(explicit: str | None, workflow: Workflow, root: Path, *, configured: str | None) -> str:
     """The key that keeps one comment per config: two `eval-gate.yml` in different folders get two comments.
-    `configured`: `comment.key` from a config the caller trusts (publish/trusted.py), since the key picks which of
+    `configured`: `comment.key` from a config the caller trusts (handshake/trusted.py), since the key picks which of
     our comments, and so whose acceptances, a run reads."""
     return explicit or configured or relative_to_root(workflow.path, root) or workflow.path.name
 
 
 def comment_policy(workflow: Workflow, options: PublishOptions | None = None, *, author: str | None) -> CommentPolicy:
-    """`author` decides which comment is ours, so the caller names its trusted source (publish/trusted.py): never
+    """`author` decides which comment is ours, so the caller names its trusted source (handshake/trusted.py): never
     the `comment.author` of a config the pull request can change."""
     section = workflow.settings.comment
     if options is None:
