@@ -13,6 +13,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from adk_eval_gate.baseline.provenance_changes import ChangedBesidesCode
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, RowNote
 from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, Unit
 
@@ -275,4 +276,9 @@ class Comparison(_Model):
     )
     power: list[AgentPower] = Field(
         default_factory=list, description="Per agent, the smallest drop its gating verdicts can confirm."
+    )
+    changed: ChangedBesidesCode | None = Field(
+        default=None,
+        description="What changed between the baseline and this run besides the code (judge model, served model "
+        "version, scoring libraries) and what the comparison did about it; the report's first line.",
     )

@@ -167,6 +167,7 @@ def comparison_file(gated: GatedComparison, current: ResultsFile | None = None) 
         efficiency=efficiency,
         history=history,
         power=list(gated.power),
+        changed=gated.changed,
     )
 
 

@@ -22,6 +22,7 @@ from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, UsageStats
 from adk_eval_gate.results.build import count, git_info, new_run_id, tool_info
 from adk_eval_gate.results.models import ResultsFile, Timings
+from adk_eval_gate.results.provenance import with_provenance
 from adk_eval_gate.results.usage import agent_usage, judge_usage
 from adk_eval_gate.run.adaptive import Decider
 from adk_eval_gate.run.agent_job import AgentJob
@@ -175,7 +176,7 @@ async def run_plan_async(
                 await asyncio.get_running_loop().run_in_executor(None, host.wait)
     finished = time.perf_counter()
     not_run = sum(c.status == "not_run" for s in eval_set_results for c in s.cases)
-    return ResultsFile(
+    results = ResultsFile(
         tool=tool_info(),
         git=git_info(plan.workflow.base_dir),
         run_id=new_run_id(),
@@ -202,6 +203,8 @@ async def run_plan_async(
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
     )
+    # what scored it besides the code: judges (and the versions that answered), served models, scoring libraries
+    return with_provenance(results, {name: stats.served for name, stats in judge.llm.stats.items()})
 
 
 def _judge_total(judge: Judge) -> UsageStats:
