@@ -44,6 +44,7 @@ from adk_eval_gate.results.build import write_results
 from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.run.agents_cli_plan import agents_cli_cases
 from adk_eval_gate.run.plan import Plan
+from adk_eval_gate.run.rescore_baseline import rescore_outcome
 
 __all__ = ["Mode", "finish", "mode_of"]
 
@@ -88,6 +89,8 @@ def _finish(
         options, workflow, results, context, store=store, outcome=loaded, conversation=conversation, root=root,
         pull_request=pull_request,
     )  # fmt: skip
+    # a judge or scorer changed since the baseline and it kept its invocations: scored again, like for like
+    gathered = dataclasses.replace(gathered, outcome=rescore_outcome(plan, gathered.outcome, results))
     head_sha = context.head_sha or results.git.sha
     comparison = _compare(options, workflow, results, context, gathered, head_sha, pull_request=pull_request)
     read_again()  # `ci`: its baseline, history and comparison live until the end, frozen with its results

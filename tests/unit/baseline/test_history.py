@@ -161,7 +161,7 @@ def _valid_history(config: Path, tmp_path: Path, monkeypatch) -> dict:
     ("change", "expected"),
     [
         (lambda h: "{not json", "blessed/history.json: is not JSON (line 1, column 2: Expecting property name"),
-        (lambda h: json.dumps({**h, "schema_version": 3}), "has schema_version 3; this version reads 1 or 2"),
+        (lambda h: json.dumps({**h, "schema_version": 4}), "has schema_version 4; this version reads 1 or 2 or 3"),
         (lambda h: json.dumps({**h, "repository": "someone/else"}), "written in the repository someone/else, not o/r"),
         (lambda h: json.dumps({**h, "config": "agents/other.yml"}), "belongs to the config agents/other.yml, not"),
         (lambda h: json.dumps([h]), "is not an adk-eval-gate history"),

@@ -207,7 +207,7 @@ def _database(change: str) -> bytes:
             lambda: _database("CREATE VIEW v AS SELECT 1;"),
             "is not an adk-eval-gate history database (its tables are not the expected ones)",
         ),
-        (lambda: _database("UPDATE meta SET value = '4' WHERE key = 'schema_version';"), "has schema_version '4'"),
+        (lambda: _database("UPDATE meta SET value = '5' WHERE key = 'schema_version';"), "has schema_version '5'"),
         (lambda: _database("UPDATE meta SET value = 'x/y' WHERE key = 'repository';"), "in the repository x/y"),
         (
             lambda: _database("UPDATE states SET data = '[\"ab\",[[1,1.0,2,1]]]';"),

@@ -74,15 +74,15 @@ def test_histories_of_earlier_versions_are_read_and_a_database_is_rewritten_as_t
     old = parse_history(old_database, "history.db", repository=None, config="eval-gate.yml")
     assert old.schema_version == "2" and len(old.records) == len(stored.records)
     newer = old.with_record(_record("f" * 40, 4.5), 200)
-    assert newer.schema_version == "3" and old.schema_version == "2"
+    assert newer.schema_version == "4" and old.schema_version == "2"
     again = parse_history(newer.to_bytes(), "history.db", repository=None, config="eval-gate.yml")
-    assert again.schema_version == "3" and again.records[-1].eval_sets[0].criteria["quality"].mean == 4.5
+    assert again.schema_version == "4" and again.records[-1].eval_sets[0].criteria["quality"].mean == 4.5
     assert again.records[0] == stored.records[0]
-    connection.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
-    with pytest.raises(HistoryError, match="has schema_version '4'; this version reads 2 or 3"):
+    connection.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    with pytest.raises(HistoryError, match="has schema_version '5'; this version reads 2 or 3 or 4"):
         parse_history(image_of(connection), "history.db", repository=None, config="eval-gate.yml")
     as_json = History(repository=None, config="eval-gate.yml", records=[_record("a", 4.5)]).model_dump_json()
-    assert json.loads(as_json)["schema_version"] == 2
+    assert json.loads(as_json)["schema_version"] == 3
 
 
 def test_the_sign_flip_test_is_exact_on_case_means():

@@ -1,0 +1,54 @@
+"""A run's provenance in a history record (`RecordProvenance`), and the marks `history show` and the page put on
+the record where it changed from the one before: a new judge, served model or scorer explains a step in a trend
+that the code did not make."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from adk_eval_gate.baseline.history.models import HistoryRecord, RecordProvenance
+from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.provenance_models import UNKNOWN
+
+_CUT = 400  # RecordProvenance's bound on a value: a run's provenance fits it
+
+
+def _versions(served: Mapping[str, int]) -> str:
+    known = sorted(v for v in served if v != UNKNOWN)
+    return ", ".join(known) if known else UNKNOWN
+
+
+def record_provenance(results: ResultsFile) -> RecordProvenance | None:
+    """The short form a record keeps, or None for results from before provenance was recorded."""
+    found = results.provenance
+    if found is None:
+        return None
+    judges = {
+        name: f"{judge.model} ({_versions(judge.served)})"[:_CUT] if judge.served else judge.model[:_CUT]
+        for name, judge in found.judges.items()
+    }
+    models = {
+        agent: (f"{p.label}: " if p.label else "") + _versions(p.served)[:_CUT] for agent, p in found.agents.items()
+    }
+    scorers = {name: (value[:_CUT] if value else None) for name, value in found.scorers.model_dump().items()}
+    return RecordProvenance(judges=judges, models=models, scorers=scorers)
+
+
+def _differences(what: str, before: Mapping[str, str | None], after: Mapping[str, str | None]) -> list[str]:
+    return [
+        f"{what.format(name)} {before[name] or 'none'} → {after[name] or 'none'}"
+        for name in sorted(set(before) & set(after))
+        if before[name] != after[name]
+    ]
+
+
+def changes_between(older: HistoryRecord | None, newer: HistoryRecord) -> list[str]:
+    """What changed besides the code from `older` to `newer` (nothing when either predates provenance)."""
+    if older is None or older.provenance is None or newer.provenance is None:
+        return []
+    a, b = older.provenance, newer.provenance
+    return [
+        *_differences("judge of {}", a.judges, b.judges),
+        *_differences("{}'s served model", a.models, b.models),
+        *_differences("{}", a.scorers, b.scorers),
+    ]
