@@ -166,10 +166,14 @@ def _marked(eval_set: EvalSetResult, left: dict[str, str]) -> EvalSetResult:
     return eval_set.model_copy(update={"criteria": criteria})
 
 
+def marked(results: ResultsFile, left: dict[str, str]) -> ResultsFile:
+    """`results` (a new file) with the criteria of `left` (from `affected`) marked as scored otherwise."""
+    if not left:
+        return results
+    return results.model_copy(update={"eval_sets": [_marked(s, left) for s in results.eval_sets]})
+
+
 def like_for_like(baseline: ResultsFile, current: ResultsFile) -> ResultsFile:
     """The baseline with every criterion the current run scores differently marked not comparable (a new file):
     its rows say so rather than pass or flag a change of judge as the agent's."""
-    left = scoring_changed(baseline, current)
-    if not left:
-        return baseline
-    return baseline.model_copy(update={"eval_sets": [_marked(s, left) for s in baseline.eval_sets]})
+    return marked(baseline, scoring_changed(baseline, current))

@@ -4,7 +4,9 @@ history's marks, and shards' provenance merged."""
 
 from __future__ import annotations
 
-from adk_eval_gate.baseline.history.provenance_marks import changes_between, record_provenance
+from adk_eval_gate.baseline.history.drift import drift_rows
+from adk_eval_gate.baseline.history.lookup import index
+from adk_eval_gate.baseline.history.provenance_marks import changes_between, drift_comparable, record_provenance
 from adk_eval_gate.baseline.history.records import record_of
 from adk_eval_gate.baseline.provenance_changes import like_for_like, provenance_changes
 from adk_eval_gate.report.console import render_comparison
@@ -132,3 +134,18 @@ def test_shards_provenance_is_summed():
     assert merged is not None and merged.agents["a"].served == {"m-1": 8, "m-2": 8}
     assert merged.judges[JUDGED].served == {"gemini-2.5-flash-001": 8}
     assert merged_provenance(None, two) is two and merged_provenance(one, None) is one
+
+
+def test_drift_is_not_tested_across_a_judge_change_since_the_reference_record():
+    reference = record_of(suite(1.0, provenance(), sha="1" * 40))
+    now = suite(0.0, provenance(served="gemini-2.5-flash-002"))
+    comparable, notes = drift_comparable(now, reference)
+    assert notes == [
+        "drift of final_response_match_v2 not tested: scored otherwise since the reference record "
+        "(judge gemini-2.5-flash-001 → gemini-2.5-flash-002)"
+    ]
+    rows = [row for row, _, _ in drift_rows(comparable, index(reference), lambda _: 0.05, ())]
+    assert {row.criterion for row in rows} == {TRAJECTORY, RESPONSE}  # the judged one is left out, not compared
+    fell = [row for row, _, _ in drift_rows(now, index(reference), lambda _: 0.05, ()) if row.criterion == JUDGED]
+    assert fell and fell[0].current == 0.0  # what the test would otherwise have taken for the agent's drift
+    assert drift_comparable(suite(0.0, provenance(model="m-2")), reference) == (suite(0.0, provenance(model="m-2")), [])

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pydantic import ValidationError
+
 from adk_eval_gate.baseline.history.models import HistoryRecord, RecordProvenance
+from adk_eval_gate.baseline.provenance_changes import affected, marked
 from adk_eval_gate.results.models import ResultsFile
-from adk_eval_gate.results.provenance_models import UNKNOWN
+from adk_eval_gate.results.provenance_models import UNKNOWN, JudgeProvenance, ScorerVersions
 
 _CUT = 400  # RecordProvenance's bound on a value: a run's provenance fits it
 
@@ -52,3 +55,30 @@ def changes_between(older: HistoryRecord | None, newer: HistoryRecord) -> list[s
         *_differences("{}'s served model", a.models, b.models),
         *_differences("{}", a.scorers, b.scorers),
     ]
+
+
+def _judge(short: str) -> JudgeProvenance:
+    """A record's "model (versions)" read back: the versions as served ones (their counts are not kept)."""
+    model, _, versions = short.partition(" (")
+    served = {v: 1 for v in versions.removesuffix(")").split(", ") if v} if versions else {}
+    return JudgeProvenance(model=model, served=served)
+
+
+def drift_comparable(current: ResultsFile, reference: HistoryRecord) -> tuple[ResultsFile, list[str]]:
+    """The run as the drift test may compare it with `reference`: a criterion whose judge or scorer changed since
+    that record marked so that no case of it is compared (a new file); and a note per criterion left out."""
+    found, kept = current.provenance, reference.provenance
+    if found is None or kept is None:
+        return current, []
+    try:
+        scorers = ScorerVersions.model_validate(kept.scorers)
+    except ValidationError:  # a record of ours always holds them; one that does not cannot tell a change
+        return current, []
+    judges = {name: _judge(short) for name, short in kept.judges.items()}
+    left = affected(judges, scorers, found, current)
+    notes = [
+        f"drift of {'every criterion' if name == '*' else name} not tested: scored otherwise since the reference "
+        f"record ({why})"
+        for name, why in sorted(left.items())
+    ]
+    return marked(current, left), notes
