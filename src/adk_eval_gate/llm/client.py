@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.llm.cache import LlmCache, cache_key
 
 if TYPE_CHECKING:  # imported when the first call is made: a run without judges never loads the SDK
@@ -312,7 +313,7 @@ class LlmClient:
 def _served(stats: UsageStats, answer: dict[str, Any]) -> None:
     version = answer.get("model_version")
     if isinstance(version, str) and version:
-        version = version[:200]  # the judge's server names it: a name, not a payload
+        version = clip(version, 200)  # the judge's server names it: a name, not a payload
         stats.served[version] = stats.served.get(version, 0) + 1
 
 

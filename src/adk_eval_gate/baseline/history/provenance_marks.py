@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from adk_eval_gate.baseline.history.models import HistoryRecord, RecordProvenance
 from adk_eval_gate.baseline.provenance_changes import affected, marked
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.results.provenance_models import UNKNOWN, JudgeProvenance, ScorerVersions
 
@@ -27,13 +28,14 @@ def record_provenance(results: ResultsFile) -> RecordProvenance | None:
     if found is None:
         return None
     judges = {
-        name: f"{judge.model} ({_versions(judge.served)})"[:_CUT] if judge.served else judge.model[:_CUT]
+        name: clip(f"{judge.model} ({_versions(judge.served)})" if judge.served else judge.model, _CUT)
         for name, judge in found.judges.items()
     }
     models = {
-        agent: (f"{p.label}: " if p.label else "") + _versions(p.served)[:_CUT] for agent, p in found.agents.items()
+        agent: clip((f"{p.label}: " if p.label else "") + _versions(p.served), _CUT)
+        for agent, p in found.agents.items()
     }
-    scorers = {name: (value[:_CUT] if value else None) for name, value in found.scorers.model_dump().items()}
+    scorers = {name: (clip(value, _CUT) if value else None) for name, value in found.scorers.model_dump().items()}
     return RecordProvenance(judges=judges, models=models, scorers=scorers)
 
 
