@@ -154,3 +154,12 @@ def test_a_baseline_that_kept_its_invocations_is_rescored_with_todays_judge(judg
     assert judged and {(r.verdict, r.baseline, r.current) for r in judged} == {("unchanged", 0.0, 0.0)}
     assert len(judge.requests) - before == 2 * 3 * 2  # the pull request's and the baseline's runs, judged once
     assert code == 0
+    # `compare` with the config does the same from the two files
+    capsys.readouterr()
+    args = ["--results", str(out / "results.json"), "--baseline", str(full), "--config", str(config)]
+    assert main(["compare", *args]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("Changed besides the code: judge of final_response_match_v2 judge-a → judge-b")
+    assert "compared like for like" in printed[0]
+    assert main(["compare", *args[:4]]) == 0  # without the config there is no plan to re-score with
+    assert "not comparable with the baseline" in capsys.readouterr().out.splitlines()[0]
