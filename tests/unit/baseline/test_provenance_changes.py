@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from adk_eval_gate.baseline.history.drift import drift_rows
 from adk_eval_gate.baseline.history.lookup import index
+from adk_eval_gate.baseline.history.models import History
 from adk_eval_gate.baseline.history.provenance_marks import changes_between, drift_comparable, record_provenance
 from adk_eval_gate.baseline.history.records import record_of
+from adk_eval_gate.baseline.history.trend import trend_data
 from adk_eval_gate.baseline.provenance_changes import like_for_like, provenance_changes
 from adk_eval_gate.report.console import render_comparison
+from adk_eval_gate.report.html import report_data
 from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.results.provenance import merged_provenance
@@ -149,3 +152,15 @@ def test_drift_is_not_tested_across_a_judge_change_since_the_reference_record():
     fell = [row for row, _, _ in drift_rows(now, index(reference), lambda _: 0.05, ()) if row.criterion == JUDGED]
     assert fell and fell[0].current == 0.0  # what the test would otherwise have taken for the agent's drift
     assert drift_comparable(suite(0.0, provenance(model="m-2")), reference) == (suite(0.0, provenance(model="m-2")), [])
+
+
+def test_the_page_marks_the_trend_point_of_the_record_where_it_changed():
+    records = [
+        record_of(suite(1.0, provenance(), sha="1" * 40)),
+        record_of(suite(1.0, provenance(model="m-2"), sha="2" * 40)),
+        record_of(suite(1.0, provenance(model="m-2"), sha="3" * 40)),
+    ]
+    data = trend_data(History(repository=None, config="eval-gate.yml", records=records))
+    assert [d.get("changed") for d in data] == [None, "a's served model m-1 → m-2", None]
+    page = report_data(suite(1.0, provenance(model="m-2")), history=data)["history"]
+    assert [p.get("changed") for p in page] == [None, "a's served model m-1 → m-2", None]

@@ -4,7 +4,7 @@ that the code did not make."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pydantic import ValidationError
 
@@ -57,6 +57,12 @@ def changes_between(older: HistoryRecord | None, newer: HistoryRecord) -> list[s
         *_differences("{}'s served model", a.models, b.models),
         *_differences("{}", a.scorers, b.scorers),
     ]
+
+
+def changed_mark(records: Sequence[HistoryRecord], at: int) -> dict[str, str]:
+    """`{"changed": what}` for the record at `at` when it changed from the one before (the page's trend data)."""
+    changed = changes_between(records[at - 1] if at else None, records[at])
+    return {"changed": "; ".join(changed)} if changed else {}
 
 
 def _judge(short: str) -> JudgeProvenance:

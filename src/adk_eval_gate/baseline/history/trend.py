@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from adk_eval_gate.baseline.history.models import History, HistoryRecord
-from adk_eval_gate.baseline.history.provenance_marks import changes_between
+from adk_eval_gate.baseline.history.provenance_marks import changed_mark
 from adk_eval_gate.baseline.models import Trend
 
 if TYPE_CHECKING:
@@ -65,16 +65,17 @@ def trend_data(history: History | StoredHistory) -> list[dict]:
     """Every record, oldest first, as `{sha, date, criteria: {"agent/eval set/criterion": mean}}`: the series the
     HTML report draws; `changed` marks a record whose judge, served model or scorers differ from the one before."""
     records = list(history.records)
-    out = []
-    for at, record in enumerate(records):
-        criteria = {
-            f"{s.agent}/{s.eval_set_id}/{name}": c.mean
-            for s in record.eval_sets
-            for name, c in s.criteria.items()
-            if c.mean is not None
+    return [
+        {
+            "sha": record.sha,
+            "date": record.date,
+            "criteria": {
+                f"{s.agent}/{s.eval_set_id}/{name}": c.mean
+                for s in record.eval_sets
+                for name, c in s.criteria.items()
+                if c.mean is not None
+            },
+            **changed_mark(records, at),
         }
-        entry: dict[str, object] = {"sha": record.sha, "date": record.date, "criteria": criteria}
-        if changed := changes_between(records[at - 1] if at else None, record):
-            entry["changed"] = "; ".join(changed)
-        out.append(entry)
-    return out
+        for at, record in enumerate(records)
+    ]
