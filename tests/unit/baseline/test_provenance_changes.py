@@ -15,7 +15,7 @@ from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.html import report_data
 from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.results.models import ResultsFile
-from adk_eval_gate.results.provenance import merged_provenance
+from adk_eval_gate.results.provenance import merged_provenance, with_provenance
 from adk_eval_gate.results.provenance_models import (
     AgentProvenance,
     JudgeProvenance,
@@ -164,3 +164,13 @@ def test_the_page_marks_the_trend_point_of_the_record_where_it_changed():
     assert [d.get("changed") for d in data] == [None, "a's served model m-1 → m-2", None]
     page = report_data(suite(1.0, provenance(model="m-2")), history=data)["history"]
     assert [p.get("changed") for p in page] == [None, "a's served model m-1 → m-2", None]
+
+
+def test_replayed_and_offline_runs_label_their_served_models_as_such():
+    replayed = with_provenance(suite(1.0, None), {JUDGED: {"gemini-2.5-flash-001": 3}})
+    assert replayed.provenance is not None
+    assert replayed.provenance.agents["a"].target == "replay" and replayed.provenance.agents["a"].label == "replay"
+    assert replayed.provenance.judges == {}  # options that name no judge: no LLM judges the criterion
+    offline = with_provenance(suite(1.0, None).model_copy(update={"offline": "model played"}), {})
+    assert offline.provenance is not None and offline.provenance.agents["a"].label == "offline"
+    assert record_provenance(offline).models == {"a": "offline: unknown"}  # no model served anything
