@@ -85,7 +85,7 @@ def _walk(project: Path, monkeypatch, drifting: bool) -> None:
 def test_agents_cli_metrics_are_recorded_trended_and_drift_on_their_own_scale(drifting, project, monkeypatch, capsys):
     _walk(project, monkeypatch, drifting)
     history = history_json((project / "blessed" / "history.db").read_bytes())
-    assert history["schema_version"] == 2
+    assert history["schema_version"] == 3
     assert [r["sha"] for r in history["records"]] == SHA[: MERGES + 1]
     newest = history["records"][-1]["eval_sets"][0]
     assert newest["eval_set_id"] == "basic-dataset" and newest["criteria"]["quality"]["own_scale"] is True
