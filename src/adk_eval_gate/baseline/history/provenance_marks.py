@@ -4,7 +4,7 @@ that the code did not make."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 
 from pydantic import ValidationError
 
@@ -59,9 +59,17 @@ def changes_between(older: HistoryRecord | None, newer: HistoryRecord) -> list[s
     ]
 
 
-def changed_mark(records: Sequence[HistoryRecord], at: int) -> dict[str, str]:
-    """`{"changed": what}` for the record at `at` when it changed from the one before (the page's trend data)."""
-    changed = changes_between(records[at - 1] if at else None, records[at])
+def with_previous(records: Iterable[HistoryRecord]) -> Iterator[tuple[HistoryRecord | None, HistoryRecord]]:
+    """Each record with the one before it, reading them in turn: a long history's summaries are never all held."""
+    previous = None
+    for record in records:
+        yield previous, record
+        previous = record
+
+
+def changed_mark(previous: HistoryRecord | None, record: HistoryRecord) -> dict[str, str]:
+    """`{"changed": what}` when `record` changed from `previous` (the page's trend data), else nothing."""
+    changed = changes_between(previous, record)
     return {"changed": "; ".join(changed)} if changed else {}
 
 

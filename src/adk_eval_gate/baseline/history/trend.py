@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from adk_eval_gate.baseline.history.models import History, HistoryRecord
-from adk_eval_gate.baseline.history.provenance_marks import changed_mark
+from adk_eval_gate.baseline.history.provenance_marks import changed_mark, with_previous
 from adk_eval_gate.baseline.models import Trend
 
 if TYPE_CHECKING:
@@ -64,7 +64,6 @@ def series(records: Sequence[HistoryRecord], count: int, keys: Sequence[tuple[st
 def trend_data(history: History | StoredHistory) -> list[dict]:
     """Every record, oldest first, as `{sha, date, criteria: {"agent/eval set/criterion": mean}}`: the series the
     HTML report draws; `changed` marks a record whose judge, served model or scorers differ from the one before."""
-    records = list(history.records)
     return [
         {
             "sha": record.sha,
@@ -75,7 +74,7 @@ def trend_data(history: History | StoredHistory) -> list[dict]:
                 for name, c in s.criteria.items()
                 if c.mean is not None
             },
-            **changed_mark(records, at),
+            **changed_mark(previous, record),
         }
-        for at, record in enumerate(records)
+        for previous, record in with_previous(history.records)  # one summary at a time, as they are read
     ]
