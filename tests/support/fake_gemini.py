@@ -32,6 +32,7 @@ class FakeGemini:
         self.reply = reply
         self.requests: list[dict] = []
         self.faults: list[GeminiFault] = []
+        self.model_version: str | None = None  # set: every answer names it, as Gemini's `modelVersion`
         lock = threading.Lock()
         fake = self
 
@@ -77,6 +78,7 @@ class FakeGemini:
                                 "candidatesTokenCount": 20,
                                 "totalTokenCount": len(prompt) // 4 + 20,
                             },
+                            **({"modelVersion": fake.model_version} if fake.model_version else {}),
                         }
                     ).encode()
                     self.send_response(200)

@@ -31,6 +31,7 @@ from adk_eval_gate.results.models import (
 
 TRAJECTORY = "tool_trajectory_avg_score"
 RESPONSE = "response_match_score"
+JUDGED = "final_response_match_v2"
 
 
 def invocation(user: str, response: str, calls: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -60,7 +61,7 @@ class Case:
     reason: str | None = None
 
 
-THRESHOLDS = {TRAJECTORY: 1.0, RESPONSE: 0.8}
+THRESHOLDS = {TRAJECTORY: 1.0, RESPONSE: 0.8, JUDGED: 0.5}
 
 
 def _metric(name: str, runs: list[list[float] | None]) -> MetricResult:

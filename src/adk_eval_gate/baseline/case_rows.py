@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass
 
 from adk_eval_gate.baseline.models import Row, Verdict
+from adk_eval_gate.baseline.provenance_changes import SCORER_CHANGED
 from adk_eval_gate.baseline.row_notes import Side, StatusNote
 from adk_eval_gate.baseline.stages import StagedPair, baseline_halves, current_rounds
 from adk_eval_gate.baseline.stats import TestResult, permutation_test
@@ -34,6 +35,10 @@ def _not_compared(
     if base.case_hash and current.case_hash and base.case_hash != current.case_hash:
         return "not_comparable", StatusNote(kind="case_edited")
     base_config, cur_config = base_set.criteria.get(name), current_set.criteria.get(name)
+    if base_config and base_config.hash.startswith(SCORER_CHANGED):  # judged or scored otherwise (provenance)
+        return "not_comparable", StatusNote(
+            kind="scorer_changed", criterion=name, detail=base_config.hash.removeprefix(SCORER_CHANGED)
+        )
     if base_config and cur_config and base_config.hash and cur_config.hash and base_config.hash != cur_config.hash:
         if base_config.threshold != cur_config.threshold:
             thresholds = (base_config.threshold, cur_config.threshold)

@@ -15,6 +15,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from adk_eval_gate.baseline.drift_start import DriftStart
 from adk_eval_gate.baseline.pass_k_models import PassKRow
+from adk_eval_gate.baseline.provenance_changes import ChangedBesidesCode
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, RowNote
 from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, Unit
 
@@ -285,4 +286,9 @@ class Comparison(_Model):
     )
     pass_k: list[PassKRow] = Field(
         default_factory=list, description="Per eval set, pass^k against the baseline's (gate.pass_k; docs/pass-k.md)."
+    )
+    changed: ChangedBesidesCode | None = Field(
+        default=None,
+        description="What changed between the baseline and this run besides the code (judge model, served model "
+        "version, scoring libraries) and what the comparison did about it; the report's first line.",
     )

@@ -87,6 +87,7 @@ StatusKind = Literal[
     "case_edited",
     "threshold_changed",
     "options_changed",
+    "scorer_changed",
     "not_run",
     "errored",
     "no_score",

@@ -44,6 +44,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from pathlib import Path
 
     from adk_eval_gate.baseline.history import load_history
+    from adk_eval_gate.baseline.provenance_changes import scoring_changed
     from adk_eval_gate.baseline.stores import load_baseline
     from adk_eval_gate.commands.loading import load_config, plan_of
     from adk_eval_gate.config.models import GateSettings, max_age_days
@@ -59,6 +60,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.results.build import read_results
     from adk_eval_gate.results.offline import refuse_mixed
     from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
+    from adk_eval_gate.run.rescore_baseline import rescore_outcome
 
     # A path the user typed: a typo must not turn into "no baseline", which passes.
     if isinstance(args.results, OutputDefault) and not Path(args.results).exists():
@@ -78,6 +80,8 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     outcome = load_baseline(workflow, context, baseline_path)
     if outcome.baseline is not None:
         refuse_mixed(current, results_path, outcome.baseline.results, outcome.baseline.identity.source)
+    if workflow is not None and outcome.baseline and scoring_changed(outcome.baseline.results, current):
+        outcome = rescore_outcome(plan_of(workflow), outcome, current)  # scored again, if it kept its invocations
     gate = workflow.settings.gate if workflow else GateSettings()
     max_age = max_age_days(workflow.settings.baseline) if workflow else None
     # a pull request's labels count only as GitHub's API confirms them now, never as a (re-run's) payload lists them

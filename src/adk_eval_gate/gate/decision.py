@@ -13,6 +13,7 @@ from adk_eval_gate.baseline.history import HistoryState, HistoryView, history_vi
 from adk_eval_gate.baseline.history.drift import explained
 from adk_eval_gate.baseline.models import AgentPower, BaselineIdentity, DriftRow, Override, Row
 from adk_eval_gate.baseline.power_report import assess, designs_from_results, mark_unconfirmed
+from adk_eval_gate.baseline.provenance_changes import ChangedBesidesCode, like_for_like, provenance_changes
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.blind_spots import blind_spots
@@ -46,6 +47,7 @@ class GatedComparison:
     compared: Comparison
     power: tuple[AgentPower, ...]
     decision: Decision
+    changed: ChangedBesidesCode | None = None  # judge, served model or scorer versions: the report's first line
 
 
 def gate_comparison(
@@ -72,7 +74,7 @@ def gate_comparison(
     drift_gates = "drift" in gate.fail_on
     compared = compare(
         current,
-        baseline.results if baseline else None,
+        like_for_like(baseline.results, current) if baseline else None,  # never a drop across judges or scorers
         gate.tolerance_for,
         gate.alpha,
         gate.case_fdr,
@@ -111,4 +113,5 @@ def gate_comparison(
         compared=judged,
         power=tuple(assess(designs, gate, in_family)),
         decision=decision,
+        changed=provenance_changes(baseline.results, current) if baseline else None,
     )

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from adk_eval_gate.core.clip import clip
 from adk_eval_gate.llm.cache import LlmCache, cache_key
 
 if TYPE_CHECKING:  # imported when the first call is made: a run without judges never loads the SDK
@@ -89,6 +90,8 @@ class UsageStats:
     cost_usd: float = 0.0
     # Models called without a price in the table: their cost is unknown, and the report says so.
     unpriced: set[str] = field(default_factory=set)
+    # Per model version the API said served an answer (cached answers too): what `provenance` records of a judge.
+    served: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def total(cls, items: Iterable[UsageStats]) -> UsageStats:
@@ -106,6 +109,8 @@ class UsageStats:
         self.output_tokens += other.output_tokens
         self.cost_usd += other.cost_usd
         self.unpriced |= other.unpriced
+        for version, answers in other.served.items():
+            self.served[version] = self.served.get(version, 0) + answers
 
 
 @dataclass
@@ -206,6 +211,7 @@ class LlmClient:
         if cached is not None:
             for stats in tallies:
                 stats.cache_hits += 1
+                _served(stats, cached)
             return cached
         missing = credentials() if credentials is not None else (None if self.available else NO_CREDENTIALS)
         if missing:
@@ -231,6 +237,7 @@ class LlmClient:
             stats.calls += 1
             stats.input_tokens += input_tokens
             stats.output_tokens += output_tokens
+            _served(stats, answer)
             if cost is None:
                 stats.unpriced.add(model)
             else:
@@ -251,6 +258,8 @@ class LlmClient:
         return {
             "text": "\n".join(p.text for p in parts if p.text and not (skip_thoughts and p.thought)),
             "model": model,
+            # what the API says served it (a name can move to a new version): recorded as the run's provenance
+            "model_version": response.model_version,
             # the judge's server reports these (a pull request may name it): capped to a count no call reaches
             "input_tokens": _tokens((usage.prompt_token_count or 0) if usage else 0),
             "output_tokens": _tokens(
@@ -298,6 +307,13 @@ class LlmClient:
             await asyncio.sleep(min(wait, 60.0))
             delay *= 2
         raise AssertionError("unreachable")
+
+
+def _served(stats: UsageStats, answer: JsonObject) -> None:
+    version = answer.get("model_version")
+    if isinstance(version, str) and version:
+        version = clip(version, 200)  # the judge's server names it: a name, not a payload
+        stats.served[version] = stats.served.get(version, 0) + 1
 
 
 def _tokens(count: int) -> int:

@@ -45,6 +45,7 @@ from adk_eval_gate.results.build import write_results
 from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.run.agents_cli_plan import agents_cli_cases
 from adk_eval_gate.run.plan import Plan
+from adk_eval_gate.run.rescore_baseline import rescore_outcome
 
 __all__ = ["Mode", "finish", "mode_of"]
 
@@ -84,6 +85,8 @@ def _finish(
     store = build_store(run.workflow, context)
     loaded = outcome if outcome is not None else store.load()
     gathered = gather(run, store=store, outcome=loaded)
+    # a judge or scorer changed since the baseline and it kept its invocations: scored again, like for like
+    gathered = dataclasses.replace(gathered, outcome=rescore_outcome(plan, gathered.outcome, results))
     comparison = _compare(run, gathered)
     read_again()  # `ci`: its baseline, history and comparison live until the end, frozen with its results
     handoff = Handoff(_pull_number(context), run.head_sha, gathered.key, context.run_id) if run.pull_request else None

@@ -10,6 +10,7 @@ from adk_eval_gate.core.clip import clip_middle, clip_words, short_sha, single_l
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import strip_controls
+from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.missing import missing_judged_line
 from adk_eval_gate.results.models import CaseResult, CaseStatusName, EvalSetResult, MetricResult, ResultsFile
@@ -138,7 +139,11 @@ def render_comparison(comparison: Comparison) -> str:
     """Verdict first, then one line per pooled and per eval-set verdict, then the cases behind the regressions."""
     gate = comparison.gate
     no_baseline = " — NO BASELINE, nothing was compared" if comparison.baseline is None else ""
-    lines = [f"Gate: {gate.verdict.upper()}{' (overridden)' if gate.overridden else ''}{no_baseline} — {gate.reason}"]
+    changed = changed_line(getattr(comparison, "changed", None))
+    lines = [strip_controls(clip_words(changed, 900))] if changed else []  # first: what changed besides the code
+    lines.append(
+        f"Gate: {gate.verdict.upper()}{' (overridden)' if gate.overridden else ''}{no_baseline} — {gate.reason}"
+    )
     base = comparison.baseline
     if base:
         age = f", {base.age_days:.1f} days old" if base.age_days is not None else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from adk_eval_gate.baseline.history.models import HistoryRecord
+from adk_eval_gate.baseline.history.provenance_marks import changes_between
 from adk_eval_gate.baseline.models import DriftRow, HistoryReport, Trend
 from adk_eval_gate.core.clip import clip, short_sha
 from adk_eval_gate.report.escape import strip_controls
@@ -79,9 +80,12 @@ def history_lines(report: HistoryReport) -> list[str]:
 def record_lines(records: Sequence[HistoryRecord]) -> list[str]:
     """Newest first: commit, date, and per eval set each criterion's mean, pass rate and samples, cost, latency."""
     lines = []
-    for record in reversed(records):
+    for at in range(len(records) - 1, -1, -1):
+        record = records[at]
         when = clip(record.date, 19, marker="")
         lines.append(f"  {short_sha(record.sha)}  {when}  adk-eval-gate {_clean(record.tool_version)}")
+        if changed := changes_between(records[at - 1] if at else None, record):
+            lines.append(f"      🔀 changed besides the code: {_clean('; '.join(changed))}")
         for s in record.eval_sets:
             parts = [
                 f"{name} {_num(c.mean)} (pass rate {_num(c.pass_rate)}, {c.samples} samples)"

@@ -43,7 +43,8 @@ The embedded data, version 1 (every field always present; null where there is no
                 "runs": [[run, error, duration_seconds, usage | null, [turn] | null]],
                 "sampling": results.Sampling as JSON | null}],
      "texts": [str], "pass_k": [per eval set: report/html_pass_k.py],
-     "history": [{"sha": str, "date": str, "criteria": {"agent/eval set/criterion": mean case score}}] | null}
+     "history": [{"sha": str, "date": str, "criteria": {"agent/eval set/criterion": mean case score},
+                  "changed"?: str (what changed besides the code since the record before)}] | null}
 
     turn = [user, response, [[tool name, args JSON], ...]]
     usage = [input_tokens, output_tokens, model_calls, tool_calls, latency_seconds, cost_usd]
@@ -68,12 +69,13 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.baseline.models import Comparison, PooledSummary, Row, Summary
-from adk_eval_gate.core.clip import short_sha
+from adk_eval_gate.core.clip import clip, short_sha
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.report.html_cases import Texts, case_data, cases_behind
 from adk_eval_gate.report.html_pack import pack, unpack
 from adk_eval_gate.report.html_pass_k import pass_k_data
+from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.models import EvalSetResult, ResultsFile
 
@@ -218,6 +220,8 @@ def _history(records: Iterable[Mapping[str, Any]] | None) -> list[dict[str, Any]
             if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")
         }
         kept.append({"sha": str(record.get("sha") or ""), "date": str(record.get("date") or ""), "criteria": means})
+        if changed := record.get("changed"):  # the record's judge, served model or scorers changed (a mark)
+            kept[-1]["changed"] = clip(str(changed), 600)
     kept.sort(key=lambda r: str(r["date"]))
     return kept or None
 
@@ -252,6 +256,8 @@ def report_data(
     verdict = _verdict(comparison)
     if results.offline:  # said first on the page, as in the comment: these scores say nothing of the model
         verdict["warnings"] = [results.offline, *verdict["warnings"]]
+    if comparison is not None and (changed := changed_line(comparison.changed)):  # first, as in the comment
+        verdict["warnings"] = [changed, *verdict["warnings"]]
     sha = short_sha(results.git.sha)
     return {
         "version": DATA_VERSION,

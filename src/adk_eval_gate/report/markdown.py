@@ -27,6 +27,7 @@ from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.handshake.limits import BUDGET
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import code_block, html_text, inline
+from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.missing import missing_judged_line
 from adk_eval_gate.results.models import ResultsFile
@@ -210,6 +211,7 @@ def render_report(
             note=note,
             quarantined_cases=quarantined,
             flaky_limit=30 if level["others"] else 10,
+            changed_line=changed_line(comparison.changed),
         )
         if len(text) <= budget:
             return text

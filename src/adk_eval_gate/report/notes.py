@@ -170,6 +170,7 @@ def comparison_file(gated: GatedComparison, current: ResultsFile | None = None) 
         history=history,
         power=list(gated.power),
         pass_k=list(compared.pass_k),
+        changed=gated.changed,
     )
 
 

@@ -25,6 +25,7 @@ from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.github.workflow_commands import annotation, one_line
 from adk_eval_gate.report.notes import accepted_by
+from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.results.models import ResultsFile
 
 STEP_SUMMARY_LIMIT = 1024 * 1024
@@ -226,4 +227,6 @@ def verdict_lines(
     if results.interrupted:
         second += f" · stopped early ({results.stop_reason})"
     lines = [one_line(first), one_line(second)]
+    if changed := changed_line(comparison.changed):  # first: the verdict may be the judge's or the model's
+        lines.insert(0, one_line(f"adk-eval-gate: {changed}"))
     return [*lines, f"adk-eval-gate: {results.offline}"] if results.offline else lines

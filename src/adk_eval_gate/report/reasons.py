@@ -168,6 +168,8 @@ def status_reason(note: StatusNote) -> str:
     if note.kind == "threshold_changed" and note.thresholds is not None:
         base, current = note.thresholds
         return f"the {note.criterion} configuration changed since the baseline (threshold {base:g} → {current:g})"
+    if note.kind == "scorer_changed":
+        return f"{note.criterion} is scored otherwise than the baseline was ({note.detail}): not comparable"
     if note.kind == "options_changed":
         return f"the {note.criterion} options changed since the baseline"
     if note.kind == "not_run":

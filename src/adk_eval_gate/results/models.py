@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import STORED_FILE, Count, Finite, NonNegative, RunCount, Unit
 from adk_eval_gate.core.schema_versions import RESULTS_SCHEMA_VERSION
+from adk_eval_gate.results.provenance_models import RunProvenance
 
 SCHEMA_VERSION: Final = RESULTS_SCHEMA_VERSION
 
@@ -306,6 +307,11 @@ class ResultsFile(_Model):
         default=None,
         description="Set, to what it means, when the agents' model was played from the eval set's expected turns "
         "(`--offline`): such results test tools, wiring and scoring, not the model, and are never a baseline.",
+    )
+    provenance: RunProvenance | None = Field(
+        default=None,
+        description="What scored the run besides the code: judge models, the agents' served model versions, the "
+        "scoring libraries' versions (results/provenance_models.py); null in files written before it was recorded.",
     )
     summary: Counts
     eval_sets: list[EvalSetResult]

@@ -23,6 +23,7 @@ from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, UsageStats
 from adk_eval_gate.results.build import count, git_info, new_run_id, tool_info
 from adk_eval_gate.results.models import EvalSetResult, ResultsFile, Timings
+from adk_eval_gate.results.provenance import with_provenance
 from adk_eval_gate.results.usage import agent_usage, judge_usage
 from adk_eval_gate.run.adaptive import Decider
 from adk_eval_gate.run.agent_job import AgentJob
@@ -218,7 +219,7 @@ def _results_file(
     plan, limit, prices = parts.plan, parts.limit, parts.judge.llm.settings.prices
     by_agent_runs = rounds.by_case()
     not_run = sum(c.status == "not_run" for s in eval_set_results for c in s.cases)
-    return ResultsFile(
+    results = ResultsFile(
         tool=tool_info(),
         git=git_info(plan.workflow.base_dir),
         run_id=new_run_id(),
@@ -239,6 +240,8 @@ def _results_file(
         summary=count(c.status for s in eval_set_results for c in s.cases),
         eval_sets=eval_set_results,
     )
+    # what scored it besides the code: judges (and the versions that answered), served models, scoring libraries
+    return with_provenance(results, {name: stats.served for name, stats in parts.judge.llm.stats.items()})
 
 
 def _judge_total(judge: Judge) -> UsageStats:

@@ -18,6 +18,7 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.results.build import case_hash, count, new_run_id, workflow_run_of
 from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.provenance import merged_provenance
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
 
 
@@ -74,6 +75,7 @@ def merge_results(parts: list[tuple[str, ResultsFile]], plan: Plan | None = None
         merged.offline = merged.offline or part.offline  # one shard played offline marks the whole (never a baseline)
         merged.judge = _summed(merged.judge, part.judge)
         merged.agent_usage = _summed(merged.agent_usage, part.agent_usage)
+        merged.provenance = merged_provenance(merged.provenance, part.provenance)
         merged.timings.duration_seconds = max(merged.timings.duration_seconds, part.timings.duration_seconds)
         merged.timings.inference_seconds = max(merged.timings.inference_seconds, part.timings.inference_seconds)
         merged.timings.finished_at = max(merged.timings.finished_at, part.timings.finished_at)

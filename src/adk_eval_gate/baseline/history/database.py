@@ -388,7 +388,7 @@ def _with_cases(
     if total > MAX_RECORD_SAMPLES:
         raise ValueError(f"record {head.sha}: {total} samples, over the {MAX_RECORD_SAMPLES} a run can produce")
     return HistoryRecord.model_construct(
-        sha=head.sha, date=head.date, tool_version=head.tool_version, eval_sets=eval_sets
+        sha=head.sha, date=head.date, tool_version=head.tool_version, eval_sets=eval_sets, provenance=head.provenance
     )
 
 

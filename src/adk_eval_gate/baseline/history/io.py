@@ -194,14 +194,14 @@ def load_history(
 
 
 def history_text(history: History | StoredHistory) -> str:
-    """The history as JSON (schema_version 2, `adk-eval-gate schema history`); whole, so for small ones (tests)."""
+    """The history as JSON (schema_version 3, `adk-eval-gate schema history`); whole, so for small ones (tests)."""
     if isinstance(history, StoredHistory):
         history = history_of(history)
     return history.model_dump_json() + "\n"
 
 
 def write_json(history: StoredHistory, write: Callable[[str], object], source: str) -> None:
-    """The history as JSON (schema_version 2), written a record at a time: memory stays that of one record."""
+    """The history as JSON (schema_version 3), written a record at a time: memory stays that of one record."""
     head = History(repository=history.repository, config=history.config, records=[]).model_dump_json()
     write(head.removesuffix("]}"))
     try:

@@ -134,11 +134,32 @@ class EvalSetRecord(_Model):
         return self
 
 
+ShortText = Annotated[str, Field(max_length=400)]
+
+
+class RecordProvenance(_Model):
+    """A run's provenance (results/provenance_models.py) in short: what `history show` and the page mark where it
+    changed from the record before."""
+
+    judges: dict[str, ShortText] = Field(
+        default_factory=dict, description="Per judged criterion: its judge model, and the versions that answered."
+    )
+    models: dict[str, ShortText] = Field(default_factory=dict, description="Per agent: its served model versions.")
+    scorers: dict[str, ShortText | None] = Field(
+        default_factory=dict, description="The scoring libraries' versions (adk_eval_gate, google_adk, ...)."
+    )
+
+
 class HistoryRecord(_Model):
     sha: str = Field(min_length=1, max_length=64)
     date: str = Field(description="When the run finished (ISO 8601).")
     tool_version: str
     eval_sets: list[EvalSetRecord]
+    provenance: RecordProvenance | None = Field(
+        default=None,
+        exclude_if=lambda p: p is None,  # a record of an earlier version reads as it did
+        description="What scored the run besides the code (schema_version 3): judges, served models, scorers.",
+    )
 
     @model_validator(mode="after")
     def _bounded(self) -> HistoryRecord:
@@ -150,10 +171,10 @@ class HistoryRecord(_Model):
 
 
 class History(_Model):
-    """The default branch's history as JSON (schema_version 3; 2, without pass^k tallies, and 1, without agents-cli
-    metrics, are still read): what
-    `adk-eval-gate history show --json` prints and what earlier versions stored as history.json. The stores keep it
-    as history.db, a SQLite database (its own schema_version 4, 2 and 3 still read, in its `meta` table; tables meta,
+    """The default branch's history as JSON (schema_version 3; 2, without pass^k tallies or provenance, and 1,
+    without agents-cli metrics, are still read): what `adk-eval-gate history show --json` prints and what earlier
+    versions stored as history.json. The stores keep it as history.db, a SQLite database (its own schema_version 4,
+    2 and 3 still read, in its `meta` table; tables meta,
     records, names, cases, states: docs/history-and-drift.md), in which a case and each of its distinct records are
     stored once; an old history.json is read and migrated."""
 

@@ -15,6 +15,7 @@ from adk_eval_gate.baseline.history.models import (
     History,
     HistoryRecord,
 )
+from adk_eval_gate.baseline.history.provenance_marks import record_provenance
 from adk_eval_gate.baseline.models import EfficiencyMetric
 from adk_eval_gate.baseline.pass_k import run_tally
 from adk_eval_gate.results.flakiness import run_outcomes
@@ -99,6 +100,7 @@ def record_of(results: ResultsFile, sha: str | None = None) -> HistoryRecord:
         date=results.timings.finished_at,
         tool_version=results.tool.version,
         eval_sets=[_eval_set_record(s) for s in results.eval_sets],
+        provenance=record_provenance(results),
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from adk_eval_gate.baseline.history.models import History, HistoryRecord
+from adk_eval_gate.baseline.history.provenance_marks import changed_mark, with_previous
 from adk_eval_gate.baseline.models import Trend
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def series(records: Sequence[HistoryRecord], count: int, keys: Sequence[tuple[st
 
 def trend_data(history: History | StoredHistory) -> list[dict[str, Any]]:
     """Every record, oldest first, as `{sha, date, criteria: {"agent/eval set/criterion": mean}}`: the series the
-    HTML report draws."""
+    HTML report draws; `changed` marks a record whose judge, served model or scorers differ from the one before."""
     return [
         {
             "sha": record.sha,
@@ -73,6 +74,7 @@ def trend_data(history: History | StoredHistory) -> list[dict[str, Any]]:
                 for name, c in s.criteria.items()
                 if c.mean is not None
             },
+            **changed_mark(previous, record),
         }
-        for record in history.records
+        for previous, record in with_previous(history.records)  # one summary at a time, as they are read
     ]

@@ -12,6 +12,7 @@ from adk_eval_gate.baseline.history.drift import Pending, drift_rows
 from adk_eval_gate.baseline.history.io import HistoryError, HistoryState
 from adk_eval_gate.baseline.history.lookup import CaseKey, index, specs_of_record, specs_of_results
 from adk_eval_gate.baseline.history.models import HistoryRecord
+from adk_eval_gate.baseline.history.provenance_marks import drift_comparable
 from adk_eval_gate.baseline.history.slide import with_starts
 from adk_eval_gate.baseline.history.stability import Known, known_cases, quarantinable
 from adk_eval_gate.baseline.history.trend import series
@@ -140,7 +141,9 @@ def history_view(state: HistoryState, current: ResultsFile, gate: GateSettings, 
         return view
     report.reference_sha, report.reference_date, report.merges = records[ref].sha, records[ref].date, base - ref
     report.since = _since(records, ref, base, gate)
-    pending = drift_rows(current, index(full[ref]), gate.tolerance_for, view.quarantined)
+    comparable, left_out = drift_comparable(current, full[ref])  # never a drift across judges or scorers
+    report.notes += left_out
+    pending = drift_rows(comparable, index(full[ref]), gate.tolerance_for, view.quarantined)
     view.drift = with_starts(pending, records[ref : base + 1])
     report.drift = [row for row, _, _ in view.drift]
     return view

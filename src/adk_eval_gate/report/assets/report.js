@@ -207,7 +207,11 @@ function renderEfficiency(data) {
 // One record per earlier run, oldest first; this run is appended when the history does not hold it yet.
 function sparkline(history, key, current, sha) {
   var points = history.filter(function (h) { return typeof h.criteria[key] === "number"; })
-    .map(function (h) { return {label: h.sha.slice(0, 12) + " " + h.date, value: h.criteria[key]}; });
+    .map(function (h) {
+      // a record whose judge, served model or scorers changed is marked: a step there may not be the code's
+      var changed = h.changed ? " — changed besides the code: " + h.changed : "";
+      return {label: h.sha.slice(0, 12) + " " + h.date + changed, value: h.criteria[key]};
+    });
   var last = history.length ? history[history.length - 1] : null;
   if (current !== null && !(last && sha && last.sha === sha)) points.push({label: "this run", value: current});
   if (points.length < 2) return null;

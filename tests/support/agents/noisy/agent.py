@@ -3,7 +3,7 @@
 `NOISY_RATES` (JSON: lookup key → probability of calling the tool) sets each case's true pass rate; the draws are
 seeded (`NOISY_SEED`) and counted per seed and key, so a run of the suite in one process is reproducible.
 `NOISY_PADDING` adds that many prompt tokens to every model call, `NOISY_LATENCY` seconds to each: efficiency
-regressions.
+regressions. `NOISY_MODEL_VERSION` is the model version its responses report (a new model behind the same name).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _response(part: types.Part) -> LlmResponse:
     padding = int(os.environ.get("NOISY_PADDING", "0") or 0)
     return LlmResponse(
         content=types.Content(role="model", parts=[part]),
-        model_version="scripted-noisy",
+        model_version=os.environ.get("NOISY_MODEL_VERSION", "scripted-noisy"),
         usage_metadata=types.GenerateContentResponseUsageMetadata(
             prompt_token_count=100 + padding, candidates_token_count=10, total_token_count=110 + padding
         ),
