@@ -19,7 +19,7 @@ from itertools import combinations
 
 
 @dataclass(frozen=True)
-class Agreement:
+class JudgeAgreement:
     """The judge's self-agreement over some invocations: `pairs` pairs of judgements compared, `flips` their summed
     disagreement (a pair of 0/1 labels adds 0 or 1). `judgements`: every judgement counted."""
 
@@ -32,22 +32,22 @@ class Agreement:
         """None when no invocation had two judgements: one judgement says nothing about its judge's noise."""
         return self.flips / self.pairs if self.pairs else None
 
-    def __add__(self, other: Agreement) -> Agreement:
-        return Agreement(self.judgements + other.judgements, self.pairs + other.pairs, self.flips + other.flips)
+    def __add__(self, other: JudgeAgreement) -> JudgeAgreement:
+        return JudgeAgreement(self.judgements + other.judgements, self.pairs + other.pairs, self.flips + other.flips)
 
 
-NO_AGREEMENT = Agreement(0, 0, 0.0)
+NO_JUDGE_AGREEMENT = JudgeAgreement(0, 0, 0.0)
 
 
-def agreement(judgements: Sequence[float]) -> Agreement:
+def agreement(judgements: Sequence[float]) -> JudgeAgreement:
     """One invocation's judgements: every pair compared."""
     flips = sum(abs(a - b) for a, b in combinations(judgements, 2))
     count = len(judgements)
-    return Agreement(count, count * (count - 1) // 2, float(flips))
+    return JudgeAgreement(count, count * (count - 1) // 2, float(flips))
 
 
-def pooled(per_invocation: Iterable[Sequence[float]]) -> Agreement:
-    total = NO_AGREEMENT
+def pooled(per_invocation: Iterable[Sequence[float]]) -> JudgeAgreement:
+    total = NO_JUDGE_AGREEMENT
     for judgements in per_invocation:
         total = total + agreement(judgements)
     return total

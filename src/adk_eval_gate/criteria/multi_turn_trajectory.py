@@ -18,7 +18,7 @@ from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.engine.base import InvocationScore, MetricOutcome, ScoringInput, Status
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.options import RubricsOptions
-from adk_eval_gate.criteria.rubrics import score_with_rubrics
+from adk_eval_gate.criteria.rubrics import RubricJudgeKind, score_with_rubrics
 from adk_eval_gate.evalsets.models import Invocation, InvocationEvents, Rubric
 
 NAME = "rubric_based_multi_turn_trajectory_quality_v1"
@@ -105,16 +105,8 @@ async def score_multi_turn_trajectory(data: ScoringInput, options: RubricsOption
         )
 
     last = ScoringInput(data.case, data.actual[-1:], data.expected[-1:] if data.expected else None)
-    outcome = await score_with_rubrics(
-        last,
-        options,
-        judge,
-        name=NAME,
-        version="1",
-        rubric_type="TRAJECTORY_QUALITY",
-        render=render,
-        offset=len(data.actual) - 1,
-    )
+    kind = RubricJudgeKind(NAME, "TRAJECTORY_QUALITY", render)
+    outcome = await score_with_rubrics(last, options, judge, kind, offset=len(data.actual) - 1)
     earlier = [InvocationScore(None, Status.NOT_EVALUATED, "judged with the whole conversation at the last turn")]
     outcome.per_invocation = earlier * (len(data.actual) - 1) + outcome.per_invocation
     return outcome

@@ -166,18 +166,21 @@ def mean_score(items: list[tuple[str, float | None, str]]) -> float | None:
     return statistics.mean(scores) if scores else None
 
 
+@dataclass(frozen=True)
+class RubricJudgeKind:
+    """Which rubric judge scores: its metric name, the rubric type it reads from a case, how a prompt is written."""
+
+    name: str
+    rubric_type: str
+    render: Callable[[Judge, Invocation, list[Rubric]], str]
+    version: str = "1"
+
+
 async def score_with_rubrics(
-    data: ScoringInput,
-    options: RubricsOptions,
-    judge: Judge,
-    *,
-    name: str,
-    version: str,
-    rubric_type: str,
-    render: Callable[[Judge, Invocation, list[Rubric]], str],
-    offset: int = 0,
+    data: ScoringInput, options: RubricsOptions, judge: Judge, kind: RubricJudgeKind, *, offset: int = 0
 ) -> MetricOutcome:
     """`offset`: where `data.actual`'s first invocation stands in the run (multi-turn judges only its last)."""
+    name, version, rubric_type, render = kind.name, kind.version, kind.rubric_type, kind.render
     if not data.actual:
         return MetricOutcome.not_evaluated("no actual invocations")
     expected = list(data.expected) if data.expected is not None else [None] * len(data.actual)
@@ -251,24 +254,14 @@ def render_tool_use(judge: Judge, invocation: Invocation, rubrics: list[Rubric])
 
 
 async def score_final_response_quality(data: ScoringInput, options: RubricsOptions, judge: Judge) -> MetricOutcome:
-    return await score_with_rubrics(
-        data,
-        options,
-        judge,
-        name="rubric_based_final_response_quality_v1",
-        version="1",
-        rubric_type="FINAL_RESPONSE_QUALITY",
-        render=render_final_response(options.include_intermediate_responses_in_final),
+    kind = RubricJudgeKind(
+        "rubric_based_final_response_quality_v1",
+        "FINAL_RESPONSE_QUALITY",
+        render_final_response(options.include_intermediate_responses_in_final),
     )
+    return await score_with_rubrics(data, options, judge, kind)
 
 
 async def score_tool_use_quality(data: ScoringInput, options: RubricsOptions, judge: Judge) -> MetricOutcome:
-    return await score_with_rubrics(
-        data,
-        options,
-        judge,
-        name="rubric_based_tool_use_quality_v1",
-        version="1",
-        rubric_type="TOOL_USE_QUALITY",
-        render=render_tool_use,
-    )
+    kind = RubricJudgeKind("rubric_based_tool_use_quality_v1", "TOOL_USE_QUALITY", render_tool_use)
+    return await score_with_rubrics(data, options, judge, kind)

@@ -157,7 +157,7 @@ class ImportedCase:
     case_id: str
     turns: Sequence[Invocation]
     source: str
-    session: dict[str, Any] | None = None
+    session: JsonObject | None = None
     created: float = 0.0
 
 

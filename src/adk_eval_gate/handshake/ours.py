@@ -17,8 +17,8 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any
 
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.github.client import GitHubClient
 from adk_eval_gate.handshake.limits import COMMENT_LIMIT
 from adk_eval_gate.handshake.sticky import StickyData, data_line, header
@@ -77,11 +77,11 @@ def compose(key: str, run_id: int, attempt: int, digest: str, data: StickyData |
     return text
 
 
-def _header_text(comment: dict[str, Any]) -> str:
+def _header_text(comment: JsonObject) -> str:
     return "\n".join(header(comment.get("body")))
 
 
-def newer_run(comment: dict[str, Any], run_id: int, attempt: int) -> str | None:
+def newer_run(comment: JsonObject, run_id: int, attempt: int) -> str | None:
     """The run id of a run newer than (run_id, attempt) that wrote `comment`, if one did."""
     found = _RUN.search(_header_text(comment))
     if found and (int(found.group(1)), int(found.group(2))) > (run_id, attempt):
@@ -89,36 +89,36 @@ def newer_run(comment: dict[str, Any], run_id: int, attempt: int) -> str | None:
     return None
 
 
-def digest_of(comment: dict[str, Any]) -> str | None:
+def digest_of(comment: JsonObject) -> str | None:
     found = _DIGEST.search(_header_text(comment))
     return found.group(1) if found else None
 
 
-def written_by(comment: dict[str, Any]) -> tuple[int, int] | None:
+def written_by(comment: JsonObject) -> tuple[int, int] | None:
     """The run (id, attempt) whose stamp our comment carries."""
     found = _RUN.search(_header_text(comment))
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def is_ours(comment: dict[str, Any], key: str, author: Author) -> bool:
+def is_ours(comment: JsonObject, key: str, author: Author) -> bool:
     return (comment.get("body") or "").startswith(marker(key)) and (comment.get("user") or {}).get(
         "login"
     ) == author.login
 
 
-def all_comments(client: GitHubClient, comments_path: str) -> list[dict[str, Any]]:
+def all_comments(client: GitHubClient, comments_path: str) -> list[JsonObject]:
     listed = client.paginate_whole(comments_path, limit=MAX_COMMENTS, what="the pull request's comments")
     return [comment for comment in listed if isinstance(comment, dict)]
 
 
-def find_ours(client: GitHubClient, repository: str, number: int, key: str, author: Author) -> list[dict[str, Any]]:
+def find_ours(client: GitHubClient, repository: str, number: int, key: str, author: Author) -> list[JsonObject]:
     """Our comments under `key` on the pull request, oldest first."""
     listed = all_comments(client, f"/repos/{repository}/issues/{number}/comments")
     return [comment for comment in listed if is_ours(comment, key, author)]
 
 
-def edit_comment(client: GitHubClient, repository: str, comment_id: int, text: str) -> dict[str, Any]:
-    edited: dict[str, Any] = client.request(
+def edit_comment(client: GitHubClient, repository: str, comment_id: int, text: str) -> JsonObject:
+    edited: JsonObject = client.request(
         "PATCH", f"/repos/{repository}/issues/comments/{comment_id}", json={"body": text}
     ).json()
     return edited

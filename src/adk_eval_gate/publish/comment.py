@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.core.clip import clip
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.handshake.limits import COMMENT_LIMIT
 from adk_eval_gate.handshake.ours import (
@@ -53,7 +53,7 @@ class CommentTarget:
     digest: str | None = None
     data: StickyData | None = None  # what later runs read back (acceptances, the commit of the result)
     author: Author | None = None  # who we are, when the run already asked
-    known: list[dict[str, Any]] | None = None  # our comments as the run found them when it started
+    known: list[JsonObject] | None = None  # our comments as the run found them when it started
 
 
 def publish_comment(
@@ -91,17 +91,17 @@ class _Publisher:
     run_id: int
     attempt: int
 
-    def _is_ours(self, comment: dict[str, Any]) -> bool:
+    def _is_ours(self, comment: JsonObject) -> bool:
         return is_ours(comment, self.key, self.author)
 
-    def find(self) -> list[dict[str, Any]]:
+    def find(self) -> list[JsonObject]:
         """Ours, oldest first."""
         return [comment for comment in self._all() if self._is_ours(comment)]
 
-    def _all(self) -> list[dict[str, Any]]:
+    def _all(self) -> list[JsonObject]:
         return all_comments(self.client, self.comments_path)
 
-    def _current(self, known: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    def _current(self, known: list[JsonObject] | None) -> list[JsonObject]:
         if not known:  # none when the run started: one may have been posted since
             return self.find()
         response = self.client.request("GET", f"/repos/{self.repository}/issues/comments/{known[-1]['id']}", ok=(404,))
@@ -110,7 +110,7 @@ class _Publisher:
         return [*known[:-1], response.json()]
 
     def publish(
-        self, text: str, digest: str, policy: CommentPolicy, failing: bool, known: list[dict[str, Any]] | None = None
+        self, text: str, digest: str, policy: CommentPolicy, failing: bool, known: list[JsonObject] | None = None
     ) -> PublishOutcome:
         ours = self._current(known)
         newest = ours[-1] if ours else None
@@ -137,16 +137,16 @@ class _Publisher:
             created.get("html_url"), "recreated" if ours else "created", self._author_warning(created)
         )
 
-    def _delete(self, comments: list[dict[str, Any]]) -> None:
+    def _delete(self, comments: list[JsonObject]) -> None:
         for comment in comments:
             self.client.request("DELETE", f"/repos/{self.repository}/issues/comments/{comment['id']}", ok=(404,))
 
-    def _update(self, comment: dict[str, Any], text: str) -> dict[str, Any]:
+    def _update(self, comment: JsonObject, text: str) -> JsonObject:
         return self.client.request(
             "PATCH", f"/repos/{self.repository}/issues/comments/{comment['id']}", json={"body": text}
         ).json()
 
-    def _create(self, text: str) -> dict[str, Any]:
+    def _create(self, text: str) -> JsonObject:
         for attempt in range(CREATE_ATTEMPTS):
             try:
                 return self.client.request("POST", self.comments_path, json={"body": text}).json()
@@ -171,7 +171,7 @@ class _Publisher:
                 )
         raise AssertionError("unreachable")
 
-    def _author_warning(self, created: dict[str, Any]) -> str | None:
+    def _author_warning(self, created: JsonObject) -> str | None:
         login = (created.get("user") or {}).get("login")
         if not self.author.assumed or not login or login == self.author.login:
             return None

@@ -18,7 +18,6 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -30,6 +29,7 @@ from adk_eval_gate.config.models import max_age_days
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.errors import InputError, format_loc
 from adk_eval_gate.core.files import load_json, write_text_atomic
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.paths import repository_root
 from adk_eval_gate.gate.exit_codes import exit_code_for_decision
 from adk_eval_gate.github import workflow_commands as log
@@ -48,7 +48,7 @@ from adk_eval_gate.results.models import ResultsFile
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 
 
-def _workflow_run(context: ActionsContext) -> tuple[dict[str, Any], str]:
+def _workflow_run(context: ActionsContext) -> tuple[JsonObject, str]:
     """The pull request's workflow run, and the repository publish posts to (both required)."""
     try:
         WorkflowRunEvent.model_validate(context.event)
@@ -78,7 +78,7 @@ def _workflow_run(context: ActionsContext) -> tuple[dict[str, Any], str]:
     return run, context.repository
 
 
-def _candidate_numbers(run: dict[str, Any], folder: Path) -> list[int]:
+def _candidate_numbers(run: JsonObject, folder: Path) -> list[int]:
     """The event's own pull requests first (GitHub leaves the list empty for forks), then the artifact's claim;
     either is only a candidate until the API confirms it."""
     numbers = [
@@ -102,9 +102,7 @@ def _candidate_numbers(run: dict[str, Any], folder: Path) -> list[int]:
     return numbers
 
 
-def _verified_pull(
-    client: GitHubClient, repository: str, run: dict[str, Any], numbers: list[int]
-) -> dict[str, Any] | None:
+def _verified_pull(client: GitHubClient, repository: str, run: JsonObject, numbers: list[int]) -> JsonObject | None:
     """The pull request whose head is the commit the untrusted run evaluated, as GitHub (not the artifact) says."""
     for number in numbers:
         pull = client.get_json(f"/repos/{repository}/pulls/{number}")
@@ -114,7 +112,7 @@ def _verified_pull(
 
 
 def _trusted_comparison(
-    results: ResultsFile, workflow: Workflow, context: ActionsContext, pull: dict[str, Any], acceptance: Override | None
+    results: ResultsFile, workflow: Workflow, context: ActionsContext, pull: JsonObject, acceptance: Override | None
 ) -> Comparison:
     """The base branch's policy and baseline over the fork's scores; the labels as GitHub has them now."""
     base = pull.get("base") or {}
@@ -158,7 +156,7 @@ class _Verified:
     """The fork's run as the trusted side confirmed it: the workflow run, the pull request at its head, our
     comment's key and what our comment kept."""
 
-    run: dict[str, Any]
+    run: JsonObject
     repository: str
     number: int
     key: str
@@ -208,9 +206,7 @@ def run_publish(
     return exit_code_for_decision(comparison.verdict)
 
 
-def _pull_at_head(
-    client: GitHubClient, repository: str, run: dict[str, Any], numbers: list[int]
-) -> dict[str, Any] | None:
+def _pull_at_head(client: GitHubClient, repository: str, run: JsonObject, numbers: list[int]) -> JsonObject | None:
     """The verified pull request, or None with the reason in the log (nothing is posted)."""
     try:
         pull = _verified_pull(client, repository, run, numbers)
@@ -229,8 +225,8 @@ def _verify(
     client: GitHubClient,
     context: ActionsContext,
     workflow: Workflow,
-    run: dict[str, Any],
-    pull: dict[str, Any],
+    run: JsonObject,
+    pull: JsonObject,
     comment_key_option: str | None,
 ) -> _Verified:
     number, repository = int(pull["number"]), context.repository or ""

@@ -5,9 +5,8 @@ The page is a fixed script and style sheet (report/assets/) plus the run's data,
 stay a small page that draws its first screen at once (report/html_pack.py). Nothing is fetched: a
 Content-Security-Policy of `default-src 'none'` with the hashes of the page's own script and style is what lets it
 open from a downloaded artifact over file://, offline, and what keeps any markup that slipped into the data from
-running. The script
-builds the page with createElement/textContent only, and numbers are formatted there from raw values, so a
-number and the sentence beside it are always the same number.
+running. The script builds the page with createElement/textContent only, and numbers are formatted there from
+raw values, so a number and the sentence beside it are always the same number.
 
 The embedded data, version 1 (every field always present; null where there is nothing):
 
@@ -52,9 +51,8 @@ The embedded data, version 1 (every field always present; null where there is no
 User texts, responses, votes (a judge's detail per turn), per-run reasons and the compared rows' reasons are
 indexes into "texts", where each distinct text is stored once; a "?" item is left out when empty. Status codes:
 p passed, f failed, n not_evaluated, e error. html_cases.expand_case gives a case its named fields back, as the
-page's script does.
-The page embeds this data packed (html_pack.pack); `embedded_data` gives it back in this shape.
-Texts longer than html_cases.TEXT_LIMIT characters are cut (the cut says so); results.json keeps them whole.
+page's script does. The page embeds this data packed (html_pack.pack); `embedded_data` gives it back in this
+shape. Texts longer than html_cases.TEXT_LIMIT characters are cut (the cut says so); results.json keeps them whole.
 """
 
 from __future__ import annotations

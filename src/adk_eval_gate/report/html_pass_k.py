@@ -10,14 +10,13 @@ every run passed); an eval set without a case with a threshold is left out.
 
 from __future__ import annotations
 
-from typing import Any
-
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.pass_k import set_estimate, tallies
+from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.results.models import ResultsFile
 
 
-def pass_k_data(results: ResultsFile, comparison: Comparison | None) -> list[dict[str, Any]]:
+def pass_k_data(results: ResultsFile, comparison: Comparison | None) -> list[JsonObject]:
     compared = {(r.agent, r.eval_set_id): r for r in comparison.pass_k} if comparison else {}
     found = []
     for eval_set in results.eval_sets:

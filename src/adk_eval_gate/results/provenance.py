@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from importlib import metadata
-from typing import Any
 
 from adk_eval_gate.core.version import __version__
 from adk_eval_gate.results.models import ResultsFile
@@ -35,7 +34,7 @@ def scorer_versions(adk_semantics: str) -> ScorerVersions:
     return ScorerVersions(adk_eval_gate=__version__, adk_semantics=adk_semantics, **found)
 
 
-def judge_model_of(options: Mapping[str, Any]) -> str | None:
+def judge_model_of(options: Mapping[str, object]) -> str | None:
     """The judge a criterion's options name, or None for a criterion no LLM judges."""
     judge = options.get("judge_model_options")
     if isinstance(judge, Mapping) and isinstance(judge.get("judge_model"), str):

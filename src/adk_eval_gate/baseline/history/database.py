@@ -6,10 +6,9 @@ is stored once (`states`, numbered per case). A record then says, per case, whic
 16-bit number a case, the whole column compressed (`records.cases`). A case that scores the same on every merge
 is one state in the whole history and a run of equal numbers in every record, which compresses to nearly nothing;
 a flaky case is a handful of states it moves between. A record is read on its own (no chain of changes to
-follow), so a reader takes only what it needs: the summaries of every record (trends, the drift reference), and
-the cases of the few records its window holds (flaky labels, the drift test). Those records are `HistoryRecord`s
-as the JSON history held them, so that drift and the labels are computed by the same code on the same numbers; a
-case in the same state in two records is the same object in both.
+follow), so a reader takes only what it needs: the summaries of every record (trends, the drift reference), and the
+cases of the few records its window holds (flaky labels, the drift test). Those records are `HistoryRecord`s as the
+JSON history held them, so drift and the labels are computed by the same code on the same numbers.
 
 A database comes from a store others can write: its tables must be exactly ours (no view, trigger or index that
 would run code or work we did not ask for), a record's column must decompress to no more than its cases, and
