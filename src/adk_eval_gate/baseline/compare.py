@@ -73,10 +73,11 @@ def verdict_for(
         if abs(delta) < tolerance:
             return "unchanged", None, VerdictNote(kind="one_sample_within", delta=delta, tolerance=tolerance)
         return "inconclusive", None, VerdictNote(kind="one_sample_beyond", delta=delta, tolerance=tolerance)
-    if delta < 0 and p_drop < alpha and -delta >= tolerance:
-        dropped = VerdictNote(
-            kind="dropped", delta=delta, tolerance=tolerance, p=p_drop, alpha=alpha, method=test.method
-        )
+    # adaptive runs: the cases confirmed broken on their own may show the size the first round's estimate missed
+    drop = delta if test.confirmed_delta is None else min(delta, test.confirmed_delta)
+    if drop < 0 and p_drop < alpha and -drop >= tolerance:
+        method = test.method if drop == delta else f"{test.method}; size from the cases confirmed broken on their own"
+        dropped = VerdictNote(kind="dropped", delta=drop, tolerance=tolerance, p=p_drop, alpha=alpha, method=method)
         return "regressed", p_drop, dropped
     if delta > 0 and p_rise < alpha and delta >= tolerance:
         rose = VerdictNote(kind="rose", delta=delta, tolerance=tolerance, p=p_rise, alpha=alpha, method=test.method)
