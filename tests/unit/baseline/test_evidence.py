@@ -1,0 +1,110 @@
+"""The per-case evidence test (baseline/evidence.py): exact on enumerable cases, what it weighs, and the extra-run
+allocation and size check that go with it."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+from adk_eval_gate.baseline.compare import verdict_for
+from adk_eval_gate.baseline.evidence import evidence_test
+from adk_eval_gate.baseline.stages import StagedPair, undecided
+from adk_eval_gate.baseline.stats import TestResult as Result
+from adk_eval_gate.baseline.stats import stratified_test
+from adk_eval_gate.baseline.strata import Strata, confirmed_drop, group_test
+
+
+def _relabellings(pooled: list[float], n0: int) -> list[tuple[list[float], list[float]]]:
+    """Every split of one case's pooled samples into baseline (n0) and current, each equally likely under no change."""
+    out = []
+    for chosen in itertools.combinations(range(len(pooled)), n0):
+        rest = [i for i in range(len(pooled)) if i not in chosen]
+        out.append(([pooled[i] for i in chosen], [pooled[i] for i in rest]))
+    return out
+
+
+def _null_p_values(cases: list[tuple[list[float], int]]) -> Counter[float]:
+    """The test's p_drop over every joint relabelling, counted (each relabelling equally likely)."""
+    counts: Counter[float] = Counter()
+    for strata in itertools.product(*(_relabellings(pooled, n0) for pooled, n0 in cases)):
+        result = evidence_test(list(strata))
+        assert result is not None
+        counts[round(result.p_drop, 12)] += 1
+    return counts
+
+
+def test_the_false_alarm_rate_is_exactly_the_p_value_at_every_attainable_level():
+    # a reliable case, a flaky one, an always-passing one (no variation) and a rubric-scored one
+    cases = [([1.0, 1.0, 1.0, 1.0, 0.0], 3), ([1.0, 0.0, 1.0, 0.0], 2), ([1.0, 1.0, 1.0], 2), ([0.2, 0.5, 0.9, 0.4], 2)]
+    counts = _null_p_values(cases)
+    total = sum(counts.values())
+    assert total == math.comb(5, 3) * math.comb(4, 2) * math.comb(3, 2) * math.comb(4, 2)
+    for level in counts:
+        rejected = sum(n for p, n in counts.items() if p <= level) / total
+        # P(p ≤ t) = t at every attained t: exact, not merely conservative
+        assert math.isclose(rejected, level, rel_tol=1e-9), (level, rejected)
+    assert min(counts) < 0.02  # small levels are reachable here, and exact too
+
+
+def test_a_case_whose_samples_are_all_equal_carries_nothing():
+    varied = [([1.0, 1.0, 1.0, 1.0, 1.0], [0.0, 0.0]), ([1.0, 0.0, 1.0, 1.0, 0.0], [1.0, 0.0])]
+    with_constant = [*varied, ([1.0] * 5, [1.0, 1.0]), ([0.0] * 5, [0.0, 0.0])]
+    a, b = evidence_test(varied), evidence_test(with_constant)
+    assert a is not None and b is not None
+    assert a.p_drop == b.p_drop and a.min_p_drop == b.min_p_drop
+    assert evidence_test([([1.0] * 4, [1.0] * 4)]) == Result(0.0, 1.0, 1.0, b.method, 1.0, 1.0)
+
+
+def test_three_broken_reliable_cases_stand_out_of_twenty_flaky_ones():
+    """Where the unweighted statistic drowns three outright breaks in the flaky cases' variance, the per-case
+    evidence finds them: each scores −ln(1/1287) ≈ 7.2, an unchanged flaky case about 1."""
+    broken = [([1.0] * 5, [0.0] * 8)] * 3
+    flaky = [([1.0, 0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0])] * 10  # 3/5 → 5/8
+    flaky += [([0.0, 1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0])] * 10  # 2/5 → 3/8
+    evidence, unweighted = evidence_test(broken + flaky), stratified_test(broken + flaky)
+    assert evidence is not None and unweighted is not None
+    assert evidence.p_drop < 0.001 < 0.01 < unweighted.p_drop
+    assert math.isclose(evidence.delta, unweighted.delta)
+
+
+def test_group_tests_use_the_per_case_evidence_and_fall_back_when_it_cannot_be_enumerated():
+    pairs = [([1.0] * 5, [0.0] * 5), ([1.0, 0.0, 1.0], [0.0, 1.0, 1.0])]
+    test = group_test(Strata([(list(b), list(c)) for b, c in pairs], [], []))
+    assert test is not None and test.method.startswith("exact per-case evidence")
+    # 20 + 20 distinct rubric scores: C(40, 20) splits, too many to enumerate — the unweighted test decides
+    wide = [([i / 40 for i in range(20)], [i / 40 + 0.01 for i in range(20, 40)])]
+    fallback = group_test(Strata([(list(b), list(c)) for b, c in wide], [], []))
+    assert fallback is not None and "stratified" in fallback.method
+
+
+def test_extra_runs_go_to_cases_whose_first_round_could_be_a_drop():
+    assert undecided([1.0] * 5, [0.0, 1.0])  # a reliable case failing one of two: p = 6/21
+    assert undecided([1.0] * 5, [0.0, 0.0])
+    assert not undecided([1.0, 0.0, 1.0, 1.0, 0.0], [1.0, 0.0])  # one run below a flaky mean: p = 15/21
+    assert not undecided([1.0] * 5, [1.0, 1.0])  # no worse
+    assert not undecided([0.5, 0.5], [0.5, 0.5])
+
+
+def _staged(broken: int, cases: int) -> list[StagedPair]:
+    out = []
+    for i in range(cases):
+        now = 0.0 if i < broken else 1.0
+        out.append(StagedPair([1.0] * 10, [1.0] * 5, [1.0] * 5, [now, now], [now] * 8 if i < broken else []))
+    return out
+
+
+def test_the_size_check_counts_cases_confirmed_broken_on_their_own():
+    staged = _staged(2, 30)
+    assert confirmed_drop(staged) == -2 / 30  # each: 0 of 8 against 5 of 5, p = 1/1287
+    assert confirmed_drop(_staged(0, 30)) is None
+    # 0.04 first-round estimate is under a 0.05 tolerance; the two confirmed cases account for 0.067
+    significant = Result(-0.04, 0.001, 1.0, "m", confirmed_delta=-2 / 30)
+    verdict, _, note = verdict_for(-0.04, significant, 0.05, 0.001, 1.0, 0.01)
+    assert verdict == "regressed" and note.delta == -2 / 30 and "confirmed broken" in (note.method or "")
+    plain = Result(-0.04, 0.001, 1.0, "m")
+    assert verdict_for(-0.04, plain, 0.05, 0.001, 1.0, 0.01)[0] == "unchanged"
+    # never without the evidence: the size alone decides nothing
+    assert verdict_for(-0.04, significant, 0.05, 0.2, 1.0, 0.01)[0] == "unchanged"
+    test = group_test(Strata([(p.baseline, p.first + p.extra) for p in staged], [], [], staged))
+    assert test is not None and test.confirmed_delta == -2 / 30 and test.p_drop < 0.01
