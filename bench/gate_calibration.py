@@ -60,7 +60,7 @@ from adk_eval_gate.baseline.power_simulation import (
 )
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stats import combine_stages, stratified_test
-from adk_eval_gate.baseline.strata import Strata, group_test
+from adk_eval_gate.baseline.strata import Strata, group_test, set_test
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.run.adaptive import undecided
 from drift_calibration import print_drift
@@ -87,7 +87,7 @@ def _verdicted(strata: list[tuple[list[float], list[float]]], set_id: str | None
         "verdict": "unchanged",
         "reason": "",
     }
-    test = stratified_test(strata)
+    test = set_test(strata)
     row = (
         Summary(eval_set_id=set_id, delta=test.delta, **fields)
         if set_id is not None
@@ -348,6 +348,9 @@ def main() -> int:
     parser.add_argument("--adaptive-only", action="store_true", help="only the adaptive-vs-fixed cells")
     parser.add_argument("--drift-only", action="store_true", help="only the drift gate's cells")
     parser.add_argument("--defaults-only", action="store_true", help="only the cells of the defaults init writes")
+    parser.add_argument(
+        "--fixed-only", action="store_true", help="only the fixed-runs layouts (no adaptive, defaults, drift)"
+    )
     args = parser.parse_args()
     prs = 200 if args.quick else args.prs
     if args.drift_only:
@@ -433,6 +436,8 @@ def main() -> int:
         "concentrated, "
         f"{power['diffuse']:.1%} diffuse (target >= 80%)  [{time.perf_counter() - started:.1f}s]"
     )
+    if args.fixed_only:
+        return 0 if ok else 1
     met = print_adaptive(adaptive_cells(prs, gate), prs)
     print(f"\nadaptive target met under every noise model: {met}  [{time.perf_counter() - started:.1f}s]")
     defaults_met = print_defaults(defaults_cells(prs, gate), prs)
