@@ -204,8 +204,9 @@ def simulated_power(
 
 
 # `init`'s candidates, cheapest first (runs per case on an unchanged agent, docs/adaptive-runs.md): a first round of
-# 2 already sees a broken case; past {2, 10} a third first-round run buys more power than a larger max.
-INIT_RANGES = ((2, 4), (2, 6), (2, 10), (3, 10), (3, 12), (4, 12))
+# 2 already sees a broken case; past {2, 10} a third first-round run buys more power than a larger max. None spends
+# more than 5 runs a case on an unchanged agent (a first round of 4 would, whatever the max).
+INIT_RANGES = ((2, 4), (2, 6), (2, 10), (3, 10), (3, 12))
 # What a suite too small for the target gets: the calibrated default, whose note says what it can detect.
 FALLBACK_RANGE = (2, 10)
 TARGET_POWER = 0.90
@@ -241,9 +242,9 @@ class Sizing:
 
 
 def size_runs(cases: int, family: int, alpha: float, tolerance: float, prs: int | None = None) -> Sizing:
-    """The cheapest of `INIT_RANGES` whose simulated power for a 10-point concentrated drop reaches 80% (by a
-    standard error's margin); else
-    `FALLBACK_RANGE`, whose note says what it can detect. Seeded: the same suite always gets the same answer."""
+    """The cheapest of `INIT_RANGES` whose simulated power for a 10-point concentrated drop reaches 90% (by a
+    standard error's margin); else the most powerful of them when it comes within `NEAR` of that, else
+    `FALLBACK_RANGE`; the note says what it can detect. Seeded: the same suite always gets the same answer."""
     prs = prs or 150
 
     def sized(first: int, most: int, give_up: bool) -> Sizing:
