@@ -46,9 +46,9 @@ class TestResult:
     # the smallest p-values this test could give with these samples, whatever the labels: 0.0 when not computed
     min_p_drop: float = 0.0
     min_p_rise: float = 0.0
-    # adaptive runs: the drop of the cases confirmed broken on their own (strata.confirmed_drop), which the size
-    # check may count when the first round's noisier estimate falls short of the tolerance; None otherwise
-    confirmed_delta: float | None = None
+    # adaptive runs: the change the extra round measures (strata.extra_round_drop), which the size check may count
+    # when the first round's noisier estimate falls short of the tolerance; None otherwise
+    extra_delta: float | None = None
 
 
 def _mean(values: Sequence[float]) -> float:

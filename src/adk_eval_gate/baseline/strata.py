@@ -52,10 +52,6 @@ class Strata:
     staged: list[StagedPair] | None = None  # set when the current runs were adaptive
 
 
-# A case confirmed broken on its own: its extra runs against the baseline's test half, p at most this.
-CONFIRM_LEVEL = 0.01
-
-
 def set_test(pairs: Sequence[tuple[Sequence[float], Sequence[float]]]) -> TestResult | None:
     """The test of one group's cases: the per-case evidence test (evidence.py) when every case's permutation
     distribution can be enumerated (always, on 0/1 scores), else the unweighted stratified test."""
@@ -66,39 +62,35 @@ def _stage_test(pairs: list[tuple[list[float], list[float]]]) -> TestResult | No
     return set_test([(b, c) for b, c in pairs if b and c]) if any(b and c for b, c in pairs) else None
 
 
-def confirmed_drop(staged: Sequence[StagedPair]) -> float | None:
-    """The group's change counted from the cases confirmed broken on their own: each case whose extra runs are
-    significantly below the baseline's test half (p ≤ `CONFIRM_LEVEL`, exact per-case test on samples that took
-    no part in choosing it) adds its own drop there, divided by the group's cases. None when no case is.
+def extra_round_drop(staged: Sequence[StagedPair]) -> float | None:
+    """The group's change as the extra round measures it: each case that got extra runs adds its extra runs' mean
+    minus the baseline's test half's, divided by the group's cases; None when no case got extra runs.
 
     Why: the size check (`compare.verdict_for`) needs an estimate of the drop. The first round against the whole
-    baseline is unbiased but, at two runs a case, noisy enough to put a real 10-point drop under a 5-point
-    tolerance about one time in six; the extra runs are precise but went only to cases that looked worse, so
-    swapping them in for those cases biases the estimate (the rest looked better by selection). The confirmed
-    cases' drops are measured on fresh samples, and a group whose confirmed cases alone add up to the tolerance
-    dropped by at least about that much unless the other cases rose."""
+    baseline is unbiased but, at two or three runs a case, noisy enough to put a real 10-point drop under a
+    5-point tolerance about one pull request in ten. Swapping the extra runs in for the first round of the cases
+    that had them biases it toward "no drop" (the cases that stopped looked better by selection). This estimate
+    leaves the stopped cases out instead: for the cases that went on, both sides are samples that took no part in
+    choosing them, so it is unbiased for *their* change; it is the group's change when the cases that stopped did
+    not change, and smaller than a drop they shared."""
     cases = [p for p in staged if p.first and p.baseline]
-    drops = []
-    for pair in cases:
-        test = permutation_test(pair.test, pair.extra) if pair.test and pair.extra else None
-        if test is not None and test.delta < 0 and test.p_drop <= CONFIRM_LEVEL:
-            drops.append(test.delta)
-    return math.fsum(drops) / len(cases) if drops else None
+    moved = [statistics.fmean(p.extra) - statistics.fmean(p.test) for p in cases if p.extra and p.test]
+    return math.fsum(moved) / len(cases) if moved else None
 
 
 def group_test(strata: Strata) -> TestResult | None:
-    """The test over the cases of one group; for adaptive runs, the two-stage one, whose `confirmed_delta` is the
-    drop of the cases it confirmed broken on their own."""
+    """The test over the cases of one group; for adaptive runs, the two-stage one, whose `extra_delta` is the
+    change the extra round measures (`extra_round_drop`)."""
     if strata.staged is None:
         return set_test(strata.pairs)
     first = _stage_test([(p.selection, p.first) for p in strata.staged])
     extra = _stage_test([(p.test, p.extra) for p in strata.staged])
     deltas = [d for d in (p.first_delta() for p in strata.staged) if d is not None]
     combined = combine_stages(first, extra, statistics.fmean(deltas) if deltas else 0.0)
-    confirmed = confirmed_drop(strata.staged)
-    if combined is None or confirmed is None:
+    extra_delta = extra_round_drop(strata.staged)
+    if combined is None or extra_delta is None:
         return combined
-    return dataclasses.replace(combined, confirmed_delta=confirmed)
+    return dataclasses.replace(combined, extra_delta=extra_delta)
 
 
 def case_test(staged: StagedPair) -> TestResult | None:

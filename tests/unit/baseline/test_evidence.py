@@ -12,7 +12,7 @@ from adk_eval_gate.baseline.evidence import evidence_test
 from adk_eval_gate.baseline.stages import StagedPair, undecided
 from adk_eval_gate.baseline.stats import TestResult as Result
 from adk_eval_gate.baseline.stats import stratified_test
-from adk_eval_gate.baseline.strata import Strata, confirmed_drop, group_test
+from adk_eval_gate.baseline.strata import Strata, extra_round_drop, group_test
 
 
 def _relabellings(pooled: list[float], n0: int) -> list[tuple[list[float], list[float]]]:
@@ -94,17 +94,20 @@ def _staged(broken: int, cases: int) -> list[StagedPair]:
     return out
 
 
-def test_the_size_check_counts_cases_confirmed_broken_on_their_own():
+def test_the_size_check_may_count_the_extra_rounds_estimate():
     staged = _staged(2, 30)
-    assert confirmed_drop(staged) == -2 / 30  # each: 0 of 8 against 5 of 5, p = 1/1287
-    assert confirmed_drop(_staged(0, 30)) is None
-    # 0.04 first-round estimate is under a 0.05 tolerance; the two confirmed cases account for 0.067
-    significant = Result(-0.04, 0.001, 1.0, "m", confirmed_delta=-2 / 30)
+    assert extra_round_drop(staged) == -2 / 30  # two cases, 0 of 8 against 5 of 5, over 30 cases
+    assert extra_round_drop(_staged(0, 30)) is None  # no case went on
+    # a case that went on and recovered counts as it measured: a rise offsets the drop
+    recovered = [*_staged(2, 30)[:29], StagedPair([1.0] * 10, [1.0] * 5, [0.0] * 5, [0.0, 0.0], [1.0] * 8)]
+    assert extra_round_drop(recovered) == (-2 + 1) / 30
+    # 0.04 first-round estimate is under a 0.05 tolerance; the extra round measured 0.067
+    significant = Result(-0.04, 0.001, 1.0, "m", extra_delta=-2 / 30)
     verdict, _, note = verdict_for(-0.04, significant, 0.05, 0.001, 1.0, 0.01)
-    assert verdict == "regressed" and note.delta == -2 / 30 and "confirmed broken" in (note.method or "")
+    assert verdict == "regressed" and note.delta == -2 / 30 and "extra runs" in (note.method or "")
     plain = Result(-0.04, 0.001, 1.0, "m")
     assert verdict_for(-0.04, plain, 0.05, 0.001, 1.0, 0.01)[0] == "unchanged"
     # never without the evidence: the size alone decides nothing
     assert verdict_for(-0.04, significant, 0.05, 0.2, 1.0, 0.01)[0] == "unchanged"
     test = group_test(Strata([(p.baseline, p.first + p.extra) for p in staged], [], [], staged))
-    assert test is not None and test.confirmed_delta == -2 / 30 and test.p_drop < 0.01
+    assert test is not None and test.extra_delta == -2 / 30 and test.p_drop < 0.01
