@@ -4,13 +4,13 @@ The eval-set test's statistic (`stats.stratified_test`) adds up the cases' mean 
 case that passed every baseline run and fails every pull-request run moves it by one, while twenty flaky cases
 move it by about √20 · their spread by chance: a drop concentrated in a few cases drowns in the others' noise.
 This test scores each case by its own exact one-sided p-value (Fisher's exact test on 0/1 scores, the exact
-permutation test of its mean difference otherwise), `s = −ln p`, and adds the scores up (Fisher's combination,
-made exact). Each case's p-value is taken in its own conditional null distribution — the relabellings of its
+permutation test of its mean difference otherwise), `s = −ln p` (p its mid-p value, see `_case_scores`), and adds
+the scores up (Fisher's combination, made exact). Each case's p-value is taken in its own conditional null distribution — the relabellings of its
 pooled samples — so the statistic's null distribution given every case's pooled samples is the convolution of
 the cases' score distributions, computed exactly:
 
-* a case whose pooled samples are all equal has p = 1 whatever the labels: it carries nothing (score 0);
-* a reliable case broken outright (5 of 5 baseline runs passed, 0 of 8 now) scores −ln(1/1287) ≈ 7.2, where an
+* a case whose pooled samples are all equal has p = 1 whatever the labels: it carries nothing (left out);
+* a reliable case broken outright (5 of 5 baseline runs passed, 0 of 8 now) scores −ln(0.5/1287) ≈ 7.9, where an
   unchanged flaky case scores about 1 on average: the evidence of a few broken cases adds up instead of being
   averaged with the rest;
 * cases that could never reach a small p-value (one run a side) have a small maximum score and weigh little.
@@ -40,15 +40,22 @@ def _score(p: float) -> int:
 
 def _case_scores(dist: dict[int, float]) -> tuple[dict[int, tuple[int, int]], dict[int, float], dict[int, float]]:
     """For each support key of one case's mean difference: (drop score, rise score); and the score distributions
-    of the two directions under relabelling."""
+    of the two directions under relabelling.
+
+    The score is −ln of the case's *mid-p* value, P(D < d) + P(D = d)/2: on few runs a case's own p-value is very
+    discrete, and an unchanged case sits at p ≈ 0.6–1 rather than around 0.5, so scoring by the plain p-value
+    wastes the many small moves a diffuse drop is made of (10-point diffuse drop, 50 cases × 5 runs: 51.5% caught
+    against 59.0% with mid-p, 400 simulated pull requests; concentrated drops 80.5% against 78.8%). The statistic
+    may be any function of each case's outcome: its null distribution is computed for that function, so the test
+    stays exact."""
     keys = sorted(dist)
     below = 0.0
     scores: dict[int, tuple[int, int]] = {}
     total = math.fsum(dist.values())
     for key in keys:
-        above = total - below  # P(D ≥ key)
-        below += dist[key]  # P(D ≤ key)
-        scores[key] = (_score(below), _score(above))
+        here = dist[key]
+        scores[key] = (_score(below + here / 2), _score(total - below - here / 2))
+        below += here
     drop: dict[int, float] = {}
     rise: dict[int, float] = {}
     for key, (down, up) in scores.items():

@@ -58,7 +58,7 @@ def test_a_case_whose_samples_are_all_equal_carries_nothing():
 
 def test_three_broken_reliable_cases_stand_out_of_twenty_flaky_ones():
     """Where the unweighted statistic drowns three outright breaks in the flaky cases' variance, the per-case
-    evidence finds them: each scores −ln(1/1287) ≈ 7.2, an unchanged flaky case about 1."""
+    evidence finds them: each scores −ln(0.5/1287) ≈ 7.9 (mid-p), an unchanged flaky case about 1."""
     broken = [([1.0] * 5, [0.0] * 8)] * 3
     flaky = [([1.0, 0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0])] * 10  # 3/5 → 5/8
     flaky += [([0.0, 1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0])] * 10  # 2/5 → 3/8
