@@ -4,10 +4,10 @@ The eval-set test's statistic (`stats.stratified_test`) adds up the cases' mean 
 case that passed every baseline run and fails every pull-request run moves it by one, while twenty flaky cases
 move it by about √20 · their spread by chance: a drop concentrated in a few cases drowns in the others' noise.
 This test scores each case by its own exact one-sided p-value (Fisher's exact test on 0/1 scores, the exact
-permutation test of its mean difference otherwise), `s = −ln p` (p its mid-p value, see `_case_scores`), and adds
-the scores up (Fisher's combination, made exact). Each case's p-value is taken in its own conditional null distribution — the relabellings of its
-pooled samples — so the statistic's null distribution given every case's pooled samples is the convolution of
-the cases' score distributions, computed exactly:
+permutation test of its mean difference otherwise), `s = −ln p` (p its mid-p value, see `_case_scores`), and
+adds the scores up (Fisher's combination, made exact). Each case's p-value is taken in its own conditional null
+distribution — the relabellings of its pooled samples — so the statistic's null distribution given every case's
+pooled samples is the convolution of the cases' score distributions, computed exactly:
 
 * a case whose pooled samples are all equal has p = 1 whatever the labels: it carries nothing (left out);
 * a reliable case broken outright (5 of 5 baseline runs passed, 0 of 8 now) scores −ln(0.5/1287) ≈ 7.9, where an
