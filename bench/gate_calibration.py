@@ -6,7 +6,7 @@ request each run every case `num_runs` times. "Same agent" measures false alarms
 in the mean pass rate measure power, under two models of a regression: *diffuse* (every case loses in proportion
 to its pass rate: the hardest case to detect) and *concentrated* (the change breaks some cases: random cases lose
 up to 50 points each until the mean has dropped by the amount). The gate's eval-set
-verdict (the stratified test and rule `adk-eval-gate compare` uses, default alpha and tolerance) is set beside
+verdict (the per-case evidence test and rule `adk-eval-gate compare` uses, default alpha and tolerance) is set beside
 the naive rule "any drop in the mean is a regression". Fixed seeds; `--prs` pull requests per cell.
 
 Many small eval sets — ten files of one case each (the legacy `.test.json` layout) and ten of three — are
@@ -17,10 +17,14 @@ an agent that breaks every case (true pass rate 0 everywhere, e.g. it stopped ca
 Adaptive runs (`num_runs: {min, max}`) are simulated as the run and `compare` do them: the baseline (a push run)
 holds `max` runs of every case; the pull request runs every case `min` times, the decider's rule
 (`sampling.decider.undecided`) sends the cases that look worse than the baseline's selection half to the extra
-round, and the two-stage test (`baseline.compare.group_test`) decides. Three noise models:
+round, and the two-stage test (`baseline.strata.group_test`) decides. Five noise models:
 *realistic* (the mix above, 5% judge flips), *heavy-tailed* (per-case pass probabilities from Beta(0.6, 0.2):
-most cases near 1, a long tail of flaky and hard ones) and *correlated judge* (each run of either side has its
-own judge: on one run in five it flips 20% of verdicts instead of 5%, the same for every case of that run).
+most cases near 1, a long tail of flaky and hard ones), *correlated judge* (each run of either side has its
+own judge: on one run in five it flips 20% of verdicts instead of 5%, the same for every case of that run) and two
+fitted to τ-bench's published pass^k tables (`power_simulation.TAU_RETAIL`, `TAU_AIRLINE`; no judge noise). 30 and
+50 cases; drops concentrated, diffuse, and the most reliable 10% of cases broken outright; the previous release's
+design ("before": unweighted statistic, every case that looks worse gets extra runs, size on the first round) and
+today's in one run.
 
 The drift gate (`gate.drift`, docs/history-and-drift.md) is simulated by `drift_calibration.py`: false alarms of a
 pull request gated against its base and against the default branch ten merges back, and power for cumulative
@@ -31,7 +35,8 @@ The defaults `init` writes (`num_runs` sized by `baseline/power_simulation.size_
 (`power_simulation.simulate_pr`): a pull request fails when a verdict regressed *or* a drop is unconfirmed, so
 the false-alarm column includes what the unconfirmed policy adds.
 
-    python bench/gate_calibration.py [--prs 1000] [--quick] [--adaptive-only | --drift-only | --defaults-only]
+    python bench/gate_calibration.py [--prs 1000] [--quick] [--adaptive-only | --drift-only | --defaults-only |
+                                     --fixed-only]
 """
 
 from __future__ import annotations
