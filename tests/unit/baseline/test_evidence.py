@@ -7,8 +7,9 @@ import itertools
 import math
 from collections import Counter
 
-from adk_eval_gate.baseline.compare import verdict_for
+from adk_eval_gate.baseline.compare import decide_gating, verdict_for
 from adk_eval_gate.baseline.evidence import evidence_test
+from adk_eval_gate.baseline.models import Summary
 from adk_eval_gate.baseline.stages import StagedPair, undecided
 from adk_eval_gate.baseline.stats import TestResult as Result
 from adk_eval_gate.baseline.stats import stratified_test
@@ -111,3 +112,20 @@ def test_the_size_check_may_count_the_extra_rounds_estimate():
     assert verdict_for(-0.04, significant, 0.05, 0.2, 1.0, 0.01)[0] == "unchanged"
     test = group_test(Strata([(p.baseline, p.first + p.extra) for p in staged], [], [], staged))
     assert test is not None and test.extra_delta == -2 / 30 and test.p_drop < 0.01
+
+
+def test_an_eval_set_with_three_reliable_cases_broken_among_flaky_ones_regresses():
+    """The issue's scenario through the gate's own decision: the previous statistic left this set `inconclusive`."""
+    broken = [([1.0] * 10, [0.0] * 5)] * 3
+    flaky = [([1.0, 0.0] * 5, [1.0, 0.0, 1.0, 0.0, 1.0])] * 10 + [([0.0, 1.0] * 5, [0.0, 1.0, 0.0, 1.0, 0.0])] * 10
+    pairs = [(list(b), list(c)) for b, c in broken + flaky]
+    test = group_test(Strata(pairs, [], []))
+    assert test is not None
+    row = Summary(
+        agent="a", eval_set_id="s", criterion="c", baseline=None, current=None, delta=test.delta,
+        verdict="unchanged", reason="",
+    )  # fmt: skip
+    (decided,) = decide_gating([(row, test, 0.05)], 0.01)
+    assert decided.verdict == "regressed"
+    old = stratified_test(pairs)
+    assert old is not None and old.p_drop > 0.01  # the unweighted sum drowned the three breaks
