@@ -30,6 +30,9 @@ from adk_eval_gate.baseline.stats import TestResult, case_distribution, case_key
 
 GRID = 0.05  # the statistic's resolution, in units of −ln p
 CAP = 14.0  # −ln p beyond this (p < 8e-7) adds nothing more: one case alone would already decide
+# Past this many array cells the exact convolution would take seconds (a few thousand varying cases); the caller
+# falls back to the unweighted test, whose normal approximation those many cases make accurate.
+WORK_LIMIT = 200_000_000
 METHOD = "exact per-case evidence (Fisher combination of exact per-case tests)"
 
 
@@ -64,6 +67,15 @@ def _case_scores(dist: dict[int, float]) -> tuple[dict[int, tuple[int, int]], di
     return scores, drop, rise
 
 
+def _work(distributions: Sequence[dict[int, float]]) -> int:
+    """The array cells `_convolve` will touch: each case adds its support's size times the running length."""
+    length, work = 1, 0
+    for dist in distributions:
+        work += length * len(dist)
+        length += max(dist)
+    return work
+
+
 def _convolve(distributions: Sequence[dict[int, float]]) -> np.ndarray:
     """The distribution of the sum of independent integer scores, dense from 0."""
     total = np.ones(1)
@@ -83,8 +95,9 @@ def _tail(total: np.ndarray, observed: int) -> tuple[float, float]:
 
 def evidence_test(strata: Sequence[tuple[Sequence[float], Sequence[float]]]) -> TestResult | None:
     """The per-case evidence test over `strata` (one (baseline samples, current samples) pair per case); None when
-    no case has samples on both sides, or some case's permutation distribution is too large to enumerate (scores
-    that are neither 0/1 nor few: the caller keeps the unweighted test then)."""
+    no case has samples on both sides, some case's permutation distribution is too large to enumerate (scores
+    that are neither 0/1 nor few), or the convolution would be too large (`WORK_LIMIT`): the caller keeps the
+    unweighted test then."""
     pairs = [(b, c) for b, c in strata if b and c]
     if not pairs:
         return None
@@ -107,6 +120,8 @@ def evidence_test(strata: Sequence[tuple[Sequence[float], Sequence[float]]]) -> 
         rises.append(rise)
     if not drops:
         return TestResult(delta, 1.0, 1.0, METHOD, 1.0, 1.0)
+    if max(_work(drops), _work(rises)) > WORK_LIMIT:
+        return None  # thousands of varying cases: the unweighted test's normal approximation is accurate there
     p_drop, min_drop = _tail(_convolve(drops), observed_drop)
     p_rise, min_rise = _tail(_convolve(rises), observed_rise)
     return TestResult(delta, p_drop, p_rise, METHOD, min_drop, min_rise)

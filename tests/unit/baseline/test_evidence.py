@@ -129,3 +129,14 @@ def test_an_eval_set_with_three_reliable_cases_broken_among_flaky_ones_regresses
     assert decided.verdict == "regressed"
     old = stratified_test(pairs)
     assert old is not None and old.p_drop > 0.01  # the unweighted sum drowned the three breaks
+
+
+def test_a_convolution_too_large_falls_back_to_the_unweighted_test(monkeypatch):
+    from adk_eval_gate.baseline import evidence
+
+    pairs = [([1.0, 0.0, 1.0], [0.0, 1.0, 0.0])] * 40
+    assert (exact := evidence_test(pairs)) is not None and exact.method == evidence.METHOD
+    monkeypatch.setattr(evidence, "WORK_LIMIT", 100)  # thousands of varying cases, in miniature
+    assert evidence_test(pairs) is None
+    test = group_test(Strata([(list(b), list(c)) for b, c in pairs], [], []))
+    assert test is not None and "stratified" in test.method
