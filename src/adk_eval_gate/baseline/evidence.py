@@ -37,7 +37,10 @@ METHOD = "exact per-case evidence (Fisher combination of exact per-case tests)"
 
 
 def _score(p: float) -> int:
-    """−ln p floored onto the grid; the tiny slack keeps p = 1 at 0 whatever the float rounding."""
+    """−ln p floored onto the grid; the tiny slack keeps p = 1 at 0 whatever the float rounding. A p-value that
+    float subtraction took to 0 or below (the far tail of a case with dozens of runs) is past the cap anyway."""
+    if p <= math.exp(-CAP):
+        return int(CAP / GRID)
     return int(min(CAP, -math.log(min(1.0, p)) + 1e-12) / GRID)
 
 

@@ -140,3 +140,16 @@ def test_a_convolution_too_large_falls_back_to_the_unweighted_test(monkeypatch):
     assert evidence_test(pairs) is None
     test = group_test(Strata([(list(b), list(c)) for b, c in pairs], [], []))
     assert test is not None and "stratified" in test.method
+
+
+def test_dozens_of_runs_a_side_reach_the_far_tail_without_a_domain_error():
+    """37 runs a side: the last split's mid-p is a difference of floats that can round to 0 or below."""
+    for broken in (0, 1, 37):
+        pairs = [
+            ([1.0] * 37, [0.0] * broken + [1.0] * (37 - broken)),
+            ([1.0, 0.0] * 18 + [1.0], [0.0, 1.0] * 18 + [0.0]),
+        ]
+        result = evidence_test(pairs)
+        assert result is not None and 0.0 <= result.p_drop <= 1.0
+    # past the cap (p < 8e-7) every split ties: the p-value is that tail's probability, still far below any alpha
+    assert evidence_test([([1.0] * 37, [0.0] * 37)]).p_drop < 1e-6  # type: ignore[union-attr]
