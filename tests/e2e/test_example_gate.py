@@ -53,7 +53,7 @@ def test_the_example_config_is_what_init_writes_for_its_folder(tmp_path, capsys)
         line = next(line for line in (root / "eval-gate.yml").read_text().splitlines() if key in line)
         assert line in (EXAMPLE / "eval-gate.yml").read_text().splitlines()
     runs = next(line for line in (root / "eval-gate.yml").read_text().splitlines() if "num_runs:" in line)
-    assert "6 cases are too few for 80% power" in runs and "confirms 1 broken case" in runs
+    assert "6 cases are too few for 90% power" in runs and "confirms 1 broken case" in runs
 
 
 def test_the_committed_baseline_is_what_a_push_stores(example, tmp_path, monkeypatch, capsys):

@@ -29,6 +29,7 @@ MODULES = {
     "core/persisted_credentials.py": "parses git config lines to find a persisted header; shows none of them",
     "config/globs.py": "splits glob patterns into path parts",
     "config/near_miss.py": "matches glob pattern parts against names",
+    "baseline/evidence.py": "slices numpy arrays of probabilities, never text",
     "baseline/power.py": "splits lists of scores into stages",
     "baseline/power_simulation.py": "splits lists of scores into stages",
     "baseline/stages.py": "splits lists of runs into stages",

@@ -74,10 +74,11 @@ def verdict_for(
         if abs(delta) < tolerance:
             return "unchanged", None, VerdictNote(kind="one_sample_within", delta=delta, tolerance=tolerance)
         return "inconclusive", None, VerdictNote(kind="one_sample_beyond", delta=delta, tolerance=tolerance)
-    if delta < 0 and p_drop < alpha and -delta >= tolerance:
-        dropped = VerdictNote(
-            kind="dropped", delta=delta, tolerance=tolerance, p=p_drop, alpha=alpha, method=test.method
-        )
+    # adaptive runs: the extra round's fresh samples may show the size the first round's noisier estimate missed
+    drop = delta if test.extra_delta is None else min(delta, test.extra_delta)
+    if drop < 0 and p_drop < alpha and -drop >= tolerance:
+        method = test.method if drop == delta else f"{test.method}; size from the extra runs vs the baseline test half"
+        dropped = VerdictNote(kind="dropped", delta=drop, tolerance=tolerance, p=p_drop, alpha=alpha, method=method)
         return "regressed", p_drop, dropped
     if delta > 0 and p_rise < alpha and delta >= tolerance:
         rose = VerdictNote(kind="rose", delta=delta, tolerance=tolerance, p=p_rise, alpha=alpha, method=test.method)

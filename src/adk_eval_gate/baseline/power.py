@@ -8,7 +8,7 @@ regression can offer the statistics: if even it cannot be confirmed, no regressi
 configuration whose every verdict is like that is a gate that cannot fail.
 
 Nothing here re-derives a formula. Each candidate is decided by the functions the comparison itself uses: the
-stratified test (or, for adaptive runs, the two-stage test with its selection and test halves) from
+per-case evidence test (or, for adaptive runs, the two-stage test with its selection and test halves) from
 `strata.group_test`, the tolerance check and Holm's multiplicity from `compare.decide_gating`; the other members
 of the family are the gating tests that could ever reject (`could_reject`; `compare` leaves the others out, as
 Tarone's rule lets it), counted in full. So the statement cannot drift from the gate.

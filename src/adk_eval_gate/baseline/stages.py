@@ -11,6 +11,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from adk_eval_gate.baseline.stats import permutation_test
 from adk_eval_gate.results.models import MetricResult, RunMetric
 
 
@@ -22,11 +23,23 @@ def _scored_runs(metric: MetricResult) -> list[RunMetric]:
     return sorted((run for run in metric.runs if run is not None), key=lambda run: run.run)
 
 
+# A case whose first round looks worse gets the extra round only while its own evidence is at most this: the
+# chance of a first round at least this much worse, were nothing changed. A flaky case one run below its
+# selection half (p ≈ 0.7) is left alone; a reliable case that failed one of two runs (p ≈ 0.29) is not.
+UNDECIDED_P = 0.5
+
+
 def undecided(selection: list[float], first: list[float]) -> bool:
     """The decider's rule (run/adaptive.py), shared with the power simulation (baseline/power_simulation.py): the
-    first round looks worse than the selection half."""
+    first round looks worse than the selection half, by enough that it could be a drop (its exact one-sided
+    p-value at most `UNDECIDED_P`). Extra runs go where they can decide the verdict: the per-case evidence test
+    (evidence.py) weighs a case by its own p-value, so a case whose first round is ordinary noise could not add
+    much evidence however many runs it got."""
     # identical scores averaged over different counts differ in the last bits (0.889 < 0.889): not "worse"
-    return statistics.fmean(first) < statistics.fmean(selection) - 1e-9
+    if statistics.fmean(first) >= statistics.fmean(selection) - 1e-9:
+        return False
+    test = permutation_test(selection, first)
+    return test is None or test.p_drop <= UNDECIDED_P
 
 
 def baseline_halves(metric: MetricResult) -> tuple[list[float], list[float]]:

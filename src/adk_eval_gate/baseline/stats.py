@@ -46,6 +46,9 @@ class TestResult:
     # the smallest p-values this test could give with these samples, whatever the labels: 0.0 when not computed
     min_p_drop: float = 0.0
     min_p_rise: float = 0.0
+    # adaptive runs: the change the extra round measures (strata.extra_round_drop), which the size check may count
+    # when the first round's noisier estimate falls short of the tolerance; None otherwise
+    extra_delta: float | None = None
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -132,6 +135,17 @@ def _stratum_distribution(baseline: Sequence[float], current: Sequence[float]) -
         k = key(math.fsum(chosen))
         counts[k] = counts.get(k, 0) + 1
     return {k: c / splits for k, c in counts.items()}
+
+
+def case_distribution(baseline: Sequence[float], current: Sequence[float]) -> dict[int, float] | None:
+    """One case's permutation distribution of its mean difference (keys on the `case_key` grid); None when too
+    large to enumerate. The per-case evidence test (`evidence.py`) scores each of its points."""
+    return _stratum_distribution(baseline, current)
+
+
+def case_key(baseline: Sequence[float], current: Sequence[float]) -> int:
+    """The observed mean difference of one case on the grid `case_distribution` is keyed on."""
+    return _key(math.fsum(current), math.fsum(baseline) + math.fsum(current), len(baseline), len(current))
 
 
 def _convolve(distributions: Sequence[dict[int, float]]) -> dict[int, float] | None:

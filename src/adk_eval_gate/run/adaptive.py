@@ -1,8 +1,9 @@
 """Which cases of an adaptive agent get extra runs after the first round.
 
 A case is *undecided* while some criterion's first-round mean is below the baseline's selection half (its first
-half of runs): it may have regressed, and only more samples can tell. Cases that look no worse, new cases and
-cases that cannot be compared are decided: their extra runs would add cost and no evidence of a regression.
+half of runs) by enough to be a drop — its own exact one-sided p-value at most `stages.UNDECIDED_P` (0.5): it may
+have regressed, and only more samples can tell. Cases that look no worse (or worse by ordinary noise), new cases
+and cases that cannot be compared are decided: their extra runs would add cost and little evidence.
 The decision reads only the first round and the selection half, never the baseline's test half, which is what
 keeps the extra round's test exact (`baseline/stages.py`, `baseline/stats.combine_stages`).
 """

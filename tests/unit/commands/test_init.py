@@ -139,7 +139,7 @@ def test_a_layout_built_here_runs_end_to_end(tmp_path, capsys):
         "name": "other_agent",
         "target": {"kind": "adk", "agent": "agents/other_agent"},
         "evalsets": ["tests/eval/other_agent/a.test.json"],
-        "num_runs": {"min": 2, "max": 10},  # one case: no range reaches 80% power, so the largest init offers
+        "num_runs": {"min": 2, "max": 10},  # one case: no range comes near 90% power, so the fallback
     }
     assert "not wired: tests/eval/other_agent/broken.test.json" in out
     # Working means it runs: the bundled agent's six cases score as they do with the hand-written config.
