@@ -10,9 +10,9 @@ from cmarkgfm.cmark import Options
 
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.escape import code_block, inline
 from adk_eval_gate.report.markdown import BUDGET, render_report
-from adk_eval_gate.report.notes import build_comparison
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 

@@ -1,6 +1,6 @@
 """What changed for the user, in plain words, before a verdict's statistics: how many of a verdict's cases scored
 lower, and which, and where the lowest one's tool calls first departed from the expected ones when a trajectory
-criterion judged it. A failing condition's line leads with it (`report/notes.py`); the test's own sentence follows."""
+criterion judged it. A failing condition's line leads with it (`gate/wording.py`); the test's own sentence follows."""
 
 from __future__ import annotations
 
