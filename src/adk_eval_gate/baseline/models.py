@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from adk_eval_gate.baseline.decision_records import UNRECORDED, FailureRecord, NoteRecord
@@ -33,7 +33,8 @@ NOTE = "What decided the verdict, as data; never stored (nor in the schema): the
 
 
 class _Model(BaseModel):
-    model_config = STORED_FILE
+    # frozen: a compared row is judged, told and shown as built; whoever changes one builds a new one (model_copy)
+    model_config = ConfigDict(**STORED_FILE, frozen=True)
 
 
 class BaselineIdentity(_Model):
@@ -193,6 +194,9 @@ class DriftRow(_Model):
 class Trend(_Model):
     """One agent × criterion across the newest default-branch records, oldest first."""
 
+    # not frozen yet: baseline/history/view.py fills it in as it reads the history (left for its owner)
+    model_config = STORED_FILE
+
     agent: str
     criterion: str
     shas: list[str]
@@ -215,6 +219,9 @@ class FlakyCase(_Model):
 
 class HistoryReport(_Model):
     """What the default branch's history adds: drift against an older record, known flaky cases, trends."""
+
+    # not frozen yet: baseline/history/view.py fills it in as it reads the history (left for its owner)
+    model_config = STORED_FILE
 
     source: str
     records: Count

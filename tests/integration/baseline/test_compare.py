@@ -154,7 +154,7 @@ def test_compare_cli_writes_a_schema_valid_comparison_and_exits_by_policy(five_r
     assert printed.startswith("Gate: FAIL") and "REGRESSED" in printed and "Cases behind the regressions:" in printed
     data = json.loads(out.read_text())
     jsonschema.validate(data, json.loads(SHIPPED["comparison"].read_text()))
-    assert data["schema_version"] == 1 and data["verdict"] == "fail"
+    assert data["schema_version"] == 2 and data["verdict"] == "fail"
     assert {"agent", "eval_set_id", "eval_id", "criterion", "baseline", "current", "delta", "verdict", "reason"} <= set(
         data["rows"][0]
     )
@@ -206,7 +206,8 @@ def test_a_comparison_file_written_before_pooled_verdicts_still_loads(five_runs)
     from adk_eval_gate.baseline.models import Comparison
 
     data = json.loads(build_comparison(five_runs, outcome(five_runs), GateSettings()).model_dump_json())
-    del data["pooled"]
+    del data["pooled"], data["gate"]["notes"]  # and, in version 1, the failures were their sentences alone
+    data["schema_version"], data["gate"]["failures"] = 1, [f["text"] for f in data["gate"]["failures"]]
     for item in [*data["summaries"], *data["rows"]]:
         del item["gating"]
     old = Comparison.model_validate(data)
