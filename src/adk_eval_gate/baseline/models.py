@@ -195,7 +195,7 @@ class Trend(_Model):
     """One agent × criterion across the newest default-branch records, oldest first."""
 
     # not frozen yet: baseline/history/view.py fills it in as it reads the history (left for its owner)
-    model_config = STORED_FILE
+    model_config = ConfigDict(**STORED_FILE, frozen=False)
 
     agent: str
     criterion: str
@@ -221,7 +221,7 @@ class HistoryReport(_Model):
     """What the default branch's history adds: drift against an older record, known flaky cases, trends."""
 
     # not frozen yet: baseline/history/view.py fills it in as it reads the history (left for its owner)
-    model_config = STORED_FILE
+    model_config = ConfigDict(**STORED_FILE, frozen=False)
 
     source: str
     records: Count
