@@ -206,7 +206,7 @@ def test_a_judge_that_never_answers_is_an_error_that_fails_the_gate_and_others_s
     from adk_eval_gate.report.markdown import render_report
 
     comparison = build_comparison(results, LoadOutcome(None, []), GateSettings())
-    assert comparison.verdict == "fail" and "error: " in comparison.gate.failures[0].text.text
+    assert comparison.verdict == "fail" and "error: " in comparison.gate.failures[0].text
     headline = "2 judged scores missing: 2 judge unavailable after 3 attempts"
     assert f"Judged: {headline}" in render_table(results)
     report = render_report(comparison, results, {})
