@@ -60,7 +60,7 @@ def test_run_then_compare_a_broken_case_the_samples_cannot_confirm_is_unconfirme
     assert f"adk-eval-gate run --baseline {base}" in out
     comparison = json.loads(compared.read_text())
     assert comparison["verdict"] == "fail"
-    first = comparison["gate"]["failures"][0]
+    first = comparison["gate"]["failures"][0]["text"]
     assert first.startswith(
         "unconfirmed: hello_world/dice tool_trajectory_avg_score: 1 of 4 cases scored lower (roll_6)"
     )

@@ -116,7 +116,7 @@ def test_agents_cli_metrics_are_recorded_trended_and_drift_on_their_own_scale(dr
         assert drift["verdict"] == "regressed" and drift["gating"]
         assert drift["baseline"] == pytest.approx(4.3) and drift["current"] == pytest.approx(3.2)
         assert drift["delta"] == pytest.approx(-1.1)
-        (failure,) = comparison["gate"]["failures"]
+        (failure,) = (f["text"] for f in comparison["gate"]["failures"])
         assert failure.startswith(f"drift: travel_helper quality since {SHA[0][:12]}"), failure
         assert "dropped 1.100 (≥ tolerance 0.3)" in failure, failure
         # against its own base (one merge back) the drop is 0.1 point, below the tolerance: only drift sees it

@@ -145,7 +145,7 @@ def test_summaries_that_decompress_to_gigabytes_cost_a_line_not_the_memory(bless
     argv = ["compare", "--config", str(config), "--results", str(results), "--output", str(out)]
     code, err, peak, seconds = _peak(argv, config.parent)
     assert code == 1 and peak < 256 * 1024 * 1024 and seconds < 30, (code, err[-2000:], peak)
-    failures = json.loads(out.read_text())["gate"]["failures"]
+    failures = [f["text"] for f in json.loads(out.read_text())["gate"]["failures"]]
     assert any("history" in f and "more than a history can hold" in f for f in failures), failures
 
 
@@ -171,7 +171,7 @@ def test_a_copy_of_the_base_record_placed_first_is_refused_not_read_as_a_rerun(b
     capsys.readouterr()
     code = main(["compare", "--config", str(config), "--results", str(results), "--output", str(out)])
     assert code == 1  # fails closed: drift is not silently off
-    assert any("two records of the commit" in f for f in json.loads(out.read_text())["gate"]["failures"])
+    assert any("two records of the commit" in f["text"] for f in json.loads(out.read_text())["gate"]["failures"])
 
 
 def test_a_json_history_with_two_records_of_a_commit_is_refused():

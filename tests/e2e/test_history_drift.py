@@ -62,7 +62,7 @@ def test_ten_one_point_merges_fail_the_next_pull_request_on_drift(store, tmp_pat
         (drift,) = comparison["history"]["drift"]
         assert drift["verdict"] == "regressed" and drift["gating"] and drift["cases_compared"] == 100
         assert comparison["history"]["reference_sha"] == SHA[0] and comparison["history"]["merges"] == MERGES
-        (failure,) = comparison["gate"]["failures"]
+        (failure,) = (f["text"] for f in comparison["gate"]["failures"])
         assert failure.startswith(f"drift: qa tool_trajectory_avg_score since {SHA[0][:12]} (2026-"), failure
         assert "10 merge(s) back; gate.drift.window 10)" in failure and "dropped 0.110 (≥ tolerance 0.05)" in failure
         assert "mean score 1.000 → 0.890 over 100 cases" in failure

@@ -71,5 +71,7 @@ def test_ci_names_a_local_baseline_and_a_missing_one_is_bad_input(example, tmp_p
     assert main([*ci, "--baseline", str(base)]) == 1
     comparison = json.loads((out / "comparison.json").read_text())
     assert comparison["baseline"]["source"] == str(base)
-    assert comparison["gate"]["failures"][0].startswith("regression: hello_world/dice tool_trajectory_avg_score")
+    assert comparison["gate"]["failures"][0]["text"].startswith(
+        "regression: hello_world/dice tool_trajectory_avg_score"
+    )
     assert _runs(out / "results.json")[0] == 10  # decided against that baseline: the broken case got its runs

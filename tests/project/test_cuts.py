@@ -78,7 +78,7 @@ CUTS = {
     ("evalsets/eval_file_keys.py", "found[:LISTED]"): "a list of keys",
     ("evalsets/eval_file_keys.py", 'path.name[: -len(".json")]'): "a file name's stem, matched, not shown",
     ("evalsets/session_import.py", '_UNSAFE.sub("_", wanted).strip("_.-")[:MAX_ID]'): "an id of [A-Za-z0-9_.-]",
-    ("report/plain.py", "lower[:_NAMED]"): "a list of rows",
+    ("gate/plain.py", "lower[:_NAMED]"): "a list of rows",
     ("results/build.py", 'run_id.rsplit(".", 1)[0]'): "a run id of [\\w.-] we made",
     ("results/build.py", "uuid.uuid4().hex[:16]"): "hex digits we made",
     ("run/plan.py", "unique[: SHOWN_WARNINGS - 1]"): "a list of warnings",

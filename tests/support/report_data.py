@@ -10,7 +10,7 @@ from typing import Any
 from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.report.notes import build_comparison
+from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.results.build import count
 from adk_eval_gate.results.models import (
     CaseResult,

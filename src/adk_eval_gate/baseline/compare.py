@@ -143,6 +143,10 @@ def _pooled_over(row: PooledSummary) -> PooledSummary:
     return row.model_copy(update={"note": note})
 
 
+def _set_key(summary: Summary) -> tuple[str, str, str]:
+    return (summary.agent, summary.eval_set_id, summary.criterion)
+
+
 def _index(results: ResultsFile | None) -> dict[tuple[str, str], EvalSetResult]:
     return {(s.agent, s.eval_set_id): s for s in results.eval_sets} if results else {}
 
@@ -367,11 +371,12 @@ def compare(
     gating += list(also_gating)
     decided = iter(decide_gating(gating, alpha))  # in the family's order: pooled, eval sets, also_gating
     pooled = [cast(PooledSummary, next(decided)) for _ in pooled_tested]
-    decided_sets = {id(g): cast(Summary, next(decided)) for g in compared_sets}
+    # joined on the eval set's subject (agent, eval set, criterion: one group each), never on the object's identity
+    decided_sets = {_set_key(g.summary): cast(Summary, next(decided)) for g in compared_sets}
     also = cast(list[DriftRow | Summary | PooledSummary], list(decided))
     rows = _case_verdicts(groups, tolerance_for, case_fdr, {(p.agent, p.criterion) for p in pooled})
     rows = excuse_judge_noise(rows, current, baseline)
-    summaries = [decided_sets.get(id(g), g.summary) for g in groups] + _removed_sets(
+    summaries = [decided_sets.get(_set_key(g.summary), g.summary) for g in groups] + _removed_sets(
         base_sets, {(s.agent, s.eval_set_id) for s in current.eval_sets}
     )
     pooled = [_pooled_over(p) for p in pooled]

@@ -92,24 +92,25 @@ def _row(
     return row, test
 
 
-def _decide(row: EfficiencyRow, p_rise: float, p_drop: float, alpha: float, smallest_rise: float = 0.0) -> None:
-    """`smallest_rise`: the smallest p-value of a rise these samples allow; at alpha or above, a rise beyond
-    tolerance is one they could never confirm (unconfirmed), not noise."""
+def _decide(
+    row: EfficiencyRow, p_rise: float, p_drop: float, alpha: float, smallest_rise: float = 0.0
+) -> EfficiencyRow:
+    """The row with its verdict, as a new row. `smallest_rise`: the smallest p-value of a rise these samples allow;
+    at alpha or above, a rise beyond tolerance is one they could never confirm (unconfirmed), not noise."""
     if row.change >= row.tolerance and p_rise < alpha:
-        row.verdict, row.p_value = "regressed", p_rise
-        row.note = EfficiencyNote(kind="regressed", p=p_rise, alpha=alpha)
+        verdict, p, note = "regressed", p_rise, EfficiencyNote(kind="regressed", p=p_rise, alpha=alpha)
     elif row.change <= -row.tolerance and p_drop < alpha:
-        row.verdict, row.p_value = "improved", p_drop
-        row.note = EfficiencyNote(kind="improved", p=p_drop, alpha=alpha)
+        verdict, p, note = "improved", p_drop, EfficiencyNote(kind="improved", p=p_drop, alpha=alpha)
     elif abs(row.change) < row.tolerance:
-        row.verdict, row.p_value = "unchanged", min(p_rise, p_drop)
-        row.note = EfficiencyNote(kind="within", p=min(p_rise, p_drop), alpha=alpha)
+        p = min(p_rise, p_drop)
+        verdict, note = "unchanged", EfficiencyNote(kind="within", p=p, alpha=alpha)
     else:
         p = p_rise if row.change > 0 else p_drop
-        row.verdict, row.p_value = "inconclusive", p
         unconfirmed = row.change > 0 and smallest_rise >= alpha
         smallest = smallest_rise if unconfirmed else None
-        row.note = EfficiencyNote(kind="beyond", p=p, alpha=alpha, unconfirmed=unconfirmed, smallest=smallest)
+        verdict = "inconclusive"
+        note = EfficiencyNote(kind="beyond", p=p, alpha=alpha, unconfirmed=unconfirmed, smallest=smallest)
+    return row.model_copy(update={"verdict": verdict, "p_value": p, "note": note})
 
 
 def compare_efficiency(current: ResultsFile, baseline: ResultsFile | None, gate: GateSettings) -> list[EfficiencyRow]:
@@ -143,14 +144,20 @@ def compare_efficiency(current: ResultsFile, baseline: ResultsFile | None, gate:
             )
             if made is not None:
                 found.append(made)
-    # one Holm family per direction; tests that could never reach significance leave it (as for the scores)
-    adjusted = {id(row): [test.p_rise, test.p_drop] for row, test in found}
+    # one Holm family per direction; tests that could never reach significance leave it (as for the scores).
+    # Joined on the row's subject (agent, eval set, metric: one row each), never on the object's identity.
+    adjusted = {_key(row): [test.p_rise, test.p_drop] for row, test in found}
     smallest_p: tuple[Callable[[TestResult], float], ...] = (lambda t: t.min_p_rise, lambda t: t.min_p_drop)
     for side, smallest in enumerate(smallest_p):
         members = [(row, test) for row, test in found if smallest(test) < gate.alpha]
-        for (row, _), value in zip(members, holm([adjusted[id(row)][side] for row, _ in members]), strict=True):
-            adjusted[id(row)][side] = value
+        for (row, _), value in zip(members, holm([adjusted[_key(row)][side] for row, _ in members]), strict=True):
+            adjusted[_key(row)][side] = value
+    decided = []
     for row, test in found:
-        p_rise, p_drop = adjusted[id(row)]
-        _decide(row, p_rise, p_drop, gate.alpha, test.min_p_rise)
-    return [row for row, _ in found]
+        p_rise, p_drop = adjusted[_key(row)]
+        decided.append(_decide(row, p_rise, p_drop, gate.alpha, test.min_p_rise))
+    return decided
+
+
+def _key(row: EfficiencyRow) -> tuple[str, str, str]:
+    return (row.agent, row.eval_set_id, row.metric)

@@ -1,25 +1,26 @@
-"""The comparison file (`schema_version` 1): every agent × criterion pooled over its eval sets, every agent × eval
+"""The comparison file (`schema_version` 2): every agent × criterion pooled over its eval sets, every agent × eval
 set × criterion and every case × criterion, baseline against current, with a verdict and a one-line reason, plus
 the gate's decision. `pooled` and the `gating` flags were added later, with defaults: files written before them
-still load.
+still load. 2: the gate's failures are data with their sentence beside them (baseline/decision_records.py), and
+the notes on regressions that do not gate are stored; a file of 1 (failures as sentences alone) is still read.
 
 Every number is finite and every count and p-value bounded by its type (`core/numbers.py`): `view` and `publish`
 read comparison files an artifact carried."""
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from adk_eval_gate.baseline.decision_records import UNRECORDED, FailureRecord, NoteRecord
 from adk_eval_gate.baseline.drift_start import DriftStart
 from adk_eval_gate.baseline.pass_k_models import PassKRow
 from adk_eval_gate.baseline.provenance_changes import ChangedBesidesCode
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, RowNote
 from adk_eval_gate.core.numbers import STORED_FILE, Count, NonNegative, Unit
-
-COMPARISON_SCHEMA_VERSION: Final = 1
+from adk_eval_gate.core.schema_versions import COMPARISON_SCHEMA_VERSION
 
 Stability = Literal["stable", "flaky", "broken"]
 Verdict = Literal["regressed", "improved", "unchanged", "inconclusive", "new", "removed", "not_comparable", "error"]
@@ -30,12 +31,13 @@ ESTIMATE = (
     "Which samples baseline, current and delta are means of: null for every sample; with adaptive runs "
     '"first round vs whole baseline" or "extra runs vs baseline test half".'
 )
-# A compared row carries its note (baseline/row_notes.py) until report/reasons.py renders it as its `reason`.
+# A compared row carries its note (baseline/row_notes.py) until gate/reasons.py renders it as its `reason`.
 NOTE = "What decided the verdict, as data; never stored (nor in the schema): the file keeps its sentence, `reason`."
 
 
 class _Model(BaseModel):
-    model_config = STORED_FILE
+    # frozen: a compared row is judged, told and shown as built; whoever changes one builds a new one (model_copy)
+    model_config = ConfigDict(**STORED_FILE, frozen=True)
 
 
 class BaselineIdentity(_Model):
@@ -156,7 +158,12 @@ class Override(_Model):
 class GateDecision(_Model):
     verdict: Literal["pass", "fail"]
     reason: str
-    failures: list[str] = Field(default_factory=list, description="One line per condition that failed the gate.")
+    failures: list[FailureRecord] = Field(
+        default_factory=list, description="Each condition that failed the gate, as data and as its sentence."
+    )
+    notes: list[NoteRecord] = Field(
+        default_factory=list, description="Each regression reported that does not gate, and why, as data."
+    )
     overridden: bool = Field(
         default=False, description="The override label or an `/eval accept` turned a failing gate into a pass."
     )
@@ -195,6 +202,9 @@ class DriftRow(_Model):
 class Trend(_Model):
     """One agent × criterion across the newest default-branch records, oldest first."""
 
+    # not frozen yet: baseline/history/view.py fills it in as it reads the history (left for its owner)
+    model_config = ConfigDict(**STORED_FILE, frozen=False)
+
     agent: str
     criterion: str
     shas: list[str]
@@ -217,6 +227,9 @@ class FlakyCase(_Model):
 
 class HistoryReport(_Model):
     """What the default branch's history adds: drift against an older record, known flaky cases, trends."""
+
+    # not frozen yet: baseline/history/view.py fills it in as it reads the history (left for its owner)
+    model_config = ConfigDict(**STORED_FILE, frozen=False)
 
     source: str
     records: Count
@@ -258,8 +271,26 @@ class AgentPower(_Model):
     )
 
 
+def _failures_as_records(data: Any) -> Any:
+    """A file of schema_version 1 kept each failure as its sentence alone: read it as a record of that sentence,
+    its kind unrecorded (nothing reads a kind out of a sentence)."""
+    if not isinstance(data, dict) or data.get("schema_version", 1) != 1 or not isinstance(data.get("gate"), dict):
+        return data
+    failures = data["gate"].get("failures")
+    if not isinstance(failures, list):
+        return data
+    records = [{"kind": UNRECORDED, "text": f} if isinstance(f, str) else f for f in failures]
+    return {**data, "gate": {**data["gate"], "failures": records}}
+
+
 class Comparison(_Model):
-    schema_version: Literal[1] = COMPARISON_SCHEMA_VERSION
+    schema_version: Literal[1, 2] = COMPARISON_SCHEMA_VERSION
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_version_1(cls, data: Any) -> Any:
+        return _failures_as_records(data)
+
     verdict: Literal["pass", "fail"]
     run_id: str | None = Field(
         default=None, pattern=r"^[\w.-]{1,80}$", description="The run_id of the results file this compares."

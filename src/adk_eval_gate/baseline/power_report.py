@@ -305,7 +305,8 @@ def mark_unconfirmed(
     pooled_by = {(p.agent, p.criterion): p for p in pooled}
     held = _in_hand(rows)
     settles: list[Settle] = []
-    marked: dict[int, PooledSummary | Summary] = {}
+    # joined on each verdict's subject (its scope, agent, eval set, criterion), never on the object's identity
+    marked: dict[tuple[str, str | None, str], PooledSummary | Summary] = {}
     verdicts: list[PooledSummary | Summary] = [*pooled, *summaries]
     for row in verdicts:
         if row.verdict != "inconclusive" or row.delta is None or row.delta >= 0 or not row.cases_compared:
@@ -347,10 +348,15 @@ def mark_unconfirmed(
         )
         assert isinstance(row.note, VerdictNote)  # an inconclusive verdict, decided by compare
         note = row.note.model_copy(update={"unconfirmed": unconfirmed})
-        marked[id(row)] = row.model_copy(update={"unconfirmed": True, "note": note})
+        marked[_verdict_key(row)] = row.model_copy(update={"unconfirmed": True, "note": note})
         settles.append(settle)
     return Marked(
-        [cast(PooledSummary, marked.get(id(p), p)) for p in pooled],
-        [cast(Summary, marked.get(id(s), s)) for s in summaries],
+        [cast(PooledSummary, marked.get(_verdict_key(p), p)) for p in pooled],
+        [cast(Summary, marked.get(_verdict_key(s), s)) for s in summaries],
         settles,
     )
+
+
+def _verdict_key(row: PooledSummary | Summary) -> tuple[str, str | None, str]:
+    """A pooled verdict (eval set None) or an eval set's, by what it is about."""
+    return (row.agent, row.eval_set_id if isinstance(row, Summary) else None, row.criterion)

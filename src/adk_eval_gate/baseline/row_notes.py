@@ -1,5 +1,5 @@
 """What a compared row says about its verdict, as data: which rule decided it and the figures it decided on. No
-sentence is made here: `report/reasons.py` turns a row's note into the `reason` people read (and comparison.json
+sentence is made here: `gate/reasons.py` turns a row's note into the `reason` people read (and comparison.json
 stores), so the words can change without touching a comparison.
 
 Every note is frozen, and left out of the comparison file (the rows' `note` field is excluded when dumped): what a

@@ -50,12 +50,12 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.config.models import GateSettings, max_age_days
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.core.files import existing_input, write_text_atomic
+    from adk_eval_gate.gate.comparison_file import build_comparison
     from adk_eval_gate.gate.exit_codes import exit_code_for_decision
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.github.labels import current_labels
     from adk_eval_gate.github.workflow_commands import warn
     from adk_eval_gate.report.console import render_comparison
-    from adk_eval_gate.report.notes import build_comparison
     from adk_eval_gate.report.run_marks import remove_stale
     from adk_eval_gate.results.build import read_results
     from adk_eval_gate.results.offline import refuse_mixed

@@ -4,6 +4,9 @@ replay target reads results files as recorded actuals, the baseline stores read 
 from typing import Final
 
 RESULTS_SCHEMA_VERSION: Final = 1
+# The comparison file (baseline/models.py). 2: the gate's failures and notes are data beside their sentences
+# (baseline/decision_records.py); 1 (failures as sentences alone) is still read.
+COMPARISON_SCHEMA_VERSION: Final = 2  # Final: the Literal[1, 2] model field takes it as its default
 # The default branch's history (baseline/history): its own version, bumped apart from the results file's.
 # 2: records may hold agents-cli metrics on their own scale (`CriterionRecord.own_scale`); 1 is still read.
 # 3: records may hold pass^k tallies (`CaseRecord`) and what scored the run besides the code

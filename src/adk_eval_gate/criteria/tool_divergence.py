@@ -2,7 +2,7 @@
 got roll_dice(sides=6)`, `expected roll_die(sides=6), got no call`, `an extra call check_prime(n=7)`.
 
 Made where the expected turns are in hand (scoring), stored as the turn's `detail` in results.json, and read by the
-report (`report/plain.py`) to say what changed for the user. Argument values are the agent's text: every call is
+report (`gate/plain.py`) to say what changed for the user. Argument values are the agent's text: every call is
 masked and clipped (core/clip.py) before it is kept.
 """
 

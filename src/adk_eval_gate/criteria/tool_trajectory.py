@@ -64,7 +64,7 @@ def any_order_match(actual: Sequence[Call], expected: Sequence[Call], ignore_arg
 
 
 MATCHERS = {MatchType.EXACT: exact_match, MatchType.IN_ORDER: in_order_match, MatchType.ANY_ORDER: any_order_match}
-# Where a turn that did not match first departed, kept as its detail: the report names it (report/plain.py).
+# Where a turn that did not match first departed, kept as its detail: the report names it (gate/plain.py).
 DIVERGENCES = {
     MatchType.EXACT: exact_divergence,
     MatchType.IN_ORDER: in_order_divergence,

@@ -17,7 +17,7 @@ from adk_eval_gate.baseline.provenance_changes import ChangedBesidesCode, like_f
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.blind_spots import blind_spots
-from adk_eval_gate.gate.outcome import Comparison, Decision
+from adk_eval_gate.gate.outcome import ComparedVerdicts, Decision
 from adk_eval_gate.gate.pass_k_gate import gated_pass_k
 from adk_eval_gate.gate.policy import decide
 from adk_eval_gate.results.models import ResultsFile
@@ -39,12 +39,12 @@ def _with_stability(row: Row, view: HistoryView) -> Row:
 
 @dataclass(frozen=True)
 class GatedComparison:
-    """A comparison and the gate's decision over it, before any sentence of the gate's: `report/notes.py` renders
-    it as the comparison file."""
+    """A comparison and the gate's decision over it, before any sentence of the gate's: `gate/comparison_file.py`
+    makes the comparison file of it."""
 
     baseline: BaselineIdentity | None
     warnings: tuple[str, ...]
-    compared: Comparison
+    compared: ComparedVerdicts
     power: tuple[AgentPower, ...]
     decision: Decision
     changed: ChangedBesidesCode | None = None  # judge, served model or scorer versions: the report's first line
@@ -95,7 +95,7 @@ def gate_comparison(
     named = None if source is None or source.startswith(("artifact ", "branch ")) else source
     marked = mark_unconfirmed(compared.pooled, compared.summaries, designs, gate, in_family, compared.rows, named)
     efficiency = compare_efficiency(current, baseline.results if baseline else None, gate)
-    judged = Comparison(
+    judged = ComparedVerdicts(
         pooled=tuple(marked.pooled),
         summaries=tuple(marked.summaries),
         rows=tuple(rows),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.gate.outcome import subject_of
 
 
 def regression_cases(comparison: Comparison) -> list[Row]:
@@ -27,5 +28,5 @@ def regression_cases(comparison: Comparison) -> list[Row]:
 
 def non_gating_regressions(comparison: Comparison) -> list[Row]:
     """Case rows significant on their own that did not fail the gate; their reason says why."""
-    shown = {id(r) for r in regression_cases(comparison)}
-    return [r for r in comparison.rows if r.verdict == "regressed" and id(r) not in shown]
+    shown = {subject_of(r) for r in regression_cases(comparison)}
+    return [r for r in comparison.rows if r.verdict == "regressed" and subject_of(r) not in shown]

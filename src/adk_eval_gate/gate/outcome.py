@@ -1,6 +1,6 @@
 """What the gate decides, as data: the verdict, each condition that failed it, which compared verdicts gate, and a
-note for each regression that is reported but does not gate. No sentence is made here: `report/notes.py` turns
-these into the reasons and failure lines people read (and comparison.json stores).
+note for each regression that is reported but does not gate. No sentence is made here: `gate/wording.py` words
+them and `gate/comparison_file.py` stores each beside its sentence in comparison.json.
 
 Every model is frozen: the gate returns a new decision and never edits the comparison it judged.
 """
@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from adk_eval_gate.baseline.decision_records import FailureKind, NotGatingKind, Subject
 from adk_eval_gate.baseline.models import (
     DriftRow,
     EfficiencyRow,
@@ -24,23 +25,9 @@ from adk_eval_gate.baseline.models import (
 from adk_eval_gate.baseline.pass_k_models import PassKRow
 from adk_eval_gate.baseline.row_notes import Settle
 
-Scope = Literal["case", "eval_set", "pooled", "drift", "efficiency"]
-
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Subject(_Frozen):
-    """What a note is about: one compared verdict (a case, an eval set, a pooled, drift or efficiency row) or, for
-    a status condition, one case of the results (`criterion` then names the criterion not evaluated, if any)."""
-
-    scope: Scope
-    agent: str
-    criterion: str | None = None
-    eval_set_id: str | None = None
-    eval_id: str | None = None
-    eval_sets: int | None = None  # pooled: over how many eval sets, as its name says
 
 
 Compared = Row | Summary | PooledSummary | DriftRow | EfficiencyRow
@@ -61,26 +48,6 @@ def subject_of(row: Compared) -> Subject:
     return Subject(scope="efficiency", agent=row.agent, criterion=row.metric, eval_set_id=row.eval_set_id)
 
 
-FailureKind = Literal[
-    "regression",
-    "case_regression",
-    "unconfirmed",
-    "inconclusive",
-    "not_comparable",
-    "efficiency",
-    "below_threshold",
-    "baseline_error",
-    "error",
-    "not_run",
-    "not_evaluated",
-    "no_baseline",
-    "pass_rate",
-    "history",
-    "drift",
-    "pass_k",
-]
-
-
 class Failure(_Frozen):
     """One condition that failed the gate. A compared verdict's failure quotes that verdict's own reason (looked up
     by subject when rendered); a status failure quotes the results file's `detail` (a case's or a criterion's
@@ -92,9 +59,6 @@ class Failure(_Frozen):
     condition: str | None = None  # efficiency: the gate.fail_on condition, e.g. cost_regression
     rate: float | None = None  # pass_rate: the run's pass rate
     minimum: float | None = None  # pass_rate: gate.min_pass_rate
-
-
-NotGatingKind = Literal["lacks_condition", "quarantined", "behind_failing_group", "case_alone"]
 
 
 class NotGating(_Frozen):
@@ -136,7 +100,7 @@ class Decision(_Frozen):
 
 
 @dataclass(frozen=True)
-class Comparison:
+class ComparedVerdicts:
     """What the gate judges: every compared verdict, as compare, the history and the efficiency test left them."""
 
     pooled: tuple[PooledSummary, ...]

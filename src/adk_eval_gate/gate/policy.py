@@ -3,7 +3,7 @@ visible note: an `/eval accept` bound to the commit judged (checked by the calle
 
 `decide` is a pure function of the comparison and the policy: it returns a `Decision` naming every verdict that
 fails the gate (`gating`) and, for a regression reported but not gating, why not (`not_gating`), so the comment
-never shows a regression the headline does not account for. It edits nothing it judges; `report/notes.py` makes
+never shows a regression the headline does not account for. It edits nothing it judges; `gate/wording.py` makes
 the sentences.
 """
 
@@ -11,18 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from adk_eval_gate.baseline.decision_records import FailureKind, Subject
 from adk_eval_gate.baseline.efficiency_compare import CONDITIONS
 from adk_eval_gate.baseline.models import EfficiencyRow, Override, PooledSummary, Row, Summary
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, Settle
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.gate.outcome import (
-    Comparison,
+    ComparedVerdicts,
     Decision,
     Failure,
-    FailureKind,
     LookedAt,
     NotGating,
-    Subject,
     subject_of,
 )
 from adk_eval_gate.gate.pass_k_gate import pass_k_failures
@@ -32,7 +31,7 @@ Verdicted = Row | Summary | PooledSummary
 CaseKey4 = tuple[str, str, str, str]
 
 
-def _verdict_failures(comparison: Comparison, fail_on: set[str], unconfirmed_fails: bool) -> list[Failure]:
+def _verdict_failures(comparison: ComparedVerdicts, fail_on: set[str], unconfirmed_fails: bool) -> list[Failure]:
     groups: list[Summary | PooledSummary] = [*comparison.pooled, *comparison.summaries]
 
     def failing(kind: FailureKind, items: Iterable[Verdicted]) -> list[Failure]:
@@ -55,7 +54,7 @@ def _verdict_failures(comparison: Comparison, fail_on: set[str], unconfirmed_fai
 
 
 def _status_failures(
-    results: ResultsFile, settings: GateSettings, comparison: Comparison, quarantined: frozenset[CaseKey4]
+    results: ResultsFile, settings: GateSettings, comparison: ComparedVerdicts, quarantined: frozenset[CaseKey4]
 ) -> list[Failure]:
     fail_on = set(settings.fail_on)
     cases = [(s, c) for s in results.eval_sets for c in s.cases]
@@ -102,7 +101,7 @@ def _status_failures(
     return found
 
 
-def _history_failures(comparison: Comparison, fail_on: set[str]) -> tuple[list[Failure], list[NotGating]]:
+def _history_failures(comparison: ComparedVerdicts, fail_on: set[str]) -> tuple[list[Failure], list[NotGating]]:
     """Drift verdicts that gate; and a history that could not be used, which fails closed: the drift it should
     have shown cannot be told from none (said once when the store failed for the baseline too)."""
     history = comparison.history
@@ -118,7 +117,7 @@ def _history_failures(comparison: Comparison, fail_on: set[str]) -> tuple[list[F
     return found, [NotGating(kind="lacks_condition", subject=s, condition="drift") for s in regressed]
 
 
-def efficiency_unconfirmed(comparison: Comparison, fail_on: set[str]) -> list[EfficiencyRow]:
+def efficiency_unconfirmed(comparison: ComparedVerdicts, fail_on: set[str]) -> list[EfficiencyRow]:
     """The usage rises beyond tolerance that these samples could never confirm, of a metric whose condition gates."""
     return [
         row
@@ -131,7 +130,7 @@ def efficiency_unconfirmed(comparison: Comparison, fail_on: set[str]) -> list[Ef
 
 
 def _efficiency_failures(
-    comparison: Comparison, fail_on: set[str], unconfirmed_fails: bool = True
+    comparison: ComparedVerdicts, fail_on: set[str], unconfirmed_fails: bool = True
 ) -> tuple[list[Failure], list[NotGating]]:
     found: list[Failure] = []
     notes: list[NotGating] = []
@@ -151,7 +150,7 @@ def _efficiency_failures(
     return found, notes
 
 
-def _not_gating(comparison: Comparison, gating: frozenset[Subject], fail_on: set[str]) -> list[NotGating]:
+def _not_gating(comparison: ComparedVerdicts, gating: frozenset[Subject], fail_on: set[str]) -> list[NotGating]:
     """Why each regression that does not fail the gate is reported anyway, and each quarantined case row."""
     groups: list[Summary | PooledSummary] = [*comparison.pooled, *comparison.summaries]
     notes = [
@@ -184,7 +183,7 @@ def _not_gating(comparison: Comparison, gating: frozenset[Subject], fail_on: set
     return notes
 
 
-def _looked_at(comparison: Comparison, fail_on: set[str]) -> LookedAt:
+def _looked_at(comparison: ComparedVerdicts, fail_on: set[str]) -> LookedAt:
     history = comparison.history
     drift_gates = history is not None and bool(history.drift) and "drift" in fail_on
     return LookedAt(
@@ -197,7 +196,7 @@ def _looked_at(comparison: Comparison, fail_on: set[str]) -> LookedAt:
 
 
 def decide(
-    comparison: Comparison,
+    comparison: ComparedVerdicts,
     results: ResultsFile,
     settings: GateSettings,
     *,

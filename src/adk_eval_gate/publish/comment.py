@@ -216,7 +216,13 @@ def report_digest(comparison: Comparison, results: ResultsFile) -> str:
         return None if value is None else round(value, 4)
 
     content = {
-        "gate": [comparison.verdict, comparison.gate.reason, comparison.gate.failures, comparison.gate.overridden],
+        # the failures' sentences: the digest of a comment posted before they were data stays the same
+        "gate": [
+            comparison.verdict,
+            comparison.gate.reason,
+            [f.text for f in comparison.gate.failures],
+            comparison.gate.overridden,
+        ],
         "summaries": [
             [s.agent, s.eval_set_id, s.criterion, s.verdict, score(s.baseline), score(s.current)]
             for s in comparison.summaries

@@ -18,6 +18,7 @@ from adk_eval_gate.core.collector import read_again
 from adk_eval_gate.core.errors import WriteError
 from adk_eval_gate.core.files import write_text_atomic
 from adk_eval_gate.core.foreign_lines import inert
+from adk_eval_gate.gate.comparison_file import comparison_file
 from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.exit_codes import exit_code_for_decision
 from adk_eval_gate.gate.policy import name_who_labelled
@@ -37,7 +38,6 @@ from adk_eval_gate.publish.run_value import PublishRun, publish_run
 from adk_eval_gate.publish.store import Stored, store_baseline_and_history, withdraw_results
 from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.html import summary_note
-from adk_eval_gate.report.notes import comparison_file
 from adk_eval_gate.report.outputs import junit_xml, verdict_lines
 from adk_eval_gate.report.run_marks import mark_junit, remove_stale
 from adk_eval_gate.results.agents_cli_traces import write_traces
@@ -141,7 +141,7 @@ def _compare(run: PublishRun, gathered: Gathered) -> Comparison:
     gated = gate_comparison(results, outcome, gate, labels, max_age_days=age, acceptance=accepted, history=history)
     if run.pull_request and gated.decision.override and gated.decision.override.kind == "label":
         gated = _name_who_labelled(context, gated)
-    return comparison_file(gated, results)  # the decision in words (report/notes.py), as comparison.json stores it
+    return comparison_file(gated, results)  # the decision as data and words, as comparison.json stores it
 
 
 def _name_who_labelled(context: ActionsContext, gated: GatedComparison) -> GatedComparison:

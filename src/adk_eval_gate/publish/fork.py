@@ -31,6 +31,7 @@ from adk_eval_gate.core.errors import InputError, format_loc
 from adk_eval_gate.core.files import load_json, write_text_atomic
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.paths import repository_root
+from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.gate.exit_codes import exit_code_for_decision
 from adk_eval_gate.github import workflow_commands as log
 from adk_eval_gate.github.client import GitHubClient, GitHubError
@@ -41,7 +42,6 @@ from adk_eval_gate.publish.comment import report_digest
 from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, Destinations, deliver
 from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
-from adk_eval_gate.report.notes import build_comparison
 from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.models import ResultsFile
 

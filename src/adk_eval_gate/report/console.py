@@ -177,7 +177,7 @@ def render_comparison(comparison: Comparison) -> str:
         from adk_eval_gate.report.history import history_lines  # the history machinery, only when there is one
 
         lines += history_lines(comparison.history)
-    for failure in gate.failures[1:6]:
+    for failure in (f.text for f in gate.failures[1:6]):
         lines.append(f"  also: {failure}")
     for power in comparison.power:
         statements = "; ".join(line.statement for line in power.lines)

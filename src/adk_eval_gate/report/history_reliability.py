@@ -11,8 +11,8 @@ from adk_eval_gate.baseline.history.slide import slide_start
 from adk_eval_gate.baseline.models import HistoryReport
 from adk_eval_gate.baseline.pass_k import RunTally, set_estimate
 from adk_eval_gate.core.clip import short_sha
+from adk_eval_gate.gate.reasons import slide_text
 from adk_eval_gate.report.escape import strip_controls
-from adk_eval_gate.report.reasons import slide_text
 
 
 def _clean(text: str) -> str:

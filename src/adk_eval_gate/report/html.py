@@ -196,7 +196,7 @@ def _verdict(comparison: Comparison | None) -> dict[str, Any]:
     return {
         "state": comparison.verdict,
         "reason": gate.reason,
-        "failures": gate.failures,
+        "failures": [f.text for f in gate.failures],
         "overridden": gate.overridden,
         "no_baseline": comparison.baseline is None,
         "warnings": comparison.warnings,

@@ -24,6 +24,7 @@ from adk_eval_gate.core.contained_templates import ContainedLoader
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
+from adk_eval_gate.gate.outcome import subject_of
 from adk_eval_gate.handshake.limits import BUDGET
 from adk_eval_gate.report.efficiency_line import efficiency_line
 from adk_eval_gate.report.escape import code_block, html_text, inline
@@ -166,8 +167,8 @@ def render_report(
     regressions = regression_cases(comparison)
     not_gating = non_gating_regressions(comparison)
     improvements = [r for r in comparison.rows if r.verdict == "improved"]
-    shown = {id(r) for r in [*regressions, *not_gating]}
-    others = [r for r in comparison.rows if r.verdict != "improved" and id(r) not in shown]
+    shown = {subject_of(r) for r in [*regressions, *not_gating]}
+    others = [r for r in comparison.rows if r.verdict != "improved" and subject_of(r) not in shown]
     evidence = [evidence_for(r, results, expected_cases) for r in regressions]
     quarantined = len({(r.agent, r.eval_set_id, r.eval_id) for r in comparison.rows if r.quarantined})
     # The eval-set table, what failed first: with many eval sets it is the comment's largest part, and what it

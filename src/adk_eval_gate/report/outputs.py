@@ -16,15 +16,15 @@ from collections import Counter
 from pathlib import Path
 
 from adk_eval_gate.baseline.models import Comparison
-from adk_eval_gate.core.clip import clip_utf8, clip_words, masked_split
+from adk_eval_gate.core.clip import clip_utf8, clip_words
 from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import file_from_root
 from adk_eval_gate.core.printable import printable
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
+from adk_eval_gate.gate.wording import accepted_by, kind_label, line_lead
 from adk_eval_gate.github.workflow_commands import annotation, one_line
-from adk_eval_gate.report.notes import accepted_by
 from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.results.models import ResultsFile
 
@@ -122,7 +122,7 @@ def annotation_lines(
     gate = comparison.gate if comparison else None
     failing = comparison is not None and comparison.verdict == "fail"
     fail_on = set(gate.fail_on) if gate else set()
-    pass_rate_failed = failing and gate is not None and any(f.startswith("pass rate") for f in gate.failures)
+    pass_rate_failed = failing and gate is not None and any(f.kind == "pass_rate" for f in gate.failures)
     regressions: dict[CaseKey, tuple[str, bool]] = {}
     behind = regression_cases(comparison) if comparison else []
     for row, gates in [
@@ -189,10 +189,13 @@ def _why(comparison: Comparison) -> str:
     gate = comparison.gate
     if comparison.verdict == "pass" and not gate.overridden:
         return gate.reason
-    # a failure reads `kind: detail`, except the pass rate's, which is one sentence
-    kinds = Counter(masked_split(f, ":", 1)[0] if ":" in f else "pass rate below the minimum" for f in gate.failures)
+    kinds = Counter(kind_label(f) for f in gate.failures)
     counted = ", ".join(_counted(kind, n) for kind, n in kinds.items())
-    first = masked_split(gate.failures[0], ":", 1)[-1].strip() if gate.failures else ""
+    # the first line after the lead gate/wording.py wrote on it (`regression: `): the lead is known, not read
+    first = ""
+    if gate.failures:
+        head = gate.failures[0]
+        first = redact(printable(head.text)).removeprefix(line_lead(head.kind, head.figures.condition)).strip()
     first = clip_words(first, 160)  # a word whole: the log line is read, not parsed
     why = f"{counted} ({first})" if first else counted
     if not gate.overridden:

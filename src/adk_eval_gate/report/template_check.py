@@ -51,8 +51,8 @@ def _trial_render(workflow: Workflow, folder: Path) -> None:
     import jinja2
 
     from adk_eval_gate.baseline.stores import LoadOutcome
+    from adk_eval_gate.gate.comparison_file import build_comparison
     from adk_eval_gate.report.markdown import render_report
-    from adk_eval_gate.report.notes import build_comparison
     from adk_eval_gate.results.build import tool_info
     from adk_eval_gate.results.models import Counts, GitInfo, ResultsFile, Timings
 

@@ -11,9 +11,9 @@ from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.loader import load_workflow
 from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.report.notes import build_comparison
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 from tests.support.fake_github import FakeGitHub

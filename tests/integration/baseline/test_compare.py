@@ -11,7 +11,7 @@ from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.commands.schema import SHIPPED, json_schema_text
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.report.notes import build_comparison
+from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 
@@ -62,7 +62,7 @@ def test_a_real_regression_fails_the_gate_and_is_explained(five_runs):
     s = summary(comparison)
     assert s.verdict == "regressed" and s.p_value < 0.01 and s.delta < -0.05
     assert "dropped" in s.reason and "p =" in s.reason
-    assert comparison.verdict == "fail" and comparison.gate.failures[0].startswith(
+    assert comparison.verdict == "fail" and comparison.gate.failures[0].text.startswith(
         "regression: hello_world/dice tool_trajectory_avg_score"
     )
     rows = {r.eval_id: r for r in comparison.rows if r.criterion == "tool_trajectory_avg_score"}
@@ -126,7 +126,7 @@ def test_one_sample_a_side_is_not_evidence_alone_and_says_where_it_counts(exampl
     # can confirm no drop at all, so the gate cannot know, and by default that is not a pass
     assert summary(comparison).verdict == "inconclusive" and summary(comparison).unconfirmed
     assert not any(r.verdict == "regressed" for r in comparison.rows)
-    assert comparison.verdict == "fail" and comparison.gate.failures[0].startswith("unconfirmed: hello_world/dice")
+    assert comparison.verdict == "fail" and comparison.gate.failures[0].text.startswith("unconfirmed: hello_world/dice")
     assert comparison.power[0].weak and comparison.power[0].suggestion == "num_runs: {min: 2, max: 7}"
     warned = build_comparison(current, outcome(single), GateSettings(unconfirmed="warn"))
     assert warned.verdict == "pass" and warned.gate.unconfirmed == 1 and "unconfirmed" in warned.gate.reason
@@ -135,7 +135,7 @@ def test_one_sample_a_side_is_not_evidence_alone_and_says_where_it_counts(exampl
 def test_policy_conditions(five_runs):
     errored = five_runs.model_copy(deep=True)
     errored.eval_sets[0].cases[0].status, errored.eval_sets[0].cases[0].reason = "error", "agent crashed"
-    assert build_comparison(errored, outcome(five_runs), GateSettings()).gate.failures[0].startswith("error:")
+    assert build_comparison(errored, outcome(five_runs), GateSettings()).gate.failures[0].text.startswith("error:")
     assert build_comparison(five_runs, outcome(five_runs), GateSettings(fail_on=["threshold"])).verdict == "fail"
     assert (
         build_comparison(five_runs, outcome(five_runs), GateSettings(fail_on=[], min_pass_rate=0.9)).verdict == "fail"
@@ -154,7 +154,7 @@ def test_compare_cli_writes_a_schema_valid_comparison_and_exits_by_policy(five_r
     assert printed.startswith("Gate: FAIL") and "REGRESSED" in printed and "Cases behind the regressions:" in printed
     data = json.loads(out.read_text())
     jsonschema.validate(data, json.loads(SHIPPED["comparison"].read_text()))
-    assert data["schema_version"] == 1 and data["verdict"] == "fail"
+    assert data["schema_version"] == 2 and data["verdict"] == "fail"
     assert {"agent", "eval_set_id", "eval_id", "criterion", "baseline", "current", "delta", "verdict", "reason"} <= set(
         data["rows"][0]
     )
@@ -206,7 +206,8 @@ def test_a_comparison_file_written_before_pooled_verdicts_still_loads(five_runs)
     from adk_eval_gate.baseline.models import Comparison
 
     data = json.loads(build_comparison(five_runs, outcome(five_runs), GateSettings()).model_dump_json())
-    del data["pooled"]
+    del data["pooled"], data["gate"]["notes"]  # and, in version 1, the failures were their sentences alone
+    data["schema_version"], data["gate"]["failures"] = 1, [f["text"] for f in data["gate"]["failures"]]
     for item in [*data["summaries"], *data["rows"]]:
         del item["gating"]
     old = Comparison.model_validate(data)

@@ -106,8 +106,8 @@ def test_equal_to_adk_on_a_real_run_and_pooled_over_runs_as_agent_evaluator_pool
 def test_reported_in_the_console_table_and_the_pr_comment(example, tmp_path, capsys):
     from adk_eval_gate.baseline.stores import LoadOutcome
     from adk_eval_gate.config.models import GateSettings
+    from adk_eval_gate.gate.comparison_file import build_comparison
     from adk_eval_gate.report.markdown import render_report
-    from adk_eval_gate.report.notes import build_comparison
     from adk_eval_gate.results.build import read_results
 
     out = tmp_path / "r.json"

@@ -18,8 +18,8 @@ from adk_eval_gate.baseline.models import Comparison, PooledSummary, Summary
 from adk_eval_gate.baseline.stats import stratified_test
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.commands.schema import SHIPPED
+from adk_eval_gate.gate.reasons import reason
 from adk_eval_gate.report.markdown import render_report
-from adk_eval_gate.report.reasons import reason
 from adk_eval_gate.results.models import ResultsFile
 from tests.conftest import EXAMPLE
 
@@ -90,7 +90,7 @@ def test_ten_one_case_files_that_all_broke_fail_the_gate_through_the_pooled_verd
     assert trajectory.eval_sets_compared == 10 and trajectory.cases_compared == 10
     assert trajectory.p_value == pytest.approx(2**-10)  # exact: every sign flip of ten one-sample cases
     assert "exact" in trajectory.reason and "10 cases in 10 eval sets" in trajectory.reason
-    assert comparison.gate.failures[0].startswith("regression: dice (all 10 eval sets) tool_trajectory_avg_score")
+    assert comparison.gate.failures[0].text.startswith("regression: dice (all 10 eval sets) tool_trajectory_avg_score")
     # no eval set alone could have shown it, and each says so and where it counts
     sets = [s for s in comparison.summaries if s.criterion == "tool_trajectory_avg_score"]
     assert {s.verdict for s in sets} == {"inconclusive"} and not any(s.gating for s in sets)
@@ -156,7 +156,7 @@ def test_fewer_broken_files_than_the_evidence_can_confirm_are_unconfirmed_and_fa
     assert "touches at least 3 cases" in trajectory.reason and "clean break of 8 or more cases" in trajectory.reason
     broken_sets = [s for s in comparison.summaries if s.criterion == "tool_trajectory_avg_score" and s.delta]
     assert len(broken_sets) == 3 and all(s.unconfirmed for s in broken_sets)
-    assert comparison.gate.failures[0].startswith("unconfirmed: dice (all 10 eval sets) tool_trajectory_avg_score")
+    assert comparison.gate.failures[0].text.startswith("unconfirmed: dice (all 10 eval sets) tool_trajectory_avg_score")
     assert comparison.gate.unconfirmed == len(comparison.gate.failures)
     assert comparison.gate.settle.startswith("num_runs: {min: 2, max: ")
     assert not any(r.verdict == "regressed" for r in comparison.rows)

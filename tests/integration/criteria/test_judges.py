@@ -153,8 +153,8 @@ def test_second_identical_run_makes_no_judge_calls_and_an_edit_rejudges_only_its
         assert len(server.requests) == 21 and second.judge.calls == 0 and second.judge.cache_hits == 21
         from adk_eval_gate.baseline.stores import LoadOutcome
         from adk_eval_gate.config.models import GateSettings
+        from adk_eval_gate.gate.comparison_file import build_comparison
         from adk_eval_gate.report.markdown import render_report
-        from adk_eval_gate.report.notes import build_comparison
 
         report = render_report(build_comparison(second, LoadOutcome(None, []), GateSettings()), second, {})
         assert "judge: 0 calls, 21 cached (100%)" in report
@@ -201,12 +201,12 @@ def test_a_judge_that_never_answers_is_an_error_that_fails_the_gate_and_others_s
 
     from adk_eval_gate.baseline.stores import LoadOutcome
     from adk_eval_gate.config.models import GateSettings
+    from adk_eval_gate.gate.comparison_file import build_comparison
     from adk_eval_gate.report.console import render_table
     from adk_eval_gate.report.markdown import render_report
-    from adk_eval_gate.report.notes import build_comparison
 
     comparison = build_comparison(results, LoadOutcome(None, []), GateSettings())
-    assert comparison.verdict == "fail" and "error: " in comparison.gate.failures[0]
+    assert comparison.verdict == "fail" and "error: " in comparison.gate.failures[0].text
     headline = "2 judged scores missing: 2 judge unavailable after 3 attempts"
     assert f"Judged: {headline}" in render_table(results)
     report = render_report(comparison, results, {})

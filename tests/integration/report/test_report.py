@@ -10,9 +10,9 @@ from cmarkgfm.cmark import Options
 
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.escape import code_block, inline
 from adk_eval_gate.report.markdown import BUDGET, render_report
-from adk_eval_gate.report.notes import build_comparison
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 
@@ -96,7 +96,8 @@ def test_inline_and_code_block_escaping():
 def test_the_comment_always_fits_the_budget(example):
     comparison, current, plan = hostile_run(example)
     row = next(r for r in comparison.rows if r.verdict == "regressed")
-    comparison.rows = [row.model_copy(update={"eval_id": f"case_{i:05d}_{'x' * 40}"}) for i in range(3000)]
+    many = [row.model_copy(update={"eval_id": f"case_{i:05d}_{'x' * 40}"}) for i in range(3000)]
+    comparison = comparison.model_copy(update={"rows": many})
     markdown = render_report(comparison, current, plan.expected_cases())
     assert len(markdown) <= BUDGET
     assert "more regressed rows" in markdown and "full report" in markdown

@@ -18,9 +18,9 @@ from adk_eval_gate.baseline.strata import Strata, group_test
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT
+from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.console import render_table
 from adk_eval_gate.report.markdown import render_report
-from adk_eval_gate.report.notes import build_comparison
 from adk_eval_gate.report.outputs import annotation_lines, junit_xml
 from adk_eval_gate.results.build import read_results, write_results
 from adk_eval_gate.run.adaptive import Decider, undecided
@@ -203,7 +203,7 @@ def test_spending_limit_leaves_the_rest_not_run_and_fails_the_gate(tmp_path, fre
     assert usage.cost_usd == pytest.approx(0.24)
     comparison = build_comparison(results, LoadOutcome(None, []), GateSettings())
     assert comparison.verdict == "fail"
-    assert any(f.startswith("not run: noisy/s delta") for f in comparison.gate.failures)
+    assert any(f.text.startswith("not run: noisy/s delta") for f in comparison.gate.failures)
 
 
 def _simulated_pvalues(rng: random.Random, cases: int, drop: float) -> float:
@@ -269,7 +269,7 @@ def test_a_pull_request_that_pads_every_prompt_is_a_cost_and_token_regression(tm
     assert "not gating (gate.fail_on lacks token_regression)" in rows["tokens"].reason
     assert rows["tool_calls"].verdict == "unchanged"
     assert comparison.verdict == "fail"
-    assert comparison.gate.failures[0].startswith("cost regression: noisy/s cost +50% per run")
+    assert comparison.gate.failures[0].text.startswith("cost regression: noisy/s cost +50% per run")
     assert comparison.summaries[0].verdict == "unchanged"  # the scores did not move: only the spend did
     markdown = render_report(comparison, current, {})
     table = markdown[markdown.index("**Efficiency, per run**") :]
@@ -308,7 +308,7 @@ def test_same_agent_has_no_efficiency_regression_and_a_slower_one_has(tmp_path, 
     comparison = _compare(slower, baseline, fail_on=ALL_USAGE)
     latency = next(e for e in comparison.efficiency if e.metric == "latency")
     assert latency.verdict == "regressed" and latency.change > 1.0 and latency.gating
-    assert comparison.gate.failures[0].startswith("latency regression: noisy/s latency +")
+    assert comparison.gate.failures[0].text.startswith("latency regression: noisy/s latency +")
 
 
 @pytest.mark.parametrize(

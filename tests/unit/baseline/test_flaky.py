@@ -19,9 +19,9 @@ from adk_eval_gate.baseline.history.stability import Known, classify, known_case
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.config.history import FlakySettings, HistorySection
 from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.history import history_lines
 from adk_eval_gate.report.html_cases import flaky_criteria
-from adk_eval_gate.report.notes import build_comparison
 from adk_eval_gate.results.flakiness import fails_every_run, is_flaky
 from adk_eval_gate.results.models import ResultsFile
 from tests.support.report_data import RESPONSE, TRAJECTORY, Case, results_file

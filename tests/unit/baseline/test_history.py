@@ -198,7 +198,9 @@ def test_a_history_that_cannot_be_read_fails_the_gate_closed_and_is_never_overwr
         fake.state.files[("eval-data", "baselines/history.db")] = DAMAGED
         # A pull request that changed nothing still fails: the drift the history should show cannot be told from none.
         assert ci_pull_request(monkeypatch, fake, tmp_path, config, 7, SHA[0], tmp_path / "pr") == 1
-        failures = json.loads((tmp_path / "pr" / "comparison.json").read_text())["gate"]["failures"]
+        failures = [
+            f["text"] for f in json.loads((tmp_path / "pr" / "comparison.json").read_text())["gate"]["failures"]
+        ]
         assert failures == [
             "history: baselines/history.db on branch eval-data: is not a readable SQLite database (file is not a "
             "database); fix it, or delete it to start a new history (it is never reset silently)"
@@ -249,7 +251,7 @@ def test_a_case_known_flaky_is_marked_and_quarantine_keeps_it_out_of_the_gate(
         assert summary["cases_compared"] == 9  # left out of the eval-set test, still reported
         assert comparison["history"]["drift"][0]["cases_compared"] == 9
     else:
-        assert code == 1 and comparison["gate"]["failures"] == [
+        assert code == 1 and [f["text"] for f in comparison["gate"]["failures"]] == [
             "below threshold: qa/qa q0: tool_trajectory_avg_score 0 < 1"
         ]
         assert "quarantined" not in markdown
@@ -302,7 +304,7 @@ def test_a_pinned_reference_is_used_and_one_the_history_lacks_fails_closed(tmp_p
     text = config.read_text().replace(pinned, "abcdef12")
     config.write_text(text)
     assert main(["compare", "--config", str(config), "--results", str(current), "--output", str(out)]) == 1
-    (failure,) = json.loads(out.read_text())["gate"]["failures"]
+    (failure,) = (f["text"] for f in json.loads(out.read_text())["gate"]["failures"])
     assert failure.startswith("history: gate.drift.reference abcdef12 is not in the history up to the base")
 
 

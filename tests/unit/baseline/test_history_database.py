@@ -281,7 +281,7 @@ def test_a_forged_case_row_fails_the_comparison_closed(tmp_path, monkeypatch, ca
     main(["run", "--config", str(config), "--output", str(results), "--quiet"])
     out = tmp_path / "c.json"
     assert main(["compare", "--config", str(config), "--results", str(results), "--output", str(out)]) == 1
-    (failure,) = json.loads(out.read_text())["gate"]["failures"]
+    (failure,) = (f["text"] for f in json.loads(out.read_text())["gate"]["failures"])
     assert failure.startswith("history: blessed/history.db: the case qa/qa/q") and "2 passes out of 1" in failure
 
 

@@ -14,9 +14,9 @@ from adk_eval_gate.baseline.row_notes import VerdictNote
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.criteria.judge_agreement import pooled
+from adk_eval_gate.gate.comparison_file import build_comparison
+from adk_eval_gate.gate.reasons import reason
 from adk_eval_gate.report.markdown import render_report
-from adk_eval_gate.report.notes import build_comparison
-from adk_eval_gate.report.reasons import reason
 from adk_eval_gate.results.models import JudgeNoise, ResultsFile
 from tests.support.report_data import RESPONSE, Case, results_file
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.baseline.stores.base import LoadedBaseline, identity_of
 from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.report.notes import build_comparison
-from adk_eval_gate.report.plain import first_divergence
+from adk_eval_gate.gate.comparison_file import build_comparison
+from adk_eval_gate.gate.plain import first_divergence
 from tests.support.report_data import RESPONSE, TRAJECTORY, Case, results_file
 
 MISSING = "expected check_prime(nums=[6]), got no call"
@@ -28,9 +28,9 @@ def test_the_verdict_line_and_the_case_row_name_the_first_diverging_call_of_a_la
     assert comparison.verdict == "fail"
     # the passing first turn carries the same detail here, but only a turn that did not match is read
     said = f"c0: first diverging call: turn 2: {MISSING}; "
-    assert comparison.gate.failures[0].startswith(
+    assert comparison.gate.failures[0].text.startswith(
         f"regression: a/s {TRAJECTORY}: 3 of 9 cases scored lower (c0, c1, c2); {said}"
-    ), comparison.gate.failures[0]
+    ), comparison.gate.failures[0].text
     row = next(r for r in comparison.rows if r.eval_id == "c1")
     assert row.reason is not None and row.reason.startswith(f"first diverging call: turn 2: {MISSING}; dropped")
     assert all(r.reason is not None and "diverging" not in r.reason for r in comparison.rows if r.delta == 0)

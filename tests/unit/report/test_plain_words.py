@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from adk_eval_gate.baseline.decision_records import FailureRecord
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.baseline.stores.base import LoadedBaseline, identity_of
 from adk_eval_gate.config.models import GateSettings
 from adk_eval_gate.core.clip import clip_words
+from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.console import render_table
 from adk_eval_gate.report.markdown import render_report
-from adk_eval_gate.report.notes import build_comparison
 from adk_eval_gate.report.outputs import verdict_lines
 from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.models import ResultsFile, RunUsage
@@ -82,7 +83,8 @@ def test_the_job_logs_verdict_line_ends_on_a_whole_word():
     long_reason = "word " * 60
     current = results_file({("a", "s"): [Case("c1", {TRAJECTORY: [[1.0]]})]})
     comparison = build_comparison(current, LoadOutcome(None, []), GateSettings(fail_on=["regression", "no_baseline"]))
-    gate = comparison.gate.model_copy(update={"failures": [f"regression: {long_reason}"], "overridden": False})
+    long = FailureRecord(kind="no_baseline", text=f"no baseline: {long_reason}")
+    gate = comparison.gate.model_copy(update={"failures": [long], "overridden": False})
     failing = comparison.model_copy(update={"verdict": "fail", "gate": gate})
     first = verdict_lines(failing, current)[0]
     assert "word…" in first and "wor…" not in first
@@ -98,7 +100,7 @@ def test_a_usage_rise_these_samples_cannot_confirm_is_unconfirmed_where_it_gates
     gating = build_comparison(current, outcome, GateSettings(fail_on=["regression", "token_regression"]))
     (tokens,) = [e for e in gating.efficiency if e.metric == "tokens"]
     assert tokens.verdict == "inconclusive" and tokens.gating and "unconfirmed" in tokens.reason
-    assert gating.verdict == "fail" and gating.gate.failures[0].startswith("unconfirmed: a/s tokens")
+    assert gating.verdict == "fail" and gating.gate.failures[0].text.startswith("unconfirmed: a/s tokens")
     assert gating.gate.unconfirmed == 1
     report = render_report(gating, current, {})
     assert "🟡 unconfirmed (gating) |" in report

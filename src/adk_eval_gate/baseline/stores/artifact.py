@@ -135,7 +135,7 @@ class ArtifactStore:
                     continue
                 exact = run.get("head_sha") in wanted
                 identity = identity_of(results, f"artifact {self.settings.name} of run {run['id']}", exact_base=exact)
-                identity.sha = identity.sha or run.get("head_sha")
+                identity = identity.model_copy(update={"sha": identity.sha or run.get("head_sha")})
                 warnings = (
                     []
                     if exact

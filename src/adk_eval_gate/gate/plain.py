@@ -1,14 +1,15 @@
 """What changed for the user, in plain words, before a verdict's statistics: how many of a verdict's cases scored
 lower, and which, and where the lowest one's tool calls first departed from the expected ones when a trajectory
-criterion judged it. A failing condition's line leads with it (`report/notes.py`); the test's own sentence follows."""
+criterion judged it. A failing condition's line leads with it (`gate/wording.py`); the test's own sentence follows."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from adk_eval_gate.baseline.decision_records import Subject
 from adk_eval_gate.baseline.models import PooledSummary, Row, Summary
 from adk_eval_gate.core.clip import clip_words
-from adk_eval_gate.gate.outcome import Subject, subject_of
+from adk_eval_gate.gate.outcome import subject_of
 from adk_eval_gate.results.models import CaseResult, ResultsFile
 
 _COMPARED = ("regressed", "improved", "unchanged", "inconclusive")

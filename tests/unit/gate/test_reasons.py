@@ -1,4 +1,4 @@
-"""report/reasons.py: every compared row's note becomes the sentence the comparison file stores, and only there."""
+"""gate/reasons.py: every compared row's note becomes the sentence the comparison file stores, and only there."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from adk_eval_gate.baseline.models import DriftRow, EfficiencyRow, PooledSummary, Row, Summary
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, Settle, StatusNote, Unconfirmed, VerdictNote
-from adk_eval_gate.report.reasons import reason, settle_text
+from adk_eval_gate.gate.reasons import reason, settle_text
 
 _ROW = {"agent": "a", "criterion": "c", "baseline": 1.0, "current": 0.5, "delta": -0.5, "verdict": "inconclusive"}
 

@@ -1,7 +1,7 @@
 """Every compared row's note as the `reason` people read: the verdict rule's part (and the values it compared when
 there was no test), what the evidence of an inconclusive row counts in, what a pooled verdict pooled, why a drop is
 unconfirmed, what a drift verdict was compared with, why a case or an eval set was not compared, and an efficiency
-row's change. `report/notes.py` writes these into the comparison file; nothing below report/ makes the sentence.
+row's change. `gate/comparison_file.py` writes these into the comparison file; nothing below gate/ makes it.
 """
 
 from __future__ import annotations
