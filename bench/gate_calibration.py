@@ -53,6 +53,7 @@ from adk_eval_gate.baseline.power_simulation import (
     JUDGE_FLIP,
     TAU_AIRLINE,
     TAU_RETAIL,
+    Noise,
     SimulatedJudge,
     concentrated,
     diffuse,
@@ -293,10 +294,8 @@ def defaults_cells(prs: int, gate: GateSettings) -> dict[tuple, tuple[float, flo
                             rng,
                             design,
                             drop,
-                            rates_for=rates_for,
-                            correlated=correlated,
+                            noise=Noise(rates_for, correlated, flip),
                             significant=significant,
-                            flip=flip,
                         )
                         for _ in range(prs)
                     ]

@@ -25,6 +25,7 @@ def test_every_runtime_dependency_is_pinned_to_its_floor():
     assert set(pins) == {
         "pydantic",
         "rouge-score",
+        "numpy",
         "nltk",
         "google-genai",
         "jinja2",

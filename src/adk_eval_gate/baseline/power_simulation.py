@@ -140,21 +140,28 @@ class Outcome:
     runs_per_case: float  # the pull request's runs, averaged over cases
 
 
+@dataclass(frozen=True)
+class Noise:
+    """A noise model: the cases' true pass rates, whether one judge's mood spans a whole run, its flip rate."""
+
+    rates_for: Rates = true_pass_rates
+    correlated: bool = False
+    flip: float = JUDGE_FLIP
+
+
 def simulate_pr(
     rng: random.Random,
     design: Design,
     drop: float,
     *,
-    rates_for: Rates = true_pass_rates,
-    correlated: bool = False,
+    noise: Noise = Noise(),
     model: Drop = concentrated,
     significant: int | None = None,
-    flip: float = JUDGE_FLIP,
 ) -> Outcome:
     """One pull request against a baseline pushed as `design` says. `significant`: the design's
     `smallest_significant`, passed in so that many pull requests compute it once."""
-    judge = SimulatedJudge(rng, correlated, flip)
-    base_rates = rates_for(rng, design.cases)
+    judge = SimulatedJudge(rng, noise.correlated, noise.flip)
+    base_rates = noise.rates_for(rng, design.cases)
     current_rates = model(base_rates, drop, rng) if drop else base_rates
     baseline = judge.runs(base_rates, design.baseline_runs)
     first = judge.runs(current_rates, design.first_runs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from adk_eval_gate.commands.help import OUTPUT_DIR, OutputDefault
 from adk_eval_gate.commands.options import config_option
@@ -41,14 +42,11 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
-    from pathlib import Path
-
     from adk_eval_gate.baseline.history import load_history
     from adk_eval_gate.baseline.provenance_changes import scoring_changed
     from adk_eval_gate.baseline.stores import load_baseline
     from adk_eval_gate.commands.loading import load_config, plan_of
     from adk_eval_gate.config.models import GateSettings, max_age_days
-    from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.core.files import existing_input, write_text_atomic
     from adk_eval_gate.gate.comparison_file import build_comparison
     from adk_eval_gate.gate.exit_codes import exit_code_for_decision
@@ -62,15 +60,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.run.agents_cli_plan import named_like_the_plan
     from adk_eval_gate.run.rescore_baseline import rescore_outcome
 
-    # A path the user typed: a typo must not turn into "no baseline", which passes.
-    if isinstance(args.results, OutputDefault) and not Path(args.results).exists():
-        raise InputError(
-            None,
-            "--results",
-            f"no results at {args.results} (the default, where `adk-eval-gate run` writes them)",
-            "run `adk-eval-gate run` first, or pass --results FILE",
-        )
-    results_path = existing_input(args.results, "--results")
+    results_path = _results_path(args)
     baseline_path = existing_input(args.baseline, "--baseline") if args.baseline else None
     current = read_results(results_path)
     workflow = load_config(args.config) if args.config else None
@@ -102,3 +92,18 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
             print(f"removed {', '.join(stale)} beside {args.output}: written from another comparison", file=sys.stderr)
     print(render_comparison(comparison))
     return exit_code_for_decision(comparison.verdict)
+
+
+def _results_path(args: argparse.Namespace) -> Path:
+    """The results to compare. A path the user typed: a typo must not turn into "no baseline", which passes."""
+    from adk_eval_gate.core.errors import InputError
+    from adk_eval_gate.core.files import existing_input
+
+    if isinstance(args.results, OutputDefault) and not Path(args.results).exists():
+        raise InputError(
+            None,
+            "--results",
+            f"no results at {args.results} (the default, where `adk-eval-gate run` writes them)",
+            "run `adk-eval-gate run` first, or pass --results FILE",
+        )
+    return existing_input(args.results, "--results")
