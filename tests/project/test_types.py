@@ -18,7 +18,7 @@ else:  # the floor, 3.10: tomli is what pip vendors there
 PACKAGE = ROOT / "src" / "adk_eval_gate"
 # Lines of src/ that mention `Any`: a ratchet, lowered as JSON, YAML and ADK objects get names of their own
 # (core/json_types.py). Issue #37 aims at 60.
-MOST_ANY_LINES = 249
+MOST_ANY_LINES = 233
 
 
 def _mypy() -> dict:

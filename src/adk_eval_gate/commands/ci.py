@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from adk_eval_gate.targets.host_pool import AgentHostPool
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "ci",
         parents=[config_option(), publishing_options()],

@@ -142,14 +142,16 @@ class _Publisher:
             self.client.request("DELETE", f"/repos/{self.repository}/issues/comments/{comment['id']}", ok=(404,))
 
     def _update(self, comment: JsonObject, text: str) -> JsonObject:
-        return self.client.request(
+        edited: JsonObject = self.client.request(
             "PATCH", f"/repos/{self.repository}/issues/comments/{comment['id']}", json={"body": text}
         ).json()
+        return edited
 
     def _create(self, text: str) -> JsonObject:
         for attempt in range(CREATE_ATTEMPTS):
             try:
-                return self.client.request("POST", self.comments_path, json={"body": text}).json()
+                created: JsonObject = self.client.request("POST", self.comments_path, json={"body": text}).json()
+                return created
             except GitHubError as exc:
                 if not exc.maybe_applied or attempt == CREATE_ATTEMPTS - 1:
                     raise
@@ -206,7 +208,9 @@ def create_check_run(
     if details_url:
         body["details_url"] = details_url
     # A second completed run of the same name after a lost reply is harmless: GitHub shows the newest.
-    return client.request("POST", f"/repos/{repository}/check-runs", json=body, idempotent=True).json().get("html_url")
+    made: JsonObject = client.request("POST", f"/repos/{repository}/check-runs", json=body, idempotent=True).json()
+    url = made.get("html_url")
+    return url if isinstance(url, str) else None
 
 
 def report_digest(comparison: Comparison, results: ResultsFile) -> str:

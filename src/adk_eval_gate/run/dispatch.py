@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, cast
@@ -21,7 +21,7 @@ from adk_eval_gate.targets.workers import WorkerHooks, run_jobs_in_workers
 
 
 @contextmanager
-def _stop_on_signals(stop: asyncio.Event):
+def _stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
     loop = asyncio.get_running_loop()
     installed = []
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -49,7 +49,9 @@ def split_concurrency(concurrency: int, sizes: list[int]) -> list[int]:
     return parts
 
 
-def _both(first: Callable[[CaseRun], None] | None, second: Callable[[CaseRun], None] | None):
+def _both(
+    first: Callable[[CaseRun], None] | None, second: Callable[[CaseRun], None] | None
+) -> Callable[[CaseRun], None] | None:
     if first is None or second is None:
         return first or second
 
@@ -101,7 +103,7 @@ async def dispatch(
     reasons: list[str] = []
     controls = _Controls(asyncio.Event(), admit, finished)
 
-    async def run_group(coroutine, indices: list[int]) -> None:
+    async def run_group(coroutine: Awaitable[tuple[list[CaseRun], str | None]], indices: list[int]) -> None:
         group_runs, reason = await coroutine
         for index, run in zip(indices, group_runs, strict=True):
             results[index] = run

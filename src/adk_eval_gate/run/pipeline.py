@@ -16,6 +16,7 @@ from types import MappingProxyType
 
 from adk_eval_gate.config.offline import OFFLINE_LABEL, is_offline
 from adk_eval_gate.core.keys import CaseKey
+from adk_eval_gate.criteria.engine.base import MetricOutcome, SomeCriterion
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, JudgeProgress, judge_all
 from adk_eval_gate.criteria.engine.prompts import environment
@@ -52,9 +53,9 @@ async def _judge_round(
     judge: Judge,
     jobs: list[AgentJob],
     runs: list[CaseRun],
-    criteria: Mapping[tuple[str, str], tuple],
+    criteria: Mapping[tuple[str, str], tuple[SomeCriterion, ...]],
     quiet: bool,
-) -> dict:
+) -> dict[CaseKey, dict[tuple[int, str], MetricOutcome]]:
     judge_jobs = [
         JudgeJob(CaseKey(job.agent, job.eval_set_id, job.case.eval_id), job.case, run, criterion)
         for job, run in zip(jobs, runs, strict=True)
@@ -78,7 +79,7 @@ class _RunParts:
     judge: Judge
     limit: SpendingLimit | None
     by_agent: Mapping[str, Target]
-    criteria: Mapping[tuple[str, str], tuple]
+    criteria: Mapping[tuple[str, str], tuple[SomeCriterion, ...]]
     decider: Decider | None
     quiet: bool
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from adk_eval_gate.config.models import AdaptiveRuns
 from adk_eval_gate.core.keys import CaseKey
+from adk_eval_gate.criteria.engine.base import MetricOutcome
 from adk_eval_gate.criteria.engine.scoring import score_case
 from adk_eval_gate.results.build import case_result, criteria_config
 from adk_eval_gate.results.models import Sampling
@@ -25,11 +26,16 @@ class Rounds:
 
     jobs: list[AgentJob] = field(default_factory=list)
     runs: list[CaseRun] = field(default_factory=list)
-    judged: dict = field(default_factory=dict)
+    judged: dict[CaseKey, dict[tuple[int, str], MetricOutcome]] = field(default_factory=dict)  # as judge_all gives
     sampling: dict[CaseKey, Sampling] = field(default_factory=dict)
     stopped: str | None = None
 
-    def add(self, jobs: list[AgentJob], runs: list[CaseRun], judged: dict) -> None:
+    def add(
+        self,
+        jobs: list[AgentJob],
+        runs: list[CaseRun],
+        judged: Mapping[CaseKey, Mapping[tuple[int, str], MetricOutcome]],
+    ) -> None:
         self.jobs += jobs
         self.runs += runs
         for key, outcomes in judged.items():
@@ -37,7 +43,9 @@ class Rounds:
 
     def by_case(self) -> dict[str, dict[str, dict[str, list[CaseRun]]]]:
         """Agent name → eval set → case → its runs, in run order."""
-        grouped: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+        grouped: dict[str, dict[str, dict[str, list[CaseRun]]]] = defaultdict(
+            lambda: defaultdict(lambda: defaultdict(list))
+        )
         for job, run in zip(self.jobs, self.runs, strict=True):
             grouped[job.agent][job.eval_set_id][job.case.eval_id].append(run)
         for sets in grouped.values():
