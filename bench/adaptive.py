@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.run.adaptive import Decider
 from adk_eval_gate.run.pipeline import run_plan

@@ -55,7 +55,7 @@ from pathlib import Path
 def rss():
     return int(Path('/proc/self/statm').read_text().split()[1]) * 4096
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.results.build import read_results
 def compared(current_path, baseline_path):

@@ -19,9 +19,9 @@ import random
 import statistics
 
 from adk_eval_gate.baseline.compare import decide_gating
-from adk_eval_gate.baseline.models import DriftRow, Summary
+from adk_eval_gate.baseline.comparison_format import DriftRow, Summary
 from adk_eval_gate.baseline.stats import stratified_test
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 
 MERGES = 10
 CUMULATIVE = (0.0, 0.05, 0.10, 0.20)

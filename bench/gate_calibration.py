@@ -47,7 +47,7 @@ import statistics
 import time
 
 from adk_eval_gate.baseline.compare import decide_gating
-from adk_eval_gate.baseline.models import PooledSummary, Summary
+from adk_eval_gate.baseline.comparison_format import PooledSummary, Summary
 from adk_eval_gate.baseline.power import Design, smallest_significant
 from adk_eval_gate.baseline.power_simulation import (
     JUDGE_FLIP,
@@ -67,7 +67,7 @@ from adk_eval_gate.baseline.power_simulation import (
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stats import combine_stages, stratified_test
 from adk_eval_gate.baseline.strata import Strata, group_test, set_test
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.run.adaptive import undecided
 from drift_calibration import print_drift
 

@@ -38,11 +38,11 @@ import time
 from pathlib import Path
 
 from adk_eval_gate.baseline.history.database import StoredHistory
-from adk_eval_gate.baseline.history.models import HistoryRecord
+from adk_eval_gate.baseline.history.record_format import HistoryRecord
 from adk_eval_gate.baseline.history.records import record_of
 from adk_eval_gate.baseline.stores import slim
 from adk_eval_gate.results.build import read_results
-from adk_eval_gate.results.models import InvocationResult, ResultsFile
+from adk_eval_gate.results.results_format import InvocationResult, ResultsFile
 from html_report import results  # bench/ is on sys.path when this script runs
 
 CI_RATIO, UPDATE_RATIO, SHOW_SECONDS, MEMORY_LIMIT = 1.5, 1.5, 2.0, 1024 * 1024 * 1024

@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.config.workflow_settings import GateSettings
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.html import render_html
 from adk_eval_gate.results.build import count
-from adk_eval_gate.results.models import (
+from adk_eval_gate.results.results_format import (
     CaseResult,
     CriterionConfig,
     EvalSetResult,

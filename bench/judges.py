@@ -17,12 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from adk_eval_gate.criteria.engine.base import ScoringInput
+from adk_eval_gate.criteria.engine.criterion import ScoringInput
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.options import LlmJudgeOptions, RubricsOptions
 from adk_eval_gate.criteria.final_response_match_v2 import score_final_response_match_v2
 from adk_eval_gate.criteria.rubrics import score_final_response_quality, score_tool_use_quality
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from fake_gemini import FakeGeminiProcess

@@ -23,8 +23,8 @@ from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 from adk_eval_gate.criteria.engine import rouge_tokenizer
 from adk_eval_gate.criteria.engine.scoring import score_case
 from adk_eval_gate.criteria.registry import resolve_criteria
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
+from adk_eval_gate.targets.case_run import CaseRun
 
 VOCAB = [
     "the",

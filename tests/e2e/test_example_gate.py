@@ -9,10 +9,10 @@ import shutil
 
 import yaml
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.report.outputs import verdict_lines
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 from tests.conftest import EXAMPLE
 
 ROLL = r'r"roll an? (\d+)[ -]sided die"'

@@ -17,7 +17,7 @@ from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_fil
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliDataset
 from adk_eval_gate.evalsets.json_spans import parse_spans
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 def _turn(query: str, tool: list[dict], reference: str) -> dict:

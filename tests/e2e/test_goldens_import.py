@@ -17,7 +17,7 @@ from google.genai import types
 
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliDataset
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 def _session(example: Path, messages: list[str]) -> dict:

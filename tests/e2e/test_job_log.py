@@ -10,7 +10,7 @@ import pytest
 
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.commands.main import main
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.outputs import annotation_lines, junit_xml, verdict_lines
 from adk_eval_gate.run.pipeline import run_plan

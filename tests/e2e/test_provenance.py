@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.provenance import installed

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.baseline.history import StoredHistory, history_text
-from adk_eval_gate.baseline.history.models import History
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.history.record_format import History
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.core.numbers import MAX_CASE_SAMPLES, MAX_COUNT, MAX_RECORD_SAMPLES
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 from tests.support.history_repo import SHA, make_repo
 from tests.support.hostile import assert_bad_input, time_limit
 

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adk_eval_gate.criteria.engine.base import ScoringInput
+from adk_eval_gate.criteria.engine.criterion import ScoringInput
 from adk_eval_gate.criteria.engine.options import ThresholdOptions, ToolTrajectoryOptions
 from adk_eval_gate.criteria.engine.rouge_tokenizer import tokenize_text
 from adk_eval_gate.criteria.response_match import rouge1_f, score_response_match
 from adk_eval_gate.criteria.tool_trajectory import score_tool_trajectory
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from tests.parity.generators import WORDS, conversation_pair, text
 
 from .adk_oracle import ADK_TOKENIZER, adk_rouge, adk_trajectory

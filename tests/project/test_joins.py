@@ -11,7 +11,7 @@ import ast
 import pytest
 from pydantic import ValidationError
 
-from adk_eval_gate.baseline.models import DriftRow, EfficiencyRow, PooledSummary, Row, Summary
+from adk_eval_gate.baseline.comparison_format import DriftRow, EfficiencyRow, PooledSummary, Row, Summary
 from tests.support.paths import ROOT
 
 PACKAGE = ROOT / "src" / "adk_eval_gate"

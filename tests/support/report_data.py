@@ -7,12 +7,12 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.results.build import count
-from adk_eval_gate.results.models import (
+from adk_eval_gate.results.results_format import (
     CaseResult,
     CriterionConfig,
     EvalSetResult,

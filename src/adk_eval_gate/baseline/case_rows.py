@@ -6,13 +6,13 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from adk_eval_gate.baseline.models import Row, Verdict
+from adk_eval_gate.baseline.comparison_format import Row, Verdict
 from adk_eval_gate.baseline.provenance_changes import SCORER_CHANGED
 from adk_eval_gate.baseline.row_notes import Side, StatusNote
 from adk_eval_gate.baseline.stages import StagedPair, baseline_halves, current_rounds
 from adk_eval_gate.baseline.stats import TestResult, permutation_test
 from adk_eval_gate.baseline.strata import EXTRA_ROUND, FIRST_ROUND, case_test, samples
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult
+from adk_eval_gate.results.results_format import CaseResult, EvalSetResult, MetricResult
 
 Pair = tuple[list[float], list[float]]  # (baseline samples, current samples) of one case
 

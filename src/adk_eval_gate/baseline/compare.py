@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
 from adk_eval_gate.baseline.case_rows import CaseComparison, case_row
+from adk_eval_gate.baseline.comparison_format import DriftRow, PooledSummary, Row, Summary, Verdict
 from adk_eval_gate.baseline.judge_noise import excuse_judge_noise
-from adk_eval_gate.baseline.models import DriftRow, PooledSummary, Row, Summary, Verdict
 from adk_eval_gate.baseline.row_notes import StatusNote, VerdictNote
 from adk_eval_gate.baseline.stats import (
     TestResult,
@@ -38,7 +38,7 @@ from adk_eval_gate.baseline.strata import (
     group_test,
     samples,
 )
-from adk_eval_gate.results.models import EvalSetResult, ResultsFile
+from adk_eval_gate.results.results_format import EvalSetResult, ResultsFile
 
 __all__ = ["CaseComparison", "Compared", "compare", "decide_gating", "samples", "verdict_for"]
 

@@ -2,8 +2,8 @@
 does not gate, as data (`kind`, `subject`, `figures`) with its sentence (`text`) beside it. Whoever reads the file
 (publish, view, the job log, JUnit, `goldens --regressed`) reads the data; the sentence is for people, never parsed.
 
-Here, below the gate, because the comparison file's models are here (baseline/models.py); gate/outcome.py builds
-its decision from the same `Subject`, so the subject the gate judged is the subject the file names.
+Here, below the gate, because the comparison file's models are here (baseline/comparison_format.py);
+gate/outcome.py builds its decision from the same `Subject`, so the subject the gate judged is the one the file names.
 """
 
 from __future__ import annotations

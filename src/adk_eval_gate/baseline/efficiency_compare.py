@@ -14,11 +14,11 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 
-from adk_eval_gate.baseline.models import EfficiencyMetric, EfficiencyRow
+from adk_eval_gate.baseline.comparison_format import EfficiencyMetric, EfficiencyRow
 from adk_eval_gate.baseline.row_notes import EfficiencyNote
 from adk_eval_gate.baseline.stats import TestResult, holm, stratified_test
-from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.results.models import CaseResult, ResultsFile, RunUsage
+from adk_eval_gate.config.workflow_settings import GateSettings
+from adk_eval_gate.results.results_format import CaseResult, ResultsFile, RunUsage
 
 METRICS: dict[EfficiencyMetric, Callable[[RunUsage], float | None]] = {
     "cost": lambda u: u.cost_usd,

@@ -32,9 +32,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from adk_eval_gate.baseline.models import Row
+from adk_eval_gate.baseline.comparison_format import Row
 from adk_eval_gate.baseline.row_notes import VerdictNote
-from adk_eval_gate.results.models import MetricResult, ResultsFile
+from adk_eval_gate.results.results_format import MetricResult, ResultsFile
 
 MetricKey = tuple[str, str, str, str]  # (agent, eval set, case, criterion)
 

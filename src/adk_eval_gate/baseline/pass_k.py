@@ -28,7 +28,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from adk_eval_gate.results.models import CaseResult, EvalSetResult
+from adk_eval_gate.results.results_format import CaseResult, EvalSetResult
 
 LEVEL = 0.95  # the interval's coverage
 _T_975 = (  # Student t quantiles at 0.975 for 1..30 degrees of freedom; beyond, the normal's 1.96 is within 2%

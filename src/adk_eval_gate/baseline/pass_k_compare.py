@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from adk_eval_gate.baseline.pass_k import RunTally, SetEstimate, estimate, set_estimate, tallies
 from adk_eval_gate.baseline.pass_k_models import PassKRow
 from adk_eval_gate.baseline.stats import TestResult, holm, stratified_test
-from adk_eval_gate.results.models import EvalSetResult, ResultsFile
+from adk_eval_gate.results.results_format import EvalSetResult, ResultsFile
 
 _GRID = 1e9  # per-case values merged on this grid: far finer than any pass^k difference that matters
 SUPPORT_LIMIT = 50_000

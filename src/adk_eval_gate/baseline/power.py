@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from adk_eval_gate.baseline.compare import decide_gating
-from adk_eval_gate.baseline.models import Summary
+from adk_eval_gate.baseline.comparison_format import Summary
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stats import TestResult
 from adk_eval_gate.baseline.strata import Strata, group_test

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
 
-from adk_eval_gate.baseline.models import AgentPower, PooledSummary, PowerLine, Row, Summary
+from adk_eval_gate.baseline.comparison_format import AgentPower, PooledSummary, PowerLine, Row, Summary
 from adk_eval_gate.baseline.power import (
     Design,
     cases_touched,
@@ -23,8 +23,8 @@ from adk_eval_gate.baseline.power import (
     suggest_runs,
 )
 from adk_eval_gate.baseline.row_notes import Settle, Unconfirmed, VerdictNote
-from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.config.workflow_settings import GateSettings
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adk_eval_gate.results.models import CriterionConfig, EvalSetResult, ResultsFile
 from adk_eval_gate.results.provenance_models import UNKNOWN, JudgeProvenance, RunProvenance, ScorerVersions
+from adk_eval_gate.results.results_format import CriterionConfig, EvalSetResult, ResultsFile
 
 # A baseline criterion's hash marked so: `case_rows` reads the row as not comparable, its note naming the change.
 SCORER_CHANGED: Final = "scorer-changed:"

@@ -12,7 +12,7 @@ import statistics
 from dataclasses import dataclass
 
 from adk_eval_gate.baseline.stats import permutation_test
-from adk_eval_gate.results.models import MetricResult, RunMetric
+from adk_eval_gate.results.results_format import MetricResult, RunMetric
 
 
 def _scores(runs: list[RunMetric]) -> list[float]:

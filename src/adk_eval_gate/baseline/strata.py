@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from adk_eval_gate.baseline.evidence import evidence_test
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stats import TestResult, combine_stages, permutation_test, stratified_test
-from adk_eval_gate.results.models import MetricResult
+from adk_eval_gate.results.results_format import MetricResult
 
 
 def samples(metric: MetricResult) -> list[float]:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from adk_eval_gate.github.context import ActionsContext
     from adk_eval_gate.handshake.settings import PublishOptions
     from adk_eval_gate.handshake.start import Handshake
-    from adk_eval_gate.results.models import ResultsFile
+    from adk_eval_gate.results.results_format import ResultsFile
     from adk_eval_gate.run.adaptive import Decider
     from adk_eval_gate.run.plan import Plan
     from adk_eval_gate.targets.host_pool import AgentHostPool

@@ -46,7 +46,7 @@ def _compare(args: argparse.Namespace, loaded: Callable[[], None]) -> int:
     from adk_eval_gate.baseline.provenance_changes import scoring_changed
     from adk_eval_gate.baseline.stores import load_baseline
     from adk_eval_gate.commands.loading import load_config, plan_of
-    from adk_eval_gate.config.models import GateSettings, max_age_days
+    from adk_eval_gate.config.workflow_settings import GateSettings, max_age_days
     from adk_eval_gate.core.files import existing_input, write_text_atomic
     from adk_eval_gate.gate.comparison_file import build_comparison
     from adk_eval_gate.gate.exit_codes import exit_code_for_decision

@@ -23,7 +23,7 @@ from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import existing_input, load_json, read_bytes, read_text, write_bytes_atomic
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 
 FIX_SESSION = "import a session whose every tool call got its response in the same conversation"
 

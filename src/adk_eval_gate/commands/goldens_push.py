@@ -22,7 +22,7 @@ from adk_eval_gate.github.conversation import reply
 from adk_eval_gate.github.git_data import FileUpdate, PushRefused, push_commit
 from adk_eval_gate.handshake.who_asked import CommentRun
 from adk_eval_gate.report.escape import code_block, inline
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 MAX_DIFF = 50_000  # GitHub refuses a comment over 65,536 characters
 

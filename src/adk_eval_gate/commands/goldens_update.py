@@ -20,16 +20,16 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json, parse_json, read_bytes, read_text
 from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.evalsets.golden_rewrite import Golden, golden_of, rewrite
 from adk_eval_gate.evalsets.json_spans import SpanError
 from adk_eval_gate.evalsets.loader import parse_eval_set
-from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.results.build import case_hash
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, ResultsFile
+from adk_eval_gate.results.results_format import CaseResult, EvalSetResult, ResultsFile
 
 BOM = b"\xef\xbb\xbf"
 

@@ -12,7 +12,7 @@ from adk_eval_gate.core.errors import InputError
 
 if TYPE_CHECKING:
     from adk_eval_gate.config.loader import Workflow
-    from adk_eval_gate.results.models import ResultsFile
+    from adk_eval_gate.results.results_format import ResultsFile
     from adk_eval_gate.run.plan import Plan
 
 MAKE_ONE = "make one with `adk-eval-gate run --all-runs --output {path}` (every case at num_runs' max)"
@@ -21,7 +21,7 @@ MAKE_ONE = "make one with `adk-eval-gate run --all-runs --output {path}` (every 
 def with_baseline_file(workflow: Workflow, value: str, *, must_exist: bool = True) -> Workflow:
     """The workflow with its baseline store replaced by the file `value` (relative to the working directory, as a
     path typed on the command line is); a missing file is bad input unless the command is to write it."""
-    from adk_eval_gate.config.models import FileBaseline
+    from adk_eval_gate.config.workflow_settings import FileBaseline
 
     path = Path(value).resolve()
     if must_exist and not path.is_file():
@@ -44,7 +44,7 @@ def unwritable_store(workflow: Workflow) -> str | None:
 
 
 def _configured_max(plan: Plan) -> dict[str, int]:
-    from adk_eval_gate.config.models import AdaptiveRuns
+    from adk_eval_gate.config.workflow_settings import AdaptiveRuns
 
     out = {}
     for agent in plan.agents:
@@ -82,7 +82,7 @@ def refuse_few_runs(results: ResultsFile, plan: Plan, results_path: str) -> None
 
 
 def _first_runs(plan: Plan) -> dict[str, int]:
-    from adk_eval_gate.config.models import AdaptiveRuns
+    from adk_eval_gate.config.workflow_settings import AdaptiveRuns
 
     return {a.name: a.num_runs.min if isinstance(a.num_runs, AdaptiveRuns) else a.num_runs for a in plan.agents}
 

@@ -70,7 +70,7 @@ def publishing_options() -> argparse.ArgumentParser:
 
 
 def publish_options(args: argparse.Namespace) -> PublishOptions:
-    from adk_eval_gate.config.base import comment_key_problem
+    from adk_eval_gate.config.strict_section import comment_key_problem
     from adk_eval_gate.handshake.settings import PublishOptions
     from adk_eval_gate.run.shards import parse_shard
 

@@ -30,10 +30,10 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def json_schema_text(kind: str) -> str:
+    from adk_eval_gate.baseline.comparison_format import Comparison
     from adk_eval_gate.baseline.history import History
-    from adk_eval_gate.baseline.models import Comparison
-    from adk_eval_gate.config.models import Settings
-    from adk_eval_gate.results.models import ResultsFile
+    from adk_eval_gate.config.workflow_settings import Settings
+    from adk_eval_gate.results.results_format import ResultsFile
 
     models: dict[str, type[BaseModel]] = {
         "results": ResultsFile,

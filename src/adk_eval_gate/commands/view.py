@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from adk_eval_gate.core.errors import InputError
 
 if TYPE_CHECKING:
-    from adk_eval_gate.evalsets.models import Invocation
-    from adk_eval_gate.results.models import ResultsFile
+    from adk_eval_gate.evalsets.adk_eval_schema import Invocation
+    from adk_eval_gate.results.results_format import ResultsFile
 
 DEFAULT_DIR = "adk-eval-gate-out"
 
@@ -129,7 +129,7 @@ def render(results_path: Path, config: str | None = None) -> Path:
     a comparison file) before the folder is made; nothing of the artifact's own page is used."""
     from pydantic import ValidationError
 
-    from adk_eval_gate.baseline.models import Comparison
+    from adk_eval_gate.baseline.comparison_format import Comparison
     from adk_eval_gate.core.files import load_json
     from adk_eval_gate.core.validation import input_error_from
     from adk_eval_gate.report.html import write_report_html

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from adk_eval_gate.config.base import Strict
+from adk_eval_gate.config.strict_section import Strict
 
 
 class FlakySettings(Strict):

@@ -11,9 +11,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from adk_eval_gate.config.globs import GlobTooWide, walk_glob
-from adk_eval_gate.config.models import AgentSettings, Settings, is_glob
 from adk_eval_gate.config.near_miss import near_miss
 from adk_eval_gate.config.target_settings import CommandTargetSettings
+from adk_eval_gate.config.workflow_settings import AgentSettings, Settings, is_glob
 from adk_eval_gate.core.errors import InputError, did_you_mean, format_loc
 from adk_eval_gate.core.files import has_surrogates
 from adk_eval_gate.core.paths import shown_path

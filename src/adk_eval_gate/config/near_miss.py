@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 from pathlib import Path
 
-from adk_eval_gate.config.models import is_glob
+from adk_eval_gate.config.workflow_settings import is_glob
 from adk_eval_gate.core.errors import did_you_mean
 
 # A folder this large is not listed for a guess: a suggestion is a courtesy, never a cost.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from adk_eval_gate.config.models import NoBaseline
+from adk_eval_gate.config.workflow_settings import NoBaseline
 from adk_eval_gate.core.errors import InputError
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from adk_eval_gate.config.base import Strict as _Strict
+from adk_eval_gate.config.strict_section import Strict as _Strict
 from adk_eval_gate.core.held_tokens import is_github_token_name
 from adk_eval_gate.core.redaction import check_pass_env
 

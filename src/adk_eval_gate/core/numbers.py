@@ -24,7 +24,7 @@ from pydantic import ConfigDict, Field
 
 STORED_FILE = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-# The config's cap on `num_runs` (config/models.py): no stored file can hold more runs of a case.
+# The config's cap on `num_runs` (config/workflow_settings.py): no stored file can hold more runs of a case.
 MAX_RUNS = 100
 # Samples of one case × criterion are runs × turns: 100 runs of a 1,000-turn conversation, far past any eval set.
 MAX_CASE_SAMPLES = 100_000

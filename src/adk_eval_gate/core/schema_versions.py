@@ -4,7 +4,7 @@ replay target reads results files as recorded actuals, the baseline stores read 
 from typing import Final
 
 RESULTS_SCHEMA_VERSION: Final = 1
-# The comparison file (baseline/models.py). 2: the gate's failures and notes are data beside their sentences
+# The comparison file (baseline/comparison_format.py). 2: the gate's failures and notes are data beside their sentences
 # (baseline/decision_records.py); 1 (failures as sentences alone) is still read.
 COMPARISON_SCHEMA_VERSION: Final = 2  # Final: the Literal[1, 2] model field takes it as its default
 # The default branch's history (baseline/history): its own version, bumped apart from the results file's.

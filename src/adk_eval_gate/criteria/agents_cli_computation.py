@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     Cause,
     InvocationScore,
     JudgeScorer,

@@ -20,7 +20,7 @@ from adk_eval_gate.core.validation import LineLookup
 from adk_eval_gate.criteria.agents_cli_code import run_code_metric
 from adk_eval_gate.criteria.agents_cli_computation import INPUTS, computation_scorer
 from adk_eval_gate.criteria.agents_cli_service import service_scorer
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     CaseStatusRule,
     Cause,
     ConfiguredCriterion,

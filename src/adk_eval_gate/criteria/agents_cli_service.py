@@ -26,7 +26,7 @@ from typing import Any
 from google.genai import types as genai_types
 
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     Cause,
     InvocationScore,
     JudgeScorer,

@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field
 
 from adk_eval_gate.core.command_files import runs_pull_request_code_elsewhere
 from adk_eval_gate.criteria.custom_function import metric_call, score_call, score_elsewhere
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     CriterionOptions,
     CriterionSpec,
     MetricOutcome,

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import in_range
-from adk_eval_gate.criteria.engine.base import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status
+from adk_eval_gate.criteria.engine.criterion import InvocationScore, MetricOutcome, NotEvaluable, ScoringInput, Status
 from adk_eval_gate.criteria.engine.metric_process import MetricProcess, MetricProcessError
 
 _STATUS = {1: Status.PASSED, 2: Status.FAILED, 3: Status.NOT_EVALUATED, 4: Status.NOT_EVALUATED}
@@ -157,7 +157,7 @@ def decode(reply: JsonObject) -> MetricOutcome:
 def serve() -> None:
     """The metric process: one JSON call per line in, one JSON answer per line out, until its input closes."""
     from adk_eval_gate.core.redaction import redact_standard_streams
-    from adk_eval_gate.targets.base import one_line
+    from adk_eval_gate.targets.case_run import one_line
 
     answers = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # what the user's function prints goes to the log, never into the answers

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from adk_eval_gate.core.numbers import in_range
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, InvocationEvents, tool_calls
 from adk_eval_gate.evalsets.criterion_names import INFORMATIONAL_METRICS
-from adk_eval_gate.evalsets.models import Invocation, InvocationEvents, tool_calls
 
 NAMES = INFORMATIONAL_METRICS
 

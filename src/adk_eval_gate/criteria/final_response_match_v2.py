@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
@@ -26,7 +26,7 @@ from adk_eval_gate.criteria.engine.judge import Judge, gather_all
 from adk_eval_gate.criteria.engine.options import LlmJudgeOptions
 from adk_eval_gate.criteria.engine.prompts import response_text
 from adk_eval_gate.criteria.judge_agreement import DeferredJudgement, disagree, known
-from adk_eval_gate.evalsets.models import Invocation, content_text
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, content_text
 
 NAME = "final_response_match_v2"
 VERSION = "1"  # bump when the template or parsing changes: it is part of every cache key

@@ -17,7 +17,7 @@ import re
 import statistics
 
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     InvocationScore,
     MetricOutcome,
     ScoringInput,
@@ -28,7 +28,7 @@ from adk_eval_gate.criteria.engine.base import (
 from adk_eval_gate.criteria.engine.judge import Judge, gather_all
 from adk_eval_gate.criteria.engine.options import HallucinationsOptions
 from adk_eval_gate.criteria.engine.prompts import developer_instructions
-from adk_eval_gate.evalsets.models import Invocation, InvocationEvent, InvocationEvents, content_text
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, InvocationEvent, InvocationEvents, content_text
 
 NAME = "hallucinations_v1"
 VERSION = "1"

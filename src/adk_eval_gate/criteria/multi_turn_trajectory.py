@@ -15,11 +15,11 @@ from typing import Any
 from google.genai import types as genai_types
 
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.criteria.engine.base import InvocationScore, MetricOutcome, ScoringInput, Status
+from adk_eval_gate.criteria.engine.criterion import InvocationScore, MetricOutcome, ScoringInput, Status
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.options import RubricsOptions
 from adk_eval_gate.criteria.rubrics import RubricJudgeKind, score_with_rubrics
-from adk_eval_gate.evalsets.models import Invocation, InvocationEvents, Rubric
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, InvocationEvents, Rubric
 
 NAME = "rubric_based_multi_turn_trajectory_quality_v1"
 

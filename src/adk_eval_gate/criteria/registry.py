@@ -19,7 +19,7 @@ from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import LineLookup, file_line_lookup, input_error_from
 from adk_eval_gate.criteria.custom import custom_spec
 from adk_eval_gate.criteria.engine import options as o
-from adk_eval_gate.criteria.engine.base import ConfiguredCriterion, CriterionSpec, SomeCriterion, SomeCriterionSpec
+from adk_eval_gate.criteria.engine.criterion import ConfiguredCriterion, CriterionSpec, SomeCriterion, SomeCriterionSpec
 from adk_eval_gate.criteria.final_response_match_v2 import score_final_response_match_v2
 from adk_eval_gate.criteria.hallucinations import score_hallucinations
 from adk_eval_gate.criteria.multi_turn_trajectory import score_multi_turn_trajectory

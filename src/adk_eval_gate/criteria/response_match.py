@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
@@ -18,7 +18,7 @@ from adk_eval_gate.criteria.engine.base import (
     status_for,
 )
 from adk_eval_gate.criteria.engine.options import ThresholdOptions
-from adk_eval_gate.evalsets.models import content_text
+from adk_eval_gate.evalsets.adk_eval_schema import content_text
 
 
 def rouge1_f(response: str, reference: str) -> float:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from adk_eval_gate.core.errors import InputError, format_loc
 from adk_eval_gate.core.validation import LineLookup
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
@@ -35,7 +35,7 @@ from adk_eval_gate.criteria.engine.judge import Judge, gather_all
 from adk_eval_gate.criteria.engine.options import RubricsOptions
 from adk_eval_gate.criteria.engine.prompts import developer_instructions, response_text, tool_steps
 from adk_eval_gate.criteria.judge_agreement import DeferredJudgement, disagree, known
-from adk_eval_gate.evalsets.models import EvalCase, EvalSet, Invocation, Rubric, content_text
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, EvalSet, Invocation, Rubric, content_text
 
 _PROPERTY = re.compile(r"(?m)^\s*Property: (.*)$")
 _ID = re.compile(r"(?m)^\s*ID: (.*)$")

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.engine import vertex_service
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     Cause,
     InvocationScore,
     MetricOutcome,
@@ -34,7 +34,7 @@ from adk_eval_gate.criteria.engine.vertex_service import (
     answer_detail,
     answer_score,
 )
-from adk_eval_gate.evalsets.models import Invocation, content_text
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, content_text
 from adk_eval_gate.llm.cache import cache_key
 from adk_eval_gate.llm.client import LlmUnavailable
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
@@ -20,7 +20,7 @@ from adk_eval_gate.criteria.engine.base import (
 )
 from adk_eval_gate.criteria.engine.options import MatchType, ToolTrajectoryOptions
 from adk_eval_gate.criteria.tool_divergence import any_order_divergence, exact_divergence, in_order_divergence
-from adk_eval_gate.evalsets.models import tool_calls
+from adk_eval_gate.evalsets.adk_eval_schema import tool_calls
 
 Call = genai_types.FunctionCall
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
@@ -28,7 +28,7 @@ from adk_eval_gate.criteria.engine.base import (
 )
 from adk_eval_gate.criteria.engine.options import SingleToolUseOptions, TrajectoryOverlapOptions
 from adk_eval_gate.criteria.tool_trajectory import Call, same_call
-from adk_eval_gate.evalsets.models import Invocation, tool_calls
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, tool_calls
 
 
 def matched_calls(actual: Sequence[Call], expected: Sequence[Call], ignore_args: bool = False) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     InvocationScore,
     MetricOutcome,
     NotEvaluable,
@@ -28,7 +28,7 @@ from adk_eval_gate.criteria.engine.base import (
 from adk_eval_gate.criteria.engine.judge import Judge, gather_all
 from adk_eval_gate.criteria.engine.options import UserSimulatorQualityOptions
 from adk_eval_gate.criteria.final_response_match_v2 import majority  # the same vote: majority, ties invalid
-from adk_eval_gate.evalsets.models import ConversationScenario, Invocation, content_text
+from adk_eval_gate.evalsets.adk_eval_schema import ConversationScenario, Invocation, content_text
 from adk_eval_gate.evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
 
 NAME = "per_turn_user_simulator_quality_v1"

@@ -25,7 +25,7 @@ from google.genai import types as genai_types
 from pydantic import field_validator
 
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     Cause,
     InvocationScore,
     JudgeScorer,
@@ -47,7 +47,7 @@ from adk_eval_gate.criteria.engine.vertex_service import (
     missing_project,
 )
 from adk_eval_gate.criteria.safety import score_single_turns
-from adk_eval_gate.evalsets.models import Invocation, InvocationEvents
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, InvocationEvents
 from adk_eval_gate.llm.cache import cache_key
 from adk_eval_gate.llm.client import LlmUnavailable
 

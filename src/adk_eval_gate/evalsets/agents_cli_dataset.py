@@ -23,8 +23,8 @@ from pydantic import ValidationError
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, EvalSet, Invocation
 from adk_eval_gate.evalsets.agents_cli_models import AgentEvent, AgentsCliCase, AgentsCliDataset, dump_case
-from adk_eval_gate.evalsets.models import EvalCase, EvalSet, Invocation
 
 # Extra key on our EvalCase: {"case": <the case as written>}. Hashed with the case (results' case_hash), so it holds
 # what the case asks and expects, not where it sits in the file.

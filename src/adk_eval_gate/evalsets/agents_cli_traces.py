@@ -15,9 +15,9 @@ from google.genai import types as genai_types
 from pydantic import BaseModel
 
 from adk_eval_gate.core.json_types import JsonObject
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation, InvocationEvents, tool_calls, tool_responses
 from adk_eval_gate.evalsets.agents_cli_dataset import original_case
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliCase, dump_case
-from adk_eval_gate.evalsets.models import EvalCase, Invocation, InvocationEvents, tool_calls, tool_responses
 
 
 def agent_events(invocation: Invocation) -> list[JsonObject]:

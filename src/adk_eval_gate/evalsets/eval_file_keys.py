@@ -20,9 +20,9 @@ from typing_extensions import assert_never
 from adk_eval_gate.core.errors import InputError, did_you_mean
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import LineLookup
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, EvalSet, SessionInput
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliCase
 from adk_eval_gate.evalsets.ignored_keys import ignored_key, once, unknown_keys
-from adk_eval_gate.evalsets.models import EvalCase, EvalSet, SessionInput
 
 # Enough to show what is wrong without flooding the log for a file written by another tool.
 LISTED = 20

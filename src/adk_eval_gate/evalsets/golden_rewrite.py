@@ -23,8 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.evalsets import json_spans
+from adk_eval_gate.evalsets.adk_eval_schema import (
+    IntermediateData,
+    Invocation,
+    InvocationEvents,
+    tool_calls,
+    tool_responses,
+)
 from adk_eval_gate.evalsets.legacy import legacy_eval_set_id
-from adk_eval_gate.evalsets.models import IntermediateData, Invocation, InvocationEvents, tool_calls, tool_responses
 
 Json = Any
 

@@ -23,7 +23,7 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.redaction import redact_json
 from adk_eval_gate.core.validation import input_error_from
-from adk_eval_gate.evalsets.models import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, EvalSet, IntermediateData, Invocation, SessionInput
 
 LEGACY_TURN_KEYS = {
     "query",

@@ -12,9 +12,9 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import load_json
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.evalsets import agents_cli_dataset, eval_file_keys, legacy
+from adk_eval_gate.evalsets.adk_eval_schema import EvalSet
 from adk_eval_gate.evalsets.eval_file_keys import EvalSetShape
 from adk_eval_gate.evalsets.ignored_keys import once
-from adk_eval_gate.evalsets.models import EvalSet
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import jinja2.sandbox
 
-from adk_eval_gate.evalsets.models import ConversationScenario, UserPersona
+from adk_eval_gate.evalsets.adk_eval_schema import ConversationScenario, UserPersona
 
 
 class PersonaUnavailable(ValueError):

@@ -20,8 +20,8 @@ from typing import Any
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets import json_spans
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, content_text, dump_invocation
 from adk_eval_gate.evalsets.golden_rewrite import golden_of
-from adk_eval_gate.evalsets.models import Invocation, content_text, dump_invocation
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]+")
 MAX_ID = 100

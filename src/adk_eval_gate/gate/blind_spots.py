@@ -7,7 +7,7 @@ never silently: each blind spot is a warning in the comment, the console, the jo
 
 from __future__ import annotations
 
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 
 # Scores of ADK's criteria lie in [0, 1]: a tolerance this large lets no drop count.
 _BLIND_TOLERANCE = 1.0

@@ -9,17 +9,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TypeVar, cast
 
+from adk_eval_gate.baseline.comparison_format import Comparison, GateDecision, Override
 from adk_eval_gate.baseline.decision_records import FailureRecord, Figures, NoteRecord, Subject
 from adk_eval_gate.baseline.history import HistoryState
-from adk_eval_gate.baseline.models import Comparison, GateDecision, Override
 from adk_eval_gate.baseline.stores import LoadOutcome
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.decision import GatedComparison, gate_comparison
 from adk_eval_gate.gate.outcome import Compared, Decision, Failure, NotGating, subject_of
 from adk_eval_gate.gate.plain import cases_of, row_divergence, what_changed
 from adk_eval_gate.gate.reasons import reason, settle_text
 from adk_eval_gate.gate.wording import failure_body, failure_line, headline, not_gating_text
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 def failure_record(

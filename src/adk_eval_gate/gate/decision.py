@@ -8,19 +8,19 @@ from dataclasses import dataclass
 from typing import cast
 
 from adk_eval_gate.baseline.compare import compare, decide_gating
+from adk_eval_gate.baseline.comparison_format import AgentPower, BaselineIdentity, DriftRow, Override, Row
 from adk_eval_gate.baseline.efficiency_compare import compare_efficiency
 from adk_eval_gate.baseline.history import HistoryState, HistoryView, history_view
 from adk_eval_gate.baseline.history.drift import explained
-from adk_eval_gate.baseline.models import AgentPower, BaselineIdentity, DriftRow, Override, Row
 from adk_eval_gate.baseline.power_report import assess, designs_from_results, mark_unconfirmed
 from adk_eval_gate.baseline.provenance_changes import ChangedBesidesCode, like_for_like, provenance_changes
 from adk_eval_gate.baseline.stores import LoadOutcome
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.blind_spots import blind_spots
 from adk_eval_gate.gate.outcome import ComparedVerdicts, Decision
 from adk_eval_gate.gate.pass_k_gate import gated_pass_k
 from adk_eval_gate.gate.policy import decide
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 def _view(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.baseline.comparison_format import Comparison, Row
 from adk_eval_gate.gate.outcome import subject_of
 
 

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 EXIT_PASS = 0
 EXIT_FAIL = 1

@@ -12,8 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from adk_eval_gate.baseline.decision_records import FailureKind, NotGatingKind, Subject
-from adk_eval_gate.baseline.models import (
+from adk_eval_gate.baseline.comparison_format import (
     DriftRow,
     EfficiencyRow,
     HistoryReport,
@@ -22,6 +21,7 @@ from adk_eval_gate.baseline.models import (
     Row,
     Summary,
 )
+from adk_eval_gate.baseline.decision_records import FailureKind, NotGatingKind, Subject
 from adk_eval_gate.baseline.pass_k_models import PassKRow
 from adk_eval_gate.baseline.row_notes import Settle
 

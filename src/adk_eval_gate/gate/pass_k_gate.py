@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 from adk_eval_gate.baseline.pass_k_compare import pass_k_rows
 from adk_eval_gate.baseline.pass_k_models import PassKRow
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.outcome import Failure
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 def gates(row: PassKRow) -> bool:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from adk_eval_gate.baseline.comparison_format import PooledSummary, Row, Summary
 from adk_eval_gate.baseline.decision_records import Subject
-from adk_eval_gate.baseline.models import PooledSummary, Row, Summary
 from adk_eval_gate.core.clip import clip_words
 from adk_eval_gate.gate.outcome import subject_of
-from adk_eval_gate.results.models import CaseResult, ResultsFile
+from adk_eval_gate.results.results_format import CaseResult, ResultsFile
 
 _COMPARED = ("regressed", "improved", "unchanged", "inconclusive")
 _NAMED = 3  # cases named in the line; the rest counted

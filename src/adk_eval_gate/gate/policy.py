@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from adk_eval_gate.baseline.comparison_format import EfficiencyRow, Override, PooledSummary, Row, Summary
 from adk_eval_gate.baseline.decision_records import FailureKind, Subject
 from adk_eval_gate.baseline.efficiency_compare import CONDITIONS
-from adk_eval_gate.baseline.models import EfficiencyRow, Override, PooledSummary, Row, Summary
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, Settle
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.outcome import (
     ComparedVerdicts,
     Decision,
@@ -25,7 +25,7 @@ from adk_eval_gate.gate.outcome import (
     subject_of,
 )
 from adk_eval_gate.gate.pass_k_gate import pass_k_failures
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 Verdicted = Row | Summary | PooledSummary
 CaseKey4 = tuple[str, str, str, str]

@@ -6,9 +6,9 @@ row's change. `gate/comparison_file.py` writes these into the comparison file; n
 
 from __future__ import annotations
 
+from adk_eval_gate.baseline.comparison_format import DriftRow, EfficiencyRow, PooledSummary, Row, Summary
 from adk_eval_gate.baseline.drift_start import DriftStart
 from adk_eval_gate.baseline.efficiency_compare import UNITS
-from adk_eval_gate.baseline.models import DriftRow, EfficiencyRow, PooledSummary, Row, Summary
 from adk_eval_gate.baseline.power_report import runs_setting
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, Settle, StatusNote, Unconfirmed, VerdictNote
 from adk_eval_gate.core.clip import clip, short_sha

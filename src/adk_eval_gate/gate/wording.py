@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from adk_eval_gate.baseline.comparison_format import Override
 from adk_eval_gate.baseline.decision_records import UNRECORDED, FailureRecord, Subject
-from adk_eval_gate.baseline.models import Override
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.gate.outcome import Decision, Failure, NotGating
 from adk_eval_gate.gate.reasons import settle_text

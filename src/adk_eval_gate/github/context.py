@@ -189,7 +189,7 @@ class ActionsContext:
     output: str | None = None  # GITHUB_OUTPUT: the step's outputs for later steps
     # The pull request's merge-base as git named it before any of the pull request's code ran (None: not asked yet):
     # `setup:` can rewrite the checkout's .git (a remote ref moved back, a replace ref), and the merge-base picks
-    # the baseline, so it is read once, early, and never again (baseline/stores/base.py `merge_base_found`).
+    # the baseline, so it is read once, early, and never again (baseline/stores/stored_baseline.py `merge_base_found`).
     merge_base: tuple[str, ...] | None = None
     # The run's GitHub session (its no-answer budget, the names resolved): created with the context by the command,
     # carried by every copy of it (dataclasses.replace), so each client of the run shares it and no module keeps it.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from adk_eval_gate.baseline.models import Override
+from adk_eval_gate.baseline.comparison_format import Override
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext

@@ -33,7 +33,7 @@ from urllib.parse import quote
 from pydantic import ValidationError
 
 from adk_eval_gate.config.loader import Workflow
-from adk_eval_gate.config.models import CommentSection, GateSettings, ReportSection
+from adk_eval_gate.config.workflow_settings import CommentSection, GateSettings, ReportSection
 from adk_eval_gate.core.clip import first_line, short_sha
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.paths import relative_to_root

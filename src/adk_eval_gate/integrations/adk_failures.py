@@ -9,7 +9,7 @@ from pathlib import Path
 
 from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.report.adk_details import (
     MetricVerdict,
     metric_verdict,
@@ -17,7 +17,7 @@ from adk_eval_gate.report.adk_details import (
     print_details,
     print_efficiency,
 )
-from adk_eval_gate.results.models import EvalSetResult
+from adk_eval_gate.results.results_format import EvalSetResult
 
 
 def _csv_rows(eval_set_id: str, eval_id: str, verdict: MetricVerdict) -> list[JsonObject]:

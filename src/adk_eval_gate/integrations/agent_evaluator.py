@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from adk_eval_gate.config.loader import AgentPlan, Workflow
-from adk_eval_gate.config.models import Settings
+from adk_eval_gate.config.workflow_settings import Settings
 from adk_eval_gate.core.files import load_json
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
+from adk_eval_gate.evalsets.adk_eval_schema import SessionInput
 from adk_eval_gate.evalsets.eval_config import EvalConfigData, parse_eval_config, sibling_test_config
 from adk_eval_gate.evalsets.loader import EvalSetFile, load_eval_set, parse_eval_set
-from adk_eval_gate.evalsets.models import SessionInput
 from adk_eval_gate.integrations.adk_failures import failures_for, raise_if_failed, write_csv
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
 from adk_eval_gate.targets.module import ModuleTarget

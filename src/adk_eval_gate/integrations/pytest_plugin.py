@@ -23,8 +23,8 @@ from _pytest._code.code import TerminalRepr  # repr_failure's return type; pytes
 from adk_eval_gate.core.keys import CaseKey
 
 if TYPE_CHECKING:
-    from adk_eval_gate.evalsets.models import Invocation
-    from adk_eval_gate.results.models import CaseResult, ResultsFile
+    from adk_eval_gate.evalsets.adk_eval_schema import Invocation
+    from adk_eval_gate.results.results_format import CaseResult, ResultsFile
     from adk_eval_gate.run.plan import Plan
 
 _STATE = "adk_eval_gate_session"

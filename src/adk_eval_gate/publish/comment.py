@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.github.client import GitHubClient, GitHubError
@@ -27,7 +27,7 @@ from adk_eval_gate.handshake.ours import (
     token_author,
 )
 from adk_eval_gate.handshake.sticky import StickyData, read_data
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 CREATE_ATTEMPTS = 3
 

@@ -10,10 +10,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.baseline.stores import LoadOutcome, build_store
 from adk_eval_gate.config.loader import Workflow
-from adk_eval_gate.config.models import max_age_days
+from adk_eval_gate.config.workflow_settings import max_age_days
 from adk_eval_gate.core.collector import read_again
 from adk_eval_gate.core.errors import WriteError
 from adk_eval_gate.core.files import write_text_atomic
@@ -42,7 +42,7 @@ from adk_eval_gate.report.outputs import junit_xml, verdict_lines
 from adk_eval_gate.report.run_marks import mark_junit, remove_stale
 from adk_eval_gate.results.agents_cli_traces import write_traces
 from adk_eval_gate.results.build import write_results
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 from adk_eval_gate.run.agents_cli_plan import agents_cli_cases
 from adk_eval_gate.run.plan import Plan
 from adk_eval_gate.run.rescore_baseline import rescore_outcome

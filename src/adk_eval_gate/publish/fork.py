@@ -21,11 +21,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from adk_eval_gate.baseline.comparison_format import Comparison, Override
 from adk_eval_gate.baseline.history import load_history
-from adk_eval_gate.baseline.models import Comparison, Override
 from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.config.loader import Workflow, load_workflow
-from adk_eval_gate.config.models import max_age_days
+from adk_eval_gate.config.workflow_settings import max_age_days
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.errors import InputError, format_loc
 from adk_eval_gate.core.files import load_json, write_text_atomic
@@ -43,7 +43,7 @@ from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, Destinatio
 from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.results.build import read_results
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from adk_eval_gate.baseline.history import HistoryState, load_history
 from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome
 from adk_eval_gate.config.loader import Workflow
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.github.labels import current_labels
@@ -19,8 +19,8 @@ from adk_eval_gate.handshake.settings import PublishOptions, comment_key
 from adk_eval_gate.handshake.status import PullRequestRun, read_sticky
 from adk_eval_gate.handshake.trusted import TrustedSettings, trusted_settings
 from adk_eval_gate.publish.run_value import PublishRun
-from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.results.offline import mixed
+from adk_eval_gate.results.results_format import ResultsFile
 from adk_eval_gate.run.shards import only_cases_of
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.gate.evidence import regression_cases
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.github.workflow_commands import in_actions
 from adk_eval_gate.report.outputs import annotation_lines, write_outputs
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 def github_outputs(

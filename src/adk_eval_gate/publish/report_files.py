@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.baseline.history import HistoryState
 from adk_eval_gate.baseline.history.trend import trend_data
-from adk_eval_gate.baseline.models import Comparison
 from adk_eval_gate.core.files import replace_together
-from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.publish.run_value import PublishRun
 from adk_eval_gate.report.html import artifacts_url, render_html
 from adk_eval_gate.report.markdown import render_report

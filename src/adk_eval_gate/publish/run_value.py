@@ -13,7 +13,7 @@ from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.handshake.mode import Mode, mode_of
 from adk_eval_gate.handshake.settings import PublishOptions
 from adk_eval_gate.handshake.status import PullRequestRun
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 from adk_eval_gate.run.plan import Plan
 
 

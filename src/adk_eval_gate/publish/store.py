@@ -13,7 +13,7 @@ from adk_eval_gate.baseline.stores import BaselineStore
 from adk_eval_gate.core.files import write_bytes_atomic
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.workflow_commands import error
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 from adk_eval_gate.run.plan import Plan
 from adk_eval_gate.run.shards import why_not_a_baseline
 

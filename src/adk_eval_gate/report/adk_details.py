@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria import efficiency_metrics as efficiency
-from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
-from adk_eval_gate.results.models import CaseResult
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, content_text, tool_calls
+from adk_eval_gate.results.results_format import CaseResult
 
 _CELL = 25  # ADK's `maxcolwidths`
 _DIFF_TEXT = 400

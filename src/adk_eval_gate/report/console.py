@@ -13,10 +13,10 @@ from adk_eval_gate.report.escape import strip_controls
 from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.missing import missing_judged_line
-from adk_eval_gate.results.models import CaseResult, CaseStatusName, EvalSetResult, MetricResult, ResultsFile
+from adk_eval_gate.results.results_format import CaseResult, CaseStatusName, EvalSetResult, MetricResult, ResultsFile
 
 if TYPE_CHECKING:
-    from adk_eval_gate.baseline.models import Comparison, PooledSummary, Summary, Verdict
+    from adk_eval_gate.baseline.comparison_format import Comparison, PooledSummary, Summary, Verdict
 
 
 def _status_mark(status: CaseStatusName) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable
 
-from adk_eval_gate.results.models import CaseResult
+from adk_eval_gate.results.results_format import CaseResult
 
 _LABELS = (
     ("tool_call_count_v1", "{:.1f} tool calls"),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adk_eval_gate.baseline.history.models import HistoryRecord
+from adk_eval_gate.baseline.comparison_format import DriftRow, HistoryReport, Trend
 from adk_eval_gate.baseline.history.provenance_marks import changes_between
-from adk_eval_gate.baseline.models import DriftRow, HistoryReport, Trend
+from adk_eval_gate.baseline.history.record_format import HistoryRecord
 from adk_eval_gate.core.clip import clip, short_sha
 from adk_eval_gate.report.escape import strip_controls
 

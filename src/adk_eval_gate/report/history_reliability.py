@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adk_eval_gate.baseline.history.models import EvalSetRecord, HistoryRecord
+from adk_eval_gate.baseline.comparison_format import HistoryReport
+from adk_eval_gate.baseline.history.record_format import EvalSetRecord, HistoryRecord
 from adk_eval_gate.baseline.history.slide import slide_start
-from adk_eval_gate.baseline.models import HistoryReport
 from adk_eval_gate.baseline.pass_k import RunTally, set_estimate
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.gate.reasons import slide_text

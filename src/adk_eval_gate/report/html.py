@@ -66,16 +66,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from adk_eval_gate.baseline.models import Comparison, PooledSummary, Row, Summary
+from adk_eval_gate.baseline.comparison_format import Comparison, PooledSummary, Row, Summary
 from adk_eval_gate.core.clip import clip, short_sha
 from adk_eval_gate.core.redaction import redact
-from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.report.html_cases import Texts, case_data, cases_behind
 from adk_eval_gate.report.html_pack import pack, unpack
 from adk_eval_gate.report.html_pass_k import pass_k_data
 from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.report.spend import spend_line
-from adk_eval_gate.results.models import EvalSetResult, ResultsFile
+from adk_eval_gate.results.results_format import EvalSetResult, ResultsFile
 
 DATA_VERSION = 1
 ASSETS = Path(__file__).parent / "assets"

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from adk_eval_gate.baseline.models import Comparison, Row
+from adk_eval_gate.baseline.comparison_format import Comparison, Row
 from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.redaction import redact
-from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, content_text, tool_calls
 from adk_eval_gate.results.flakiness import is_flaky, run_outcomes
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric, RunUsage
+from adk_eval_gate.results.results_format import CaseResult, EvalSetResult, RunMetric, RunUsage
 
 TEXT_LIMIT = 4000
 STATUS_CODES = {"passed": "p", "failed": "f", "not_evaluated": "n", "error": "e"}

@@ -10,10 +10,10 @@ every run passed); an eval set without a case with a threshold is left out.
 
 from __future__ import annotations
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.baseline.pass_k import set_estimate, tallies
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 def pass_k_data(results: ResultsFile, comparison: Comparison | None) -> list[JsonObject]:

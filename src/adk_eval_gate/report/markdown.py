@@ -18,11 +18,11 @@ import jinja2
 from google.genai import types as genai_types
 from jinja2.sandbox import SandboxedEnvironment
 
-from adk_eval_gate.baseline.models import Comparison, PooledSummary, Row, Summary
+from adk_eval_gate.baseline.comparison_format import Comparison, PooledSummary, Row, Summary
 from adk_eval_gate.core.clip import clip, masked_lines
 from adk_eval_gate.core.contained_templates import ContainedLoader
 from adk_eval_gate.core.keys import CaseKey
-from adk_eval_gate.evalsets.models import Invocation, content_text, tool_calls
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, content_text, tool_calls
 from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.gate.outcome import subject_of
 from adk_eval_gate.handshake.limits import BUDGET
@@ -31,7 +31,7 @@ from adk_eval_gate.report.escape import code_block, html_text, inline
 from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.report.spend import spend_line
 from adk_eval_gate.results.missing import missing_judged_line
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 CUT = "\n… (cut)"
 TEMPLATES = Path(__file__).parent / "templates"

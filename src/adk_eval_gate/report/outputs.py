@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.core.clip import clip_utf8, clip_words
 from adk_eval_gate.core.files import append_text
 from adk_eval_gate.core.keys import CaseKey
@@ -26,7 +26,7 @@ from adk_eval_gate.gate.evidence import non_gating_regressions, regression_cases
 from adk_eval_gate.gate.wording import accepted_by, kind_label, line_lead
 from adk_eval_gate.github.workflow_commands import annotation, one_line
 from adk_eval_gate.report.provenance_line import changed_line
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 STEP_SUMMARY_LIMIT = 1024 * 1024
 

@@ -3,7 +3,7 @@ tokens, and the estimated cost from the price table ("cost unknown" when a model
 
 from __future__ import annotations
 
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 def _tokens(count: int) -> str:

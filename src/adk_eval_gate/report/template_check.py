@@ -54,7 +54,7 @@ def _trial_render(workflow: Workflow, folder: Path) -> None:
     from adk_eval_gate.gate.comparison_file import build_comparison
     from adk_eval_gate.report.markdown import render_report
     from adk_eval_gate.results.build import tool_info
-    from adk_eval_gate.results.models import Counts, GitInfo, ResultsFile, Timings
+    from adk_eval_gate.results.results_format import Counts, GitInfo, ResultsFile, Timings
 
     results = ResultsFile(
         tool=tool_info(),

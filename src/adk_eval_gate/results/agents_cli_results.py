@@ -23,7 +23,7 @@ from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import in_range, out_of_range
 from adk_eval_gate.core.validation import input_error_from
-from adk_eval_gate.results.models import (
+from adk_eval_gate.results.results_format import (
     CaseResult,
     CaseStatusName,
     Counts,

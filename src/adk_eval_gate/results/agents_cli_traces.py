@@ -15,9 +15,9 @@ from pathlib import Path
 
 from adk_eval_gate.core.files import write_text_atomic
 from adk_eval_gate.core.json_types import JsonObject
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.evalsets.agents_cli_traces import generated_case
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 FOLDER = "agents-cli"
 

@@ -20,12 +20,12 @@ from adk_eval_gate.core.numbers import in_range, out_of_range
 from adk_eval_gate.core.validation import input_error_from
 from adk_eval_gate.core.version import __version__
 from adk_eval_gate.criteria import efficiency_metrics as efficiency
-from adk_eval_gate.criteria.engine.base import MetricOutcome, SomeCriterion
+from adk_eval_gate.criteria.engine.criterion import MetricOutcome, SomeCriterion
 from adk_eval_gate.criteria.engine.scoring import CaseScore
-from adk_eval_gate.evalsets.models import EvalCase, dump_invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, dump_invocation
 from adk_eval_gate.results.agents_cli_results import is_agents_cli_result, results_from_agents_cli
 from adk_eval_gate.results.judge_noise import judge_noise
-from adk_eval_gate.results.models import (
+from adk_eval_gate.results.results_format import (
     SCHEMA_VERSION,
     CaseResult,
     Counts,
@@ -39,7 +39,7 @@ from adk_eval_gate.results.models import (
     RunRecord,
     ToolInfo,
 )
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 
 ADK_SEMANTICS = "google-adk 2.13"
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.evalsets.models import EvalCase
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, RunMetric, RunRecord
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
+from adk_eval_gate.results.results_format import CaseResult, EvalSetResult, RunMetric, RunRecord
 from adk_eval_gate.targets.adk_history import HeldKey, Ref, save_case_results
 
 _STATUS = {"passed": 1, "failed": 2, "not_evaluated": 3, "error": 2}  # ADK's EvalStatus values

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from adk_eval_gate.results.models import MetricResult
+from adk_eval_gate.results.results_format import MetricResult
 
 # (runs that passed, runs with a pass/fail outcome) of one case × criterion in one commit's run.
 RunOutcomes = tuple[int, int]

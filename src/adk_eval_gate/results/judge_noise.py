@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adk_eval_gate.criteria.engine.base import MetricOutcome
+from adk_eval_gate.criteria.engine.criterion import MetricOutcome
 from adk_eval_gate.criteria.judge_agreement import pooled
-from adk_eval_gate.results.models import JudgeNoise
+from adk_eval_gate.results.results_format import JudgeNoise
 
 
 def judge_noise(runs: Sequence[MetricOutcome | None]) -> JudgeNoise | None:

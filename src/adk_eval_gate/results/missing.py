@@ -10,7 +10,7 @@ import re
 from collections import Counter
 
 from adk_eval_gate.criteria.registry import REGISTRY
-from adk_eval_gate.results.models import MetricResult, ResultsFile
+from adk_eval_gate.results.results_format import MetricResult, ResultsFile
 
 _LABELS = {
     "judge_unavailable": "judge unavailable",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 def mixed(current: ResultsFile, baseline: ResultsFile, source: str) -> str | None:

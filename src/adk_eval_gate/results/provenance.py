@@ -9,13 +9,13 @@ from collections.abc import Iterable, Mapping
 from importlib import metadata
 
 from adk_eval_gate.core.version import __version__
-from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.results.provenance_models import (
     AgentProvenance,
     JudgeProvenance,
     RunProvenance,
     ScorerVersions,
 )
+from adk_eval_gate.results.results_format import ResultsFile
 
 # The distributions whose versions say what scored (besides ours): google-adk runs the agent and defines the
 # scoring rules, google-agents-cli scores agents-cli metrics, rouge-score scores response_match_score.

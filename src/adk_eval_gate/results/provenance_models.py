@@ -2,8 +2,8 @@
 the API said served it), the agent's served model versions, and the versions of the libraries that score. A
 `provenance` block of the results file (`ResultsFile.provenance`); a baseline keeps it, the history a short form.
 
-Here, apart from `models.py`, so the builders (`results/provenance.py`) and the comparison
-(`baseline/provenance_changes.py`) share one definition; `models.py` imports it into the results file.
+Here, apart from `results_format.py`, so the builders (`results/provenance.py`) and the comparison
+(`baseline/provenance_changes.py`) share one definition; `results_format.py` imports it into the results file.
 """
 
 from __future__ import annotations

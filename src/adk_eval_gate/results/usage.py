@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from adk_eval_gate.evalsets.models import InvocationEvents, tool_calls
+from adk_eval_gate.evalsets.adk_eval_schema import InvocationEvents, tool_calls
 from adk_eval_gate.llm.client import UsageStats
 from adk_eval_gate.llm.prices import PriceTable
-from adk_eval_gate.results.models import AgentUsage, JudgeCounts, JudgeUsage, ModelTokens, RunUsage
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.results.results_format import AgentUsage, JudgeCounts, JudgeUsage, ModelTokens, RunUsage
+from adk_eval_gate.targets.case_run import CaseRun
 
 
 def counts(stats: UsageStats) -> JudgeCounts:

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 from adk_eval_gate.baseline.stages import baseline_halves, current_rounds, undecided
 from adk_eval_gate.baseline.stats import permutation_test
-from adk_eval_gate.config.models import AdaptiveRuns
+from adk_eval_gate.config.workflow_settings import AdaptiveRuns
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.results.build import read_results
-from adk_eval_gate.results.models import (
+from adk_eval_gate.results.results_format import (
     CaseResult,
     CriterionConfig,
     CriterionLook,

@@ -17,12 +17,12 @@ from adk_eval_gate.config.loader import AgentPlan, Workflow
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.paths import relative_posix
 from adk_eval_gate.criteria.agents_cli_metrics import resolve_agents_cli_metrics
-from adk_eval_gate.criteria.engine.base import SomeCriterion
+from adk_eval_gate.criteria.engine.criterion import SomeCriterion
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
 from adk_eval_gate.evalsets.agents_cli_config import is_agents_cli_config, parse_agents_cli_config, read_config_data
 from adk_eval_gate.evalsets.eval_config import EvalConfigData
 from adk_eval_gate.evalsets.loader import EvalSetFile
-from adk_eval_gate.evalsets.models import EvalCase
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 # What these functions read of a `plan.Plan`, named structurally: plan.py imports this module.

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from adk_eval_gate.config.models import AdaptiveRuns
+from adk_eval_gate.config.workflow_settings import AdaptiveRuns
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.llm.prices import PriceTable
 from adk_eval_gate.results.build import count, criteria_config
 from adk_eval_gate.results.eval_history import case_results
-from adk_eval_gate.results.models import EvalSetResult, RunRange, Sampling
+from adk_eval_gate.results.results_format import EvalSetResult, RunRange, Sampling
 from adk_eval_gate.run.early_scores import EarlyScores, Judged, case_entry
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
 from adk_eval_gate.targets import CaseRun, Target

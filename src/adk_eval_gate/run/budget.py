@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from adk_eval_gate.llm.client import UsageStats
 from adk_eval_gate.llm.prices import PriceTable
-from adk_eval_gate.results.models import Budget
+from adk_eval_gate.results.results_format import Budget
 from adk_eval_gate.results.usage import run_cost
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 
 NOT_RUN_PREFIX = "not run: the spending limit"
 

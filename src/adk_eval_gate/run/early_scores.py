@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from adk_eval_gate.config.models import AdaptiveRuns
-from adk_eval_gate.criteria.engine.base import MetricOutcome, SomeCriterion
-from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.config.workflow_settings import AdaptiveRuns
+from adk_eval_gate.criteria.engine.criterion import MetricOutcome, SomeCriterion
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
 from adk_eval_gate.llm.prices import PriceTable
 from adk_eval_gate.results.build import case_result
-from adk_eval_gate.results.models import CaseResult, Sampling
+from adk_eval_gate.results.results_format import CaseResult, Sampling
 from adk_eval_gate.results.usage import run_usage
 from adk_eval_gate.run.budget import NOT_RUN_PREFIX
 from adk_eval_gate.run.plan import Plan

@@ -16,15 +16,15 @@ from types import MappingProxyType
 
 from adk_eval_gate.config.offline import OFFLINE_LABEL, is_offline
 from adk_eval_gate.core.keys import CaseKey
-from adk_eval_gate.criteria.engine.base import MetricOutcome, SomeCriterion
+from adk_eval_gate.criteria.engine.criterion import MetricOutcome, SomeCriterion
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, JudgeProgress, judge_all
 from adk_eval_gate.criteria.engine.prompts import environment
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, UsageStats
 from adk_eval_gate.results.build import count, git_info, new_run_id, tool_info
-from adk_eval_gate.results.models import EvalSetResult, ResultsFile, Timings
 from adk_eval_gate.results.provenance import with_provenance
+from adk_eval_gate.results.results_format import EvalSetResult, ResultsFile, Timings
 from adk_eval_gate.results.usage import agent_usage, judge_usage
 from adk_eval_gate.run.adaptive import Decider
 from adk_eval_gate.run.agent_job import AgentJob

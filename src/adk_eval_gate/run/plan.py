@@ -12,19 +12,19 @@ from pathlib import Path
 import jinja2
 
 from adk_eval_gate.config.loader import AgentPlan, Workflow, load_workflow
-from adk_eval_gate.config.models import AdaptiveRuns
+from adk_eval_gate.config.workflow_settings import AdaptiveRuns
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import read_text
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.paths import relative_posix, shown_path
-from adk_eval_gate.criteria.engine.base import SomeCriterion
+from adk_eval_gate.criteria.engine.criterion import SomeCriterion
 from adk_eval_gate.criteria.engine.prompts import BUILT_IN, environment
 from adk_eval_gate.criteria.registry import DEFAULT_CRITERIA, REGISTRY, resolve_criteria
 from adk_eval_gate.criteria.rubrics import check_rubrics
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.evalsets.eval_config import EvalConfigData, load_eval_config, sibling_test_config
 from adk_eval_gate.evalsets.loader import EvalSetFile, load_eval_set
-from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.run.agents_cli_plan import agents_cli_criteria
 
 SHOWN_WARNINGS = 50  # ignored keys listed by one plan; the rest are counted

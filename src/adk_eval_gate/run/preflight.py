@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 from adk_eval_gate.baseline.power_report import SetDesign, assess, pushed_baseline_runs
 from adk_eval_gate.config.globs import GlobTooWide, walk_glob
-from adk_eval_gate.config.models import AdaptiveRuns, is_glob
 from adk_eval_gate.config.offline import OFFLINE_COMMAND
+from adk_eval_gate.config.workflow_settings import AdaptiveRuns, is_glob
 from adk_eval_gate.criteria.engine.vertex_service import missing_project
 from adk_eval_gate.criteria.vertex_metrics import VERTEX_METRICS
 from adk_eval_gate.llm.client import has_credentials

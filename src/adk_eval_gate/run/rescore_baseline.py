@@ -20,8 +20,8 @@ from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.config.target_settings import ReplayTargetSettings
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.results.build import write_results
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, ResultsFile
 from adk_eval_gate.results.provenance_models import Rescored
+from adk_eval_gate.results.results_format import CaseResult, EvalSetResult, ResultsFile
 from adk_eval_gate.run.plan import AgentRunPlan, Plan
 
 

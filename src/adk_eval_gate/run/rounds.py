@@ -7,12 +7,12 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from adk_eval_gate.config.models import AdaptiveRuns
+from adk_eval_gate.config.workflow_settings import AdaptiveRuns
 from adk_eval_gate.core.keys import CaseKey
-from adk_eval_gate.criteria.engine.base import MetricOutcome
+from adk_eval_gate.criteria.engine.criterion import MetricOutcome
 from adk_eval_gate.criteria.engine.scoring import score_case
 from adk_eval_gate.results.build import case_result, criteria_config
-from adk_eval_gate.results.models import Sampling
+from adk_eval_gate.results.results_format import Sampling
 from adk_eval_gate.run.adaptive import Decider
 from adk_eval_gate.run.agent_job import AgentJob
 from adk_eval_gate.run.budget import NOT_RUN_PREFIX

@@ -17,8 +17,8 @@ from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.results.build import case_hash, count, new_run_id, workflow_run_of
-from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.results.provenance import merged_provenance
+from adk_eval_gate.results.results_format import ResultsFile
 from adk_eval_gate.run.plan import AgentRunPlan, EvalSetPlan, Plan
 
 

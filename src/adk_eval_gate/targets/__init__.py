@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from adk_eval_gate.config.loader import AgentPlan
-    from adk_eval_gate.targets.base import CaseRun, Target, TargetError, TransientTargetError
+    from adk_eval_gate.targets.case_run import CaseRun, Target, TargetError, TransientTargetError
     from adk_eval_gate.targets.simulation import SimulationSettings
 
 
@@ -51,7 +51,7 @@ def build_target(agent: AgentPlan, base_dir: Path, simulation: SimulationSetting
 
 def __getattr__(name: str) -> Any:
     if name in ("CaseRun", "Target", "TargetError", "TransientTargetError"):
-        return getattr(importlib.import_module(".base", __name__), name)
+        return getattr(importlib.import_module(".case_run", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from adk_eval_gate.config.offline import OFFLINE_COMMAND
 from adk_eval_gate.core.errors import InputError
+from adk_eval_gate.evalsets.adk_eval_schema import AgentDetails, AppDetails, EvalCase, Invocation
 from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
-from adk_eval_gate.evalsets.models import AgentDetails, AppDetails, EvalCase, Invocation
 from adk_eval_gate.targets.adk_runtime import import_runtime, require_adk, retry_plugin_class
-from adk_eval_gate.targets.base import CaseRun, TransientTargetError, one_line
+from adk_eval_gate.targets.case_run import CaseRun, TransientTargetError, one_line
 from adk_eval_gate.targets.events import events_to_invocation
 from adk_eval_gate.targets.expected_model import play_expected, playing
 from adk_eval_gate.targets.host_start import load_agent_dotenv

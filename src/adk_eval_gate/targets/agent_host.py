@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from adk_eval_gate.core.command_files import runs_pull_request_code_elsewhere
-from adk_eval_gate.targets.base import Target
+from adk_eval_gate.targets.case_run import Target
 from adk_eval_gate.targets.host_messages import (
     Exited,
     Fork,

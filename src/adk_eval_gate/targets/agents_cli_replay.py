@@ -16,8 +16,8 @@ from pydantic import ValidationError
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.evalsets.agents_cli_models import AgentsCliCase, AgentsCliDataset
-from adk_eval_gate.evalsets.models import Invocation
 from adk_eval_gate.targets.events import events_to_invocation
 
 

@@ -37,9 +37,9 @@ from adk_eval_gate.core.clip import clip, clip_end, masked_lines, single_line
 from adk_eval_gate.core.files import scrub_data
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.redaction import child_env
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, IntermediateData, Invocation
 from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
-from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation
-from adk_eval_gate.targets.base import CaseRun, TargetError
+from adk_eval_gate.targets.case_run import CaseRun, TargetError
 from adk_eval_gate.targets.events import events_to_invocation
 
 PROTOCOL_VERSION = 1

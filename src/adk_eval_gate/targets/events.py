@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from google.genai import types as genai_types
 from pydantic import BaseModel
 
-from adk_eval_gate.evalsets.models import AppDetails, Invocation, InvocationEvent, InvocationEvents
+from adk_eval_gate.evalsets.adk_eval_schema import AppDetails, Invocation, InvocationEvent, InvocationEvents
 
 _Model = TypeVar("_Model", bound=BaseModel)
 

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_eval_gate.evalsets.models import EvalCase, Invocation, tool_calls
-from adk_eval_gate.targets.base import TargetError
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation, tool_calls
+from adk_eval_gate.targets.case_run import TargetError
 from adk_eval_gate.targets.model_credentials import agent_tree
 from adk_eval_gate.targets.simulation import ScriptedUser
 

@@ -25,9 +25,9 @@ from pydantic import ConfigDict, Field, PlainValidator, TypeAdapter, ValidationE
 from adk_eval_gate.core.clip import clip
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import in_range
-from adk_eval_gate.evalsets.models import Invocation, dump_invocation
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, dump_invocation
 from adk_eval_gate.llm.client import UsageStats
-from adk_eval_gate.targets.base import CaseRun, Target
+from adk_eval_gate.targets.case_run import CaseRun, Target
 
 if TYPE_CHECKING:
     from adk_eval_gate.targets.runner import RunnerSettings

@@ -35,7 +35,7 @@ from adk_eval_gate.targets.host_messages import (
 from adk_eval_gate.targets.host_start import os_thread_count
 
 if TYPE_CHECKING:
-    from adk_eval_gate.targets.base import Target
+    from adk_eval_gate.targets.case_run import Target
     from adk_eval_gate.targets.runner import RunnerSettings
 
 _REAP_POLL_SECONDS = 0.05  # how soon a worker's exit is reported while workers run (the run waits on it)
@@ -76,7 +76,7 @@ def _import_runtime() -> str | None:
     except InputError as exc:
         return exc.render()
     except Exception as exc:  # google-adk is installed but does not import: said as one line by the run
-        from adk_eval_gate.targets.base import one_line
+        from adk_eval_gate.targets.case_run import one_line
 
         return f"importing google-adk failed: {one_line(exc)}"
     return None
@@ -85,7 +85,7 @@ def _import_runtime() -> str | None:
 def _preload(agents: tuple[tuple[str, str], ...], forks: bool, played: tuple[str, ...] = ()) -> str | None:
     from adk_eval_gate.core.errors import InputError
     from adk_eval_gate.targets.adk import AdkTarget
-    from adk_eval_gate.targets.base import one_line
+    from adk_eval_gate.targets.case_run import one_line
 
     try:
         for reference, base_dir in agents:

@@ -22,9 +22,9 @@ from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.held_tokens import held, is_github_token_name
 from adk_eval_gate.core.json_types import JsonObject
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
 from adk_eval_gate.evalsets.agents_cli_dataset import prior_events
-from adk_eval_gate.evalsets.models import EvalCase
-from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
+from adk_eval_gate.targets.case_run import CaseRun, TargetError, TransientTargetError
 from adk_eval_gate.targets.events import content_of, events_to_invocation
 from adk_eval_gate.targets.simulation import SimulationSettings, Users
 

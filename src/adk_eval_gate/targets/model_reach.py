@@ -20,7 +20,7 @@ from functools import cache
 
 from adk_eval_gate.config.offline import OFFLINE_COMMAND
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.targets.base import one_line
+from adk_eval_gate.targets.case_run import one_line
 from adk_eval_gate.targets.model_credentials import agent_tree, gemini_model
 
 PROBE_SECONDS = 4.0  # per phase (connect, read): a reachable endpoint answers a bare GET in well under that

@@ -29,11 +29,11 @@ from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.paths import shown_path
 from adk_eval_gate.core.schema_versions import RESULTS_SCHEMA_VERSION as SCHEMA_VERSION
 from adk_eval_gate.core.validation import input_error_from
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.evalsets.agents_cli_dataset import is_agents_cli_dataset
 from adk_eval_gate.evalsets.loader import parse_eval_set
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
 from adk_eval_gate.targets.agents_cli_replay import load_generated
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 
 HISTORY_SUFFIX = ".evalset_result.json"
 FAILED_STATUS = 2  # ADK's EvalStatus.FAILED; a case result with no invocations and this status crashed in inference

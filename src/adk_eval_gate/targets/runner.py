@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from adk_eval_gate.core.progress import ProgressLine
-from adk_eval_gate.evalsets.models import EvalCase
-from adk_eval_gate.targets.base import CaseRun, Target, TransientTargetError, one_line
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
+from adk_eval_gate.targets.case_run import CaseRun, Target, TransientTargetError, one_line
 
 
 @dataclass(frozen=True)

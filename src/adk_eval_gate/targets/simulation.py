@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 from google.genai import types as genai_types
 
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.evalsets.models import ConversationScenario, EvalCase
+from adk_eval_gate.evalsets.adk_eval_schema import ConversationScenario, EvalCase
 from adk_eval_gate.evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings, LlmUnavailable, UsageStats
-from adk_eval_gate.targets.base import TargetError, TransientTargetError
+from adk_eval_gate.targets.case_run import TargetError, TransientTargetError
 
 if TYPE_CHECKING:
     import jinja2

@@ -13,9 +13,9 @@ import threading
 from collections import Counter
 
 from adk_eval_gate.core.redaction import redact_standard_streams
-from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
 from adk_eval_gate.targets import agent_logs
-from adk_eval_gate.targets.base import Target, one_line
+from adk_eval_gate.targets.case_run import Target, one_line
 from adk_eval_gate.targets.host_messages import (
     Fatal,
     Hello,

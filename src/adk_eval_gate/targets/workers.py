@@ -27,10 +27,10 @@ from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from adk_eval_gate.evalsets.models import dump_invocation
+from adk_eval_gate.evalsets.adk_eval_schema import dump_invocation
 from adk_eval_gate.targets import agent_logs
 from adk_eval_gate.targets.agent_host import AgentHost
-from adk_eval_gate.targets.base import CaseRun, Target
+from adk_eval_gate.targets.case_run import CaseRun, Target
 from adk_eval_gate.targets.host_messages import (
     Fatal,
     Finish,

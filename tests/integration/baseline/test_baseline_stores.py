@@ -10,7 +10,7 @@ import pytest
 from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.loader import load_workflow
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.github.client import GitHubClient, GitHubError
 from adk_eval_gate.github.context import ActionsContext

@@ -10,7 +10,7 @@ import pytest
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.commands.schema import SHIPPED, json_schema_text
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
@@ -203,7 +203,7 @@ def test_a_case_drop_that_does_not_gate_is_never_shown_as_behind_a_regression(fi
 
 
 def test_a_comparison_file_written_before_pooled_verdicts_still_loads(five_runs):
-    from adk_eval_gate.baseline.models import Comparison
+    from adk_eval_gate.baseline.comparison_format import Comparison
 
     data = json.loads(build_comparison(five_runs, outcome(five_runs), GateSettings()).model_dump_json())
     del data["pooled"], data["gate"]["notes"]  # and, in version 1, the failures were their sentences alone

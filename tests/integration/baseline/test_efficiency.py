@@ -12,7 +12,7 @@ from google.adk.evaluation.eval_case import Invocation as AdkInvocation
 
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.criteria import efficiency_metrics as efficiency
-from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 
 ADK = {
     "tool_call_count_v1": adk_efficiency._ToolCallCountV1Evaluator,
@@ -105,7 +105,7 @@ def test_equal_to_adk_on_a_real_run_and_pooled_over_runs_as_agent_evaluator_pool
 
 def test_reported_in_the_console_table_and_the_pr_comment(example, tmp_path, capsys):
     from adk_eval_gate.baseline.stores import LoadOutcome
-    from adk_eval_gate.config.models import GateSettings
+    from adk_eval_gate.config.workflow_settings import GateSettings
     from adk_eval_gate.gate.comparison_file import build_comparison
     from adk_eval_gate.report.markdown import render_report
     from adk_eval_gate.results.build import read_results

@@ -14,13 +14,13 @@ import jsonschema
 import pytest
 
 from adk_eval_gate.baseline.compare import decide_gating
-from adk_eval_gate.baseline.models import Comparison, PooledSummary, Summary
+from adk_eval_gate.baseline.comparison_format import Comparison, PooledSummary, Summary
 from adk_eval_gate.baseline.stats import stratified_test
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.commands.schema import SHIPPED
 from adk_eval_gate.gate.reasons import reason
 from adk_eval_gate.report.markdown import render_report
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 from tests.conftest import EXAMPLE
 
 SIDES = (4, 6, 8, 10, 12, 20, 30, 50, 64, 100)

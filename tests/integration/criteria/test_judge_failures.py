@@ -17,7 +17,7 @@ import pytest
 
 from adk_eval_gate.baseline.stores import LoadOutcome
 from adk_eval_gate.commands.main import main
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.results.build import read_results

@@ -13,19 +13,19 @@ from collections.abc import Callable
 import pytest
 
 from adk_eval_gate.core.keys import CaseKey
-from adk_eval_gate.criteria.engine.base import ConfiguredCriterion
+from adk_eval_gate.criteria.engine.criterion import ConfiguredCriterion
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, judge_all
 from adk_eval_gate.criteria.engine.options import LlmJudgeOptions, RubricsOptions
 from adk_eval_gate.criteria.judge_agreement import RejudgePolicy
 from adk_eval_gate.criteria.registry import REGISTRY
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from adk_eval_gate.results.judge_noise import judge_noise
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 from tests.support.fake_gemini import FakeGemini, verdict
 
 # The scripted truth: the judge calls the "No prime" answer valid 2 times in 5 (q = 0.4, so two judgements of it

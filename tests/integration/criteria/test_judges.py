@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-from adk_eval_gate.criteria.engine.base import ScoringInput, UnparseableReply
+from adk_eval_gate.criteria.engine.criterion import ScoringInput, UnparseableReply
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.options import LlmJudgeOptions
 from adk_eval_gate.criteria.final_response_match_v2 import parse_label, score_final_response_match_v2
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from adk_eval_gate.run.pipeline import run_plan
@@ -152,7 +152,7 @@ def test_second_identical_run_makes_no_judge_calls_and_an_edit_rejudges_only_its
         second = run_plan(build_plan(config), quiet=True)
         assert len(server.requests) == 21 and second.judge.calls == 0 and second.judge.cache_hits == 21
         from adk_eval_gate.baseline.stores import LoadOutcome
-        from adk_eval_gate.config.models import GateSettings
+        from adk_eval_gate.config.workflow_settings import GateSettings
         from adk_eval_gate.gate.comparison_file import build_comparison
         from adk_eval_gate.report.markdown import render_report
 
@@ -200,7 +200,7 @@ def test_a_judge_that_never_answers_is_an_error_that_fails_the_gate_and_others_s
     assert results.summary.error == 2
 
     from adk_eval_gate.baseline.stores import LoadOutcome
-    from adk_eval_gate.config.models import GateSettings
+    from adk_eval_gate.config.workflow_settings import GateSettings
     from adk_eval_gate.gate.comparison_file import build_comparison
     from adk_eval_gate.report.console import render_table
     from adk_eval_gate.report.markdown import render_report

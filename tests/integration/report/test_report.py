@@ -9,7 +9,7 @@ import cmarkgfm
 from cmarkgfm.cmark import Options
 
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.escape import code_block, inline
 from adk_eval_gate.report.markdown import BUDGET, render_report

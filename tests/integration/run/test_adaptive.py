@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.baseline.models import Comparison
+from adk_eval_gate.baseline.comparison_format import Comparison
 from adk_eval_gate.baseline.stages import StagedPair
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.baseline.strata import Strata, group_test
 from adk_eval_gate.commands.main import main
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.core.errors import EXIT_BAD_INPUT
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.console import render_table

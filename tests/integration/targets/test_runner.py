@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
-from adk_eval_gate.targets.base import CaseRun, TargetError, TransientTargetError
+from adk_eval_gate.targets.case_run import CaseRun, TargetError, TransientTargetError
 from adk_eval_gate.targets.runner import Job, Progress, RunnerSettings, run_jobs
 from tests.integration.targets.test_target_adk import faulty_suite
 

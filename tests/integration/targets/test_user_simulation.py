@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.evalsets.models import Invocation, content_text
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, content_text
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 from tests.support.fake_gemini import FakeGemini

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adk_eval_gate.baseline.compare import compare
-from adk_eval_gate.baseline.models import DriftRow
+from adk_eval_gate.baseline.comparison_format import DriftRow
 from adk_eval_gate.baseline.row_notes import StatusNote, VerdictNote
 from adk_eval_gate.baseline.stats import stratified_test
 from tests.support.report_data import TRAJECTORY, Case, results_file

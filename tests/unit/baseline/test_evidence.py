@@ -8,8 +8,8 @@ import math
 from collections import Counter
 
 from adk_eval_gate.baseline.compare import decide_gating, verdict_for
+from adk_eval_gate.baseline.comparison_format import Summary
 from adk_eval_gate.baseline.evidence import evidence_test
-from adk_eval_gate.baseline.models import Summary
 from adk_eval_gate.baseline.stages import StagedPair, undecided
 from adk_eval_gate.baseline.stats import TestResult as Result
 from adk_eval_gate.baseline.stats import stratified_test

@@ -13,17 +13,17 @@ from hypothesis import strategies as st
 from adk_eval_gate.baseline.history.database import StoredHistory
 from adk_eval_gate.baseline.history.io import HistoryState
 from adk_eval_gate.baseline.history.lookup import specs_of_results
-from adk_eval_gate.baseline.history.models import History, HistoryRecord
+from adk_eval_gate.baseline.history.record_format import History, HistoryRecord
 from adk_eval_gate.baseline.history.records import record_of
 from adk_eval_gate.baseline.history.stability import Known, classify, known_cases, quarantinable
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
 from adk_eval_gate.config.history import FlakySettings, HistorySection
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.history import history_lines
 from adk_eval_gate.report.html_cases import flaky_criteria
 from adk_eval_gate.results.flakiness import fails_every_run, is_flaky
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 from tests.support.report_data import RESPONSE, TRAJECTORY, Case, results_file
 
 SETTINGS = FlakySettings()

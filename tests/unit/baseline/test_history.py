@@ -12,7 +12,7 @@ import pytest
 
 from adk_eval_gate.baseline.compare import compare
 from adk_eval_gate.baseline.history import sparkline, trend_data
-from adk_eval_gate.baseline.history.models import History
+from adk_eval_gate.baseline.history.record_format import History
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.commands.schema import SHIPPED, json_schema_text
 from adk_eval_gate.results.build import read_results

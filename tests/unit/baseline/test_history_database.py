@@ -16,7 +16,7 @@ import pytest
 
 from adk_eval_gate.baseline.history import StoredHistory, history_summary
 from adk_eval_gate.baseline.history.io import HistoryError, HistoryState, parse_history
-from adk_eval_gate.baseline.history.models import (
+from adk_eval_gate.baseline.history.record_format import (
     CaseRecord,
     CriterionRecord,
     EvalSetRecord,
@@ -28,7 +28,7 @@ from adk_eval_gate.baseline.history.sqlite_image import image_of, load_image
 from adk_eval_gate.baseline.stores import branch
 from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.history import FlakySettings, HistorySection
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from tests.support.fake_github import FakeGitHub
 from tests.support.history_repo import SHA, ci_push, history_json, make_repo, set_broken
 
@@ -392,8 +392,8 @@ def test_history_show_over_a_file_store_imports_neither_google_genai_nor_the_git
         "import sys\n"
         "from adk_eval_gate.commands.main import main\n"
         f"code = main(['history', 'show', '--config', {str(config)!r}])\n"
-        "heavy = sorted(m for m in ('google.genai', 'adk_eval_gate.github.client', 'adk_eval_gate.evalsets.models')"
-        " if m in sys.modules)\n"
+        "heavy = sorted(m for m in ('google.genai', 'adk_eval_gate.github.client',"
+        " 'adk_eval_gate.evalsets.adk_eval_schema') if m in sys.modules)\n"
         "print('EXIT', code, 'HEAVY', heavy)\n"
     )
     env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("GITHUB_")}

@@ -13,7 +13,13 @@ import pytest
 from pydantic import ValidationError
 
 from adk_eval_gate.baseline.history.io import HistoryError, parse_history
-from adk_eval_gate.baseline.history.models import CaseRecord, CriterionRecord, EvalSetRecord, History, HistoryRecord
+from adk_eval_gate.baseline.history.record_format import (
+    CaseRecord,
+    CriterionRecord,
+    EvalSetRecord,
+    History,
+    HistoryRecord,
+)
 from adk_eval_gate.baseline.history.sqlite_image import image_of, load_image
 from adk_eval_gate.baseline.history.trend import sparkline
 from adk_eval_gate.baseline.stats import sign_flip_test

@@ -12,12 +12,12 @@ from adk_eval_gate.baseline.compare import compare
 from adk_eval_gate.baseline.judge_noise import judge_noise_bound, judged_side
 from adk_eval_gate.baseline.row_notes import VerdictNote
 from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.criteria.judge_agreement import pooled
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.gate.reasons import reason
 from adk_eval_gate.report.markdown import render_report
-from adk_eval_gate.results.models import JudgeNoise, ResultsFile
+from adk_eval_gate.results.results_format import JudgeNoise, ResultsFile
 from tests.support.report_data import RESPONSE, Case, results_file
 
 RUNS = 4

@@ -17,8 +17,8 @@ from adk_eval_gate.baseline.power import (
 )
 from adk_eval_gate.baseline.power_report import SetDesign, assess, family_size
 from adk_eval_gate.baseline.power_simulation import simulated_power, size_runs
-from adk_eval_gate.config.models import GateSettings
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.config.workflow_settings import GateSettings
+from adk_eval_gate.results.results_format import ResultsFile
 from tests.support.report_data import TRAJECTORY, Case, results_file
 
 ALPHA, TOLERANCE = 0.01, 0.05

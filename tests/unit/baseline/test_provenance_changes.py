@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from adk_eval_gate.baseline.history.drift import drift_rows
 from adk_eval_gate.baseline.history.lookup import index
-from adk_eval_gate.baseline.history.models import History
 from adk_eval_gate.baseline.history.provenance_marks import changes_between, drift_comparable, record_provenance
+from adk_eval_gate.baseline.history.record_format import History
 from adk_eval_gate.baseline.history.records import record_of
 from adk_eval_gate.baseline.history.trend import trend_data
 from adk_eval_gate.baseline.provenance_changes import like_for_like, provenance_changes
 from adk_eval_gate.report.console import render_comparison
 from adk_eval_gate.report.html import report_data
 from adk_eval_gate.report.provenance_line import changed_line
-from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.results.provenance import merged_provenance, with_provenance
 from adk_eval_gate.results.provenance_models import (
     AgentProvenance,
@@ -23,6 +22,7 @@ from adk_eval_gate.results.provenance_models import (
     RunProvenance,
     ScorerVersions,
 )
+from adk_eval_gate.results.results_format import ResultsFile
 from tests.support.report_data import JUDGED, RESPONSE, TRAJECTORY, Case, compared, results_file
 
 SCORERS = ScorerVersions(

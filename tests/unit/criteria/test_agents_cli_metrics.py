@@ -15,13 +15,13 @@ from agentplatform._genai import types as sdk
 from adk_eval_gate.criteria import agents_cli_code
 from adk_eval_gate.criteria.agents_cli_code import run_code_metric
 from adk_eval_gate.criteria.agents_cli_metrics import resolve_agents_cli_metrics
-from adk_eval_gate.criteria.engine.base import Status
+from adk_eval_gate.criteria.engine.criterion import Status
 from adk_eval_gate.criteria.engine.scoring import score_case
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation, InvocationEvent, InvocationEvents
 from adk_eval_gate.evalsets.agents_cli_config import parse_agents_cli_config
 from adk_eval_gate.evalsets.agents_cli_traces import generated_case, metric_instance
 from adk_eval_gate.evalsets.loader import parse_eval_set
-from adk_eval_gate.evalsets.models import Invocation, InvocationEvent, InvocationEvents
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 
 ANSWER = {"role": "model", "parts": [{"text": "Paris is the capital."}]}
 CASES = [

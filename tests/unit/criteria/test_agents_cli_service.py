@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from adk_eval_gate.criteria.agents_cli_metrics import resolve_agents_cli_metrics
-from adk_eval_gate.criteria.engine.base import Status
+from adk_eval_gate.criteria.engine.criterion import Status
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, judge_all
 from adk_eval_gate.criteria.engine.scoring import score_case
@@ -22,7 +22,7 @@ from adk_eval_gate.evalsets.agents_cli_traces import generated_case
 from adk_eval_gate.evalsets.loader import parse_eval_set
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 from tests.support.loopback import LoopbackServer, reply
 from tests.unit.criteria.test_agents_cli_metrics import CASES, _invocation
 from tests.unit.criteria.test_vertex_metrics import scored

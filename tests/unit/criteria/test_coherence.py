@@ -15,15 +15,15 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from adk_eval_gate.criteria.engine.base import Cause, ScoringInput, Status
+from adk_eval_gate.criteria.engine.criterion import Cause, ScoringInput, Status
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, judge_all
 from adk_eval_gate.criteria.registry import resolve_criteria
 from adk_eval_gate.criteria.vertex_metrics import CoherenceOptions, score_coherence
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 from tests.support.adk_required import adk
 from tests.support.loopback import LoopbackServer, reply
 from tests.unit.criteria.test_vertex_metrics import adk_sdk, scored, to_adk, turn, vertex  # noqa: F401 (fixtures)

@@ -28,11 +28,11 @@ from google.adk.evaluation.simulation.per_turn_user_simulator_quality_v1 import 
 from google.genai import types as genai_types
 
 from adk_eval_gate.criteria import user_simulator_quality as quality
-from adk_eval_gate.criteria.engine.base import ScoringInput
+from adk_eval_gate.criteria.engine.criterion import ScoringInput
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.options import RubricsOptions, UserSimulatorQualityOptions
 from adk_eval_gate.criteria.multi_turn_trajectory import dialogue, score_multi_turn_trajectory
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings, LlmUnavailable
 from tests.support.fake_gemini import FakeGemini, GeminiFault
@@ -279,7 +279,7 @@ def test_labels_parse_like_adks():
 def test_scenario_is_required_and_a_failed_judge_call_fails_the_criterion(gemini_env):
     options = UserSimulatorQualityOptions(threshold=0.5, judge_model_options={"num_samples": 1})
     actual = [Invocation.model_validate(t) for t in simulated("Roll a die", "msg-ok")]
-    from adk_eval_gate.criteria.engine.base import NotEvaluable
+    from adk_eval_gate.criteria.engine.criterion import NotEvaluable
 
     try:
         asyncio.run(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_eval_gate.criteria.engine.base import CriterionSpec, MetricOutcome, Status
+from adk_eval_gate.criteria.engine.criterion import CriterionSpec, MetricOutcome, Status
 from adk_eval_gate.criteria.engine.options import ThresholdOptions
 from adk_eval_gate.criteria.registry import REGISTRY, _custom_spec
 

@@ -14,11 +14,11 @@ from google.adk.evaluation.eval_case import Invocation as AdkInvocation
 from google.adk.evaluation.eval_metrics import EvalMetric, HallucinationsCriterion
 from google.adk.evaluation.hallucinations_v1 import HallucinationsV1Evaluator
 
-from adk_eval_gate.criteria.engine.base import ScoringInput, UnparseableReply
+from adk_eval_gate.criteria.engine.criterion import ScoringInput, UnparseableReply
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.options import HallucinationsOptions
 from adk_eval_gate.criteria.hallucinations import score_hallucinations, steps
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from tests.support.fake_gemini import FakeGemini

@@ -20,10 +20,10 @@ from google.adk.evaluation.rubric_based_final_response_quality_v1 import (
 from google.adk.evaluation.rubric_based_tool_use_quality_v1 import RubricBasedToolUseV1Evaluator
 
 from adk_eval_gate.criteria import rubrics as ours
-from adk_eval_gate.criteria.engine.base import ScoringInput
+from adk_eval_gate.criteria.engine.criterion import ScoringInput
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.options import RubricsOptions
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from tests.support.fake_gemini import FakeGemini, cycling

@@ -8,11 +8,11 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from adk_eval_gate.criteria.engine.base import ScoringInput, Status
+from adk_eval_gate.criteria.engine.criterion import ScoringInput, Status
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.options import ThresholdOptions
 from adk_eval_gate.criteria.safety import missing_project, score_safety
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
 from tests.support.adk_required import adk

@@ -6,11 +6,11 @@ import statistics
 
 from google.genai import types as genai_types
 
-from adk_eval_gate.criteria.engine.base import Cause, InvocationScore, MetricOutcome, Status
+from adk_eval_gate.criteria.engine.criterion import Cause, InvocationScore, MetricOutcome, Status
 from adk_eval_gate.criteria.engine.scoring import CriterionResult, case_status, score_case
 from adk_eval_gate.criteria.registry import resolve_criteria
-from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, IntermediateData, Invocation
+from adk_eval_gate.targets.case_run import CaseRun
 
 
 def inv(text: str, *tools: str) -> Invocation:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from google.genai import types as genai_types
 
 from adk_eval_gate.core.redaction import MASK
-from adk_eval_gate.criteria.engine.base import ScoringInput
+from adk_eval_gate.criteria.engine.criterion import ScoringInput
 from adk_eval_gate.criteria.engine.options import MatchType, ToolTrajectoryOptions
 from adk_eval_gate.criteria.tool_divergence import (
     any_order_divergence,
@@ -15,7 +15,7 @@ from adk_eval_gate.criteria.tool_divergence import (
     show_call,
 )
 from adk_eval_gate.criteria.tool_trajectory import score_tool_trajectory
-from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, IntermediateData, Invocation
 
 
 def call(name: str, **args: object) -> genai_types.FunctionCall:

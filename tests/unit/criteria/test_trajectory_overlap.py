@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.criteria.engine.base import ScoringInput, Status
+from adk_eval_gate.criteria.engine.criterion import ScoringInput, Status
 from adk_eval_gate.criteria.registry import REGISTRY, resolve_criteria
 from adk_eval_gate.criteria.tool_trajectory import any_order_match, exact_match
 from adk_eval_gate.criteria.trajectory_overlap import matched_calls, precision, recall
-from adk_eval_gate.evalsets.models import EvalCase, IntermediateData, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, IntermediateData, Invocation
 
 ADK_NAMES = {"tool_trajectory_avg_score", "response_match_score"}
 

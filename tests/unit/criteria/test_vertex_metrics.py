@@ -14,17 +14,17 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.criteria.engine.base import ScoringInput, Status
+from adk_eval_gate.criteria.engine.criterion import ScoringInput, Status
 from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.judging import JudgeJob, judge_all
 from adk_eval_gate.criteria.engine.options import ThresholdOptions
 from adk_eval_gate.criteria.registry import REGISTRY, resolve_criteria
 from adk_eval_gate.criteria.safety import score_safety
 from adk_eval_gate.criteria.vertex_metrics import MULTI_TURN, multi_turn_scorer
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.llm.cache import LlmCache
 from adk_eval_gate.llm.client import LlmClient, LlmSettings
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 from tests.support.adk_required import adk
 from tests.support.loopback import LoopbackServer, reply
 

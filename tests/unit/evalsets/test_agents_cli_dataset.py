@@ -71,7 +71,7 @@ def test_shape_b_history_is_every_earlier_event_and_the_last_message_state_delta
 
 
 def test_cases_survive_the_trip_to_a_worker_process(tmp_path):
-    from adk_eval_gate.evalsets.models import EvalCase
+    from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
 
     case = load_eval_set(_write(tmp_path, {"eval_cases": [SHAPE_B]})).eval_set.eval_cases[0]
     again = EvalCase.model_validate(case.model_dump(mode="json", exclude_none=True))

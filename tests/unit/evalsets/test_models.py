@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from adk_eval_gate.evalsets.models import (
+from adk_eval_gate.evalsets.adk_eval_schema import (
     EvalSet,
     IntermediateData,
     Invocation,

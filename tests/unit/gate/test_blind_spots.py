@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.blind_spots import blind_spots
 
 

@@ -10,10 +10,10 @@ import jsonschema
 import pytest
 from pydantic import ValidationError
 
-from adk_eval_gate.baseline.models import Comparison, EfficiencyRow, Row, Summary
+from adk_eval_gate.baseline.comparison_format import Comparison, EfficiencyRow, Row, Summary
 from adk_eval_gate.commands.goldens_update import regressed_cases
 from adk_eval_gate.commands.schema import SHIPPED
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.core.schema_versions import COMPARISON_SCHEMA_VERSION
 from adk_eval_gate.gate.comparison_file import comparison_file
 from adk_eval_gate.gate.decision import GatedComparison

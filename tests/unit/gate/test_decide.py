@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from adk_eval_gate.baseline.models import (
+from adk_eval_gate.baseline.comparison_format import (
     DriftRow,
     EfficiencyRow,
     HistoryReport,
@@ -18,11 +18,11 @@ from adk_eval_gate.baseline.models import (
     Verdict,
 )
 from adk_eval_gate.baseline.row_notes import Settle
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import gate_decision
 from adk_eval_gate.gate.outcome import ComparedVerdicts, Failure, NotGating, Subject, subject_of
 from adk_eval_gate.gate.policy import decide, name_who_labelled
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 from tests.support.report_data import TRAJECTORY, Case, results_file
 
 LABEL = "adk-eval-gate: accept regression"

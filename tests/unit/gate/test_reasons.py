@@ -5,7 +5,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from adk_eval_gate.baseline.models import DriftRow, EfficiencyRow, PooledSummary, Row, Summary
+from adk_eval_gate.baseline.comparison_format import DriftRow, EfficiencyRow, PooledSummary, Row, Summary
 from adk_eval_gate.baseline.row_notes import EfficiencyNote, Settle, StatusNote, Unconfirmed, VerdictNote
 from adk_eval_gate.gate.reasons import reason, settle_text
 

@@ -8,7 +8,7 @@ import csv
 import pytest
 
 from adk_eval_gate.integrations.adk_failures import failures_for, raise_if_failed, write_csv
-from adk_eval_gate.results.models import CaseResult, Counts, EvalSetResult, MetricResult, RunRecord
+from adk_eval_gate.results.results_format import CaseResult, Counts, EvalSetResult, MetricResult, RunRecord
 
 
 def eval_set(*cases: CaseResult) -> EvalSetResult:

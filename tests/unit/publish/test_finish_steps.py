@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import typing
 
-from adk_eval_gate.baseline.models import BaselineIdentity
+from adk_eval_gate.baseline.comparison_format import BaselineIdentity
 from adk_eval_gate.baseline.stores import LoadOutcome
-from adk_eval_gate.baseline.stores.base import LoadedBaseline
+from adk_eval_gate.baseline.stores.stored_baseline import LoadedBaseline
 from adk_eval_gate.commands.ci import evaluated_at
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.handshake.mode import Mode, mode_of

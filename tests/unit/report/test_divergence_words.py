@@ -5,8 +5,8 @@ line, then in the case's row, masked and clipped."""
 from __future__ import annotations
 
 from adk_eval_gate.baseline.stores import LoadOutcome
-from adk_eval_gate.baseline.stores.base import LoadedBaseline, identity_of
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.baseline.stores.stored_baseline import LoadedBaseline, identity_of
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.gate.plain import first_divergence
 from tests.support.report_data import RESPONSE, TRAJECTORY, Case, results_file

@@ -8,15 +8,15 @@ from pathlib import Path
 
 from adk_eval_gate.baseline.decision_records import FailureRecord
 from adk_eval_gate.baseline.stores import LoadOutcome
-from adk_eval_gate.baseline.stores.base import LoadedBaseline, identity_of
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.baseline.stores.stored_baseline import LoadedBaseline, identity_of
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.core.clip import clip_words
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.console import render_table
 from adk_eval_gate.report.markdown import render_report
 from adk_eval_gate.report.outputs import verdict_lines
 from adk_eval_gate.results.build import read_results
-from adk_eval_gate.results.models import ResultsFile, RunUsage
+from adk_eval_gate.results.results_format import ResultsFile, RunUsage
 from tests.support.report_data import TRAJECTORY, Case, results_file
 
 ROOT = Path(__file__).resolve().parents[3]

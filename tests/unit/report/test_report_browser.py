@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.report.html import render_html
 from tests.support.browser import chromium, console_errors, open_page, requested_urls
 from tests.support.report_data import RESPONSE, TRAJECTORY, Case, compared, invocation, results_file

@@ -136,11 +136,11 @@ def drift_page(folder):
     one case against its base (no evidence), eleven against the record ten merges back (a drift regression)."""
     from adk_eval_gate.baseline.history.database import StoredHistory
     from adk_eval_gate.baseline.history.io import HistoryState
-    from adk_eval_gate.baseline.history.models import History
+    from adk_eval_gate.baseline.history.record_format import History
     from adk_eval_gate.baseline.history.records import record_of
     from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_of
     from adk_eval_gate.config.history import HistorySection
-    from adk_eval_gate.config.models import GateSettings
+    from adk_eval_gate.config.workflow_settings import GateSettings
     from adk_eval_gate.gate.comparison_file import build_comparison
 
     def commit(broken: int, sha: str):

@@ -9,7 +9,7 @@ from typing import Optional, Union
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.targets.adk_history import fit as _fit
 from tests.support.adk_required import adk
 

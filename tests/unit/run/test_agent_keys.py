@@ -4,15 +4,15 @@ agent's name its jobs carry, never by which target object ran them (issue #30: a
 from __future__ import annotations
 
 from adk_eval_gate.core.keys import CaseKey
-from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
 from adk_eval_gate.llm.prices import PriceTable
-from adk_eval_gate.results.models import ExtraRuns, Sampling
+from adk_eval_gate.results.results_format import ExtraRuns, Sampling
 from adk_eval_gate.run.agent_job import AgentJob
 from adk_eval_gate.run.budget import NOT_RUN_PREFIX
 from adk_eval_gate.run.early_scores import EarlyScores
 from adk_eval_gate.run.plan import build_plan
 from adk_eval_gate.run.rounds import Rounds, drop_cut_extra_runs
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 
 CASE = EvalCase.model_validate({"eval_id": "c", "conversation": []})
 

@@ -8,7 +8,7 @@ import dataclasses
 from adk_eval_gate.llm.prices import PriceTable
 from adk_eval_gate.run.early_scores import EarlyScores, case_entry
 from adk_eval_gate.run.plan import build_plan
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 
 
 def _setup(example, runs_per_case: int = 1):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from adk_eval_gate.core.errors import InputError
-from adk_eval_gate.evalsets.models import content_text, tool_calls
+from adk_eval_gate.evalsets.adk_eval_schema import content_text, tool_calls
 from adk_eval_gate.targets.replay import ReplayTarget
 from tests.support.paths import ROOT
 

@@ -4,7 +4,7 @@ has, in order, then the final response; and `init`'s next step without a key."""
 from __future__ import annotations
 
 from adk_eval_gate.commands.init import next_steps
-from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.targets.expected_model import CasePlay
 
 

@@ -112,7 +112,7 @@ def test_the_host_forks_from_an_agent_that_started_no_thread(tmp_path):
 def _through_workers(tmp_path, prompts: dict[str, str], start_method: str) -> dict[str, tuple[str | None, str]]:
     """The faulty agent's cases through two workers the host starts as `start_method` says: each case's error
     (None) and its answer."""
-    from adk_eval_gate.evalsets.models import EvalCase
+    from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
     from adk_eval_gate.targets.adk import AdkTarget
     from adk_eval_gate.targets.runner import Job, RunnerSettings
     from adk_eval_gate.targets.workers import WorkerHooks, run_jobs_in_workers

@@ -9,9 +9,9 @@ import pickle
 
 import pytest
 
-from adk_eval_gate.evalsets.models import Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.llm.client import UsageStats
-from adk_eval_gate.targets.base import CaseRun
+from adk_eval_gate.targets.case_run import CaseRun
 from adk_eval_gate.targets.host_messages import (
     HEADER,
     Exited,

@@ -24,7 +24,7 @@ from adk_eval_gate.baseline.history.io import (
     parse_json_history,
     write_json,
 )
-from adk_eval_gate.baseline.history.models import History, HistoryRecord
+from adk_eval_gate.baseline.history.record_format import History, HistoryRecord
 from adk_eval_gate.baseline.history.records import record_of
 from adk_eval_gate.baseline.history.trend import sparkline, trend_data
 from adk_eval_gate.baseline.history.view import HistoryView, history_summary, history_view

@@ -1,7 +1,7 @@
 """The history as it is stored: one SQLite database, `history.db` (its own `schema_version`, in its `meta` table).
 
 A record's summary (commit, date, per eval set its criteria's means, cost, latency) is one row of `records`. A case
-is named once (`cases`), and each distinct record of it (`history.models.CaseRecord`: hash, scores, run outcomes)
+is named once (`cases`), and each distinct record of it (`history.record_format.CaseRecord`: hash, scores, run outcomes)
 is stored once (`states`, numbered per case). A record then says, per case, which of its states it holds: one
 16-bit number a case, the whole column compressed (`records.cases`). A case that scores the same on every merge
 is one state in the whole history and a run of equal numbers in every record, which compresses to nearly nothing;
@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from pydantic import ValidationError
 
-from adk_eval_gate.baseline.history.models import (
+from adk_eval_gate.baseline.history.record_format import (
     FORMAT,
     CaseRecord,
     EvalSetRecord,

@@ -23,14 +23,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Collection
 
+from adk_eval_gate.baseline.comparison_format import DriftRow
 from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, SetIndex, old_score
-from adk_eval_gate.baseline.history.models import HASH_LENGTH
-from adk_eval_gate.baseline.models import DriftRow
+from adk_eval_gate.baseline.history.record_format import HASH_LENGTH
 from adk_eval_gate.baseline.row_notes import VerdictNote
 from adk_eval_gate.baseline.stages import current_rounds
 from adk_eval_gate.baseline.stats import TestResult, sign_flip_test, stratified_test
 from adk_eval_gate.baseline.strata import samples
-from adk_eval_gate.results.models import CaseResult, ResultsFile
+from adk_eval_gate.results.results_format import CaseResult, ResultsFile
 
 Pending = tuple[DriftRow, TestResult | None, float]
 

@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from pydantic import ValidationError
 
 from adk_eval_gate.baseline.history.database import MAGIC, StoredHistory, history_of
-from adk_eval_gate.baseline.history.models import FORMAT, History
+from adk_eval_gate.baseline.history.record_format import FORMAT, History
 from adk_eval_gate.baseline.history.records import record_of
 from adk_eval_gate.baseline.stores import BaselineStore, LoadOutcome, PendingHistory, RawHistory, build_store
 from adk_eval_gate.config.history import HistorySection
@@ -34,7 +34,7 @@ from adk_eval_gate.core.schema_versions import (
     HISTORY_SCHEMA_VERSION,
 )
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 FILE_NAME = "history.db"
 LEGACY_FILE_NAME = "history.json"  # earlier versions' history: read, and migrated by the next record

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adk_eval_gate.baseline.history.models import (
+from adk_eval_gate.baseline.history.record_format import (
     HASH_LENGTH,
     CaseRecord,
     CaseScore,
@@ -12,7 +12,7 @@ from adk_eval_gate.baseline.history.models import (
     HistoryRecord,
     RunCounts,
 )
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 SetIndex = dict[tuple[str, str], EvalSetRecord]
 CaseKey = tuple[str, str, str, str]  # agent, eval set, case, criterion

@@ -8,11 +8,11 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from pydantic import ValidationError
 
-from adk_eval_gate.baseline.history.models import HistoryRecord, RecordProvenance
+from adk_eval_gate.baseline.history.record_format import HistoryRecord, RecordProvenance
 from adk_eval_gate.baseline.provenance_changes import affected, marked
 from adk_eval_gate.core.clip import clip
-from adk_eval_gate.results.models import ResultsFile
 from adk_eval_gate.results.provenance_models import UNKNOWN, JudgeProvenance, ScorerVersions
+from adk_eval_gate.results.results_format import ResultsFile
 
 _CUT = 400  # RecordProvenance's bound on a value: a run's provenance fits it
 

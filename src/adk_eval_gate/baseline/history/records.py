@@ -6,8 +6,10 @@ import statistics
 from collections.abc import Sequence
 
 from adk_eval_gate.baseline.compare import samples
+from adk_eval_gate.baseline.comparison_format import EfficiencyMetric
 from adk_eval_gate.baseline.efficiency_compare import run_values
-from adk_eval_gate.baseline.history.models import (
+from adk_eval_gate.baseline.history.provenance_marks import record_provenance
+from adk_eval_gate.baseline.history.record_format import (
     HASH_LENGTH,
     CaseRecord,
     CriterionRecord,
@@ -15,11 +17,9 @@ from adk_eval_gate.baseline.history.models import (
     History,
     HistoryRecord,
 )
-from adk_eval_gate.baseline.history.provenance_marks import record_provenance
-from adk_eval_gate.baseline.models import EfficiencyMetric
 from adk_eval_gate.baseline.pass_k import run_tally
 from adk_eval_gate.results.flakiness import run_outcomes
-from adk_eval_gate.results.models import CaseResult, EvalSetResult, MetricResult, ResultsFile
+from adk_eval_gate.results.results_format import CaseResult, EvalSetResult, MetricResult, ResultsFile
 
 DIGITS = 6  # means are rounded: the record stays compact and no comparison needs more
 

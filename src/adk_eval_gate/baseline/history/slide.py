@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from adk_eval_gate.baseline.drift_start import DriftStart, Point, locate
 from adk_eval_gate.baseline.history.drift import Pending
-from adk_eval_gate.baseline.history.models import HistoryRecord
+from adk_eval_gate.baseline.history.record_format import HistoryRecord
 from adk_eval_gate.baseline.history.trend import agent_mean
 
 

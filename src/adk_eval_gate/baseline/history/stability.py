@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from adk_eval_gate.baseline.history.lookup import CaseKey, CaseSpec, index, old_runs_in
-from adk_eval_gate.baseline.history.models import EvalSetRecord, HistoryRecord
+from adk_eval_gate.baseline.history.record_format import EvalSetRecord, HistoryRecord
 from adk_eval_gate.config.history import FlakySettings
 from adk_eval_gate.results.flakiness import RunOutcomes, fails_every_run, is_flaky
 

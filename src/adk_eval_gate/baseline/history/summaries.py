@@ -19,7 +19,7 @@ from typing import overload
 
 from pydantic import ValidationError
 
-from adk_eval_gate.baseline.history.models import HistoryRecord
+from adk_eval_gate.baseline.history.record_format import HistoryRecord
 
 # A record's summary, decompressed: ~5,000 eval sets of two criteria (100,000 cases in 1,000 eval sets take
 # ~0.4 MiB); a forged one stops here. Parsing one costs up to ~30 times its JSON at the peak.

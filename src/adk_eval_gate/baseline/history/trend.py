@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from adk_eval_gate.baseline.history.models import History, HistoryRecord
+from adk_eval_gate.baseline.comparison_format import Trend
 from adk_eval_gate.baseline.history.provenance_marks import changed_mark, with_previous
-from adk_eval_gate.baseline.models import Trend
+from adk_eval_gate.baseline.history.record_format import History, HistoryRecord
 
 if TYPE_CHECKING:
     from adk_eval_gate.baseline.history.database import StoredHistory

@@ -8,18 +8,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from adk_eval_gate.baseline.compare import samples
+from adk_eval_gate.baseline.comparison_format import FlakyCase, HistoryReport, Trend
 from adk_eval_gate.baseline.history.drift import Pending, drift_rows
 from adk_eval_gate.baseline.history.io import HistoryError, HistoryState
 from adk_eval_gate.baseline.history.lookup import CaseKey, index, specs_of_record, specs_of_results
-from adk_eval_gate.baseline.history.models import HistoryRecord
 from adk_eval_gate.baseline.history.provenance_marks import drift_comparable
+from adk_eval_gate.baseline.history.record_format import HistoryRecord
 from adk_eval_gate.baseline.history.slide import with_starts
 from adk_eval_gate.baseline.history.stability import Known, known_cases, quarantinable
 from adk_eval_gate.baseline.history.trend import series
-from adk_eval_gate.baseline.models import FlakyCase, HistoryReport, Trend
-from adk_eval_gate.config.models import GateSettings
+from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.core.clip import clip, short_sha
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 @dataclass

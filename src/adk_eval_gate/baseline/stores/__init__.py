@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import assert_never
 
-from adk_eval_gate.baseline.stores.base import (
+from adk_eval_gate.baseline.stores.file import FileStore, NoStore
+from adk_eval_gate.baseline.stores.stored_baseline import (
     BaselineStore,
     LoadedBaseline,
     LoadOutcome,
@@ -20,9 +21,8 @@ from adk_eval_gate.baseline.stores.base import (
     merge_base_found,
     slim,
 )
-from adk_eval_gate.baseline.stores.file import FileStore, NoStore
 from adk_eval_gate.config.loader import Workflow
-from adk_eval_gate.config.models import ArtifactBaseline, BranchBaseline, FileBaseline, NoBaseline
+from adk_eval_gate.config.workflow_settings import ArtifactBaseline, BranchBaseline, FileBaseline, NoBaseline
 from adk_eval_gate.github.context import ActionsContext
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ import zipfile
 
 from pydantic import ValidationError
 
-from adk_eval_gate.baseline.stores.base import (
+from adk_eval_gate.baseline.stores.stored_baseline import (
     LoadedBaseline,
     LoadOutcome,
     PendingHistory,
@@ -23,13 +23,13 @@ from adk_eval_gate.baseline.stores.base import (
     merge_base_candidates,
 )
 from adk_eval_gate.config.loader import Workflow
-from adk_eval_gate.config.models import ArtifactBaseline
+from adk_eval_gate.config.workflow_settings import ArtifactBaseline
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.files import MAX_FILE_BYTES
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 # The push run writes the history beside results.json under the name every upload step already names (the
 # examples, `init`'s workflow and the README since the history began): since history.db it holds the database, told

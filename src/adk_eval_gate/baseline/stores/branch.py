@@ -15,7 +15,7 @@ from urllib.parse import quote
 import requests
 from pydantic import ValidationError
 
-from adk_eval_gate.baseline.stores.base import (
+from adk_eval_gate.baseline.stores.stored_baseline import (
     LoadedBaseline,
     LoadOutcome,
     PendingHistory,
@@ -25,12 +25,12 @@ from adk_eval_gate.baseline.stores.base import (
     slim,
 )
 from adk_eval_gate.config.loader import Workflow
-from adk_eval_gate.config.models import BranchBaseline
+from adk_eval_gate.config.workflow_settings import BranchBaseline
 from adk_eval_gate.core.clip import short_sha
 from adk_eval_gate.core.redaction import redact  # base64 hides a secret from the client's own redaction
 from adk_eval_gate.github.client import GitHubError
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 HISTORY_FILE = "history.db"
 LEGACY_HISTORY_FILE = "history.json"  # earlier versions': read until the next record writes history.db

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adk_eval_gate.baseline.stores.base import (
+from adk_eval_gate.baseline.stores.stored_baseline import (
     LoadedBaseline,
     LoadOutcome,
     PendingHistory,
@@ -13,10 +13,10 @@ from adk_eval_gate.baseline.stores.base import (
     slim,
 )
 from adk_eval_gate.config.loader import Workflow
-from adk_eval_gate.config.models import FileBaseline
+from adk_eval_gate.config.workflow_settings import FileBaseline
 from adk_eval_gate.core.errors import InputError
 from adk_eval_gate.core.files import MAX_FILE_BYTES, read_bytes, replace_together
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 HISTORY_FILE = "history.db"  # beside the baseline file: both move, and are reviewed, together
 LEGACY_HISTORY_FILE = "history.json"  # earlier versions': read until the next record writes history.db

@@ -11,7 +11,7 @@ from typing import TextIO
 
 from adk_eval_gate.core.keys import CaseKey
 from adk_eval_gate.core.progress import ProgressLine
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     Cause,
     MetricOutcome,
     NotEvaluable,
@@ -22,9 +22,9 @@ from adk_eval_gate.criteria.engine.judge import Judge
 from adk_eval_gate.criteria.engine.rejudging import rejudged
 from adk_eval_gate.criteria.engine.scoring import scoring_input
 from adk_eval_gate.criteria.judge_agreement import DeferredJudgement
-from adk_eval_gate.evalsets.models import EvalCase
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
 from adk_eval_gate.llm.client import LlmUnavailable, UsageStats
-from adk_eval_gate.targets.base import CaseRun, one_line
+from adk_eval_gate.targets.case_run import CaseRun, one_line
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from pydantic.alias_generators import to_camel
 
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.numbers import in_range
-from adk_eval_gate.criteria.engine.base import CriterionOptions
-from adk_eval_gate.evalsets.models import Rubric
+from adk_eval_gate.criteria.engine.criterion import CriterionOptions
+from adk_eval_gate.evalsets.adk_eval_schema import Rubric
 
 
 class _Options(BaseModel):

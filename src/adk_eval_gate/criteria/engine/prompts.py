@@ -10,7 +10,7 @@ from google.genai import types as genai_types
 from jinja2.sandbox import SandboxedEnvironment
 
 from adk_eval_gate.core.contained_templates import ContainedLoader
-from adk_eval_gate.evalsets.models import (
+from adk_eval_gate.evalsets.adk_eval_schema import (
     Invocation,
     InvocationEvents,
     content_text,

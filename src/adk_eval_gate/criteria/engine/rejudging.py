@@ -14,10 +14,10 @@ import asyncio
 import dataclasses
 from collections.abc import Sequence
 
-from adk_eval_gate.criteria.engine.base import MetricOutcome, Status
+from adk_eval_gate.criteria.engine.criterion import MetricOutcome, Status
 from adk_eval_gate.criteria.judge_agreement import DeferredJudgement, RejudgePolicy
 from adk_eval_gate.llm.client import LlmUnavailable
-from adk_eval_gate.targets.base import one_line
+from adk_eval_gate.targets.case_run import one_line
 
 
 async def more_judgements(later: DeferredJudgement, policy: RejudgePolicy) -> tuple[tuple[float, ...], str | None]:

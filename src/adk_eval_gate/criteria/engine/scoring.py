@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from adk_eval_gate.core.numbers import in_range, out_of_range
-from adk_eval_gate.criteria.engine.base import (
+from adk_eval_gate.criteria.engine.criterion import (
     Cause,
     InvocationScore,
     MetricOutcome,
@@ -26,8 +26,8 @@ from adk_eval_gate.criteria.engine.base import (
     Status,
     status_for,
 )
-from adk_eval_gate.evalsets.models import EvalCase
-from adk_eval_gate.targets.base import CaseRun, one_line
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase
+from adk_eval_gate.targets.case_run import CaseRun, one_line
 
 
 @dataclass

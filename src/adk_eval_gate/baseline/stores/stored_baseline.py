@@ -10,9 +10,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Protocol
 
-from adk_eval_gate.baseline.models import BaselineIdentity
+from adk_eval_gate.baseline.comparison_format import BaselineIdentity
 from adk_eval_gate.github.context import ActionsContext
-from adk_eval_gate.results.models import ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 
 @dataclass

@@ -10,8 +10,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from adk_eval_gate.config.base import CommentKey
-from adk_eval_gate.config.base import Strict as _Strict
 from adk_eval_gate.config.history import (
     DriftSettings,
     HistorySection,
@@ -19,6 +17,8 @@ from adk_eval_gate.config.history import (
     QuarantineMode,
     quarantine_value,
 )
+from adk_eval_gate.config.strict_section import CommentKey
+from adk_eval_gate.config.strict_section import Strict as _Strict
 from adk_eval_gate.config.target_settings import TargetSettings
 from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.core.redaction import check_pass_env

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from adk_eval_gate.core.clip import clip, single_line
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 from adk_eval_gate.llm.client import UsageStats
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 from pydantic import BaseModel
 
 from adk_eval_gate.core.json_types import JsonObject
-from adk_eval_gate.evalsets.models import EvalCase, Invocation
+from adk_eval_gate.evalsets.adk_eval_schema import EvalCase, Invocation
 
 if TYPE_CHECKING:  # judge.py builds on this module
     from adk_eval_gate.criteria.engine.judge import Judge
