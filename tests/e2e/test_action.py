@@ -14,7 +14,7 @@ import pytest
 
 from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.config.loader import load_workflow
-from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.client import GitHubClient, Patience
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
@@ -39,7 +39,7 @@ def prepare(example, fake):
     results = run_plan(build_plan(config), quiet=True)
     results.git.sha = BASE
     store = build_store(load_workflow(config), ActionsContext(api_url=fake.url, repository="o/r", token="t", sha=BASE))
-    store.client = GitHubClient(fake.url, "t", backoff=0.001)
+    store.client = GitHubClient(fake.url, "t", patience=Patience(backoff=0.001))
     store.save(results)
     event = example / "event.json"
     event.write_text(

@@ -22,7 +22,7 @@ import pytest
 import adk_eval_gate
 from adk_eval_gate.baseline.stores import build_store
 from adk_eval_gate.config.loader import load_workflow
-from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.client import GitHubClient, Patience
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
@@ -296,7 +296,7 @@ def test_setup_installs_the_agents_requirements_and_git_finds_the_merge_base(ima
             load_workflow(config),
             ActionsContext(api_url=fake.url, repository="o/r", token="t", sha=fork_point),
         )
-        store.client = GitHubClient(fake.url, "t", backoff=0.001)
+        store.client = GitHubClient(fake.url, "t", patience=Patience(backoff=0.001))
         store.save(results)
 
         git(example, "checkout", "-q", "-b", "feature")

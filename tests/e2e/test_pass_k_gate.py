@@ -55,7 +55,7 @@ def test_a_drop_in_pass_k_fails_the_gate_and_says_so(tmp_path, capsys):
     assert row["verdict"] == "dropped" and row["gating"] and row["p_value"] < 0.01
     assert row["current_interval"][0] < 0.7 < row["current_interval"][1]
     assert code == 1 and comparison["verdict"] == "fail"
-    line = next(f for f in comparison["gate"]["failures"] if f.startswith("pass^k: "))
+    line = next(f["text"] for f in comparison["gate"]["failures"] if f["kind"] == "pass_k")
     assert line.startswith("pass^k: qa/qa pass^3 1.00 → 0.70 (-0.30) over 10 case(s), p = "), line
     # `ci` outside Actions reaches the same verdict, and its comment shows the pass^k table
     out = tmp_path / "local"

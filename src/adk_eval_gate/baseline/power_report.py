@@ -299,11 +299,15 @@ def mark_unconfirmed(
     regressed has already confirmed its eval sets' drops. The samples in hand are weighed as the design is, with
     the runs they really hold: a run with no baseline to extend its cases, or a baseline made at the range's min,
     holds fewer than the design promises, and a drop the design could confirm may be one these samples cannot."""
-    family = family_size(sets, gate, also)
-    agents = _by_agent(sets)
-    by_set = {(s.agent, s.eval_set_id): s for s in sets}
-    pooled_by = {(p.agent, p.criterion): p for p in pooled}
-    held = _in_hand(rows)
+    weighing = _Weighing(
+        gate,
+        family_size(sets, gate, also),
+        _by_agent(sets),
+        {(s.agent, s.eval_set_id): s for s in sets},
+        {(p.agent, p.criterion): p for p in pooled},
+        _in_hand(rows),
+        baseline_file,
+    )
     settles: list[Settle] = []
     # joined on each verdict's subject (its scope, agent, eval set, criterion), never on the object's identity
     marked: dict[tuple[str, str | None, str], PooledSummary | Summary] = {}
@@ -311,49 +315,70 @@ def mark_unconfirmed(
     for row in verdicts:
         if row.verdict != "inconclusive" or row.delta is None or row.delta >= 0 or not row.cases_compared:
             continue
-        tolerance = gate.tolerance_for(row.criterion)
-        shapes = _shapes(row, agents, by_set, pooled_by)
-        if not shapes:
+        found = _unconfirmed(row, weighing)
+        if found is None:
             continue
-        designs = [_design(cases, shape, tolerance, gate, family) for shape, cases, _ in shapes]
-        held_designs = [
-            _held(d, held.get((row.agent, scope, row.criterion)))
-            for d, (_, _, scope) in zip(designs, shapes, strict=True)
-        ]
-        in_hand = [h or d for h, d in zip(held_designs, designs, strict=True)]
-        significant, significant_in_hand = _fewest(designs), _fewest(in_hand)
-        # in score units of [0, 1]: a metric on its own scale (agents-cli) is divided by the largest score seen, so
-        # that a case counts as touched only as far as it can move
-        own = held.get((row.agent, shapes[0][2], row.criterion))
-        drop = -row.delta / (own.scale if own else 1.0)
-        short = is_unconfirmed(drop, row.cases_compared, significant_in_hand)
-        confirmable = not is_unconfirmed(drop, row.cases_compared, significant)
-        if confirmable and not short:
-            continue
-        # the design could confirm it and the samples in hand cannot: the runs they lack settle it
-        lacking = next((h for h in reversed(held_designs) if h is not None), None) if confirmable else None
-        weighed = in_hand[0] if lacking is not None else designs[0]
-        settle = _settle(designs[-1], designs[-1].cases, lacking, baseline_file)
-        unconfirmed = Unconfirmed(
-            touched=cases_touched(drop, row.cases_compared),
-            cases=weighed.cases,
-            first_runs=weighed.first_runs,
-            max_runs=weighed.max_runs,
-            baseline_runs=weighed.baseline_runs,
-            pooled_cases=designs[-1].cases if len(designs) > 1 else None,
-            significant=significant_in_hand if lacking is not None else significant,
-            alpha=gate.alpha,
-            settle=settle,
-            in_hand=lacking is not None,
-        )
         assert isinstance(row.note, VerdictNote)  # an inconclusive verdict, decided by compare
-        note = row.note.model_copy(update={"unconfirmed": unconfirmed})
+        note = row.note.model_copy(update={"unconfirmed": found})
         marked[_verdict_key(row)] = row.model_copy(update={"unconfirmed": True, "note": note})
-        settles.append(settle)
+        settles.append(found.settle)
     return Marked(
         [cast(PooledSummary, marked.get(_verdict_key(p), p)) for p in pooled],
         [cast(Summary, marked.get(_verdict_key(s), s)) for s in summaries],
         settles,
+    )
+
+
+@dataclass(frozen=True)
+class _Weighing:
+    """What every verdict of one comparison is weighed against: the gate, its Holm family, the designs by agent,
+    eval set and pooled verdict, the samples in hand and the baseline file a settle command names."""
+
+    gate: GateSettings
+    family: int
+    agents: dict[str, list[SetDesign]]
+    by_set: dict[tuple[str, str], SetDesign]
+    pooled_by: dict[tuple[str, str], PooledSummary]
+    held: dict[tuple[str, str, str], _Samples]
+    baseline_file: str | None
+
+
+def _unconfirmed(row: PooledSummary | Summary, weighing: _Weighing) -> Unconfirmed | None:
+    """Why this inconclusive drop is unconfirmed (the design, or the samples in hand, could not have confirmed it),
+    or None when it is simply not there."""
+    gate, held = weighing.gate, weighing.held
+    tolerance = gate.tolerance_for(row.criterion)
+    shapes = _shapes(row, weighing.agents, weighing.by_set, weighing.pooled_by)
+    if not shapes or row.delta is None or not row.cases_compared:
+        return None
+    designs = [_design(cases, shape, tolerance, gate, weighing.family) for shape, cases, _ in shapes]
+    held_designs = [
+        _held(d, held.get((row.agent, scope, row.criterion))) for d, (_, _, scope) in zip(designs, shapes, strict=True)
+    ]
+    in_hand = [h or d for h, d in zip(held_designs, designs, strict=True)]
+    significant, significant_in_hand = _fewest(designs), _fewest(in_hand)
+    # in score units of [0, 1]: a metric on its own scale (agents-cli) is divided by the largest score seen, so
+    # that a case counts as touched only as far as it can move
+    own = held.get((row.agent, shapes[0][2], row.criterion))
+    drop = -row.delta / (own.scale if own else 1.0)
+    short = is_unconfirmed(drop, row.cases_compared, significant_in_hand)
+    confirmable = not is_unconfirmed(drop, row.cases_compared, significant)
+    if confirmable and not short:
+        return None
+    # the design could confirm it and the samples in hand cannot: the runs they lack settle it
+    lacking = next((h for h in reversed(held_designs) if h is not None), None) if confirmable else None
+    weighed = in_hand[0] if lacking is not None else designs[0]
+    return Unconfirmed(
+        touched=cases_touched(drop, row.cases_compared),
+        cases=weighed.cases,
+        first_runs=weighed.first_runs,
+        max_runs=weighed.max_runs,
+        baseline_runs=weighed.baseline_runs,
+        pooled_cases=designs[-1].cases if len(designs) > 1 else None,
+        significant=significant_in_hand if lacking is not None else significant,
+        alpha=gate.alpha,
+        settle=_settle(designs[-1], designs[-1].cases, lacking, weighing.baseline_file),
+        in_hand=lacking is not None,
     )
 
 

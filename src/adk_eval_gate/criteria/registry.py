@@ -8,7 +8,7 @@ cannot run), never silently dropped. A name ADK does not know is an error with a
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -203,18 +203,7 @@ def resolve_criteria(
     def fail(at: tuple[str | int, ...], problem: str, fix: str) -> InputError:
         return InputError(file, format_loc(at), problem, fix, line=lines(at) if lines else None)
 
-    if not isinstance(raw, Mapping):
-        raise fail(
-            loc,
-            f"expected a mapping of criterion names, got {type(raw).__name__}",
-            "write e.g. {tool_trajectory_avg_score: 1.0}",
-        )
-    if not raw:
-        raise fail(
-            loc,
-            "no criteria configured",
-            "name at least one, e.g. tool_trajectory_avg_score: 1.0 (or drop the key for ADK's defaults)",
-        )
+    _check_shape(raw, loc, fail)
     # ADK looks a name up in custom_metrics first: a custom metric may even shadow a built-in one.
     custom: dict[str, str | None] = (
         dict(custom_metrics) if isinstance(custom_metrics, Mapping) else dict.fromkeys(custom_metrics)
@@ -224,17 +213,7 @@ def resolve_criteria(
         if not isinstance(name, str):
             raise fail(loc, f"criterion name {name!r} is not a string", "use a metric name")
         where = (*loc, name)
-        if name in INFORMATIONAL:
-            raise fail(
-                where,
-                "is an informational metric that takes no threshold",
-                "remove it from criteria (ADK reports it on its own)",
-            )
-        spec = _custom_spec(name, custom[name]) if name in custom else REGISTRY.get(name)
-        if spec is None:
-            guess = did_you_mean(name, [*REGISTRY, *custom])
-            fix = f"did you mean `{guess}`?" if guess else f"use one of {', '.join(REGISTRY)}"
-            raise fail(where, "is not an ADK evaluation criterion", fix)
+        spec = _spec_for(name, custom, where, fail)
         payload = {"threshold": value} if not isinstance(value, Mapping) else dict(value)
         if ignored is not None:
             at = where if not isinstance(value, Mapping) else (*where, "threshold")
@@ -250,6 +229,40 @@ def resolve_criteria(
             raise fail(where, error.problem, error.fix or "use a number between 0 and 1") from None
         resolved.append(ConfiguredCriterion(spec, options))
     return resolved
+
+
+_Fail = Callable[[tuple[str | int, ...], str, str], InputError]
+
+
+def _check_shape(raw: object, loc: tuple[str | int, ...], fail: _Fail) -> None:
+    if not isinstance(raw, Mapping):
+        raise fail(
+            loc,
+            f"expected a mapping of criterion names, got {type(raw).__name__}",
+            "write e.g. {tool_trajectory_avg_score: 1.0}",
+        )
+    if not raw:
+        raise fail(
+            loc,
+            "no criteria configured",
+            "name at least one, e.g. tool_trajectory_avg_score: 1.0 (or drop the key for ADK's defaults)",
+        )
+
+
+def _spec_for(name: str, custom: dict[str, str | None], where: tuple[str | int, ...], fail: _Fail) -> SomeCriterionSpec:
+    """The criterion a name stands for: a custom metric of the eval config first (as ADK looks it up), else ours."""
+    if name in INFORMATIONAL:
+        raise fail(
+            where,
+            "is an informational metric that takes no threshold",
+            "remove it from criteria (ADK reports it on its own)",
+        )
+    spec = _custom_spec(name, custom[name]) if name in custom else REGISTRY.get(name)
+    if spec is None:
+        guess = did_you_mean(name, [*REGISTRY, *custom])
+        fix = f"did you mean `{guess}`?" if guess else f"use one of {', '.join(REGISTRY)}"
+        raise fail(where, "is not an ADK evaluation criterion", fix)
+    return spec
 
 
 def _without_unknown_options(

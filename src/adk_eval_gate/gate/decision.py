@@ -50,6 +50,25 @@ class GatedComparison:
     changed: ChangedBesidesCode | None = None  # judge, served model or scorer versions: the report's first line
 
 
+def _warnings(outcome: LoadOutcome, gate: GateSettings, max_age_days: float | None) -> list[str]:
+    """A gate that cannot fail says so first; then the store's warnings and a baseline older than allowed."""
+    warnings = [*blind_spots(gate), *outcome.warnings]
+    baseline = outcome.baseline
+    if baseline and max_age_days is not None and (baseline.identity.age_days or 0) > max_age_days:
+        warnings.append(
+            f"the baseline is {baseline.identity.age_days:.0f} days old (from "
+            f"{baseline.identity.sha or 'an unknown commit'}); "
+            "refresh it by updating the baseline on the default branch"
+        )
+    return warnings
+
+
+def _settle_file(outcome: LoadOutcome) -> str | None:
+    """A baseline file (not an artifact's or a branch's): what would settle an unconfirmed drop names it."""
+    source = outcome.baseline.identity.source if outcome.baseline else None
+    return None if source is None or source.startswith(("artifact ", "branch ")) else source
+
+
 def gate_comparison(
     current: ResultsFile,
     outcome: LoadOutcome,
@@ -61,13 +80,7 @@ def gate_comparison(
     history: HistoryState | None = None,
 ) -> GatedComparison:
     baseline = outcome.baseline
-    warnings = [*blind_spots(gate), *outcome.warnings]  # a gate that cannot fail says so first
-    if baseline and max_age_days is not None and (baseline.identity.age_days or 0) > max_age_days:
-        warnings.append(
-            f"the baseline is {baseline.identity.age_days:.0f} days old (from "
-            f"{baseline.identity.sha or 'an unknown commit'}); "
-            "refresh it by updating the baseline on the default branch"
-        )
+    warnings = _warnings(outcome, gate, max_age_days)
     view = _view(history, current, outcome, gate)
     drift = view.drift if view else []
     # The drift tests share the gate's false-alarm budget only when they gate; otherwise they are their own family.
@@ -90,10 +103,9 @@ def gate_comparison(
     designs = designs_from_results(current, baseline.results if baseline else None)
     # the drift tests share the Holm family when they gate: they count in what the family lets each verdict confirm
     in_family = len(drift) if drift_gates else 0
-    source = baseline.identity.source if baseline else None
-    # a baseline file (not an artifact's or a branch's): what would settle an unconfirmed drop names it
-    named = None if source is None or source.startswith(("artifact ", "branch ")) else source
-    marked = mark_unconfirmed(compared.pooled, compared.summaries, designs, gate, in_family, compared.rows, named)
+    marked = mark_unconfirmed(
+        compared.pooled, compared.summaries, designs, gate, in_family, compared.rows, _settle_file(outcome)
+    )
     efficiency = compare_efficiency(current, baseline.results if baseline else None, gate)
     judged = ComparedVerdicts(
         pooled=tuple(marked.pooled),

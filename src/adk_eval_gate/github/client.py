@@ -21,6 +21,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -131,23 +132,27 @@ def _message(response: requests.Response) -> str:
     return clip(single_line(text or response.reason or ""), 200)
 
 
+@dataclass(frozen=True)
+class Patience:
+    """How long a client waits on GitHub: retries of a transient failure, the first backoff (doubling), each
+    request's timeout, and the sleep and clock it waits with (a test's own, to wait without waiting)."""
+
+    retries: int = 4
+    backoff: float = 1.0
+    timeout: float = 30.0
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+
+
 class GitHubClient:
     def __init__(
-        self,
-        api_url: str,
-        token: str | None,
-        *,
-        retries: int = 4,
-        backoff: float = 1.0,
-        timeout: float = 30.0,
-        sleep: Callable[[float], None] = time.sleep,
-        clock: Callable[[], float] = time.monotonic,
-        session: GitHubSession | None = None,
+        self, api_url: str, token: str | None, *, patience: Patience = Patience(), session: GitHubSession | None = None
     ) -> None:
         """`session`: the run's, shared with its other clients (ActionsContext.client); none: a budget of its own."""
         self.api_url = api_url.rstrip("/")
         self.session = session or GitHubSession()
-        self.retries, self.backoff, self.timeout, self._sleep, self._clock = retries, backoff, timeout, sleep, clock
+        self.retries, self.backoff, self.timeout = patience.retries, patience.backoff, patience.timeout
+        self._sleep, self._clock = patience.sleep, patience.clock
         self._session = requests.Session()
         # Never the environment as it is at the call (nor ~/.netrc, whose login would replace our token): the proxy
         # and CA settings the session captured before the pull request's code ran (github/session.py).

@@ -165,20 +165,12 @@ class LlmClient:
             return f"judge budget of {self.settings.max_tokens} tokens spent"
         return None
 
-    async def generate(
-        self,
-        purpose: str,
-        model: str,
-        prompt: str,
-        config: JsonObject | None,
-        sample: int,
-        version: str,
-        *,
-        skip_thoughts: bool = False,
-        tally: UsageStats | None = None,
-    ) -> str:
+    async def generate(self, ask: Ask, *, skip_thoughts: bool = False, tally: UsageStats | None = None) -> str:
         """The model's text for one sample (from the cache when it was asked before). `skip_thoughts` drops
         thought parts (the user simulator does; ADK's judges keep them). `tally` also receives the counts."""
+        purpose, model, prompt, config, sample, version = (
+            ask.purpose, ask.model, ask.prompt, ask.config, ask.sample, ask.version
+        )  # fmt: skip
         key = cache_key(
             model=model,
             prompt=prompt,
@@ -307,6 +299,19 @@ class LlmClient:
             await asyncio.sleep(min(wait, 60.0))
             delay *= 2
         raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One question to a model: who asks (the criterion or the user simulator), the model, the prompt and its
+    config, which sample this is and the asker's version (all part of the cache key)."""
+
+    purpose: str
+    model: str
+    prompt: str
+    config: JsonObject | None
+    sample: int
+    version: str
 
 
 def _served(stats: UsageStats, answer: JsonObject) -> None:

@@ -41,7 +41,7 @@ from adk_eval_gate.handshake.status import PullRequestRun, acceptance_for, read_
 from adk_eval_gate.publish.comment import report_digest
 from adk_eval_gate.publish.deliver import CheckTarget, CommentTarget, Destinations, deliver
 from adk_eval_gate.report.html import artifacts_url, summary_note, write_report_html
-from adk_eval_gate.report.markdown import render_report
+from adk_eval_gate.report.markdown import CommentPlace, render_report
 from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.results_format import ResultsFile
 
@@ -257,10 +257,12 @@ def _write_files(
         comparison,
         results,
         {},
-        run_url=verified.run_url,
-        head_sha=verified.run["head_sha"],
-        template_dir=workflow.template_dir,
-        report_url=artifacts_url(own_run),
+        CommentPlace(
+            run_url=verified.run_url,
+            head_sha=verified.run["head_sha"],
+            template_dir=workflow.template_dir,
+            report_url=artifacts_url(own_run),
+        ),
     )
     write_text_atomic(out / "comparison.json", comparison.model_dump_json(indent=2) + "\n")
     write_text_atomic(out / "report.md", markdown)

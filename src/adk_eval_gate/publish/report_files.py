@@ -18,7 +18,7 @@ from adk_eval_gate.core.files import replace_together
 from adk_eval_gate.evalsets.adk_eval_schema import Invocation
 from adk_eval_gate.publish.run_value import PublishRun
 from adk_eval_gate.report.html import artifacts_url, render_html
-from adk_eval_gate.report.markdown import render_report
+from adk_eval_gate.report.markdown import CommentPlace, render_report
 from adk_eval_gate.report.outputs import junit_xml
 from adk_eval_gate.report.run_marks import mark_html, mark_junit, mark_markdown
 
@@ -53,11 +53,9 @@ def write_report_files(
         comparison,
         results,
         expected,
-        run_url=run_url,
-        head_sha=head_sha,
-        template_dir=workflow.template_dir,
-        report_url=report_url,
-        note=note,
+        CommentPlace(
+            run_url=run_url, head_sha=head_sha, template_dir=workflow.template_dir, report_url=report_url, note=note
+        ),
     )
     files.append((out / "report.md", mark_markdown(markdown, run_id)))
     trend = trend_data(history.history) if history is not None and history.history is not None else None

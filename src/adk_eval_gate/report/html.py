@@ -61,7 +61,6 @@ import base64
 import hashlib
 import html
 import json
-import statistics
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -70,12 +69,12 @@ from adk_eval_gate.baseline.comparison_format import Comparison, PooledSummary, 
 from adk_eval_gate.core.clip import clip, short_sha
 from adk_eval_gate.core.redaction import redact
 from adk_eval_gate.evalsets.adk_eval_schema import Invocation
-from adk_eval_gate.report.html_cases import Texts, case_data, cases_behind
+from adk_eval_gate.report.html_cases import Texts, case_data, cases_behind, eval_set_data
 from adk_eval_gate.report.html_pack import pack, unpack
 from adk_eval_gate.report.html_pass_k import pass_k_data
 from adk_eval_gate.report.provenance_line import changed_line
 from adk_eval_gate.report.spend import spend_line
-from adk_eval_gate.results.results_format import EvalSetResult, ResultsFile
+from adk_eval_gate.results.results_format import ResultsFile
 
 DATA_VERSION = 1
 ASSETS = Path(__file__).parent / "assets"
@@ -106,12 +105,6 @@ def embed_json(data: Any) -> str:
     # Secrets are masked here, while they still read as the JSON-escaped forms redaction knows: after the
     # escaping below a secret holding <, > or & would no longer match when the file is written.
     return redact(text).translate(_ESCAPE_TABLE)
-
-
-def _mean_case_score(eval_set: EvalSetResult, name: str) -> float | None:
-    scores = [c.metrics[name].score for c in eval_set.cases if name in c.metrics]
-    known = [s for s in scores if s is not None]
-    return statistics.fmean(known) if known else None
 
 
 def _verdicts(comparison: Comparison, behind: Mapping[str, list[str]]) -> list[dict[str, Any]]:
@@ -225,22 +218,9 @@ def report_data(
     report_url: str | None = None,
 ) -> dict[str, Any]:
     """The page's data (the shape in this module's docstring)."""
-    rows: dict[tuple[str, str, str], dict[str, Row]] = {}
-    for row in comparison.rows if comparison else []:
-        rows.setdefault((row.agent, row.eval_set_id, row.eval_id), {})[row.criterion] = row
-    expected_cases = expected_cases or {}
-    behind = cases_behind(comparison) if comparison else {}
-    behind_any = {case for keys in behind.values() for case in keys}
-    cases = []
     texts = Texts()
-    for eval_set in results.eval_sets:
-        for case in eval_set.cases:
-            key = (eval_set.agent, eval_set.eval_set_id, case.eval_id)
-            cases.append(
-                case_data(
-                    eval_set, case, rows.get(key, {}), expected_cases.get(key), texts, "/".join(key) in behind_any
-                )
-            )
+    cases = _cases(results, comparison, expected_cases or {}, texts)
+    behind = cases_behind(comparison) if comparison else {}
     base = comparison.baseline if comparison else None
     verdict = _verdict(comparison)
     if results.offline:  # said first on the page, as in the comment: these scores say nothing of the model
@@ -253,21 +233,7 @@ def report_data(
         "title": f"adk-eval-gate {verdict['state'] if verdict['state'] != 'none' else 'results'}"
         + (f" · {sha}" if sha else ""),
         "verdict": verdict,
-        "run": {
-            "sha": results.git.sha,
-            "ref": results.git.ref,
-            "config_file": results.config_file,
-            "tool_version": results.tool.version,
-            "adk_semantics": results.tool.adk_semantics,
-            "started_at": results.timings.started_at,
-            "finished_at": results.timings.finished_at,
-            "duration_seconds": results.timings.duration_seconds,
-            "interrupted": results.interrupted,
-            "stop_reason": results.stop_reason,
-            "spend": spend_line(results),
-            "run_url": run_url,
-            "report_url": report_url,
-        },
+        "run": _run(results, run_url, report_url),
         "baseline": base.model_dump(mode="json") if base else None,
         "counts": results.summary.model_dump(mode="json"),
         "budget": results.budget.model_dump(mode="json", include={"max_cost_usd", "spent_usd", "not_run"})
@@ -276,25 +242,49 @@ def report_data(
         "verdicts": _verdicts(comparison, behind) if comparison else [],
         "efficiency": [e.model_dump(mode="json") for e in comparison.efficiency] if comparison else [],
         "drift": _drift(comparison, behind) if comparison else [],
-        "eval_sets": [
-            {
-                "key": f"{s.agent}/{s.eval_set_id}",
-                "agent": s.agent,
-                "eval_set_id": s.eval_set_id,
-                "file": s.file,
-                "target": s.target,
-                "num_runs": s.num_runs,
-                "adaptive_runs": s.adaptive_runs.model_dump() if s.adaptive_runs else None,
-                "criteria": {name: c.threshold for name, c in s.criteria.items()},
-                "counts": s.summary.model_dump(),
-                "means": {name: _mean_case_score(s, name) for name in s.criteria},
-            }
-            for s in results.eval_sets
-        ],
+        "eval_sets": [eval_set_data(s) for s in results.eval_sets],
         "cases": cases,
         "texts": texts.values(),
         "pass_k": pass_k_data(results, comparison),
         "history": _history(history),
+    }
+
+
+def _cases(
+    results: ResultsFile,
+    comparison: Comparison | None,
+    expected_cases: Mapping[tuple[str, str, str], list[Invocation]],
+    texts: Texts,
+) -> list[dict[str, object]]:
+    """Every case of the run with its compared rows, its expected turns and whether a failing verdict is behind it."""
+    rows: dict[tuple[str, str, str], dict[str, Row]] = {}
+    for row in comparison.rows if comparison else []:
+        rows.setdefault((row.agent, row.eval_set_id, row.eval_id), {})[row.criterion] = row
+    behind = cases_behind(comparison) if comparison else {}
+    behind_any = {case for keys in behind.values() for case in keys}
+    return [
+        case_data(eval_set, case, rows.get(key, {}), expected_cases.get(key), texts, "/".join(key) in behind_any)
+        for eval_set in results.eval_sets
+        for case in eval_set.cases
+        for key in [(eval_set.agent, eval_set.eval_set_id, case.eval_id)]
+    ]
+
+
+def _run(results: ResultsFile, run_url: str | None, report_url: str | None) -> dict[str, object]:
+    return {
+        "sha": results.git.sha,
+        "ref": results.git.ref,
+        "config_file": results.config_file,
+        "tool_version": results.tool.version,
+        "adk_semantics": results.tool.adk_semantics,
+        "started_at": results.timings.started_at,
+        "finished_at": results.timings.finished_at,
+        "duration_seconds": results.timings.duration_seconds,
+        "interrupted": results.interrupted,
+        "stop_reason": results.stop_reason,
+        "spend": spend_line(results),
+        "run_url": run_url,
+        "report_url": report_url,
     }
 
 

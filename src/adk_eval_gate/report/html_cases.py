@@ -8,6 +8,7 @@ named fields."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -236,4 +237,26 @@ def expand_case(case: Mapping[str, Any], texts: list[str]) -> dict[str, Any]:
             }
             for r in case["runs"]
         ],
+    }
+
+
+def _mean_case_score(eval_set: EvalSetResult, name: str) -> float | None:
+    scores = [c.metrics[name].score for c in eval_set.cases if name in c.metrics]
+    known = [s for s in scores if s is not None]
+    return statistics.fmean(known) if known else None
+
+
+def eval_set_data(s: EvalSetResult) -> dict[str, object]:
+    """An eval set as the page shows it: its file, target, runs, thresholds, counts and mean case scores."""
+    return {
+        "key": f"{s.agent}/{s.eval_set_id}",
+        "agent": s.agent,
+        "eval_set_id": s.eval_set_id,
+        "file": s.file,
+        "target": s.target,
+        "num_runs": s.num_runs,
+        "adaptive_runs": s.adaptive_runs.model_dump() if s.adaptive_runs else None,
+        "criteria": {name: c.threshold for name, c in s.criteria.items()},
+        "counts": s.summary.model_dump(),
+        "means": {name: _mean_case_score(s, name) for name in s.criteria},
     }

@@ -148,73 +148,118 @@ def _importance(summary: Summary | PooledSummary) -> int:
     return 2 if getattr(summary, "unconfirmed", False) else _ORDER.get(summary.verdict, 5)
 
 
+@dataclass(frozen=True)
+class CommentPlace:
+    """Where the comment stands, besides the comparison it renders: the run's links, the commit, a template folder
+    the config names, the size budget, where the full report is, and one line on who asked (escaped like agent
+    text)."""
+
+    run_url: str | None = None
+    head_sha: str | None = None
+    template_dir: Path | None = None
+    budget: int = BUDGET
+    full_report_hint: str = "the full report, report.html, is in the workflow run's artifacts"
+    report_url: str | None = None
+    note: str | None = None
+
+
+# detail levels, most complete first; each drops the least important remaining part ("rows"/"sets" None: all)
+_LEVELS: tuple[dict[str, int | bool | None], ...] = (
+    {"evidence": None, "improvements": True, "others": True, "rows": None, "sets": None},
+    {"evidence": None, "improvements": True, "others": False, "rows": None, "sets": None},
+    {"evidence": None, "improvements": False, "others": False, "rows": None, "sets": None},
+    {"evidence": 10, "improvements": False, "others": False, "rows": None, "sets": 500},
+    {"evidence": 3, "improvements": False, "others": False, "rows": None, "sets": 200},
+    {"evidence": 0, "improvements": False, "others": False, "rows": 200, "sets": 100},
+    {"evidence": 0, "improvements": False, "others": False, "rows": 20, "sets": 20},
+)
+
+
 def render_report(
     comparison: Comparison,
     results: ResultsFile,
     expected_cases: dict[CaseKey, list[Invocation]],
-    *,
-    run_url: str | None = None,
-    head_sha: str | None = None,
-    template_dir: Path | None = None,
-    budget: int = BUDGET,
-    full_report_hint: str = "the full report, report.html, is in the workflow run's artifacts",
-    report_url: str | None = None,
-    note: str | None = None,
+    place: CommentPlace = CommentPlace(),
 ) -> str:
-    """`note`: one line under the verdict (who asked for this run and how), escaped like agent text."""
-    env = environment(template_dir)
-    template = env.get_template("comment.md.j2")
-    regressions = regression_cases(comparison)
-    not_gating = non_gating_regressions(comparison)
-    improvements = [r for r in comparison.rows if r.verdict == "improved"]
-    shown = {subject_of(r) for r in [*regressions, *not_gating]}
-    others = [r for r in comparison.rows if r.verdict != "improved" and subject_of(r) not in shown]
-    evidence = [evidence_for(r, results, expected_cases) for r in regressions]
-    quarantined = len({(r.agent, r.eval_set_id, r.eval_id) for r in comparison.rows if r.quarantined})
-    # The eval-set table, what failed first: with many eval sets it is the comment's largest part, and what it
-    # leaves out must never be a regression while a quiet row is shown.
-    summaries = sorted(comparison.summaries, key=_importance)
-    # detail levels, most complete first; each drops the least important remaining part
-    many, every_set = len(regressions) + 1, len(summaries)
-    levels = [
-        {"evidence": len(evidence), "improvements": True, "others": True, "rows": many, "sets": every_set},
-        {"evidence": len(evidence), "improvements": True, "others": False, "rows": many, "sets": every_set},
-        {"evidence": len(evidence), "improvements": False, "others": False, "rows": many, "sets": every_set},
-        {"evidence": 10, "improvements": False, "others": False, "rows": many, "sets": 500},
-        {"evidence": 3, "improvements": False, "others": False, "rows": many, "sets": 200},
-        {"evidence": 0, "improvements": False, "others": False, "rows": 200, "sets": 100},
-        {"evidence": 0, "improvements": False, "others": False, "rows": 20, "sets": 20},
-    ]
+    """The PR comment: the most complete detail level that fits `place.budget`, else the last one cut at a line."""
+    template = environment(place.template_dir).get_template("comment.md.j2")
+    parts = _CommentParts.of(comparison, results, expected_cases)
     text = ""
-    for level in levels:
-        text = template.render(
-            c=comparison,
-            results=results,
-            efficiency=efficiency_line(c for s in results.eval_sets for c in s.cases),
+    for index, level in enumerate(_LEVELS):
+        text = template.render(**parts.at(level, truncated=index > 0), **_around(comparison, results, place))
+        if len(text) <= place.budget:
+            return text
+    cut = clip(text, place.budget - 200, marker="")
+    hint = inline(place.full_report_hint)
+    return cut[: cut.rfind("\n")] + f"\n\n… the report was cut to fit GitHub's limit; {hint}.\n"
+
+
+@dataclass(frozen=True)
+class _CommentParts:
+    """What the comment shows of a comparison, each part cut to a detail level by `at`."""
+
+    regressions: list[Row]
+    not_gating: list[Row]
+    improvements: list[Row]
+    others: list[Row]
+    evidence: list[Evidence]
+    summaries: list[Summary]
+    quarantined: int
+
+    @classmethod
+    def of(
+        cls, comparison: Comparison, results: ResultsFile, expected_cases: dict[CaseKey, list[Invocation]]
+    ) -> _CommentParts:
+        regressions = regression_cases(comparison)
+        not_gating = non_gating_regressions(comparison)
+        shown = {subject_of(r) for r in [*regressions, *not_gating]}
+        return cls(
             regressions=regressions,
             not_gating=not_gating,
-            evidence=evidence[: level["evidence"]],
-            hidden_evidence=max(0, len(evidence) - level["evidence"]),
-            improvements=improvements if level["improvements"] else [],
-            hidden_improvements=0 if level["improvements"] else len(improvements),
-            others=others if level["others"] else [],
-            hidden_others=0 if level["others"] else len(others),
-            run_url=run_url,
-            head_sha=head_sha,
-            rows_limit=level["rows"],
-            summaries=summaries[: level["sets"]],
-            hidden_summaries=summaries[level["sets"] :],
-            full_report_hint=full_report_hint,
-            truncated=level is not levels[0],
-            spend=spend_line(results),
-            missing_judged=missing_judged_line(results),
-            report_url=report_url,
-            note=note,
-            quarantined_cases=quarantined,
-            flaky_limit=30 if level["others"] else 10,
-            changed_line=changed_line(comparison.changed),
+            improvements=[r for r in comparison.rows if r.verdict == "improved"],
+            others=[r for r in comparison.rows if r.verdict != "improved" and subject_of(r) not in shown],
+            evidence=[evidence_for(r, results, expected_cases) for r in regressions],
+            # The eval-set table, what failed first: with many eval sets it is the comment's largest part, and
+            # what it leaves out must never be a regression while a quiet row is shown.
+            summaries=sorted(comparison.summaries, key=_importance),
+            quarantined=len({(r.agent, r.eval_set_id, r.eval_id) for r in comparison.rows if r.quarantined}),
         )
-        if len(text) <= budget:
-            return text
-    cut = clip(text, budget - 200, marker="")
-    return cut[: cut.rfind("\n")] + f"\n\n… the report was cut to fit GitHub's limit; {inline(full_report_hint)}.\n"
+
+    def at(self, level: dict[str, int | bool | None], *, truncated: bool) -> dict[str, object]:
+        evidence = len(self.evidence) if level["evidence"] is None else int(level["evidence"])
+        sets = len(self.summaries) if level["sets"] is None else int(level["sets"])
+        rows = len(self.regressions) + 1 if level["rows"] is None else int(level["rows"])
+        improvements, others = bool(level["improvements"]), bool(level["others"])
+        return {
+            "regressions": self.regressions,
+            "not_gating": self.not_gating,
+            "evidence": self.evidence[:evidence],
+            "hidden_evidence": max(0, len(self.evidence) - evidence),
+            "improvements": self.improvements if improvements else [],
+            "hidden_improvements": 0 if improvements else len(self.improvements),
+            "others": self.others if others else [],
+            "hidden_others": 0 if others else len(self.others),
+            "rows_limit": rows,
+            "summaries": self.summaries[:sets],
+            "hidden_summaries": self.summaries[sets:],
+            "truncated": truncated,
+            "quarantined_cases": self.quarantined,
+            "flaky_limit": 30 if others else 10,
+        }
+
+
+def _around(comparison: Comparison, results: ResultsFile, place: CommentPlace) -> dict[str, object]:
+    """What the comment says around the comparison's rows: the run, its spend, its links, the first line."""
+    return {
+        "c": comparison,
+        "results": results,
+        "efficiency": efficiency_line(c for s in results.eval_sets for c in s.cases),
+        "run_url": place.run_url,
+        "head_sha": place.head_sha,
+        "full_report_hint": place.full_report_hint,
+        "spend": spend_line(results),
+        "missing_judged": missing_judged_line(results),
+        "report_url": place.report_url,
+        "note": place.note,
+        "changed_line": changed_line(comparison.changed),
+    }

@@ -52,7 +52,7 @@ def _trial_render(workflow: Workflow, folder: Path) -> None:
 
     from adk_eval_gate.baseline.stores import LoadOutcome
     from adk_eval_gate.gate.comparison_file import build_comparison
-    from adk_eval_gate.report.markdown import render_report
+    from adk_eval_gate.report.markdown import CommentPlace, render_report
     from adk_eval_gate.results.build import tool_info
     from adk_eval_gate.results.results_format import Counts, GitInfo, ResultsFile, Timings
 
@@ -68,7 +68,7 @@ def _trial_render(workflow: Workflow, folder: Path) -> None:
     )
     comparison = build_comparison(results, LoadOutcome(None, []), workflow.settings.gate)
     try:
-        render_report(comparison, results, {}, template_dir=folder)
+        render_report(comparison, results, {}, CommentPlace(template_dir=folder))
     except jinja2.TemplateError as exc:
         where = f"{relative_posix(workflow.base_dir, folder)}/{getattr(exc, 'name', None) or 'comment.md.j2'}"
         raise InputError(

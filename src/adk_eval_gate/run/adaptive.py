@@ -87,29 +87,7 @@ class Decider:
         if base.status in ("error", "not_run"):
             why = "errored" if base.status == "error" else "did not run it"
             return Sampling(first_round_runs=first_round_runs, decided=f"the baseline {why}: not comparable")
-        looks: dict[str, CriterionLook] = {}
-        for name, metric in first.metrics.items():
-            base_metric = base.metrics.get(name)
-            base_config, config = base_set.criteria.get(name), criteria.get(name)
-            if base_metric is None or (
-                base_config and config and base_config.hash and config.hash and base_config.hash != config.hash
-            ):
-                continue
-            selection, _ = baseline_halves(base_metric)
-            current, _ = current_rounds(metric, first_round_runs)
-            if not current:
-                continue
-            if not selection:  # a one-run baseline: no half to decide with, so only more runs can tell
-                looks[name] = CriterionLook(current=statistics.fmean(current), baseline=None, undecided=True)
-                continue
-            test = permutation_test(selection, current)
-            mean_now, mean_before = statistics.fmean(current), statistics.fmean(selection)
-            looks[name] = CriterionLook(
-                current=round(mean_now, 6),
-                baseline=round(mean_before, 6),
-                p_drop=None if test is None else round(test.p_drop, 6),
-                undecided=undecided(selection, current),
-            )
+        looks = _looks(base_set, base, criteria, first, first_round_runs)
         open_criteria = [name for name, look in looks.items() if look.undecided]
         if not looks:
             why = "no criterion could be compared" if first.status != "error" else "the first round errored"
@@ -119,14 +97,7 @@ class Decider:
                 first_round_runs=first_round_runs,
                 decided="no worse than the baseline on every criterion after the first round",
             )
-        parts = []
-        for name in open_criteria:
-            look = looks[name]
-            if look.baseline is None:
-                parts.append(f"{name} {look.current:.3f} (one-run baseline)")
-            else:
-                p = "" if look.p_drop is None else f", p = {look.p_drop:.2g}"
-                parts.append(f"{name} {look.current:.3f} < baseline {look.baseline:.3f}{p}")
+        parts = [_undecided_part(name, looks[name]) for name in open_criteria]
         extra = ExtraRuns(
             round=2,
             runs=list(range(first_round_runs, max_runs)),
@@ -134,6 +105,47 @@ class Decider:
             criteria=looks,
         )
         return Sampling(first_round_runs=first_round_runs, extra=extra)
+
+
+def _looks(
+    base_set: EvalSetResult,
+    base: CaseResult,
+    criteria: dict[str, CriterionConfig],
+    first: CaseResult,
+    first_round_runs: int,
+) -> dict[str, CriterionLook]:
+    """How each comparable criterion of a case's first round looks against the baseline's selection half."""
+    looks: dict[str, CriterionLook] = {}
+    for name, metric in first.metrics.items():
+        base_metric = base.metrics.get(name)
+        base_config, config = base_set.criteria.get(name), criteria.get(name)
+        if base_metric is None or (
+            base_config and config and base_config.hash and config.hash and base_config.hash != config.hash
+        ):
+            continue
+        selection, _ = baseline_halves(base_metric)
+        current, _ = current_rounds(metric, first_round_runs)
+        if not current:
+            continue
+        if not selection:  # a one-run baseline: no half to decide with, so only more runs can tell
+            looks[name] = CriterionLook(current=statistics.fmean(current), baseline=None, undecided=True)
+            continue
+        test = permutation_test(selection, current)
+        mean_now, mean_before = statistics.fmean(current), statistics.fmean(selection)
+        looks[name] = CriterionLook(
+            current=round(mean_now, 6),
+            baseline=round(mean_before, 6),
+            p_drop=None if test is None else round(test.p_drop, 6),
+            undecided=undecided(selection, current),
+        )
+    return looks
+
+
+def _undecided_part(name: str, look: CriterionLook) -> str:
+    if look.baseline is None:
+        return f"{name} {look.current:.3f} (one-run baseline)"
+    p = "" if look.p_drop is None else f", p = {look.p_drop:.2g}"
+    return f"{name} {look.current:.3f} < baseline {look.baseline:.3f}{p}"
 
 
 def decider_for(plan: Plan, baseline_path: Path | None, context: Callable[[], ActionsContext]) -> Decider | None:

@@ -26,7 +26,7 @@ from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.evalsets.adk_eval_schema import ConversationScenario, EvalCase
 from adk_eval_gate.evalsets.personas import PersonaUnavailable, fill_persona, resolve_persona
 from adk_eval_gate.llm.cache import LlmCache
-from adk_eval_gate.llm.client import LlmClient, LlmSettings, LlmUnavailable, UsageStats
+from adk_eval_gate.llm.client import Ask, LlmClient, LlmSettings, LlmUnavailable, UsageStats
 from adk_eval_gate.targets.case_run import TargetError, TransientTargetError
 
 if TYPE_CHECKING:
@@ -131,12 +131,7 @@ class UserSimulator:
         prompt = self._prompt(history_text(events, self._include_calls))
         try:
             text = await self._llm.generate(
-                PURPOSE,
-                self._model,
-                prompt,
-                self._model_configuration,
-                self._run,
-                VERSION,
+                Ask(PURPOSE, self._model, prompt, self._model_configuration, self._run, VERSION),
                 skip_thoughts=True,
                 tally=self.usage,
             )

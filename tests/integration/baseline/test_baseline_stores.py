@@ -12,7 +12,7 @@ from adk_eval_gate.commands.main import main
 from adk_eval_gate.config.loader import load_workflow
 from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
-from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.client import GitHubClient, GitHubError, Patience
 from adk_eval_gate.github.context import ActionsContext
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
@@ -68,7 +68,7 @@ def store_for(example, fake, kind: str = "branch", **ctx):
     kept = [line for line in config.read_text().splitlines(keepends=True) if not line.startswith("baseline:")]
     config.write_text(section + "".join(kept))
     store = build_store(load_workflow(config), context(fake, **ctx))
-    store.client = GitHubClient(fake.url, ctx.get("token", "t"), backoff=0.001)
+    store.client = GitHubClient(fake.url, ctx.get("token", "t"), patience=Patience(backoff=0.001))
     return store
 
 

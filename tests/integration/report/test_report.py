@@ -12,7 +12,7 @@ from adk_eval_gate.baseline.stores import LoadedBaseline, LoadOutcome, identity_
 from adk_eval_gate.config.workflow_settings import GateSettings
 from adk_eval_gate.gate.comparison_file import build_comparison
 from adk_eval_gate.report.escape import code_block, inline
-from adk_eval_gate.report.markdown import BUDGET, render_report
+from adk_eval_gate.report.markdown import BUDGET, CommentPlace, render_report
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 
@@ -58,7 +58,7 @@ def hostile_run(example):
 def test_hostile_agent_text_stays_inert_and_the_layout_holds(example):
     comparison, current, plan = hostile_run(example)
     markdown = render_report(
-        comparison, current, plan.expected_cases(), run_url="https://github.com/o/r/actions/runs/1"
+        comparison, current, plan.expected_cases(), CommentPlace(run_url="https://github.com/o/r/actions/runs/1")
     )
     assert "roll\\_6" in markdown and "Cases behind the regressions" in markdown and "first divergence" in markdown
     html = html_of(markdown)

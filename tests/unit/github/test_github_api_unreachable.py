@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from adk_eval_gate.github import client as client_module
-from adk_eval_gate.github.client import GitHubClient, GitHubError, GitHubSession
+from adk_eval_gate.github.client import GitHubClient, GitHubError, GitHubSession, Patience
 from adk_eval_gate.github.context import ActionsContext
 from tests.support.hostile import run_cli
 from tests.support.loopback import LoopbackServer, reply
@@ -51,7 +51,9 @@ def test_a_closed_port_costs_the_whole_run_at_most_the_budget():
     errors = []
     # the baseline store, the labels, the comment, the check run...: each its own client, one budget for all
     for retries in (10, 4, 4, 4, 4, 4):
-        github = GitHubClient(url, "t", retries=retries, backoff=1.0, sleep=clock.sleep, clock=clock, session=session)
+        github = GitHubClient(
+            url, "t", session=session, patience=Patience(retries=retries, backoff=1.0, sleep=clock.sleep, clock=clock)
+        )
         with pytest.raises(GitHubError) as raised:
             github.get_json("/repos/o/r/issues/7/labels")
         errors.append(raised.value)
@@ -64,7 +66,9 @@ def test_an_answer_gives_the_api_its_whole_budget_back():
     port, clock, session = closed_port(), FakeClock(), GitHubSession()
     url = f"http://127.0.0.1:{port}"
     with pytest.raises(GitHubError):
-        GitHubClient(url, "t", retries=1, sleep=clock.sleep, clock=clock, session=session).get_json("/user")
+        GitHubClient(url, "t", session=session, patience=Patience(retries=1, sleep=clock.sleep, clock=clock)).get_json(
+            "/user"
+        )
     assert GitHubClient(url, "t", session=session).no_answer_left() < client_module.NO_ANSWER_BUDGET
 
     class Answer(BaseHTTPRequestHandler):
@@ -96,7 +100,9 @@ def test_the_budget_is_the_runs_not_the_processes():
     url, clock = f"http://127.0.0.1:{closed_port()}", FakeClock()
     first = ActionsContext(api_url=url, token="t")
     with pytest.raises(GitHubError):
-        GitHubClient(url, "t", retries=1, sleep=clock.sleep, clock=clock, session=first.github).get_json("/user")
+        GitHubClient(
+            url, "t", session=first.github, patience=Patience(retries=1, sleep=clock.sleep, clock=clock)
+        ).get_json("/user")
     assert first.client().no_answer_left() < client_module.NO_ANSWER_BUDGET
     assert dataclasses.replace(first, event={"x": 1}).client().no_answer_left() == first.client().no_answer_left()
     assert ActionsContext(api_url=url, token="t").client().no_answer_left() == client_module.NO_ANSWER_BUDGET

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 import pytest
 
-from adk_eval_gate.github.client import GitHubClient, GitHubError
+from adk_eval_gate.github.client import GitHubClient, GitHubError, Patience
 from adk_eval_gate.github.session import GitHubSession, ca_bundle, network_settings, proxy_for
 from tests.support.loopback import LoopbackServer, reply
 
@@ -70,7 +70,7 @@ def test_the_workflows_proxy_is_honoured(servers, monkeypatch):
     monkeypatch.setenv("http_proxy", proxy.url)
     session = GitHubSession()
     monkeypatch.delenv("http_proxy")  # what the environment says later does not matter either way
-    GitHubClient(api.url, TOKEN, session=session, retries=0).request("GET", "/repos/o/r")
+    GitHubClient(api.url, TOKEN, session=session, patience=Patience(retries=0)).request("GET", "/repos/o/r")
     proxy_port = ports(proxy, api)[0]
     assert [(port, path) for port, path, _ in Recording.seen] == [(proxy_port, f"{api.url}/repos/o/r")]
 
@@ -103,4 +103,4 @@ def test_an_unanswering_proxy_fails_closed(monkeypatch):
     clear(monkeypatch)
     session = GitHubSession({"HTTP_PROXY": "http://127.0.0.1:9"})  # the workflow's, but down
     with pytest.raises(GitHubError):
-        GitHubClient("http://127.0.0.1:1", TOKEN, session=session, retries=0).request("GET", "/x")
+        GitHubClient("http://127.0.0.1:1", TOKEN, session=session, patience=Patience(retries=0)).request("GET", "/x")

@@ -12,6 +12,7 @@ from adk_eval_gate.llm.cache import LlmCache, cache_key
 from adk_eval_gate.llm.client import (
     CAUSE_BUDGET,
     CAUSE_NO_CREDENTIALS,
+    Ask,
     LlmClient,
     LlmSettings,
     LlmUnavailable,
@@ -119,7 +120,7 @@ def test_a_closed_port_fails_the_real_client_in_seconds(tmp_path, monkeypatch):
     llm.available = True
 
     async def ask_many() -> list[BaseException | str]:
-        asks = [llm.generate("judge", "gemini-2.5-flash", f"q{i}", None, 0, "v1") for i in range(20)]
+        asks = [llm.generate(Ask("judge", "gemini-2.5-flash", f"q{i}", None, 0, "v1")) for i in range(20)]
         return await asyncio.gather(*asks, return_exceptions=True)
 
     started = time.monotonic()
@@ -148,7 +149,9 @@ def test_generate_asks_the_model_over_http_once_per_distinct_prompt(tmp_path, mo
     llm = client(tmp_path, monkeypatch, base_url=server.url)
 
     async def ask_three_times() -> list[str]:  # one event loop: the SDK's connection pool belongs to it
-        return [await llm.generate("judge", "gemini-2.5-flash", "hello", None, sample, "v1") for sample in (0, 0, 1)]
+        return [
+            await llm.generate(Ask("judge", "gemini-2.5-flash", "hello", None, sample, "v1")) for sample in (0, 0, 1)
+        ]
 
     try:
         assert asyncio.run(ask_three_times()) == ["echo: hello"] * 3

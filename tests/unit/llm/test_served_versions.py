@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from adk_eval_gate.llm.cache import LlmCache
-from adk_eval_gate.llm.client import LlmClient, LlmSettings, UsageStats
+from adk_eval_gate.llm.client import Ask, LlmClient, LlmSettings, UsageStats
 from tests.support.fake_gemini import FakeGemini
 
 
@@ -18,7 +18,7 @@ def test_the_served_version_is_counted_per_purpose_and_a_cached_answer_keeps_its
         llm = LlmClient(LlmSettings(retries=0), LlmCache(tmp_path / "cache"))
 
         async def ask(prompt: str) -> str:
-            return await llm.generate("crit", "gemini-judge", prompt, None, 0, "v1")
+            return await llm.generate(Ask("crit", "gemini-judge", prompt, None, 0, "v1"))
 
         async def asked() -> list[str]:
             answers = [await ask("first")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_eval_gate.github.client import GitHubClient
+from adk_eval_gate.github.client import GitHubClient, Patience
 from adk_eval_gate.handshake.ours import CommentPolicy, marker
 from adk_eval_gate.publish.comment import CommentTarget, publish_comment
 from tests.support.fake_github import USER, FakeGitHub, user
@@ -23,7 +23,7 @@ def fake():
 
 
 def client(fake, token="t"):
-    return GitHubClient(fake.url, token, backoff=0.001)
+    return GitHubClient(fake.url, token, patience=Patience(backoff=0.001))
 
 
 def publish(fake, body="report", run_id=10, token="t", failing=False, **kwargs):

@@ -45,7 +45,7 @@ def test_the_page_shows_pass_k_the_baseline_and_the_gate_verdict(browser, tmp_pa
     expected = (4 * estimate(2, 4, 2) + estimate(3, 4, 2) + 5) / 10
     assert row.current == pytest.approx(expected) and row.verdict == "dropped" and row.gating
     assert comparison.verdict == "fail" and any(
-        f.startswith("pass^k: shop/checkout pass^2") for f in comparison.gate.failures
+        f.text.startswith("pass^k: shop/checkout pass^2") and f.kind == "pass_k" for f in comparison.gate.failures
     )
     path = tmp_path / "report.html"
     path.write_text(render_html(current, comparison), encoding="utf-8")
@@ -79,6 +79,6 @@ def test_the_drift_data_names_where_the_slide_began(tmp_path):
     (drift,) = embedded_data(path.read_text())["drift"]
     assert drift["began"]["sha"] == f"{1:040x}" and drift["began"]["shape"] == "slide"
     assert any(
-        "the slide began at merge 000000000000 (2026-01-02, 1 after the reference" in f
+        "the slide began at merge 000000000000 (2026-01-02, 1 after the reference" in f.text
         for f in comparison.gate.failures
     )

@@ -11,7 +11,7 @@ import re
 
 from adk_eval_gate.report.html import DATA_ID, embed_json, embedded_data, render_html, report_data
 from adk_eval_gate.report.html_cases import expand_case
-from adk_eval_gate.report.markdown import render_report
+from adk_eval_gate.report.markdown import CommentPlace, render_report
 from tests.support.hostile import assert_bad_input
 from tests.support.report_data import RESPONSE, TRAJECTORY, Case, compared, results_file
 from tests.unit.report.test_report_browser import HOSTILE_ID, HOSTILE_TEXT, suite
@@ -95,7 +95,7 @@ def test_the_comment_links_the_run_artifacts():
     current, baseline = suite()
     comparison = compared(current, baseline)
     run = "https://github.com/o/r/actions/runs/42"
-    markdown = render_report(comparison, current, {}, run_url=run, report_url=f"{run}#artifacts")
+    markdown = render_report(comparison, current, {}, CommentPlace(run_url=run, report_url=f"{run}#artifacts"))
     assert f"[HTML report (report.html)]({run}#artifacts)" in markdown
     assert "HTML report" not in render_report(comparison, current, {})
 

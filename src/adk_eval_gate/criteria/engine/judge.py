@@ -13,7 +13,7 @@ from adk_eval_gate.core.json_types import JsonObject
 from adk_eval_gate.criteria.engine.metric_process import MetricProcess
 from adk_eval_gate.criteria.engine.prompts import TEMPLATES
 from adk_eval_gate.criteria.judge_agreement import DeferredJudgement, RejudgePolicy
-from adk_eval_gate.llm.client import CAUSE_BUDGET, CAUSE_NO_CREDENTIALS, LlmClient, LlmUnavailable
+from adk_eval_gate.llm.client import CAUSE_BUDGET, CAUSE_NO_CREDENTIALS, Ask, LlmClient, LlmUnavailable
 
 T = TypeVar("T")
 
@@ -41,7 +41,7 @@ class Judge:
     async def generate(
         self, criterion: str, model: str, prompt: str, config: JsonObject | None, sample: int, version: str
     ) -> str:
-        return await self.llm.generate(criterion, model, prompt, config, sample, version)
+        return await self.llm.generate(Ask(criterion, model, prompt, config, sample, version))
 
     def render(self, template: str, **values: object) -> str:
         return self.templates.get_template(template).render(**values)
