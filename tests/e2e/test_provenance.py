@@ -129,7 +129,9 @@ def test_a_new_judge_and_model_lead_the_comment_and_the_stored_baseline_cannot_b
     shown = capsys.readouterr().out.splitlines()
     marks = [line for line in shown if "changed besides the code" in line]
     assert len(marks) == 1, shown
-    newest = next(i for i, line in enumerate(shown) if SHA[1][:7] in line)
+    # the records' list (history show also names records in its trend and pass^k sections, above it)
+    listed = next(i for i, line in enumerate(shown) if line.strip().startswith("Newest "))
+    newest = next(i for i, line in enumerate(shown) if i > listed and SHA[1][:7] in line)
     assert shown[newest + 1] == marks[0]  # under the newer record, not the older
     assert "judge of final_response_match_v2 gemini-judge (judge-a) → gemini-judge (judge-b)" in marks[0]
     assert "noisy's served model scripted-v1 → scripted-v2" in marks[0]

@@ -168,8 +168,7 @@ def test_ci_with_an_unreachable_api_fails_closed_and_says_why(example, capsys, m
     # A closed port refuses at once: the run's waiting is its back-off, here on a clock that moves only when the
     # clients sleep, so the sum of every wait of every client of the run is read, not timed.
     clock = FakeClock()
-    monkeypatch.setitem(GitHubClient.__init__.__kwdefaults__, "sleep", clock.sleep)
-    monkeypatch.setitem(GitHubClient.__init__.__kwdefaults__, "clock", clock)
+    monkeypatch.setitem(GitHubClient.__init__.__kwdefaults__, "patience", Patience(sleep=clock.sleep, clock=clock))
     # replay.yml names no baseline: the artifact store, read through the API
     code, out, err = run_cli(["ci", "--config", "replay.yml", "--output-dir", "out", "--quiet"], capsys, seconds=120)
     assert code == 1, err
