@@ -32,6 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.support.noisy_suite import write_noisy_eval_set  # noqa: E402
+
 from adk_eval_gate.baseline import power_simulation  # noqa: E402
 from adk_eval_gate.commands.main import main  # noqa: E402
 from adk_eval_gate.results.build import read_results  # noqa: E402
@@ -54,24 +56,7 @@ def _rates(rng: random.Random, cases: int) -> list[float]:
 
 def _suite(folder: Path, keys: list[str], num_runs: str) -> Path:
     shutil.copytree(AGENT, folder / "noisy", ignore=shutil.ignore_patterns("__pycache__"))
-    cases = [
-        {
-            "eval_id": key,
-            "conversation": [
-                {
-                    "user_content": {"role": "user", "parts": [{"text": f"Please look up {key}"}]},
-                    "final_response": {"role": "model", "parts": [{"text": f"value of {key}"}]},
-                    "intermediate_data": {
-                        "tool_uses": [{"name": "lookup", "args": {"key": key}}],
-                        "intermediate_responses": [],
-                    },
-                }
-            ],
-            "session_input": {"app_name": "noisy", "user_id": "u", "state": {}},
-        }
-        for key in keys
-    ]
-    (folder / "s.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": cases}))
+    write_noisy_eval_set(folder, keys)
     config = folder / "gate.yml"
     config.write_text(
         "run: {workers: 1}\n"

@@ -7,7 +7,6 @@ invocations, else not compared."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from adk_eval_gate.commands.main import main
 from adk_eval_gate.results.build import read_results
 from adk_eval_gate.results.provenance import installed
 from tests.support.fake_gemini import FakeGemini, verdict
+from tests.support.noisy_suite import write_noisy_eval_set
 from tests.support.paths import AGENTS
 
 KEYS = ("alpha", "beta", "gamma")
@@ -27,21 +27,7 @@ SHA = [f"{i:02d}".ljust(40, "b") for i in range(3)]
 
 def suite(root: Path, store: str) -> Path:
     shutil.copytree(AGENTS / "noisy", root / "noisy", ignore=shutil.ignore_patterns("__pycache__"))
-    cases = [
-        {
-            "eval_id": key,
-            "conversation": [
-                {
-                    "user_content": {"role": "user", "parts": [{"text": f"Please look up {key}"}]},
-                    "final_response": {"role": "model", "parts": [{"text": f"value of {key}"}]},
-                    "intermediate_data": {"tool_uses": [{"name": "lookup", "args": {"key": key}}]},
-                }
-            ],
-            "session_input": {"app_name": "noisy", "user_id": "u", "state": {}},
-        }
-        for key in KEYS
-    ]
-    (root / "s.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": cases}))
+    write_noisy_eval_set(root, KEYS)
     config = root / "gate.yml"
     config.write_text(
         "run: {workers: 1}\njudge: {cache: null}\n"

@@ -139,7 +139,7 @@ def render_comparison(comparison: Comparison) -> str:
     """Verdict first, then one line per pooled and per eval-set verdict, then the cases behind the regressions."""
     gate = comparison.gate
     no_baseline = " — NO BASELINE, nothing was compared" if comparison.baseline is None else ""
-    changed = changed_line(getattr(comparison, "changed", None))
+    changed = changed_line(comparison.changed)
     lines = [strip_controls(clip_words(changed, 900))] if changed else []  # first: what changed besides the code
     lines.append(
         f"Gate: {gate.verdict.upper()}{' (overridden)' if gate.overridden else ''}{no_baseline} — {gate.reason}"

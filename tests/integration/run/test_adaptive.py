@@ -27,6 +27,7 @@ from adk_eval_gate.run.adaptive import Decider, undecided
 from adk_eval_gate.run.pipeline import run_plan
 from adk_eval_gate.run.plan import build_plan
 from adk_eval_gate.run.shards import merge_results, shard_plan
+from tests.support.noisy_suite import write_noisy_eval_set
 from tests.support.paths import AGENTS
 
 NOISY_AGENT = AGENTS / "noisy"
@@ -41,24 +42,7 @@ def noisy_suite(
     keys: tuple[str, ...] = KEYS,
 ) -> Path:
     shutil.copytree(NOISY_AGENT, tmp_path / "noisy", ignore=shutil.ignore_patterns("__pycache__"))
-    cases = [
-        {
-            "eval_id": key,
-            "conversation": [
-                {
-                    "user_content": {"role": "user", "parts": [{"text": f"Please look up {key}"}]},
-                    "final_response": {"role": "model", "parts": [{"text": f"value of {key}"}]},
-                    "intermediate_data": {
-                        "tool_uses": [{"name": "lookup", "args": {"key": key}}],
-                        "intermediate_responses": [],
-                    },
-                }
-            ],
-            "session_input": {"app_name": "noisy", "user_id": "u", "state": {}},
-        }
-        for key in keys
-    ]
-    (tmp_path / "s.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": cases}))
+    write_noisy_eval_set(tmp_path, keys)
     config = tmp_path / "gate.yml"
     config.write_text(
         f"run: {{{run}}}\njudge: {{prices: {{scripted-noisy: {{input: 1000, output: 2000}}}}}}\n"
